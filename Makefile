@@ -1,0 +1,128 @@
+# pb: one non-recursive Makefile.
+#   make            libpb and the tools into build/
+#   make check      deps, build, unit tests, lit suite, end-to-end tests
+#   make demo       the bundled example through every stage
+#   make install PREFIX=/usr/local
+#   make SANITIZE=1 build with AddressSanitizer + UBSan (into build-san/)
+.DELETE_ON_ERROR:
+.SUFFIXES:
+
+LLVM     ?= /usr/lib/llvm-22
+CUDA_HOME ?= /usr/local/cuda
+PREFIX   ?= /usr/local
+PYTHON   ?= /usr/bin/python3
+CC       ?= gcc
+ifeq ($(CC),cc)
+CC := gcc
+endif
+
+ifeq ($(SANITIZE),1)
+B := build-san
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer
+else
+B := build
+SANFLAGS :=
+endif
+
+ifeq ($(V),1)
+Q :=
+else
+Q := @
+endif
+
+WERROR := $(if $(CI),-Werror,)
+CFLAGS  ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(CFLAGS) $(SANFLAGS) \
+	-MMD -MP -Ilib -I$(B)/gen -I$(LLVM)/include \
+	$(shell pkg-config --cflags isl jansson libprotobuf-c 2>/dev/null)
+MLIR_LIBS := -L$(LLVM)/lib -Wl,--start-group -lMLIRCAPIIR -lMLIRCAPIRegisterEverything \
+	-lMLIRCAPITransforms -lMLIRCAPIExecutionEngine -lMLIRCAPITarget -lMLIRCAPIGPU \
+	-lMLIRCAPIConversion -Wl,--end-group -lMLIR -lLLVM -lstdc++ -Wl,-rpath,$(LLVM)/lib
+LIBS := $(MLIR_LIBS) $(shell pkg-config --libs isl jansson libprotobuf-c 2>/dev/null) -ldl -lm
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
+
+TOOLS := pb-import pb-fuse pb-tile pb-mma pb-smem pb-codegen pb-run pb-prof
+
+# The ONNX protobuf schema ships with libonnx-dev; its C bindings are
+# generated at build time by protoc-c.
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+GEN_SRC := $(B)/gen/onnx/onnx.pb-c.c
+GEN_HDR := $(B)/gen/onnx/onnx.pb-c.h
+
+LIB_SRC := $(sort $(wildcard lib/*/*.c))
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
+UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+BINS := $(TOOLS:%=$(B)/bin/%)
+
+all: $(BINS)
+
+$(GEN_SRC) $(GEN_HDR) &: $(ONNX_PROTO)
+	@mkdir -p $(B)/gen/onnx
+	$(Q)cp -f $(ONNX_PROTO) $(B)/gen/onnx/onnx.proto
+	$(Q)cd $(B)/gen/onnx && protoc-c --c_out=. onnx.proto
+
+$(B)/obj/gen/onnx.pb-c.o: $(GEN_SRC)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $@"
+	$(Q)$(CC) -std=c11 $(CFLAGS) $(SANFLAGS) -I$(B)/gen -c $< -o $@
+
+$(B)/obj/%.o: %.c | $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $<"
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(B)/lib/libpb.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  AR    $@"
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(B)/bin/%: $(B)/obj/tools/%/main.o $(B)/lib/libpb.a
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) $< $(B)/lib/libpb.a $(LIBS) -o $@
+
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/lib/libpb.a
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) $< $(B)/lib/libpb.a $(LIBS) -o $@
+
+deps:
+	@scripts/deps.sh
+
+unit: $(UNIT_BIN)
+	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
+
+lit: all
+	$(Q)PB_BUILD=$(CURDIR)/$(B) $(LLVM)/bin/lit -sv tests/lit
+
+e2e: all
+	$(Q)PB_BUILD=$(CURDIR)/$(B) PYTHON=$(PYTHON) tests/e2e/run.sh
+
+# check builds first (deps installed), then runs every suite even if one fails.
+check:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all $(UNIT_BIN)
+	@fail=0; \
+	$(MAKE) --no-print-directory unit || fail=1; \
+	$(MAKE) --no-print-directory lit || fail=1; \
+	$(MAKE) --no-print-directory e2e || fail=1; \
+	exit $$fail
+
+demo:
+	@scripts/deps.sh
+	@$(MAKE) --no-print-directory all
+	$(Q)PB_BUILD=$(CURDIR)/$(B) PYTHON=$(PYTHON) examples/demo.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/pb
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pb
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all deps unit lit e2e check demo install clean
+.SECONDARY:
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -1,0 +1,274 @@
+/* The one tool driver: options, input, --split-input-file, output. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/pb.h"
+
+static const char *arch_names[] = {"sm_80", "sm_86", "sm_89", "sm_90",
+				   "sm_90a", NULL};
+
+struct common {
+	int help, version, split;
+	const char *out, *arch;
+};
+
+static void print_opt(FILE *f, const char *name, const char *metavar,
+		      enum pb_opt_kind kind, const char *help)
+{
+	char left[64];
+	if (!metavar || kind == PB_OPT_FLAG)
+		snprintf(left, sizeof(left), "--%s", name);
+	else if (kind == PB_OPT_OPTSTR)
+		snprintf(left, sizeof(left), "--%s[=%s]", name, metavar);
+	else
+		snprintf(left, sizeof(left), "--%s=%s", name, metavar);
+	fprintf(f, "  %-26s %s\n", left, help);
+}
+
+static void usage(const struct pb_tool *t, FILE *f, int full)
+{
+	fprintf(f, "usage: %s [options] [FILE|-]\n", t->name);
+	if (!full) {
+		fprintf(f, "try '%s --help' for more information\n", t->name);
+		return;
+	}
+	fprintf(f, "%s\n", t->summary);
+	if (t->description)
+		fprintf(f, "\n%s", t->description);
+	fprintf(f, "\noptions:\n");
+	for (const struct pb_opt *o = t->opts; o && o->name; o++)
+		print_opt(f, o->name, o->metavar, o->kind, o->help);
+	fprintf(f, "  %-26s %s\n", "-o FILE",
+		"write the output to FILE (atomically; nothing on failure)");
+	print_opt(f, "arch", "ARCH", PB_OPT_STR,
+		  "target GPU: sm_80, sm_86, sm_89, sm_90 (default), sm_90a");
+	print_opt(f, "split-input-file", NULL, PB_OPT_FLAG,
+		  "process each '// -----' chunk of the input separately");
+	print_opt(f, "version", NULL, PB_OPT_FLAG, "print the version and exit");
+	print_opt(f, "help", NULL, PB_OPT_FLAG, "print this help and exit");
+	fprintf(f, "\nexit status: 0 ok, 1 input or compilation error, "
+		   "2 usage error\n");
+}
+
+static int bad_usage(const struct pb_tool *t, const char *fmt, const char *a)
+{
+	fprintf(stderr, "%s: error: ", t->name);
+	fprintf(stderr, fmt, a);
+	fputc('\n', stderr);
+	usage(t, stderr, 0);
+	return PB_USAGE;
+}
+
+/* Store "val" into option "o"; returns 0 or -1 on a malformed value. */
+static int set_opt(const struct pb_opt *o, const char *val)
+{
+	char *end;
+	switch (o->kind) {
+	case PB_OPT_FLAG:
+		*(int *)o->dest = 1;
+		return 0;
+	case PB_OPT_STR:
+	case PB_OPT_OPTSTR:
+		*(const char **)o->dest = val ? val : "";
+		return 0;
+	case PB_OPT_INT:
+		errno = 0;
+		*(long *)o->dest = strtol(val, &end, 0);
+		return (errno || *end || end == val) ? -1 : 0;
+	case PB_OPT_DOUBLE:
+		errno = 0;
+		*(double *)o->dest = strtod(val, &end);
+		return (errno || *end || end == val) ? -1 : 0;
+	case PB_OPT_LIST: {
+		struct pb_strlist *l = o->dest;
+		l->v = realloc(l->v, sizeof(*l->v) * (l->n + 1));
+		l->v[l->n++] = val;
+		return 0;
+	}
+	}
+	return -1;
+}
+
+/* Parse argv. Returns -1 when fine, else an exit code. */
+static int parse_args(const struct pb_tool *t, int argc, char **argv,
+		      struct common *c, const char **input)
+{
+	struct pb_opt common[] = {
+		{"help", PB_OPT_FLAG, &c->help, NULL, NULL},
+		{"version", PB_OPT_FLAG, &c->version, NULL, NULL},
+		{"split-input-file", PB_OPT_FLAG, &c->split, NULL, NULL},
+		{"arch", PB_OPT_STR, &c->arch, "ARCH", NULL},
+		{NULL, 0, NULL, NULL, NULL},
+	};
+	int only_files = 0;
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i];
+		if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+			if (*input)
+				return bad_usage(t, "more than one input: '%s'", a);
+			*input = a;
+			continue;
+		}
+		if (!strcmp(a, "--")) {
+			only_files = 1;
+			continue;
+		}
+		if (!strcmp(a, "-h")) {
+			c->help = 1;
+			continue;
+		}
+		if (!strcmp(a, "-o") || !strncmp(a, "-o", 2)) {
+			if (a[2])
+				c->out = a + 2;
+			else if (i + 1 < argc)
+				c->out = argv[++i];
+			else
+				return bad_usage(t, "option '%s' needs a value", a);
+			continue;
+		}
+		if (a[1] != '-')
+			return bad_usage(t, "unknown option '%s'", a);
+		const char *name = a + 2, *eq = strchr(name, '=');
+		size_t len = eq ? (size_t)(eq - name) : strlen(name);
+		const struct pb_opt *o = NULL;
+		for (const struct pb_opt *p = t->opts; !o && p && p->name; p++)
+			if (strlen(p->name) == len && !strncmp(p->name, name, len))
+				o = p;
+		for (const struct pb_opt *p = common; !o && p->name; p++)
+			if (strlen(p->name) == len && !strncmp(p->name, name, len))
+				o = p;
+		if (!o)
+			return bad_usage(t, "unknown option '%s'", a);
+		const char *val = eq ? eq + 1 : NULL;
+		if (o->kind == PB_OPT_FLAG && val)
+			return bad_usage(t, "option '%s' takes no value", a);
+		if (!val && o->kind != PB_OPT_FLAG && o->kind != PB_OPT_OPTSTR) {
+			if (i + 1 >= argc)
+				return bad_usage(t, "option '%s' needs a value", a);
+			val = argv[++i];
+		}
+		if (set_opt(o, val) < 0) {
+			fprintf(stderr, "%s: error: bad value '%s' for option '--%s'\n",
+				t->name, val, o->name);
+			return PB_USAGE;
+		}
+	}
+	if (c->arch) {
+		int ok = 0;
+		for (const char **n = arch_names; *n; n++)
+			ok |= !strcmp(*n, c->arch);
+		if (!ok) {
+			fprintf(stderr, "%s: error: unknown --arch '%s' (expected "
+				"sm_80, sm_86, sm_89, sm_90 or sm_90a)\n",
+				t->name, c->arch);
+			return PB_USAGE;
+		}
+	}
+	return -1;
+}
+
+/* Is the line starting at "p" a split marker "// -----"? */
+static int is_split_line(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	return end - p >= 8 && !strncmp(p, "// -----", 8);
+}
+
+/* Run the tool on each chunk of "in"; chunks are padded with newlines so
+ * that diagnostics keep the line numbers of the whole file. */
+static int run_split(const struct pb_tool *t, struct pb_ctx *ctx,
+		     const struct pb_input *in, struct pb_buf *out)
+{
+	const char *p = in->data, *end = in->data + in->len;
+	const char *start = p;
+	int line = 1, start_line = 1, status = PB_OK, first = 1;
+	for (;;) {
+		const char *eol = memchr(p, '\n', end - p);
+		const char *next = eol ? eol + 1 : end;
+		int marker = p < end && is_split_line(p, eol ? eol : end);
+		if (marker || p >= end) {
+			struct pb_buf chunk = {0};
+			for (int i = 1; i < start_line; i++)
+				pb_buf_append(&chunk, "\n", 1);
+			pb_buf_append(&chunk, start, p - start);
+			struct pb_input c = *in;
+			c.data = chunk.data;
+			c.len = chunk.len;
+			if (!first)
+				pb_buf_puts(out, "// -----\n");
+			first = 0;
+			if (t->run(ctx, &c, out, t->user) != PB_OK)
+				status = PB_ERR;
+			pb_buf_free(&chunk);
+			if (p >= end)
+				break;
+			start = next;
+			start_line = line + 1;
+		}
+		p = next;
+		line++;
+	}
+	return status;
+}
+
+int pb_main(const struct pb_tool *t, int argc, char **argv)
+{
+	struct common c = {0};
+	const char *input = NULL;
+	int rc = parse_args(t, argc, argv, &c, &input);
+	if (rc >= 0)
+		return rc;
+	if (c.help) {
+		usage(t, stdout, 1);
+		return fflush(stdout) || ferror(stdout) ? PB_ERR : PB_OK;
+	}
+	if (c.version) {
+		printf("%s (pb) %s\n", t->name, PB_VERSION);
+		return fflush(stdout) || ferror(stdout) ? PB_ERR : PB_OK;
+	}
+
+	struct pb_input in = {0};
+	char *data = NULL;
+	size_t len = 0;
+	in.path = (input && strcmp(input, "-")) ? input : NULL;
+	in.name = in.path ? in.path : "<stdin>";
+	if (input || !(t->flags & PB_TOOL_NO_INPUT_OK)) {
+		data = pb_read_file(in.path, &len);
+		if (!data) {
+			fprintf(stderr, "%s: error: cannot read: %s\n", in.name,
+				strerror(errno));
+			return PB_ERR;
+		}
+	}
+	in.data = data;
+	in.len = len;
+
+	struct pb_ctx *ctx = pb_ctx_alloc(t->name);
+	if (!ctx) {
+		fprintf(stderr, "%s: error: out of memory\n", t->name);
+		free(data);
+		return PB_ERR;
+	}
+	ctx->input_name = in.name;
+	if (c.arch)
+		ctx->arch = c.arch;
+
+	struct pb_buf out = {0};
+	if (c.split && !(t->flags & PB_TOOL_BINARY_INPUT) && data)
+		rc = run_split(t, ctx, &in, &out);
+	else
+		rc = t->run(ctx, &in, &out, t->user);
+	if (rc == PB_OK && ctx->nerrors)
+		rc = PB_ERR;
+	if (rc == PB_OK && pb_write_file(c.out, out.data, out.len) < 0) {
+		fprintf(stderr, "%s: error: cannot write: %s\n",
+			c.out ? c.out : "<stdout>", strerror(errno));
+		rc = PB_ERR;
+	}
+	pb_buf_free(&out);
+	pb_ctx_free(ctx);
+	free(data);
+	return rc;
+}

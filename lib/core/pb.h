@@ -1,0 +1,125 @@
+/* pb core: the context, diagnostics, growable buffers, tensors and the one
+ * tool driver that every pb-* executable runs through.
+ *
+ * Exit codes (every tool): PB_OK 0, PB_ERR 1 (input or compilation error),
+ * PB_USAGE 2 (bad command line).
+ */
+#ifndef PB_CORE_PB_H
+#define PB_CORE_PB_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "mlir-c/IR.h"
+
+struct isl_ctx;
+
+enum { PB_OK = 0, PB_ERR = 1, PB_USAGE = 2 };
+
+#define PB_VERSION "0.1.0"
+
+/* A growable byte buffer; output of every tool is collected in one and only
+ * written out when the whole run succeeded. */
+struct pb_buf {
+	char *data;
+	size_t len, cap;
+};
+void pb_buf_append(struct pb_buf *b, const void *p, size_t n);
+void pb_buf_puts(struct pb_buf *b, const char *s);
+void pb_buf_printf(struct pb_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pb_buf_free(struct pb_buf *b);
+/* MlirStringCallback that appends to the pb_buf in "user". */
+void pb_buf_mlir_callback(MlirStringRef s, void *user);
+
+/* The context of one tool run: owns the MlirContext (dialects, passes and
+ * translations registered once), the isl_ctx, the common options and the
+ * diagnostic state. */
+struct pb_ctx {
+	MlirContext mlir;
+	struct isl_ctx *isl;
+	const char *tool;       /* "pb-fuse" */
+	const char *input_name; /* file name used in diagnostics */
+	const char *arch;       /* --arch, default "sm_90" */
+	int first_line;         /* line offset of the current split chunk */
+	int nerrors;
+};
+struct pb_ctx *pb_ctx_alloc(const char *tool);
+void pb_ctx_free(struct pb_ctx *ctx);
+
+/* Diagnostics: "<file>:<line>:<col>: error: <msg>" on stderr.
+ * pb_error_at uses an MLIR location (FileLineCol, Name, Fused, CallSite);
+ * pb_error reports against the current input file without a position. */
+void pb_error_at(struct pb_ctx *ctx, MlirLocation loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void pb_error(struct pb_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pb_verror(struct pb_ctx *ctx, const char *where, const char *fmt,
+	       va_list ap);
+void pb_warn(struct pb_ctx *ctx, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Read a whole file ("-" or NULL: stdin). Returns malloc'ed data with a
+ * trailing NUL (not counted in *len), or NULL with errno set. */
+char *pb_read_file(const char *path, size_t *len);
+/* Write "data" to "path" atomically (temp file + rename); "-" is stdout,
+ * whose close is checked. Returns 0 or -1 (errno set). */
+int pb_write_file(const char *path, const void *data, size_t len);
+
+/* Command-line options. Long options only ("--name", "--name=value",
+ * "--name value"), plus -h and -o from the driver. */
+enum pb_opt_kind {
+	PB_OPT_FLAG,    /* int *: set to 1 */
+	PB_OPT_STR,     /* const char **: required value */
+	PB_OPT_OPTSTR,  /* const char **: optional "=value"; "" when absent */
+	PB_OPT_INT,     /* long * */
+	PB_OPT_DOUBLE,  /* double * */
+	PB_OPT_LIST,    /* struct pb_strlist *: repeatable */
+};
+struct pb_strlist {
+	const char **v;
+	int n;
+};
+struct pb_opt {
+	const char *name; /* without the leading "--" */
+	enum pb_opt_kind kind;
+	void *dest;
+	const char *metavar;
+	const char *help;
+};
+
+/* One input handed to a tool: the whole file (or one --split-input-file
+ * chunk, padded with newlines so that line numbers match the file). */
+struct pb_input {
+	const char *name; /* for diagnostics: the path, or "<stdin>" */
+	const char *path; /* NULL for stdin */
+	const char *data;
+	size_t len;
+};
+
+enum {
+	PB_TOOL_BINARY_INPUT = 1, /* input is not MLIR text: no splitting */
+	PB_TOOL_NO_INPUT_OK = 2,  /* input is optional (e.g. --random runs) */
+};
+
+/* A tool: its option table and the function that turns one input into
+ * output text. run returns PB_OK or PB_ERR (after reporting the error). */
+struct pb_tool {
+	const char *name;
+	const char *summary;     /* one line, for --help */
+	const char *description; /* paragraph(s) for --help, may be NULL */
+	const struct pb_opt *opts;
+	unsigned flags;
+	int (*run)(struct pb_ctx *ctx, const struct pb_input *in,
+		   struct pb_buf *out, void *user);
+	void *user;
+};
+
+/* The one driver: parses the command line, reads the input (file argument
+ * or stdin), runs the tool on it (per chunk with --split-input-file) and
+ * writes the output only when everything succeeded. Returns the exit code. */
+int pb_main(const struct pb_tool *tool, int argc, char **argv);
+
+#endif

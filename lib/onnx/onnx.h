@@ -1,0 +1,34 @@
+/* ONNX: reading models and tensors (protobuf-c, bindings generated from
+ * libonnx-dev's onnx.proto) and importing graphs as MLIR. */
+#ifndef PB_ONNX_ONNX_H
+#define PB_ONNX_ONNX_H
+
+#include "core/pb.h"
+#include "core/tensor.h"
+
+struct pb_import_opts {
+	int inline_weights; /* --inline-weights: initializers as constants */
+};
+
+/* Import the ONNX model in "in" (raw bytes; in->path names it) as a module
+ * on tensors per docs/ir-contract.md, with pb.stage = "import". Returns
+ * PB_OK and *out, or PB_ERR after reporting one error line. */
+int pb_onnx_import(struct pb_ctx *ctx, const struct pb_input *in,
+		   const struct pb_import_opts *opts, MlirModule *out);
+
+/* Decode one serialized TensorProto (an ONNX test_data_set input_N.pb)
+ * into "t". "what" names the source in the error. */
+int pb_onnx_read_tensor_file(struct pb_ctx *ctx, const char *path,
+			     struct pb_tensor *t);
+
+/* An opened ONNX model whose initializers can be looked up by name
+ * (the weights that pb.param arguments refer to). */
+struct pb_onnx_weights;
+struct pb_onnx_weights *pb_onnx_weights_open(struct pb_ctx *ctx,
+					     const char *path);
+/* Copy initializer "name" into "t"; PB_ERR (reported) when absent. */
+int pb_onnx_weights_get(struct pb_ctx *ctx, struct pb_onnx_weights *w,
+			const char *name, struct pb_tensor *t);
+void pb_onnx_weights_close(struct pb_onnx_weights *w);
+
+#endif
