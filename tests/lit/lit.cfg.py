@@ -1,0 +1,39 @@
+# lit configuration for pb: RUN lines use the tools in $PB_BUILD/bin and
+# LLVM 22's FileCheck/not.
+import os
+import shutil
+
+import lit.formats
+
+config.name = "pb"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".mlir", ".test"]
+config.excludes = ["Inputs"]
+config.test_source_root = os.path.dirname(__file__)
+
+here = config.test_source_root
+root = os.path.abspath(os.path.join(here, "..", ".."))
+build = os.environ.get("PB_BUILD", os.path.join(root, "build"))
+config.test_exec_root = os.path.join(build, "lit")
+llvm_bin = os.environ.get("LLVM_BIN", "/usr/lib/llvm-22/bin")
+
+path = [os.path.join(build, "bin"), llvm_bin]
+cuda = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+if os.path.exists(os.path.join(cuda, "bin", "ptxas")):
+    path.append(os.path.join(cuda, "bin"))
+    config.available_features.add("ptxas")
+config.environment["PATH"] = os.pathsep.join(path + [config.environment.get("PATH", "")])
+for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+
+python = os.environ.get("PYTHON", "/usr/bin/python3")
+config.substitutions.append(("%python", python))
+config.substitutions.append(("%models", os.path.abspath(os.path.join(root, "..", "shared", "models"))))
+config.substitutions.append(("%onnxdata", "/usr/share/libonnx-testdata/data"))
+config.substitutions.append(("%S_inputs", os.path.join(here, "Inputs")))
+
+if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
+    config.available_features.add("onnx-testdata")
+if os.path.isdir(os.path.abspath(os.path.join(root, "..", "shared", "models"))):
+    config.available_features.add("shared-models")
