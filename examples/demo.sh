@@ -1,0 +1,40 @@
+#!/bin/sh
+# make demo: the bundled tiny CNN (examples/tiny_cnn.onnx, built by
+# examples/make_tiny_cnn.py with a NumPy reference) through every stage,
+# each stage's output run on the CPU and checked against the reference.
+set -eu
+here=$(cd "$(dirname "$0")" && pwd)
+bin=${PB_BUILD:-$here/../build}/bin
+out=${DEMO_OUT:-$(mktemp -d)}
+m=$here/tiny_cnn.onnx
+PATH=$bin:$PATH
+
+step() { printf '\n$ %s\n' "$*"; }
+
+echo "pb demo: $m"
+echo "  Conv 3x3 + Relu + MaxPool + Flatten + Gemm + Softmax, input [2,1,12,12] -> [2,10]"
+
+step "pb-import tiny_cnn.onnx > $out/0-import.mlir"
+pb-import "$m" -o "$out/0-import.mlir"
+prev=0-import
+for s in fuse tile mma smem; do
+	n=$(( $(echo "$prev" | cut -c1) + 1 ))
+	step "pb-$s < $prev.mlir > $n-$s.mlir"
+	pb-$s "$out/$prev.mlir" -o "$out/$n-$s.mlir"
+	prev=$n-$s
+done
+kernels=$(grep -c 'pb.kernel' "$out/1-fuse.mlir" || true)
+echo "  $kernels kernel functions after pb-fuse"
+
+for f in 0-import 1-fuse 4-smem; do
+	step "pb-run $f.mlir --input tiny_cnn.in.npy --check tiny_cnn.out.npy"
+	pb-run "$out/$f.mlir" --input "$here/tiny_cnn.in.npy" \
+		--check "$here/tiny_cnn.out.npy" --output "$out/result"
+done
+
+step "pb-import tiny_cnn.onnx | pb-fuse | pb-tile | pb-mma | pb-smem | pb-run --print -"
+pb-import "$m" | pb-fuse | pb-tile | pb-mma | pb-smem |
+	pb-run --input "$here/tiny_cnn.in.npy" --print -
+
+echo
+echo "stage outputs are in $out"

@@ -1,0 +1,28 @@
+/* Internal helpers of lib/onnx shared by the tensor reader, the weight
+ * store and the importer. Not part of the public interface. */
+#ifndef PB_ONNX_INTERNAL_H
+#define PB_ONNX_INTERNAL_H
+
+#include "onnx/onnx.pb-c.h"
+
+#include "core/pb.h"
+#include "core/tensor.h"
+
+/* Decode "p" into "t" (which the caller clears later). "where" prefixes
+ * the error ("file" or "file: initializer 'w'"). */
+int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
+			      const Onnx__TensorProto *p, struct pb_tensor *t);
+
+/* Unpack the serialized ModelProto "data" of "len" bytes; NULL (reported
+ * against "where") when it is not a readable ONNX model. */
+Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
+				       const void *data, size_t len);
+
+/* The tensor of Constant node "n" ("value" attribute), or NULL. */
+const Onnx__TensorProto *pb_onnx_constant_value(const Onnx__NodeProto *n);
+
+/* Report "fmt" against "where" (a file name) as one error line. */
+void pb_onnx_error(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,202 @@
+/* ONNX TensorProto decoding: test-data .pb files and initializers. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/internal.h"
+#include "onnx/onnx.h"
+
+void pb_onnx_error(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pb_verror(ctx, where, fmt, ap);
+	va_end(ap);
+}
+
+/* Is "dt" a data type whose typed values live in int32_data? */
+static int in_int32_data(enum pb_dtype dt)
+{
+	switch (dt) {
+	case PB_DT_I32: case PB_DT_I16: case PB_DT_I8: case PB_DT_U16:
+	case PB_DT_U8: case PB_DT_BOOL: case PB_DT_F16: case PB_DT_BF16:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Copy the typed repeated field of "p" matching "t"->dtype into "t"->data
+ * ("n" elements, already allocated). Returns the number of values the
+ * field holds, or -1 when the type has no typed field. */
+static long copy_typed(const Onnx__TensorProto *p, struct pb_tensor *t,
+		       int64_t n)
+{
+	size_t esz = pb_dtype_size(t->dtype);
+	char *d = t->data;
+	if (t->dtype == PB_DT_F32) {
+		if ((int64_t)p->n_float_data == n)
+			memcpy(d, p->float_data, n * esz);
+		return p->n_float_data;
+	}
+	if (t->dtype == PB_DT_F64) {
+		if ((int64_t)p->n_double_data == n)
+			memcpy(d, p->double_data, n * esz);
+		return p->n_double_data;
+	}
+	if (t->dtype == PB_DT_I64) {
+		if ((int64_t)p->n_int64_data == n)
+			memcpy(d, p->int64_data, n * esz);
+		return p->n_int64_data;
+	}
+	if (t->dtype == PB_DT_U32 || t->dtype == PB_DT_U64) {
+		if ((int64_t)p->n_uint64_data != n)
+			return p->n_uint64_data;
+		for (int64_t i = 0; i < n; i++) {
+			if (esz == 4) {
+				uint32_t v = (uint32_t)p->uint64_data[i];
+				memcpy(d + i * esz, &v, esz);
+			} else {
+				memcpy(d + i * esz, &p->uint64_data[i], esz);
+			}
+		}
+		return p->n_uint64_data;
+	}
+	if (in_int32_data(t->dtype)) {
+		if ((int64_t)p->n_int32_data != n)
+			return p->n_int32_data;
+		for (int64_t i = 0; i < n; i++) {
+			int32_t v = p->int32_data[i];
+			if (esz == 4) {
+				memcpy(d + i * esz, &v, 4);
+			} else if (esz == 2) {
+				uint16_t h = (uint16_t)v;
+				memcpy(d + i * esz, &h, 2);
+			} else {
+				uint8_t b = t->dtype == PB_DT_BOOL ? v != 0
+								   : (uint8_t)v;
+				d[i] = (char)b;
+			}
+		}
+		return p->n_int32_data;
+	}
+	return -1;
+}
+
+/* Is any typed value field of "p" non-empty? */
+static int has_typed(const Onnx__TensorProto *p)
+{
+	return p->n_float_data || p->n_int32_data || p->n_int64_data ||
+	       p->n_double_data || p->n_uint64_data;
+}
+
+/* Decode TensorProto "p" into "t": shape, element type and data from
+ * raw_data or from the typed repeated fields. String tensors, external
+ * data and segments are rejected. "where" names the source in errors. */
+int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
+			      const Onnx__TensorProto *p, struct pb_tensor *t)
+{
+	memset(t, 0, sizeof(*t));
+	enum pb_dtype dt = p->has_data_type ? (enum pb_dtype)p->data_type
+					    : PB_DT_UNDEFINED;
+	if (dt == PB_DT_STRING) {
+		pb_onnx_error(ctx, where, "string tensors are not supported");
+		return PB_ERR;
+	}
+	size_t esz = pb_dtype_size(dt);
+	if (!esz) {
+		pb_onnx_error(ctx, where, "tensor data type %d is not supported",
+			      (int)dt);
+		return PB_ERR;
+	}
+	if (p->n_external_data ||
+	    (p->has_data_location &&
+	     p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
+		pb_onnx_error(ctx, where,
+			      "tensor data stored externally is not supported");
+		return PB_ERR;
+	}
+	if (p->segment) {
+		pb_onnx_error(ctx, where, "segmented tensors are not supported");
+		return PB_ERR;
+	}
+	if (p->n_dims > PB_MAX_RANK) {
+		pb_onnx_error(ctx, where, "tensor rank %zu exceeds %d",
+			      p->n_dims, PB_MAX_RANK);
+		return PB_ERR;
+	}
+	int64_t n = 1;
+	for (size_t i = 0; i < p->n_dims; i++) {
+		if (p->dims[i] < 0 || (p->dims[i] && n > INT64_MAX / p->dims[i])) {
+			pb_onnx_error(ctx, where, "bad tensor dimension %lld",
+				      (long long)p->dims[i]);
+			return PB_ERR;
+		}
+		n *= p->dims[i];
+		t->dims[i] = p->dims[i];
+	}
+	t->rank = (int)p->n_dims;
+	t->dtype = dt;
+	t->nbytes = (size_t)n * esz;
+	t->data = malloc(t->nbytes ? t->nbytes : 1);
+	if (p->name && *p->name)
+		t->name = strdup(p->name);
+	if (!t->data) {
+		pb_tensor_clear(t);
+		pb_onnx_error(ctx, where, "out of memory");
+		return PB_ERR;
+	}
+	if (p->has_raw_data && (p->raw_data.len || !has_typed(p))) {
+		if (p->raw_data.len != t->nbytes) {
+			pb_onnx_error(ctx, where,
+				      "raw_data holds %zu bytes, shape and type "
+				      "need %zu",
+				      p->raw_data.len, t->nbytes);
+			pb_tensor_clear(t);
+			return PB_ERR;
+		}
+		if (t->nbytes)
+			memcpy(t->data, p->raw_data.data, t->nbytes);
+		if (dt == PB_DT_BOOL)
+			for (size_t i = 0; i < t->nbytes; i++)
+				((uint8_t *)t->data)[i] =
+					((uint8_t *)t->data)[i] != 0;
+		return PB_OK;
+	}
+	long got = copy_typed(p, t, n);
+	if (got != n) {
+		if (got < 0)
+			pb_onnx_error(ctx, where, "no data for %s tensor",
+				      pb_dtype_name(dt));
+		else
+			pb_onnx_error(ctx, where,
+				      "tensor holds %ld values, its shape needs "
+				      "%lld",
+				      got, (long long)n);
+		pb_tensor_clear(t);
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+/* Read the serialized TensorProto in file "path" into "t". */
+int pb_onnx_read_tensor_file(struct pb_ctx *ctx, const char *path,
+			     struct pb_tensor *t)
+{
+	size_t len;
+	char *data = pb_read_file(path, &len);
+	memset(t, 0, sizeof(*t));
+	if (!data) {
+		pb_onnx_error(ctx, path, "cannot read: %m");
+		return PB_ERR;
+	}
+	Onnx__TensorProto *p = onnx__tensor_proto__unpack(
+		NULL, len, (const uint8_t *)data);
+	free(data);
+	if (!p) {
+		pb_onnx_error(ctx, path, "cannot parse ONNX tensor");
+		return PB_ERR;
+	}
+	int rc = pb_onnx_tensor_from_proto(ctx, path, p, t);
+	onnx__tensor_proto__free_unpacked(p, NULL);
+	return rc;
+}

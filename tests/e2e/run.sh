@@ -1,0 +1,59 @@
+#!/bin/sh
+# End-to-end numerics: ONNX node conformance tests and the shared models,
+# each through every stage and run on the CPU against its reference:
+#   pb-import m.onnx | pb-fuse | pb-tile | pb-mma | pb-smem | pb-run --data DIR -
+# Prints one line per test and the summary line "N passed, M failed".
+# Environment: PB_BUILD (default ./build), ONNX_DATA, PB_MODELS.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin=${PB_BUILD:-$root/build}/bin
+data=${ONNX_DATA:-/usr/share/libonnx-testdata/data}
+models=${PB_MODELS:-$root/../shared/models}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT INT TERM
+pass=0 fail=0 skip=0
+
+# run NAME MODEL ARGS...: the whole pipeline, pb-run with ARGS.
+run() {
+	name=$1 model=$2
+	shift 2
+	if "$bin/pb-import" "$model" </dev/null 2>"$tmp/err" |
+		"$bin/pb-fuse" 2>>"$tmp/err" | "$bin/pb-tile" 2>>"$tmp/err" |
+		"$bin/pb-mma" 2>>"$tmp/err" | "$bin/pb-smem" 2>>"$tmp/err" |
+		"$bin/pb-run" "$@" - >"$tmp/out" 2>>"$tmp/err" &&
+		! grep -q 'error' "$tmp/err"; then
+		pass=$((pass + 1))
+		echo "PASS: $name"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $name"
+		sed 's/^/    /' "$tmp/err" "$tmp/out" | head -8
+	fi
+}
+
+if [ -d "$data/node" ]; then
+	for t in $(grep -v '^#' "$here/node-tests.txt"); do
+		run "node/$t" "$data/node/$t/model.onnx" \
+			--data "$data/node/$t/test_data_set_0"
+	done
+else
+	echo "SKIP: ONNX node tests ($data/node is absent; install libonnx-testdata)"
+	skip=$((skip + 1))
+fi
+
+if [ -d "$models" ]; then
+	grep -v '^#' "$here/models.txt" | while read -r m rtol atol; do
+		[ -n "$m" ] && echo "$m $rtol $atol"
+	done >"$tmp/models"
+	while read -r m rtol atol; do
+		run "models/$m" "$models/$m.onnx" --input "$models/$m.in.npy" \
+			--check "$models/$m.out.npy" --rtol "$rtol" --atol "$atol"
+	done <"$tmp/models"
+else
+	echo "SKIP: shared models ($models is absent)"
+	skip=$((skip + 1))
+fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
