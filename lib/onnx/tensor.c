@@ -1,4 +1,5 @@
 /* ONNX TensorProto decoding: test-data .pb files and initializers. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -186,7 +187,7 @@ int pb_onnx_read_tensor_file(struct pb_ctx *ctx, const char *path,
 	char *data = pb_read_file(path, &len);
 	memset(t, 0, sizeof(*t));
 	if (!data) {
-		pb_onnx_error(ctx, path, "cannot read: %m");
+		pb_onnx_error(ctx, path, "cannot read: %s", strerror(errno));
 		return PB_ERR;
 	}
 	Onnx__TensorProto *p = onnx__tensor_proto__unpack(

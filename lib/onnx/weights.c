@@ -1,0 +1,112 @@
+/* The weight store: an opened ONNX model whose initializers (and large
+ * Constant node values) are looked up by name for pb.param arguments. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/internal.h"
+#include "onnx/onnx.h"
+
+struct pb_onnx_weights {
+	char *path;
+	Onnx__ModelProto *model;
+};
+
+/* Unpack the ModelProto in "data" ("len" bytes) and check that it has a
+ * graph; errors name "where". */
+Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
+				       const void *data, size_t len)
+{
+	Onnx__ModelProto *m =
+		onnx__model_proto__unpack(NULL, len, (const uint8_t *)data);
+	if (!m || !m->graph || !m->has_ir_version) {
+		if (m)
+			onnx__model_proto__free_unpacked(m, NULL);
+		pb_onnx_error(ctx, where, "cannot parse ONNX model");
+		return NULL;
+	}
+	return m;
+}
+
+/* The "value" tensor attribute of Constant node "n", or NULL. */
+const Onnx__TensorProto *pb_onnx_constant_value(const Onnx__NodeProto *n)
+{
+	if (strcmp(n->op_type, "Constant") || n->n_output != 1)
+		return NULL;
+	for (size_t i = 0; i < n->n_attribute; i++)
+		if (!strcmp(n->attribute[i]->name, "value"))
+			return n->attribute[i]->t;
+	return NULL;
+}
+
+/* Open the ONNX model at "path" for weight look-ups; NULL after
+ * reporting an error. */
+struct pb_onnx_weights *pb_onnx_weights_open(struct pb_ctx *ctx,
+					     const char *path)
+{
+	size_t len;
+	char *data = pb_read_file(path, &len);
+	if (!data) {
+		pb_onnx_error(ctx, path, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	Onnx__ModelProto *m = pb_onnx_model_unpack(ctx, path, data, len);
+	free(data);
+	if (!m)
+		return NULL;
+	struct pb_onnx_weights *w = calloc(1, sizeof(*w));
+	if (!w || !(w->path = strdup(path))) {
+		free(w);
+		onnx__model_proto__free_unpacked(m, NULL);
+		pb_onnx_error(ctx, path, "out of memory");
+		return NULL;
+	}
+	w->model = m;
+	return w;
+}
+
+/* Find tensor "name" in the graph of "w": an initializer, else the value
+ * of a Constant node with that output name. */
+static const Onnx__TensorProto *lookup(const struct pb_onnx_weights *w,
+				       const char *name)
+{
+	const Onnx__GraphProto *g = w->model->graph;
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (g->initializer[i]->name &&
+		    !strcmp(g->initializer[i]->name, name))
+			return g->initializer[i];
+	for (size_t i = 0; i < g->n_node; i++) {
+		const Onnx__TensorProto *t = pb_onnx_constant_value(g->node[i]);
+		if (t && !strcmp(g->node[i]->output[0], name))
+			return t;
+	}
+	return NULL;
+}
+
+/* Copy the tensor called "name" of "w" into "t" (t->name set to "name"). */
+int pb_onnx_weights_get(struct pb_ctx *ctx, struct pb_onnx_weights *w,
+			const char *name, struct pb_tensor *t)
+{
+	const Onnx__TensorProto *p = lookup(w, name);
+	if (!p) {
+		memset(t, 0, sizeof(*t));
+		pb_onnx_error(ctx, w->path, "no initializer named '%s'", name);
+		return PB_ERR;
+	}
+	struct pb_buf where = {0};
+	pb_buf_printf(&where, "%s: initializer '%s'", w->path, name);
+	int rc = pb_onnx_tensor_from_proto(ctx, where.data, p, t);
+	pb_buf_free(&where);
+	if (rc == PB_OK && !t->name)
+		t->name = strdup(name);
+	return rc;
+}
+
+void pb_onnx_weights_close(struct pb_onnx_weights *w)
+{
+	if (!w)
+		return;
+	onnx__model_proto__free_unpacked(w->model, NULL);
+	free(w->path);
+	free(w);
+}
