@@ -83,6 +83,23 @@ static long copy_typed(const Onnx__TensorProto *p, struct pb_tensor *t,
 	return -1;
 }
 
+/* The number of values in the typed repeated field of "p" that holds
+ * elements of type "dt", or -1 when "dt" has no such field. */
+static long typed_count(const Onnx__TensorProto *p, enum pb_dtype dt)
+{
+	if (dt == PB_DT_F32)
+		return p->n_float_data;
+	if (dt == PB_DT_F64)
+		return p->n_double_data;
+	if (dt == PB_DT_I64)
+		return p->n_int64_data;
+	if (dt == PB_DT_U32 || dt == PB_DT_U64)
+		return p->n_uint64_data;
+	if (in_int32_data(dt))
+		return p->n_int32_data;
+	return -1;
+}
+
 /* Is any typed value field of "p" non-empty? */
 static int has_typed(const Onnx__TensorProto *p)
 {
@@ -138,6 +155,25 @@ int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
 	t->rank = (int)p->n_dims;
 	t->dtype = dt;
 	t->nbytes = (size_t)n * esz;
+	int raw = p->has_raw_data && (p->raw_data.len || !has_typed(p));
+	long avail = raw ? -2 : typed_count(p, dt);
+	if (raw && p->raw_data.len != t->nbytes) {
+		pb_onnx_error(ctx, where,
+			      "raw_data holds %zu bytes, shape and type need %zu",
+			      p->raw_data.len, t->nbytes);
+		return PB_ERR;
+	}
+	if (!raw && avail != n) {
+		if (avail < 0)
+			pb_onnx_error(ctx, where, "no data for %s tensor",
+				      pb_dtype_name(dt));
+		else
+			pb_onnx_error(ctx, where,
+				      "tensor holds %ld values, its shape needs "
+				      "%lld",
+				      avail, (long long)n);
+		return PB_ERR;
+	}
 	t->data = malloc(t->nbytes ? t->nbytes : 1);
 	if (p->name && *p->name)
 		t->name = strdup(p->name);
@@ -146,15 +182,7 @@ int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
 		pb_onnx_error(ctx, where, "out of memory");
 		return PB_ERR;
 	}
-	if (p->has_raw_data && (p->raw_data.len || !has_typed(p))) {
-		if (p->raw_data.len != t->nbytes) {
-			pb_onnx_error(ctx, where,
-				      "raw_data holds %zu bytes, shape and type "
-				      "need %zu",
-				      p->raw_data.len, t->nbytes);
-			pb_tensor_clear(t);
-			return PB_ERR;
-		}
+	if (raw) {
 		if (t->nbytes)
 			memcpy(t->data, p->raw_data.data, t->nbytes);
 		if (dt == PB_DT_BOOL)
@@ -163,19 +191,7 @@ int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
 					((uint8_t *)t->data)[i] != 0;
 		return PB_OK;
 	}
-	long got = copy_typed(p, t, n);
-	if (got != n) {
-		if (got < 0)
-			pb_onnx_error(ctx, where, "no data for %s tensor",
-				      pb_dtype_name(dt));
-		else
-			pb_onnx_error(ctx, where,
-				      "tensor holds %ld values, its shape needs "
-				      "%lld",
-				      got, (long long)n);
-		pb_tensor_clear(t);
-		return PB_ERR;
-	}
+	copy_typed(p, t, n);
 	return PB_OK;
 }
 

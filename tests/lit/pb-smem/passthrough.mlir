@@ -1,0 +1,26 @@
+// RUN: pb-smem %s | FileCheck %s
+// RUN: pb-smem %s | pb-smem | FileCheck %s
+
+// pb-smem is not implemented yet: it passes mma-stage IR through unchanged
+// and marks the module with the stage it reached.
+
+// CHECK: module attributes {pb.stage = "smem"}
+// CHECK-LABEL: func.func private @k0
+// CHECK-SAME: attributes {pb.kernel}
+// CHECK: affine.for
+// CHECK-LABEL: func.func @main
+// CHECK: call @k0
+module attributes {pb.stage = "mma"} {
+  func.func private @k0(%a: memref<4xf32>) attributes {pb.kernel} {
+    affine.for %i = 0 to 4 {
+      %v = affine.load %a[%i] : memref<4xf32>
+      %w = arith.addf %v, %v : f32
+      affine.store %w, %a[%i] : memref<4xf32>
+    }
+    return
+  }
+  func.func @main(%a: memref<4xf32>) {
+    call @k0(%a) : (memref<4xf32>) -> ()
+    return
+  }
+}
