@@ -26,61 +26,39 @@ static int in_int32_data(enum pb_dtype dt)
 	}
 }
 
-/* Copy the typed repeated field of "p" matching "t"->dtype into "t"->data
- * ("n" elements, already allocated). Returns the number of values the
- * field holds, or -1 when the type has no typed field. */
-static long copy_typed(const Onnx__TensorProto *p, struct pb_tensor *t,
+/* Copy the "n" values of the typed repeated field of "p" that matches
+ * "t"->dtype into "t"->data (allocated, count already checked). */
+static void copy_typed(const Onnx__TensorProto *p, struct pb_tensor *t,
 		       int64_t n)
 {
 	size_t esz = pb_dtype_size(t->dtype);
 	char *d = t->data;
 	if (t->dtype == PB_DT_F32) {
-		if ((int64_t)p->n_float_data == n)
-			memcpy(d, p->float_data, n * esz);
-		return p->n_float_data;
-	}
-	if (t->dtype == PB_DT_F64) {
-		if ((int64_t)p->n_double_data == n)
-			memcpy(d, p->double_data, n * esz);
-		return p->n_double_data;
-	}
-	if (t->dtype == PB_DT_I64) {
-		if ((int64_t)p->n_int64_data == n)
-			memcpy(d, p->int64_data, n * esz);
-		return p->n_int64_data;
-	}
-	if (t->dtype == PB_DT_U32 || t->dtype == PB_DT_U64) {
-		if ((int64_t)p->n_uint64_data != n)
-			return p->n_uint64_data;
+		memcpy(d, p->float_data, n * esz);
+	} else if (t->dtype == PB_DT_F64) {
+		memcpy(d, p->double_data, n * esz);
+	} else if (t->dtype == PB_DT_I64) {
+		memcpy(d, p->int64_data, n * esz);
+	} else if (t->dtype == PB_DT_U64) {
+		memcpy(d, p->uint64_data, n * esz);
+	} else if (t->dtype == PB_DT_U32) {
 		for (int64_t i = 0; i < n; i++) {
-			if (esz == 4) {
-				uint32_t v = (uint32_t)p->uint64_data[i];
-				memcpy(d + i * esz, &v, esz);
-			} else {
-				memcpy(d + i * esz, &p->uint64_data[i], esz);
-			}
+			uint32_t v = (uint32_t)p->uint64_data[i];
+			memcpy(d + i * 4, &v, 4);
 		}
-		return p->n_uint64_data;
-	}
-	if (in_int32_data(t->dtype)) {
-		if ((int64_t)p->n_int32_data != n)
-			return p->n_int32_data;
+	} else if (esz == 4) {
+		memcpy(d, p->int32_data, n * esz);
+	} else if (esz == 2) {
 		for (int64_t i = 0; i < n; i++) {
-			int32_t v = p->int32_data[i];
-			if (esz == 4) {
-				memcpy(d + i * esz, &v, 4);
-			} else if (esz == 2) {
-				uint16_t h = (uint16_t)v;
-				memcpy(d + i * esz, &h, 2);
-			} else {
-				uint8_t b = t->dtype == PB_DT_BOOL ? v != 0
-								   : (uint8_t)v;
-				d[i] = (char)b;
-			}
+			uint16_t h = (uint16_t)p->int32_data[i];
+			memcpy(d + i * 2, &h, 2);
 		}
-		return p->n_int32_data;
+	} else {
+		for (int64_t i = 0; i < n; i++)
+			d[i] = (char)(t->dtype == PB_DT_BOOL
+					      ? p->int32_data[i] != 0
+					      : (uint8_t)p->int32_data[i]);
 	}
-	return -1;
 }
 
 /* The number of values in the typed repeated field of "p" that holds
