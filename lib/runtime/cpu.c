@@ -1,0 +1,380 @@
+/* Running a module on the CPU: @main's signature, stripping GPU-only
+ * constructs, lowering to the LLVM dialect with upstream passes, and
+ * calling @main through MLIR's ExecutionEngine with memref descriptors. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+#include "mlir-c/ExecutionEngine.h"
+
+#include "ir/ir.h"
+#include "runtime/runtime.h"
+
+_Static_assert(sizeof(void *) == sizeof(int64_t), "64-bit hosts only");
+
+/* Lowering of fuse-stage (and later, once stripped) modules to LLVM:
+ * leftover linalg and warp-level vector ops to loops, affine to scf to cf,
+ * math ops with LLVM intrinsics to those and the rest (erf, tanh, ...) to
+ * libm calls that the JIT resolves in the process, f16/bf16 math through
+ * f32, then memref, vector, func, arith, ... to LLVM. */
+static const char *lowering =
+	"builtin.module("
+	"func.func(convert-linalg-to-loops,convert-vector-to-scf),"
+	"lower-affine,convert-scf-to-cf,"
+	"func.func(math-extend-to-supported-types),"
+	"convert-math-to-llvm,convert-math-to-libm,arith-expand,"
+	"expand-strided-metadata,finalize-memref-to-llvm,"
+	"convert-vector-to-llvm,convert-to-llvm,reconcile-unrealized-casts)";
+
+/* Print "t" into a malloc'ed string (for diagnostics). */
+static char *type_str(MlirType t)
+{
+	struct pb_buf b = {0};
+	mlirTypePrint(t, pb_buf_mlir_callback, &b);
+	pb_buf_append(&b, "", 0);
+	return b.data;
+}
+
+/* The pb dtype of the MLIR element type "t", or PB_DT_UNDEFINED. */
+static enum pb_dtype dtype_of(MlirType t)
+{
+	if (mlirTypeIsAF32(t))
+		return PB_DT_F32;
+	if (mlirTypeIsAF64(t))
+		return PB_DT_F64;
+	if (mlirTypeIsAF16(t))
+		return PB_DT_F16;
+	if (mlirTypeIsABF16(t))
+		return PB_DT_BF16;
+	if (mlirTypeIsAIndex(t))
+		return PB_DT_I64;
+	if (!mlirTypeIsAInteger(t))
+		return PB_DT_UNDEFINED;
+	int u = mlirIntegerTypeIsUnsigned(t);
+	switch (mlirIntegerTypeGetWidth(t)) {
+	case 1: return PB_DT_BOOL;
+	case 8: return u ? PB_DT_U8 : PB_DT_I8;
+	case 16: return u ? PB_DT_U16 : PB_DT_I16;
+	case 32: return u ? PB_DT_U32 : PB_DT_I32;
+	case 64: return u ? PB_DT_U64 : PB_DT_I64;
+	default: return PB_DT_UNDEFINED;
+	}
+}
+
+/* Is memref type "t" laid out row-major without offset? */
+static int is_identity_layout(MlirType t)
+{
+	int64_t rank = mlirShapedTypeGetRank(t), strides[PB_MAX_RANK], off;
+	if (mlirLogicalResultIsFailure(
+		    mlirMemRefTypeGetStridesAndOffset(t, strides, &off)) || off)
+		return 0;
+	int64_t s = 1;
+	for (int64_t i = rank - 1; i >= 0; i--) {
+		if (strides[i] != s && mlirShapedTypeGetDimSize(t, i) != 1)
+			return 0;
+		s *= mlirShapedTypeGetDimSize(t, i);
+	}
+	return 1;
+}
+
+/* The string value of entry "name" of the dictionary "dict" or NULL. */
+static char *dict_str(MlirAttribute dict, const char *name)
+{
+	if (mlirAttributeIsNull(dict) || !mlirAttributeIsADictionary(dict))
+		return NULL;
+	MlirAttribute a = mlirDictionaryAttrGetElementByName(dict, pb_str(name));
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAString(a))
+		return NULL;
+	MlirStringRef s = mlirStringAttrGetValue(a);
+	return strndup(s.data, s.length);
+}
+
+/* Does the dictionary "dict" hold an entry "name"? */
+static int dict_has(MlirAttribute dict, const char *name)
+{
+	return !mlirAttributeIsNull(dict) && mlirAttributeIsADictionary(dict) &&
+	       !mlirAttributeIsNull(
+		       mlirDictionaryAttrGetElementByName(dict, pb_str(name)));
+}
+
+/* Fill "a" from argument "i" of type "t" with attributes "dict" of
+ * @main "fn"; reports a type @main cannot take. */
+static int read_arg(struct pb_ctx *ctx, MlirOperation fn, int i, MlirType t,
+		    MlirAttribute dict, struct pb_runtime_arg *a)
+{
+	MlirLocation loc = mlirOperationGetLocation(fn);
+	const char *why = NULL;
+	if (!mlirTypeIsAMemRef(t))
+		why = "is not a memref";
+	else if (!mlirShapedTypeHasStaticShape(t))
+		why = "has a dynamic shape";
+	else if (mlirShapedTypeGetRank(t) > PB_MAX_RANK)
+		why = "has too high a rank";
+	else if (!is_identity_layout(t))
+		why = "has a non-identity layout";
+	else if ((a->dtype = dtype_of(mlirShapedTypeGetElementType(t))) ==
+		 PB_DT_UNDEFINED)
+		why = "has an unsupported element type";
+	if (why) {
+		char *s = type_str(t);
+		pb_error_at(ctx, loc, "argument %d of @main %s: %s (run pb-fuse "
+			    "first?)", i, why, s);
+		free(s);
+		return PB_ERR;
+	}
+	a->rank = (int)mlirShapedTypeGetRank(t);
+	for (int d = 0; d < a->rank; d++)
+		a->dims[d] = mlirShapedTypeGetDimSize(t, d);
+	char *param = dict_str(dict, "pb.param");
+	char *name = dict_str(dict, "pb.name");
+	if (param) {
+		a->role = PB_RUNTIME_PARAM;
+		a->name = param;
+		free(name);
+	} else {
+		a->role = dict_has(dict, "pb.output") ? PB_RUNTIME_OUTPUT
+						       : PB_RUNTIME_INPUT;
+		a->name = name;
+	}
+	if (!a->name) {
+		char buf[32];
+		snprintf(buf, sizeof(buf), "arg%d", i);
+		a->name = strdup(buf);
+	}
+	return PB_OK;
+}
+
+int pb_runtime_cpu_signature(struct pb_ctx *ctx, MlirModule m,
+			     struct pb_runtime_sig *sig)
+{
+	MlirOperation fn = pb_ir_lookup_func(m, "main");
+	memset(sig, 0, sizeof(*sig));
+	if (mlirOperationIsNull(fn)) {
+		pb_error(ctx, "no func.func @main in the module");
+		return PB_ERR;
+	}
+	MlirType ft = mlirTypeAttrGetValue(pb_ir_attr(fn, "function_type"));
+	if (mlirFunctionTypeGetNumResults(ft) > 0) {
+		pb_error_at(ctx, mlirOperationGetLocation(fn), "@main returns "
+			    "values; expected outputs as pb.output arguments "
+			    "(run pb-fuse first?)");
+		return PB_ERR;
+	}
+	int n = (int)mlirFunctionTypeGetNumInputs(ft);
+	MlirAttribute attrs = pb_ir_attr(fn, "arg_attrs");
+	int have = !mlirAttributeIsNull(attrs) && mlirAttributeIsAArray(attrs);
+	sig->args = calloc(n ? n : 1, sizeof(*sig->args));
+	if (!sig->args) {
+		pb_error(ctx, "out of memory");
+		return PB_ERR;
+	}
+	sig->nargs = n;
+	for (int i = 0; i < n; i++) {
+		MlirAttribute d = have && i < mlirArrayAttrGetNumElements(attrs)
+			? mlirArrayAttrGetElement(attrs, i)
+			: mlirAttributeGetNull();
+		if (read_arg(ctx, fn, i, mlirFunctionTypeGetInput(ft, i), d,
+			     &sig->args[i]) != PB_OK) {
+			pb_runtime_sig_free(sig);
+			return PB_ERR;
+		}
+	}
+	return PB_OK;
+}
+
+/* "t" without a memory space when it is a memref in one, else "t". */
+static MlirType strip_space(MlirType t)
+{
+	if (!mlirTypeIsAMemRef(t) ||
+	    mlirAttributeIsNull(mlirMemRefTypeGetMemorySpace(t)))
+		return t;
+	intptr_t rank = mlirShapedTypeGetRank(t);
+	int64_t shape[PB_MAX_RANK * 4];
+	if (rank > (intptr_t)(sizeof(shape) / sizeof(shape[0])))
+		return t;
+	for (intptr_t i = 0; i < rank; i++)
+		shape[i] = mlirShapedTypeGetDimSize(t, i);
+	return mlirMemRefTypeGet(mlirShapedTypeGetElementType(t), rank, shape,
+				 mlirMemRefTypeGetLayout(t),
+				 mlirAttributeGetNull());
+}
+
+/* Strip memory spaces from the inputs and results of the function type
+ * attribute "name" of "op" (func.func, gpu.func). */
+static void strip_function_type(MlirOperation op, const char *name)
+{
+	MlirAttribute a = pb_ir_attr(op, name);
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAType(a))
+		return;
+	MlirType ft = mlirTypeAttrGetValue(a);
+	if (!mlirTypeIsAFunction(ft))
+		return;
+	intptr_t ni = mlirFunctionTypeGetNumInputs(ft);
+	intptr_t nr = mlirFunctionTypeGetNumResults(ft);
+	MlirType *in = malloc(sizeof(*in) * (ni + nr + 1)), *res = in + ni;
+	if (!in)
+		return;
+	for (intptr_t i = 0; i < ni; i++)
+		in[i] = strip_space(mlirFunctionTypeGetInput(ft, i));
+	for (intptr_t i = 0; i < nr; i++)
+		res[i] = strip_space(mlirFunctionTypeGetResult(ft, i));
+	MlirType nt = mlirFunctionTypeGet(mlirTypeGetContext(ft), ni, in, nr, res);
+	if (!mlirTypeEqual(nt, ft))
+		pb_ir_set_attr(op, name, mlirTypeAttrGet(nt));
+	free(in);
+}
+
+/* The ops that stripping collects to erase after the walk. */
+struct strip {
+	MlirOperation *erase;
+	int n, cap;
+};
+
+/* Walk callback: retype the results and block arguments of "op" without
+ * memory spaces and collect gpu.barrier ops in "user". */
+static MlirWalkResult strip_op(MlirOperation op, void *user)
+{
+	struct strip *s = user;
+	if (pb_ir_op_is(op, "gpu.barrier")) {
+		if (s->n == s->cap) {
+			s->cap = s->cap ? 2 * s->cap : 16;
+			s->erase = realloc(s->erase, sizeof(*s->erase) * s->cap);
+		}
+		s->erase[s->n++] = op;
+		return MlirWalkResultAdvance;
+	}
+	for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
+		MlirValue v = mlirOperationGetResult(op, i);
+		mlirValueSetType(v, strip_space(mlirValueGetType(v)));
+	}
+	for (MlirRegion r = mlirOperationGetFirstRegion(op); !mlirRegionIsNull(r);
+	     r = mlirRegionGetNextInOperation(r))
+		for (MlirBlock b = mlirRegionGetFirstBlock(r); !mlirBlockIsNull(b);
+		     b = mlirBlockGetNextInRegion(b))
+			for (intptr_t i = 0; i < mlirBlockGetNumArguments(b); i++) {
+				MlirValue v = mlirBlockGetArgument(b, i);
+				mlirValueSetType(v, strip_space(mlirValueGetType(v)));
+			}
+	strip_function_type(op, "function_type");
+	if (pb_ir_op_is(op, "memref.global")) {
+		MlirAttribute a = pb_ir_attr(op, "type");
+		if (!mlirAttributeIsNull(a) && mlirAttributeIsAType(a))
+			pb_ir_set_attr(op, "type", mlirTypeAttrGet(strip_space(
+				mlirTypeAttrGetValue(a))));
+	}
+	return MlirWalkResultAdvance;
+}
+
+int pb_runtime_cpu_strip_gpu(struct pb_ctx *ctx, MlirModule m)
+{
+	struct strip s = {0};
+	MlirOperation top = mlirModuleGetOperation(m);
+	mlirOperationWalk(top, strip_op, &s, MlirWalkPreOrder);
+	for (int i = 0; i < s.n; i++)
+		mlirOperationDestroy(s.erase[i]);
+	free(s.erase);
+	if (!mlirOperationVerify(top)) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "the module does not verify after "
+				 "stripping GPU constructs for the CPU");
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+/* An unranked memref as passed to the runtime function memrefCopy. */
+struct unranked {
+	int64_t rank;
+	int64_t *desc; /* {alloc, aligned, offset, sizes[rank], strides[rank]} */
+};
+
+/* memrefCopy for the JIT: copy the strided memref "src" into "dst" with
+ * elements of "esize" bytes (what finalize-memref-to-llvm calls for copies
+ * it cannot turn into a memcpy). */
+static void memref_copy(int64_t esize, struct unranked *src,
+			struct unranked *dst)
+{
+	int64_t r = src->rank, idx[PB_MAX_RANK * 4] = {0}, n = 1;
+	const int64_t *sd = src->desc, *dd = dst->desc;
+	char *sp = (char *)(intptr_t)sd[1], *dp = (char *)(intptr_t)dd[1];
+	for (int64_t d = 0; d < r; d++)
+		n *= sd[3 + d];
+	for (int64_t i = 0; i < n; i++) {
+		int64_t so = sd[2], doff = dd[2];
+		for (int64_t d = 0; d < r; d++) {
+			so += idx[d] * sd[3 + r + d];
+			doff += idx[d] * dd[3 + r + d];
+		}
+		memcpy(dp + doff * esize, sp + so * esize, esize);
+		for (int64_t d = r - 1; d >= 0 && ++idx[d] == sd[3 + d]; d--)
+			idx[d] = 0;
+	}
+}
+
+/* Lower "m" for the CPU: strip GPU constructs, ask for @main's C
+ * interface and run the lowering pipeline. */
+static int lower(struct pb_ctx *ctx, MlirModule m)
+{
+	if (pb_runtime_cpu_strip_gpu(ctx, m) != PB_OK)
+		return PB_ERR;
+	MlirOperation fn = pb_ir_lookup_func(m, "main");
+	pb_ir_set_attr(fn, "llvm.emit_c_interface", mlirUnitAttrGet(ctx->mlir));
+	return pb_ir_run_pipeline(ctx, m, lowering);
+}
+
+/* Fill the memref descriptor "desc" (3 + 2 * rank words) for "t". */
+static void make_desc(int64_t *desc, struct pb_tensor *t)
+{
+	desc[0] = (int64_t)(intptr_t)t->data;
+	desc[1] = (int64_t)(intptr_t)t->data;
+	desc[2] = 0;
+	int64_t s = 1;
+	for (int d = t->rank - 1; d >= 0; d--) {
+		desc[3 + d] = t->dims[d];
+		desc[3 + t->rank + d] = s;
+		s *= t->dims[d];
+	}
+}
+
+int pb_runtime_cpu_run(struct pb_ctx *ctx, MlirModule m,
+		       const struct pb_runtime_sig *sig, struct pb_tensor *vals)
+{
+	if (lower(ctx, m) != PB_OK)
+		return PB_ERR;
+	MlirExecutionEngine ee = mlirExecutionEngineCreate(m, 3, 0, NULL,
+							   false, false);
+	if (mlirExecutionEngineIsNull(ee)) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "cannot JIT-compile the module");
+		return PB_ERR;
+	}
+	mlirExecutionEngineRegisterSymbol(ee, pb_str("memrefCopy"),
+					  (void *)memref_copy);
+	mlirExecutionEngineInitialize(ee);
+	int n = sig->nargs;
+	int64_t *descs = calloc((size_t)n * (3 + 2 * PB_MAX_RANK) + 1,
+				sizeof(int64_t));
+	int64_t **ptrs = calloc(n + 1, sizeof(*ptrs));
+	void **args = calloc(n + 1, sizeof(*args));
+	int rc = PB_OK;
+	if (!descs || !ptrs || !args) {
+		pb_error(ctx, "out of memory");
+		rc = PB_ERR;
+	}
+	for (int i = 0; rc == PB_OK && i < n; i++) {
+		ptrs[i] = descs + (size_t)i * (3 + 2 * PB_MAX_RANK);
+		make_desc(ptrs[i], &vals[i]);
+		args[i] = &ptrs[i];
+	}
+	if (rc == PB_OK && mlirLogicalResultIsFailure(
+		    mlirExecutionEngineInvokePacked(ee, pb_str("main"), args))) {
+		pb_error(ctx, "cannot call @main in the JIT-compiled module");
+		rc = PB_ERR;
+	}
+	free(args);
+	free(ptrs);
+	free(descs);
+	mlirExecutionEngineDestroy(ee);
+	return rc;
+}

@@ -1,0 +1,603 @@
+/* Binding values to @main's arguments and looking at the results: input
+ * files, ONNX test data sets, deterministic random inputs, weights from
+ * the .onnx, printing, writing .npy files and checking against references.
+ * Nothing here uses MLIR. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/npy.h"
+#include "onnx/onnx.h"
+#include "runtime/runtime.h"
+
+void pb_runtime_opts_init(struct pb_runtime_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rtol = 1e-4;
+	o->atol = 1e-5;
+	o->device = "auto";
+}
+
+void pb_runtime_sig_free(struct pb_runtime_sig *sig)
+{
+	for (int i = 0; i < sig->nargs; i++)
+		free(sig->args[i].name);
+	free(sig->args);
+	sig->args = NULL;
+	sig->nargs = 0;
+}
+
+/* Report an error through "ctx" against "where" (NULL: the input). */
+static int report(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int report(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pb_verror(ctx, where, fmt, ap);
+	va_end(ap);
+	return PB_ERR;
+}
+
+/* Does "path" end in "ext"? */
+static int has_ext(const char *path, const char *ext)
+{
+	size_t n = strlen(path), e = strlen(ext);
+	return n >= e && !strcmp(path + n - e, ext);
+}
+
+int pb_runtime_read_tensor(struct pb_ctx *ctx, const char *path,
+			   struct pb_tensor *t)
+{
+	char head[6] = {0};
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return report(ctx, path, "cannot read: %s", strerror(errno));
+	size_t n = fread(head, 1, sizeof(head), f);
+	fclose(f);
+	memset(t, 0, sizeof(*t));
+	if ((n == sizeof(head) && !memcmp(head, "\x93NUMPY", 6)) ||
+	    has_ext(path, ".npy"))
+		return pb_npy_read(ctx, path, t);
+	return pb_onnx_read_tensor_file(ctx, path, t);
+}
+
+/* Convert the IEEE half "h" to float. */
+static float half_to_float(uint16_t h)
+{
+	int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+	float v;
+	if (e == 0)
+		v = ldexpf((float)m, -24);
+	else if (e == 31)
+		v = m ? NAN : INFINITY;
+	else
+		v = ldexpf((float)(m | 1024), e - 25);
+	return s ? -v : v;
+}
+
+/* Convert "f" to an IEEE half, rounding to nearest even. */
+static uint16_t float_to_half(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint16_t s = (x >> 16) & 0x8000;
+	uint32_t a = x & 0x7fffffff;
+	if (a >= 0x7f800000)
+		return s | 0x7c00 | (a > 0x7f800000 ? 0x200 : 0);
+	if (a >= 0x477ff000) /* rounds to >= 65520: infinity */
+		return s | 0x7c00;
+	if (a < 0x38800000) { /* subnormal half */
+		float v;
+		memcpy(&v, &a, 4);
+		return s | (uint16_t)lrintf(v * 16777216.0f);
+	}
+	uint32_t r = a + 0xfff + ((a >> 13) & 1) - 0x38000000;
+	return s | (uint16_t)(r >> 13);
+}
+
+/* Element "i" of "t" as a double. */
+static double get(const struct pb_tensor *t, int64_t i)
+{
+	const char *p = t->data;
+	switch (t->dtype) {
+	case PB_DT_F32: return ((const float *)p)[i];
+	case PB_DT_F64: return ((const double *)p)[i];
+	case PB_DT_F16: return half_to_float(((const uint16_t *)p)[i]);
+	case PB_DT_BF16: {
+		uint32_t x = (uint32_t)((const uint16_t *)p)[i] << 16;
+		float f;
+		memcpy(&f, &x, 4);
+		return f;
+	}
+	case PB_DT_I8: return ((const int8_t *)p)[i];
+	case PB_DT_I16: return ((const int16_t *)p)[i];
+	case PB_DT_I32: return ((const int32_t *)p)[i];
+	case PB_DT_I64: return (double)((const int64_t *)p)[i];
+	case PB_DT_U8: case PB_DT_BOOL: return ((const uint8_t *)p)[i];
+	case PB_DT_U16: return ((const uint16_t *)p)[i];
+	case PB_DT_U32: return ((const uint32_t *)p)[i];
+	case PB_DT_U64: return (double)((const uint64_t *)p)[i];
+	default: return NAN;
+	}
+}
+
+/* Store "v" as element "i" of "t". */
+static void set(struct pb_tensor *t, int64_t i, double v)
+{
+	char *p = t->data;
+	switch (t->dtype) {
+	case PB_DT_F32: ((float *)p)[i] = (float)v; break;
+	case PB_DT_F64: ((double *)p)[i] = v; break;
+	case PB_DT_F16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
+	case PB_DT_BF16: {
+		float f = (float)v;
+		uint32_t x;
+		memcpy(&x, &f, 4);
+		((uint16_t *)p)[i] = (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
+		break;
+	}
+	case PB_DT_I8: ((int8_t *)p)[i] = (int8_t)v; break;
+	case PB_DT_I16: ((int16_t *)p)[i] = (int16_t)v; break;
+	case PB_DT_I32: ((int32_t *)p)[i] = (int32_t)v; break;
+	case PB_DT_I64: ((int64_t *)p)[i] = (int64_t)v; break;
+	case PB_DT_U8: case PB_DT_BOOL: ((uint8_t *)p)[i] = (uint8_t)v; break;
+	case PB_DT_U16: ((uint16_t *)p)[i] = (uint16_t)v; break;
+	case PB_DT_U32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+	case PB_DT_U64: ((uint64_t *)p)[i] = (uint64_t)v; break;
+	default: break;
+	}
+}
+
+static int is_float(enum pb_dtype dt)
+{
+	return dt == PB_DT_F32 || dt == PB_DT_F64 || dt == PB_DT_F16 ||
+	       dt == PB_DT_BF16;
+}
+
+/* Write the list "[2, 3]" of "rank" values "dims" into "buf" of size "n". */
+static const char *format_dims(int rank, const int64_t *dims, char *buf,
+			       size_t n)
+{
+	size_t k = snprintf(buf, n, "[");
+	for (int i = 0; i < rank && k < n; i++)
+		k += snprintf(buf + k, n - k, "%s%lld", i ? ", " : "",
+			      (long long)dims[i]);
+	if (k < n)
+		snprintf(buf + k, n - k, "]");
+	return buf;
+}
+
+/* Describe the dtype and shape "dt", "rank", "dims" as "f32 [2, 3]" into
+ * "buf" of size "n". */
+static const char *describe(enum pb_dtype dt, int rank, const int64_t *dims,
+			    char *buf, size_t n)
+{
+	char d[200];
+	snprintf(buf, n, "%s %s", pb_dtype_name(dt),
+		 format_dims(rank, dims, d, sizeof(d)));
+	return buf;
+}
+
+/* Allocate zeroed data for argument "a" in "t". */
+static int alloc_like(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
+		      struct pb_tensor *t)
+{
+	memset(t, 0, sizeof(*t));
+	t->dtype = a->dtype;
+	t->rank = a->rank;
+	memcpy(t->dims, a->dims, sizeof(a->dims));
+	t->nbytes = (size_t)pb_tensor_numel(t) * pb_dtype_size(a->dtype);
+	t->data = calloc(1, t->nbytes ? t->nbytes : 1);
+	t->name = strdup(a->name);
+	if (!t->data || !t->name)
+		return report(ctx, NULL, "out of memory for '%s'", a->name);
+	return PB_OK;
+}
+
+/* The next number of the splitmix64 sequence in "*s". */
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* Fill "t" deterministically from "seed" and the argument position "pos":
+ * floats uniform in [-1, 1), integers uniform in [0, 8), bools 0 or 1. */
+static void fill_random(struct pb_tensor *t, uint64_t seed, int pos)
+{
+	uint64_t s = seed * 0x100000001b3ull + (uint64_t)pos;
+	int64_t n = pb_tensor_numel(t);
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t r = splitmix(&s);
+		if (is_float(t->dtype))
+			set(t, i, (double)(r >> 40) / (1 << 23) - 1.0);
+		else if (t->dtype == PB_DT_BOOL)
+			set(t, i, (double)(r >> 63));
+		else
+			set(t, i, (double)(r >> 61));
+	}
+}
+
+/* Check that "t" (read from "src") fits argument "a" at position "pos";
+ * "what" is "input" or "weight". */
+static int validate(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
+		    int pos, const struct pb_tensor *t, const char *src,
+		    const char *what)
+{
+	int same = t->dtype == a->dtype && t->rank == a->rank;
+	for (int i = 0; same && i < a->rank; i++)
+		same = t->dims[i] == a->dims[i];
+	if (same)
+		return PB_OK;
+	char want[256], got[256];
+	return report(ctx, NULL, "%s '%s' (argument %d) expects %s, but '%s' "
+		      "holds %s", what, a->name, pos,
+		      describe(a->dtype, a->rank, a->dims, want, sizeof(want)),
+		      src, describe(t->dtype, t->rank, t->dims, got, sizeof(got)));
+}
+
+/* Join "dir" and "file" into a malloc'ed path. */
+static char *join(const char *dir, const char *file)
+{
+	size_t n = strlen(dir) + strlen(file) + 2;
+	char *p = malloc(n);
+	if (p)
+		snprintf(p, n, "%s/%s", dir, file);
+	return p;
+}
+
+/* Does "path" exist? */
+static int exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}
+
+/* Parse the --random seed "s" ("" means 0) into "*seed". */
+static int parse_seed(struct pb_ctx *ctx, const char *s, uint64_t *seed)
+{
+	char *end;
+	if (!*s) {
+		*seed = 0;
+		return PB_OK;
+	}
+	errno = 0;
+	*seed = strtoull(s, &end, 0);
+	if (errno || *end || s[0] == '-')
+		return report(ctx, NULL, "bad --random seed '%s' (expected a "
+			      "non-negative integer)", s);
+	return PB_OK;
+}
+
+/* Bind input argument "a" at position "pos", the "k"-th input, into "t". */
+static int bind_input(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
+		      int pos, int k, const struct pb_runtime_opts *o,
+		      struct pb_tensor *t)
+{
+	if (k < o->inputs.n) {
+		if (pb_runtime_read_tensor(ctx, o->inputs.v[k], t) != PB_OK)
+			return PB_ERR;
+		return validate(ctx, a, pos, t, o->inputs.v[k], "input");
+	}
+	if (o->data) {
+		char file[64];
+		snprintf(file, sizeof(file), "input_%d.pb", k);
+		char *path = join(o->data, file);
+		int rc = PB_ERR, have = path && exists(path);
+		if (have && pb_runtime_read_tensor(ctx, path, t) == PB_OK)
+			rc = validate(ctx, a, pos, t, path, "input");
+		free(path);
+		if (have || !o->random)
+			return have ? rc : report(ctx, o->data, "no '%s' for "
+						  "input '%s'", file, a->name);
+	}
+	if (o->random) {
+		uint64_t seed;
+		if (parse_seed(ctx, o->random, &seed) != PB_OK ||
+		    alloc_like(ctx, a, t) != PB_OK)
+			return PB_ERR;
+		fill_random(t, seed, pos);
+		return PB_OK;
+	}
+	return report(ctx, NULL, "no value for input '%s' (argument %d): give "
+		      "--input, --data or --random", a->name, pos);
+}
+
+int pb_runtime_bind(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
+		    const struct pb_runtime_opts *o, const char *weights,
+		    struct pb_tensor *vals)
+{
+	int ninputs = 0, k = 0, rc = PB_OK;
+	struct pb_onnx_weights *w = NULL;
+	for (int i = 0; i < sig->nargs; i++)
+		ninputs += sig->args[i].role == PB_RUNTIME_INPUT;
+	if (o->inputs.n > ninputs)
+		return report(ctx, NULL, "%d --input files given, but the model "
+			      "has %d input%s", o->inputs.n, ninputs,
+			      ninputs == 1 ? "" : "s");
+	if (o->data && !exists(o->data))
+		return report(ctx, o->data, "cannot read: %s", strerror(errno));
+	for (int i = 0; rc == PB_OK && i < sig->nargs; i++) {
+		const struct pb_runtime_arg *a = &sig->args[i];
+		switch (a->role) {
+		case PB_RUNTIME_INPUT:
+			rc = bind_input(ctx, a, i, k++, o, &vals[i]);
+			break;
+		case PB_RUNTIME_PARAM:
+			if (!weights) {
+				rc = report(ctx, NULL, "weight '%s' (argument "
+					    "%d) needs the model: the module has "
+					    "no pb.source, give --weights", a->name, i);
+				break;
+			}
+			if (!w && !(w = pb_onnx_weights_open(ctx, weights))) {
+				rc = PB_ERR;
+				break;
+			}
+			rc = pb_onnx_weights_get(ctx, w, a->name, &vals[i]);
+			if (rc == PB_OK)
+				rc = validate(ctx, a, i, &vals[i], weights,
+					      "weight");
+			break;
+		case PB_RUNTIME_OUTPUT:
+			rc = alloc_like(ctx, a, &vals[i]);
+			break;
+		}
+	}
+	pb_onnx_weights_close(w);
+	return rc;
+}
+
+/* Print "v" in the style of the tensor's dtype into "b". */
+static void print_value(struct pb_buf *b, const struct pb_tensor *t, int64_t i)
+{
+	double v = get(t, i);
+	if (t->dtype == PB_DT_BOOL)
+		pb_buf_puts(b, v ? "True" : "False");
+	else if (is_float(t->dtype))
+		pb_buf_printf(b, "%.6g", v);
+	else if (t->dtype == PB_DT_I64)
+		pb_buf_printf(b, "%lld", (long long)((const int64_t *)t->data)[i]);
+	else if (t->dtype == PB_DT_U64)
+		pb_buf_printf(b, "%llu",
+			      (unsigned long long)((const uint64_t *)t->data)[i]);
+	else
+		pb_buf_printf(b, "%.0f", v);
+}
+
+/* Print dimension "d" of "t" starting at element "off" as nested lists,
+ * NumPy style; with "summary", only the first and last 3 entries of long
+ * dimensions. */
+static void print_dim(struct pb_buf *b, const struct pb_tensor *t, int d,
+		      int64_t off, int summary)
+{
+	int64_t n = t->dims[d], stride = 1;
+	for (int i = d + 1; i < t->rank; i++)
+		stride *= t->dims[i];
+	pb_buf_puts(b, "[");
+	for (int64_t i = 0; i < n; i++) {
+		if (summary && n > 6 && i == 3) {
+			pb_buf_puts(b, d + 1 == t->rank ? "..., " : "...,\n");
+			if (d + 1 < t->rank)
+				pb_buf_printf(b, "%*s", d + 1, "");
+			i = n - 4;
+			continue;
+		}
+		if (d + 1 == t->rank)
+			print_value(b, t, off + i);
+		else
+			print_dim(b, t, d + 1, off + i * stride, summary);
+		if (i + 1 < n) {
+			pb_buf_puts(b, d + 1 == t->rank ? ", " : ",\n");
+			if (d + 1 < t->rank)
+				pb_buf_printf(b, "%*s", d + 1, "");
+		}
+	}
+	pb_buf_puts(b, "]");
+}
+
+/* Print output "t" called "name" into "b". */
+static void print_tensor(struct pb_buf *b, const char *name,
+			 const struct pb_tensor *t)
+{
+	char desc[256];
+	pb_buf_printf(b, "output '%s' %s:\n", name,
+		      describe(t->dtype, t->rank, t->dims, desc, sizeof(desc)));
+	if (t->rank == 0)
+		print_value(b, t, 0);
+	else
+		print_dim(b, t, 0, 0, pb_tensor_numel(t) > 1000);
+	pb_buf_puts(b, "\n");
+}
+
+/* A file name for output "name" (the "k"-th output): letters, digits,
+ * '_', '-' and '.' kept, anything else '_', never starting with '.'. */
+static char *file_name(const char *name, int k)
+{
+	size_t n = strlen(name);
+	char *s = malloc(n + 32);
+	if (!s)
+		return NULL;
+	if (!n) {
+		snprintf(s, n + 32, "output_%d.npy", k);
+		return s;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char c = name[i];
+		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			 (c >= '0' && c <= '9') || c == '_' || c == '-' ||
+			 (c == '.' && i > 0);
+		s[i] = ok ? c : '_';
+	}
+	strcpy(s + n, ".npy");
+	return s;
+}
+
+/* Write output "t" called "name", the "k"-th, under "dir". */
+static int write_output(struct pb_ctx *ctx, const char *dir, const char *name,
+			int k, const struct pb_tensor *t)
+{
+	char *file = file_name(name, k);
+	char *path = file ? join(dir, file) : NULL;
+	int rc = path ? pb_npy_write(ctx, path, t)
+		      : report(ctx, dir, "out of memory");
+	free(file);
+	free(path);
+	return rc;
+}
+
+/* Format tolerance "v" as "1e-04" when one digit says it exactly, else
+ * with more digits, into "buf" of size "n". */
+static const char *fmt_tol(double v, char *buf, size_t n)
+{
+	snprintf(buf, n, "%.0e", v);
+	if (strtod(buf, NULL) != v)
+		snprintf(buf, n, "%.3g", v);
+	return buf;
+}
+
+/* Write the multi-index of flat element "i" of "t" as "[a, b]" into "buf"
+ * of size "n". */
+static const char *index_of(const struct pb_tensor *t, int64_t i, char *buf,
+			    size_t n)
+{
+	int64_t idx[PB_MAX_RANK];
+	for (int d = t->rank - 1; d >= 0; d--) {
+		idx[d] = t->dims[d] ? i % t->dims[d] : 0;
+		i = t->dims[d] ? i / t->dims[d] : 0;
+	}
+	return format_dims(t->rank, idx, buf, n);
+}
+
+int pb_runtime_compare(struct pb_ctx *ctx, const char *name,
+		       const struct pb_tensor *got, const struct pb_tensor *want,
+		       double rtol, double atol, struct pb_buf *report_buf)
+{
+	char a[256], b[256], rt[32], at[32];
+	int same = got->dtype == want->dtype && got->rank == want->rank;
+	for (int i = 0; same && i < got->rank; i++)
+		same = got->dims[i] == want->dims[i];
+	if (!same) {
+		pb_buf_printf(report_buf, "output '%s': result is %s, "
+			      "reference is %s: mismatch\n", name,
+			      describe(got->dtype, got->rank, got->dims, a, sizeof(a)),
+			      describe(want->dtype, want->rank, want->dims, b,
+				       sizeof(b)));
+		return report(ctx, NULL, "output '%s' does not match its "
+			      "reference: result is %s, reference is %s", name,
+			      a, b);
+	}
+	double max_abs = 0, max_rel = 0, worst_excess = -1;
+	int64_t n = pb_tensor_numel(got), bad = 0, worst = 0;
+	for (int64_t i = 0; i < n; i++) {
+		double x = get(got, i), y = get(want, i);
+		if ((isnan(x) && isnan(y)) || x == y)
+			continue;
+		double d = fabs(x - y);
+		if (isnan(d))
+			d = INFINITY;
+		if (d > max_abs)
+			max_abs = d;
+		if (y != 0 && d / fabs(y) > max_rel)
+			max_rel = d / fabs(y);
+		double excess = d - (atol + rtol * fabs(y));
+		if (excess > 0 || isnan(excess)) {
+			bad++;
+			if (!(excess <= worst_excess)) {
+				worst_excess = excess;
+				worst = i;
+			}
+		}
+	}
+	pb_buf_printf(report_buf, "output '%s': max abs err %.1e, max rel err "
+		      "%.1e (rtol %s, atol %s): %s\n", name, max_abs, max_rel,
+		      fmt_tol(rtol, rt, sizeof(rt)), fmt_tol(atol, at, sizeof(at)),
+		      bad ? "mismatch" : "ok");
+	if (!bad)
+		return PB_OK;
+	return report(ctx, NULL, "output '%s' does not match its reference: "
+		      "%lld of %lld elements differ, worst at %s: got %.9g, "
+		      "expected %.9g", name, (long long)bad, (long long)n,
+		      index_of(got, worst, a, sizeof(a)), get(got, worst),
+		      get(want, worst));
+}
+
+/* Make directory "dir" unless it exists. */
+static int make_dir(struct pb_ctx *ctx, const char *dir)
+{
+	struct stat st;
+	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
+		return PB_OK;
+	if (mkdir(dir, 0777) != 0)
+		return report(ctx, dir, "cannot create directory: %s",
+			      strerror(errno));
+	return PB_OK;
+}
+
+/* Read the reference of the "k"-th output into "t"; *have is 0 when
+ * there is none. */
+static int read_reference(struct pb_ctx *ctx, const struct pb_runtime_opts *o,
+			  int k, struct pb_tensor *t, int *have)
+{
+	*have = 0;
+	if (o->checks.n) {
+		if (k >= o->checks.n)
+			return PB_OK;
+		*have = 1;
+		return pb_runtime_read_tensor(ctx, o->checks.v[k], t);
+	}
+	if (!o->data)
+		return PB_OK;
+	char file[64];
+	snprintf(file, sizeof(file), "output_%d.pb", k);
+	char *path = join(o->data, file);
+	int rc = PB_OK;
+	if (path && exists(path)) {
+		*have = 1;
+		rc = pb_runtime_read_tensor(ctx, path, t);
+	}
+	free(path);
+	return rc;
+}
+
+int pb_runtime_finish(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
+		      const struct pb_runtime_opts *o,
+		      const struct pb_tensor *vals, struct pb_buf *report_buf)
+{
+	int noutputs = 0, k = 0, rc = PB_OK;
+	for (int i = 0; i < sig->nargs; i++)
+		noutputs += sig->args[i].role == PB_RUNTIME_OUTPUT;
+	if (o->checks.n > noutputs)
+		return report(ctx, NULL, "%d --check files given, but the model "
+			      "has %d output%s", o->checks.n, noutputs,
+			      noutputs == 1 ? "" : "s");
+	if (o->output && make_dir(ctx, o->output) != PB_OK)
+		return PB_ERR;
+	for (int i = 0; i < sig->nargs; i++) {
+		const struct pb_runtime_arg *a = &sig->args[i];
+		if (a->role != PB_RUNTIME_OUTPUT)
+			continue;
+		if (o->print)
+			print_tensor(report_buf, a->name, &vals[i]);
+		if (o->output &&
+		    write_output(ctx, o->output, a->name, k, &vals[i]) != PB_OK)
+			rc = PB_ERR;
+		struct pb_tensor ref = {0};
+		int have;
+		if (read_reference(ctx, o, k, &ref, &have) != PB_OK)
+			rc = PB_ERR;
+		else if (have && pb_runtime_compare(ctx, a->name, &vals[i], &ref,
+						    o->rtol, o->atol,
+						    report_buf) != PB_OK)
+			rc = PB_ERR;
+		pb_tensor_clear(&ref);
+		k++;
+	}
+	return rc;
+}
