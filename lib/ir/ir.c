@@ -1,7 +1,9 @@
 /* Helpers over the MLIR C API shared by every stage. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Pass.h"
 
 #include "ir/ir.h"
@@ -140,4 +142,360 @@ int pb_ir_filter(struct pb_ctx *ctx, const struct pb_input *in,
 		rc = pb_ir_print(ctx, m, out);
 	mlirModuleDestroy(m);
 	return rc;
+}
+
+/* Generic helpers for transformations. */
+
+void pb_ir_ops_push(struct pb_ir_ops *l, MlirOperation op)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!l->v)
+			abort();
+	}
+	l->v[l->n++] = op;
+}
+
+void pb_ir_ops_free(struct pb_ir_ops *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+struct collect_data {
+	MlirOperation root;
+	const char *name;
+	struct pb_ir_ops *l;
+};
+
+/* Walk callback of pb_ir_collect: push "op" if it is not the root and has
+ * the requested name. */
+static MlirWalkResult collect_cb(MlirOperation op, void *user)
+{
+	struct collect_data *d = user;
+	if (mlirOperationEqual(op, d->root))
+		return MlirWalkResultAdvance;
+	if (!d->name || pb_ir_op_is(op, d->name))
+		pb_ir_ops_push(d->l, op);
+	return MlirWalkResultAdvance;
+}
+
+void pb_ir_collect(MlirOperation root, const char *name, struct pb_ir_ops *l)
+{
+	struct collect_data d = {root, name, l};
+	mlirOperationWalk(root, collect_cb, &d, MlirWalkPreOrder);
+}
+
+void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->from = realloc(m->from, m->cap * sizeof(*m->from));
+		m->to = realloc(m->to, m->cap * sizeof(*m->to));
+		if (!m->from || !m->to)
+			abort();
+	}
+	m->from[m->n] = from;
+	m->to[m->n++] = to;
+}
+
+MlirValue pb_ir_map_lookup(const struct pb_ir_map *m, MlirValue v)
+{
+	for (int i = 0; i < m->n; i++)
+		if (mlirValueEqual(m->from[i], v))
+			return m->to[i];
+	return (MlirValue){NULL};
+}
+
+void pb_ir_map_free(struct pb_ir_map *m)
+{
+	free(m->from);
+	free(m->to);
+	m->from = m->to = NULL;
+	m->n = m->cap = 0;
+}
+
+/* Walk callback of pb_ir_remap_operands: replace the mapped operands of
+ * "op" using the map in "user". */
+static MlirWalkResult remap_cb(MlirOperation op, void *user)
+{
+	const struct pb_ir_map *m = user;
+	intptr_t n = mlirOperationGetNumOperands(op);
+	for (intptr_t i = 0; i < n; i++) {
+		MlirValue to = pb_ir_map_lookup(m, mlirOperationGetOperand(op, i));
+		if (!mlirValueIsNull(to))
+			mlirOperationSetOperand(op, i, to);
+	}
+	return MlirWalkResultAdvance;
+}
+
+void pb_ir_remap_operands(MlirOperation root, const struct pb_ir_map *m)
+{
+	if (m->n)
+		mlirOperationWalk(root, remap_cb, (void *)m, MlirWalkPreOrder);
+}
+
+MlirOperation pb_ir_value_parent(MlirValue v)
+{
+	if (mlirValueIsAOpResult(v))
+		return mlirOpResultGetOwner(v);
+	return mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+}
+
+MlirOperation pb_ir_ancestor_in(MlirOperation op, MlirBlock block)
+{
+	while (!mlirOperationIsNull(op)) {
+		MlirBlock b = mlirOperationGetBlock(op);
+		if (mlirBlockIsNull(b))
+			break;
+		if (mlirBlockEqual(b, block))
+			return op;
+		op = mlirOperationGetParentOperation(op);
+	}
+	return (MlirOperation){NULL};
+}
+
+int pb_ir_is_inside(MlirOperation op, MlirOperation ancestor)
+{
+	for (; !mlirOperationIsNull(op);
+	     op = mlirOperationGetParentOperation(op))
+		if (mlirOperationEqual(op, ancestor))
+			return 1;
+	return 0;
+}
+
+MlirBlock pb_ir_entry_block(MlirOperation op)
+{
+	if (mlirOperationGetNumRegions(op) < 1)
+		return (MlirBlock){NULL};
+	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+}
+
+MlirStringRef pb_ir_op_short_name(MlirOperation op)
+{
+	MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+	const char *dot = memchr(s.data, '.', s.length);
+	if (!dot)
+		return s;
+	return mlirStringRefCreate(dot + 1, s.length - (dot + 1 - s.data));
+}
+
+int pb_ir_type_is_static(MlirType t)
+{
+	if (!mlirTypeIsAShaped(t))
+		return 1;
+	return mlirShapedTypeHasRank(t) && mlirShapedTypeHasStaticShape(t);
+}
+
+void pb_ir_type_print(MlirType t, struct pb_buf *out)
+{
+	mlirTypePrint(t, pb_buf_mlir_callback, out);
+	pb_buf_append(out, "", 1);
+	out->len--;
+}
+
+/* Recursive worker of pb_ir_loc_names, bounded by "depth". */
+static void loc_names(MlirLocation loc, int depth,
+		      void (*fn)(MlirStringRef, void *), void *user)
+{
+	if (mlirLocationIsNull(loc) || depth > 32)
+		return;
+	if (mlirLocationIsAName(loc)) {
+		fn(mlirIdentifierStr(mlirLocationNameGetName(loc)), user);
+		loc_names(mlirLocationNameGetChildLoc(loc), depth + 1, fn, user);
+	} else if (mlirLocationIsACallSite(loc)) {
+		loc_names(mlirLocationCallSiteGetCallee(loc), depth + 1, fn,
+			  user);
+		loc_names(mlirLocationCallSiteGetCaller(loc), depth + 1, fn,
+			  user);
+	} else if (mlirLocationIsAFused(loc)) {
+		unsigned n = mlirLocationFusedGetNumLocations(loc);
+		MlirLocation *all = malloc(sizeof(*all) * (n ? n : 1));
+		if (!all)
+			abort();
+		mlirLocationFusedGetLocations(loc, all);
+		for (unsigned i = 0; i < n; i++)
+			loc_names(all[i], depth + 1, fn, user);
+		free(all);
+	}
+}
+
+void pb_ir_loc_names(MlirLocation loc,
+		     void (*fn)(MlirStringRef name, void *user), void *user)
+{
+	loc_names(loc, 0, fn, user);
+}
+
+int pb_ir_func_num_args(MlirOperation func)
+{
+	MlirAttribute t = pb_ir_attr(func, "function_type");
+	return mlirFunctionTypeGetNumInputs(mlirTypeAttrGetValue(t));
+}
+
+int pb_ir_func_num_results(MlirOperation func)
+{
+	MlirAttribute t = pb_ir_attr(func, "function_type");
+	return mlirFunctionTypeGetNumResults(mlirTypeAttrGetValue(t));
+}
+
+/* Attribute "name" of the dictionary at position "i" of the array
+ * attribute "attrs" of "func" ("arg_attrs" or "res_attrs"). */
+static MlirAttribute dict_array_get(MlirOperation func, const char *attrs,
+				    int i, const char *name)
+{
+	MlirAttribute arr = pb_ir_attr(func, attrs);
+	if (mlirAttributeIsNull(arr) || !mlirAttributeIsAArray(arr) ||
+	    i >= mlirArrayAttrGetNumElements(arr))
+		return (MlirAttribute){NULL};
+	MlirAttribute d = mlirArrayAttrGetElement(arr, i);
+	if (!mlirAttributeIsADictionary(d))
+		return (MlirAttribute){NULL};
+	return mlirDictionaryAttrGetElementByName(d, pb_str(name));
+}
+
+MlirAttribute pb_ir_func_arg_attr(MlirOperation func, int i, const char *name)
+{
+	return dict_array_get(func, "arg_attrs", i, name);
+}
+
+MlirAttribute pb_ir_func_result_attr(MlirOperation func, int i,
+				     const char *name)
+{
+	return dict_array_get(func, "res_attrs", i, name);
+}
+
+/* A copy of dictionary "d" (may be null) with "name" set to "a", or
+ * removed when "a" is null. */
+static MlirAttribute dict_with(MlirContext mctx, MlirAttribute d,
+			       const char *name, MlirAttribute a)
+{
+	intptr_t n = mlirAttributeIsNull(d) ? 0 : mlirDictionaryAttrGetNumElements(d);
+	MlirNamedAttribute *v = malloc(sizeof(*v) * (n + 1));
+	intptr_t k = 0;
+	int done = 0;
+	MlirIdentifier id = mlirIdentifierGet(mctx, pb_str(name));
+	if (!v)
+		abort();
+	for (intptr_t j = 0; j < n; j++) {
+		MlirNamedAttribute e = mlirDictionaryAttrGetElement(d, j);
+		if (mlirIdentifierEqual(e.name, id)) {
+			if (!mlirAttributeIsNull(a))
+				v[k++] = mlirNamedAttributeGet(id, a);
+			done = 1;
+		} else {
+			v[k++] = e;
+		}
+	}
+	if (!done && !mlirAttributeIsNull(a))
+		v[k++] = mlirNamedAttributeGet(id, a);
+	MlirAttribute r = mlirDictionaryAttrGet(mctx, k, v);
+	free(v);
+	return r;
+}
+
+void pb_ir_func_set_arg_attr(MlirOperation func, int i, const char *name,
+			     MlirAttribute a)
+{
+	MlirContext mctx = mlirOperationGetContext(func);
+	int n = pb_ir_func_num_args(func);
+	MlirAttribute arr = pb_ir_attr(func, "arg_attrs");
+	int have = !mlirAttributeIsNull(arr) && mlirAttributeIsAArray(arr) &&
+		   mlirArrayAttrGetNumElements(arr) == n;
+	MlirAttribute *v;
+	if (i < 0 || i >= n)
+		return;
+	v = malloc(sizeof(*v) * n);
+	if (!v)
+		abort();
+	for (int j = 0; j < n; j++)
+		v[j] = have ? mlirArrayAttrGetElement(arr, j)
+			    : mlirDictionaryAttrGet(mctx, 0, NULL);
+	v[i] = dict_with(mctx, v[i], name, a);
+	pb_ir_set_attr(func, "arg_attrs", mlirArrayAttrGet(mctx, n, v));
+	free(v);
+}
+
+MlirOperation pb_ir_func_create(MlirLocation loc, const char *name, int n,
+				const MlirType *types, const MlirLocation *locs,
+				int private_)
+{
+	MlirContext mctx = mlirLocationGetContext(loc);
+	MlirLocation *l = malloc(sizeof(*l) * (n ? n : 1));
+	if (!l)
+		abort();
+	for (int i = 0; i < n; i++)
+		l[i] = locs ? locs[i] : loc;
+	MlirRegion region = mlirRegionCreate();
+	mlirRegionAppendOwnedBlock(region, mlirBlockCreate(n, types, l));
+	free(l);
+	MlirType ft = mlirFunctionTypeGet(mctx, n, types, 0, NULL);
+	MlirNamedAttribute attrs[3] = {
+		mlirNamedAttributeGet(mlirIdentifierGet(mctx, pb_str("sym_name")),
+				      mlirStringAttrGet(mctx, pb_str(name))),
+		mlirNamedAttributeGet(
+			mlirIdentifierGet(mctx, pb_str("function_type")),
+			mlirTypeAttrGet(ft)),
+		mlirNamedAttributeGet(
+			mlirIdentifierGet(mctx, pb_str("sym_visibility")),
+			mlirStringAttrGet(mctx, pb_str("private"))),
+	};
+	MlirOperationState st = mlirOperationStateGet(pb_str("func.func"), loc);
+	mlirOperationStateAddAttributes(&st, private_ ? 3 : 2, attrs);
+	mlirOperationStateAddOwnedRegions(&st, 1, &region);
+	return mlirOperationCreate(&st);
+}
+
+MlirOperation pb_ir_call_create(MlirLocation loc, const char *callee, int n,
+				const MlirValue *args)
+{
+	MlirContext mctx = mlirLocationGetContext(loc);
+	MlirNamedAttribute a = mlirNamedAttributeGet(
+		mlirIdentifierGet(mctx, pb_str("callee")),
+		mlirFlatSymbolRefAttrGet(mctx, pb_str(callee)));
+	MlirOperationState st = mlirOperationStateGet(pb_str("func.call"), loc);
+	mlirOperationStateAddOperands(&st, n, args);
+	mlirOperationStateAddAttributes(&st, 1, &a);
+	return mlirOperationCreate(&st);
+}
+
+MlirOperation pb_ir_op_create(MlirLocation loc, const char *name, int n,
+			      const MlirValue *args)
+{
+	MlirOperationState st = mlirOperationStateGet(pb_str(name), loc);
+	mlirOperationStateAddOperands(&st, n, args);
+	return mlirOperationCreate(&st);
+}
+
+/* Walk callback of pb_ir_clone_from_text: stop at the first operation with
+ * the name in "user"'s first slot and store it in the second. */
+static MlirWalkResult find_first_cb(MlirOperation op, void *user)
+{
+	struct collect_data *d = user;
+	if (!pb_ir_op_is(op, d->name))
+		return MlirWalkResultAdvance;
+	d->root = op;
+	return MlirWalkResultInterrupt;
+}
+
+MlirOperation pb_ir_clone_from_text(MlirContext mctx, const char *text,
+				    const char *name, int n,
+				    const MlirValue *operands)
+{
+	MlirModule m = mlirModuleCreateParse(mctx, pb_str(text));
+	MlirOperation r = {NULL};
+	if (mlirModuleIsNull(m))
+		return r;
+	struct collect_data d = {{NULL}, name, NULL};
+	mlirOperationWalk(mlirModuleGetOperation(m), find_first_cb, &d,
+			  MlirWalkPreOrder);
+	if (!mlirOperationIsNull(d.root) &&
+	    mlirOperationGetNumOperands(d.root) == n) {
+		r = mlirOperationClone(d.root);
+		for (int i = 0; i < n; i++)
+			mlirOperationSetOperand(r, i, operands[i]);
+	}
+	mlirModuleDestroy(m);
+	return r;
 }

@@ -43,6 +43,93 @@ MlirOperation pb_ir_lookup_func(MlirModule m, const char *name);
 
 
 
+/* Generic helpers for transformations (collect with a walk, then mutate). */
+
+/* A growable list of operations. */
+struct pb_ir_ops {
+	MlirOperation *v;
+	int n, cap;
+};
+void pb_ir_ops_push(struct pb_ir_ops *l, MlirOperation op);
+void pb_ir_ops_free(struct pb_ir_ops *l);
+/* Append every operation nested in "root" (not "root" itself) whose name
+ * is "name" (any operation when "name" is NULL) to "l", in pre-order. */
+void pb_ir_collect(MlirOperation root, const char *name, struct pb_ir_ops *l);
+
+/* A map from values to values (linear, for the small maps of outlining). */
+struct pb_ir_map {
+	MlirValue *from, *to;
+	int n, cap;
+};
+void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to);
+/* The image of "v" in "m", or a null value when "v" is not mapped. */
+MlirValue pb_ir_map_lookup(const struct pb_ir_map *m, MlirValue v);
+void pb_ir_map_free(struct pb_ir_map *m);
+/* Replace every operand of "root" and of the operations nested in it that
+ * "m" maps by its image. */
+void pb_ir_remap_operands(MlirOperation root, const struct pb_ir_map *m);
+
+/* The operation that defines "v": its owner for a result, the operation
+ * owning the block for a block argument. */
+MlirOperation pb_ir_value_parent(MlirValue v);
+/* The ancestor of "op" (possibly "op" itself) that lies directly in
+ * "block", or a null operation when "op" is not nested in "block". */
+MlirOperation pb_ir_ancestor_in(MlirOperation op, MlirBlock block);
+/* Does "op" lie in "ancestor" (or is it "ancestor")? */
+int pb_ir_is_inside(MlirOperation op, MlirOperation ancestor);
+/* The entry block of the first region of "op" (func.func's body). */
+MlirBlock pb_ir_entry_block(MlirOperation op);
+/* The name of "op" without its dialect prefix ("matmul" for
+ * "linalg.matmul"), as a reference into the context. */
+MlirStringRef pb_ir_op_short_name(MlirOperation op);
+
+/* Does "t" have a static shape (or no shape at all)? */
+int pb_ir_type_is_static(MlirType t);
+/* Print "t" into "out" (NUL-terminated, without aliases). */
+void pb_ir_type_print(MlirType t, struct pb_buf *out);
+
+/* Call "fn" with every name of a NameLoc found in "loc" (through fused,
+ * call-site and nested name locations), outermost first. */
+void pb_ir_loc_names(MlirLocation loc,
+		     void (*fn)(MlirStringRef name, void *user), void *user);
+
+/* Argument attributes of a func.func "func" (its "arg_attrs" array). */
+MlirAttribute pb_ir_func_arg_attr(MlirOperation func, int i, const char *name);
+/* Set (or, with a null "a", remove) argument attribute "name" of argument
+ * "i" of "func". */
+void pb_ir_func_set_arg_attr(MlirOperation func, int i, const char *name,
+			     MlirAttribute a);
+/* Result attribute "name" of result "i" of "func" (null when absent). */
+MlirAttribute pb_ir_func_result_attr(MlirOperation func, int i,
+				     const char *name);
+/* Number of arguments and results of the function type of "func". */
+int pb_ir_func_num_args(MlirOperation func);
+int pb_ir_func_num_results(MlirOperation func);
+
+/* Create a detached func.func "name" at "loc" taking "n" arguments of
+ * "types" (argument locations "locs", or "loc" when NULL) and returning
+ * nothing, with an empty entry block; private when "private_" is set.
+ * The caller owns the result. */
+MlirOperation pb_ir_func_create(MlirLocation loc, const char *name, int n,
+				const MlirType *types, const MlirLocation *locs,
+				int private_);
+/* Create a detached func.call of "callee" on the "n" values "args" at
+ * "loc", with no results. The caller owns the result. */
+MlirOperation pb_ir_call_create(MlirLocation loc, const char *callee, int n,
+				const MlirValue *args);
+/* Create a detached operation "name" at "loc" on the "n" values "args",
+ * with no results, attributes or regions ("func.return",
+ * "memref.dealloc"). The caller owns the result. */
+MlirOperation pb_ir_op_create(MlirLocation loc, const char *name, int n,
+			      const MlirValue *args);
+/* Parse "text" (a module body) in "mctx" and return a detached clone of the
+ * first operation named "name" in it, with its "n" operands replaced by
+ * "operands" (which must match the snippet's in number and type); null when
+ * absent or when "text" does not parse. The caller owns the result. */
+MlirOperation pb_ir_clone_from_text(MlirContext mctx, const char *text,
+				    const char *name, int n,
+				    const MlirValue *operands);
+
 /* A stage transformation on a module in place; "opts" is stage-specific. */
 typedef int (*pb_ir_transform_fn)(struct pb_ctx *ctx, MlirModule m,
 				  const void *opts);
