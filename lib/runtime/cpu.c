@@ -25,7 +25,8 @@ static const char *lowering =
 	"func.func(math-extend-to-supported-types),"
 	"convert-math-to-llvm,convert-math-to-libm,arith-expand,"
 	"expand-strided-metadata,finalize-memref-to-llvm,"
-	"convert-vector-to-llvm,convert-to-llvm,reconcile-unrealized-casts)";
+	"convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
+	"convert-to-llvm,reconcile-unrealized-casts)";
 
 /* Print "t" into a malloc'ed string (for diagnostics). */
 static char *type_str(MlirType t)
