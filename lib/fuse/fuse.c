@@ -557,16 +557,28 @@ static MlirWalkResult nodes_cb(MlirOperation op, void *user)
 	return MlirWalkResultAdvance;
 }
 
-/* Append "s" to "b" with every character that is not a letter, a digit
- * or '_' replaced by '_', and at most "max" characters. */
+/* Append "s" to "b" as an identifier: runs of characters other than
+ * letters, digits and '_' become one '_', none at either end, at most
+ * "max" characters of "s" are used. */
 static void append_ident(struct pb_buf *b, MlirStringRef s, size_t max)
 {
+	size_t start = b->len;
+	int sep = 0;
 	for (size_t i = 0; i < s.length && i < max; i++) {
 		char c = s.data[i];
 		int ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			 (c >= '0' && c <= '9') || c == '_';
-		pb_buf_append(b, ok ? &c : "_", 1);
+		if (!ok) {
+			sep = 1;
+			continue;
+		}
+		if (sep && b->len > start)
+			pb_buf_append(b, "_", 1);
+		sep = 0;
+		pb_buf_append(b, &c, 1);
 	}
+	if (b->len == start)
+		pb_buf_append(b, "op", 2);
 }
 
 /* Name the kernel for group "g" of outliner "o" into "b" (NUL-terminated):
@@ -799,6 +811,16 @@ static void add_deallocs(MlirBlock body)
 	pb_ir_ops_free(&allocs);
 }
 
+/* Does "m" hold any func.func (an empty module has nothing to compile)? */
+static int has_funcs(MlirModule m)
+{
+	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		if (pb_ir_op_is(op, "func.func"))
+			return 1;
+	return 0;
+}
+
 /* Find @main in "m" and check that it has a single block; report through
  * "ctx" otherwise. */
 static MlirOperation find_main(struct pb_ctx *ctx, MlirModule m)
@@ -854,6 +876,10 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 	(void)o;
 	if (pb_ir_get_stage(m) >= PB_STAGE_FUSE)
 		return PB_OK;
+	if (!has_funcs(m)) {
+		pb_ir_set_stage(m, PB_STAGE_FUSE);
+		return PB_OK;
+	}
 	MlirOperation main = find_main(ctx, m);
 	if (mlirOperationIsNull(main))
 		return PB_ERR;
