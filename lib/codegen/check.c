@@ -1,0 +1,141 @@
+/* Input checks and the expansion of memref.copy before the mapping. */
+#include <string.h>
+
+#include "mlir-c/BuiltinTypes.h"
+
+#include "codegen/internal.h"
+
+/* The dialects whose operations the mapping and the NVVM lowering handle
+ * (linalg is lowered to affine loops first). */
+static const char *dialects[] = {"arith.",  "math.",   "affine.", "scf.",
+				 "memref.", "func.",   "gpu.",    "vector.",
+				 "index.",  "linalg.", "cf.",     "nvgpu.",
+				 "nvvm.",   "ub.",     "llvm.",   NULL};
+
+struct check {
+	struct pb_ctx *ctx;
+	int rc;
+};
+
+/* Is "t" a type that pb-codegen cannot lower (a tensor)? */
+static int bad_type(MlirType t)
+{
+	return mlirTypeIsARankedTensor(t) || mlirTypeIsAUnrankedTensor(t);
+}
+
+static void report(struct check *c, MlirOperation op, const char *why)
+{
+	MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+	pb_error_at(c->ctx, mlirOperationGetLocation(op),
+		    "cannot lower '%.*s' to the GPU%s", (int)n.length, n.data,
+		    why);
+	c->rc = PB_ERR;
+}
+
+static MlirWalkResult check_cb(MlirOperation op, void *user)
+{
+	struct check *c = user;
+	int ok = 0;
+	for (int i = 0; dialects[i]; i++)
+		ok |= pb_codegen_op_has_prefix(op, dialects[i]);
+	if (!ok) {
+		report(c, op, "");
+		return MlirWalkResultInterrupt;
+	}
+	for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+		if (bad_type(mlirValueGetType(mlirOperationGetResult(op, i)))) {
+			report(c, op, ": tensors must be bufferized first");
+			return MlirWalkResultInterrupt;
+		}
+	for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++) {
+		MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+		for (; !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+			for (intptr_t i = 0; i < mlirBlockGetNumArguments(b); i++)
+				if (bad_type(mlirValueGetType(
+					    mlirBlockGetArgument(b, i)))) {
+					report(c, op, ": tensors must be "
+						      "bufferized first");
+					return MlirWalkResultInterrupt;
+				}
+	}
+	return MlirWalkResultAdvance;
+}
+
+int pb_codegen_check(struct pb_ctx *ctx, MlirModule m)
+{
+	struct check c = {ctx, PB_OK};
+	MlirOperation main = pb_ir_lookup_func(m, "main");
+	if (mlirOperationIsNull(main)) {
+		pb_error(ctx, "no func.func @main in the module");
+		return PB_ERR;
+	}
+	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+	     !mlirOperationIsNull(op) && c.rc == PB_OK;
+	     op = mlirOperationGetNextInBlock(op))
+		if (pb_ir_op_is(op, "func.func"))
+			mlirOperationWalk(op, check_cb, &c, MlirWalkPreOrder);
+	return c.rc;
+}
+
+/* The text of a function copying "src" of type "s" into "dst" of type
+ * "d" (static shape "shape" of rank "rank") element by element. */
+static void copy_text(struct pb_buf *t, MlirType s, MlirType d, int rank,
+		      const int64_t *shape)
+{
+	struct pb_buf ts = {0}, td = {0}, idx = {0};
+	pb_codegen_type_str(s, &ts);
+	pb_codegen_type_str(d, &td);
+	pb_buf_puts(&idx, "");
+	pb_buf_printf(t, "func.func @t(%%s: %s, %%d: %s) {\n", ts.data, td.data);
+	for (int i = 0; i < rank; i++) {
+		pb_buf_printf(t, "affine.for %%i%d = 0 to %lld {\n", i,
+			      (long long)shape[i]);
+		pb_buf_printf(&idx, "%s%%i%d", i ? ", " : "", i);
+	}
+	pb_buf_printf(t, "%%v = affine.load %%s[%s] : %s\n", idx.data, ts.data);
+	pb_buf_printf(t, "affine.store %%v, %%d[%s] : %s\n", idx.data, td.data);
+	for (int i = 0; i < rank; i++)
+		pb_buf_puts(t, "}\n");
+	pb_buf_puts(t, "return\n}\n");
+	pb_buf_free(&ts);
+	pb_buf_free(&td);
+	pb_buf_free(&idx);
+}
+
+/* Replace memref.copy "op" by a loop nest. */
+static int expand_copy(struct pb_ctx *ctx, MlirOperation op)
+{
+	MlirValue v[2] = {mlirOperationGetOperand(op, 0),
+			  mlirOperationGetOperand(op, 1)};
+	MlirType s = mlirValueGetType(v[0]), d = mlirValueGetType(v[1]);
+	struct pb_buf t = {0};
+	int64_t shape[64];
+	if (!mlirTypeIsAMemRef(s) || !mlirTypeIsAMemRef(d) ||
+	    !mlirShapedTypeHasStaticShape(s) || mlirShapedTypeGetRank(s) > 64) {
+		pb_error_at(ctx, mlirOperationGetLocation(op),
+			    "cannot lower 'memref.copy' of a dynamically "
+			    "shaped memref");
+		return PB_ERR;
+	}
+	int rank = mlirShapedTypeGetRank(s);
+	for (int i = 0; i < rank; i++)
+		shape[i] = mlirShapedTypeGetDimSize(s, i);
+	copy_text(&t, s, d, rank, shape);
+	int rc = pb_codegen_instantiate(ctx, t.data, op, 2, v,
+					mlirOperationGetLocation(op), NULL);
+	pb_buf_free(&t);
+	if (rc == PB_OK)
+		mlirOperationDestroy(op);
+	return rc;
+}
+
+int pb_codegen_expand_copies(struct pb_ctx *ctx, MlirModule m)
+{
+	struct pb_codegen_ops l = {0};
+	int rc = PB_OK;
+	pb_codegen_collect(mlirModuleGetOperation(m), "memref.copy", &l);
+	for (int i = 0; i < l.n && rc == PB_OK; i++)
+		rc = expand_copy(ctx, l.v[i]);
+	pb_codegen_ops_free(&l);
+	return rc;
+}

@@ -1,0 +1,106 @@
+/* pb-codegen: the stage driver. From a module at any stage to PTX with the
+ * host launch plan in its header:
+ *
+ *   earlier stages (pb_smem_run)  ->  checks  ->  linalg to affine loops,
+ *   memref.copy to loops, affine-parallelize  ->  mapping to gpu.launch
+ *   (map.c)  ->  lower-affine, gpu-kernel-outlining  ->  one gpu.module
+ *   (merge.c)  ->  inline the kernel functions into @main  ->  plan
+ *   (host.c)  ->  PTX (ptx.c)
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "codegen/internal.h"
+#include "smem/smem.h"
+
+static const char *prepare =
+	"builtin.module(func.func(convert-linalg-to-affine-loops))";
+static const char *parallelize =
+	"builtin.module(func.func(affine-parallelize))";
+static const char *outline =
+	"builtin.module(lower-affine, gpu-launch-sink-index-computations, "
+	"gpu-kernel-outlining, canonicalize, cse, int-range-optimizations, "
+	"canonicalize)";
+static const char *inline_ =
+	"builtin.module(inline, canonicalize, cse, symbol-dce)";
+
+/* Map and outline "m" in place: after this the host side of @main is a
+ * sequence of allocations, views and gpu.launch_func. */
+static int lower(struct pb_ctx *ctx, MlirModule m)
+{
+	if (pb_ir_get_stage(m) < PB_STAGE_SMEM && pb_smem_run(ctx, m, NULL))
+		return PB_ERR;
+	if (pb_codegen_check(ctx, m) ||
+	    pb_ir_run_pipeline(ctx, m, prepare) ||
+	    pb_codegen_expand_copies(ctx, m) ||
+	    pb_ir_run_pipeline(ctx, m, parallelize) ||
+	    pb_codegen_map(ctx, m))
+		return PB_ERR;
+	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "internal: the mapped module does not "
+				      "verify");
+		return PB_ERR;
+	}
+	if (pb_ir_run_pipeline(ctx, m, outline) || pb_codegen_merge(ctx, m) ||
+	    pb_ir_run_pipeline(ctx, m, inline_))
+		return PB_ERR;
+	pb_ir_set_stage(m, PB_STAGE_CODEGEN);
+	return PB_OK;
+}
+
+/* Write the plan "p" as JSON to "path". */
+static int write_plan(struct pb_ctx *ctx, const struct pb_plan *p,
+		      const char *path)
+{
+	char *json = pb_plan_to_json(p, NULL);
+	int rc = pb_write_file(path, json, strlen(json));
+	free(json);
+	if (rc < 0) {
+		pb_error(ctx, "cannot write the plan to '%s': %s", path,
+			 strerror(errno));
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+int pb_codegen_run(struct pb_ctx *ctx, const struct pb_input *in,
+		   struct pb_buf *out, const struct pb_codegen_opts *opts)
+{
+	const char *emit = opts && opts->emit ? opts->emit : "ptx";
+	int mlir = !strcmp(emit, "mlir");
+	struct pb_plan *plan = NULL;
+	struct pb_buf ptx = {0};
+	if (!mlir && strcmp(emit, "ptx")) {
+		fprintf(stderr, "%s: error: bad value '%s' for option '--emit' "
+			"(expected ptx or mlir)\n", ctx->tool, emit);
+		return PB_USAGE;
+	}
+	MlirModule m = pb_ir_parse(ctx, in);
+	if (mlirModuleIsNull(m))
+		return PB_ERR;
+	int rc = lower(ctx, m);
+	if (rc == PB_OK) {
+		plan = pb_codegen_plan(ctx, m);
+		rc = plan ? PB_OK : PB_ERR;
+	}
+	if (rc == PB_OK && mlir)
+		rc = pb_ir_print(ctx, m, out);
+	if (rc == PB_OK && !mlir)
+		rc = pb_codegen_ptx(ctx, m, &ptx);
+	if (rc == PB_OK && !mlir && opts && opts->ptxas_report)
+		rc = pb_codegen_ptxas_report(ctx, ptx.data, ptx.len);
+	if (rc == PB_OK && !mlir) {
+		char *hdr = pb_plan_to_header(plan);
+		pb_buf_puts(out, hdr);
+		pb_buf_append(out, ptx.data, ptx.len);
+		free(hdr);
+	}
+	if (rc == PB_OK && opts && opts->plan)
+		rc = write_plan(ctx, plan, opts->plan);
+	pb_plan_free(plan);
+	pb_buf_free(&ptx);
+	mlirModuleDestroy(m);
+	return rc;
+}

@@ -1,0 +1,71 @@
+/* pb-codegen internals shared by the files of lib/codegen. */
+#ifndef PB_CODEGEN_INTERNAL_H
+#define PB_CODEGEN_INTERNAL_H
+
+#include "codegen/codegen.h"
+#include "plan/plan.h"
+
+/* Threads per block of the naive mapping. */
+#define PB_CODEGEN_BLOCK 256
+/* The gpu.module that holds every kernel. */
+#define PB_CODEGEN_MODULE "pb_kernels"
+
+/* A growable list of operations. */
+struct pb_codegen_ops {
+	MlirOperation *v;
+	int n, cap;
+};
+void pb_codegen_ops_push(struct pb_codegen_ops *l, MlirOperation op);
+void pb_codegen_ops_free(struct pb_codegen_ops *l);
+/* Append the operations nested in "root" (not "root" itself) named "name"
+ * (any when NULL) to "l" in pre-order. */
+void pb_codegen_collect(MlirOperation root, const char *name,
+			struct pb_codegen_ops *l);
+/* The operations directly in "block", in order, into "l". */
+void pb_codegen_block_ops(MlirBlock block, struct pb_codegen_ops *l);
+
+/* Does the name of "op" start with "prefix" ("arith.")? */
+int pb_codegen_op_has_prefix(MlirOperation op, const char *prefix);
+/* Is "op" "ancestor" or nested in it? */
+int pb_codegen_inside(MlirOperation op, MlirOperation ancestor);
+/* The operation defining "v" (for a block argument: the operation owning
+ * its block). */
+MlirOperation pb_codegen_def(MlirValue v);
+/* Print "t" or "a" into "out" (NUL-terminated). */
+void pb_codegen_type_str(MlirType t, struct pb_buf *out);
+void pb_codegen_attr_str(MlirAttribute a, struct pb_buf *out);
+/* Does memref type "t" live in GPU workgroup (shared) memory? */
+int pb_codegen_is_workgroup(MlirType t);
+
+/* Parse "text", a module holding one func.func, and clone the operations
+ * of its entry block but the terminator before "before", with the
+ * function's "nargs" arguments replaced by "args" and every clone located
+ * at "loc". The clones are appended to "out" (may be NULL). Returns
+ * PB_OK, or PB_ERR when "text" does not parse (an internal error). */
+int pb_codegen_instantiate(struct pb_ctx *ctx, const char *text,
+			   MlirOperation before, int nargs,
+			   const MlirValue *args, MlirLocation loc,
+			   struct pb_codegen_ops *out);
+
+/* Check that every operation in the host functions of "m" is one that
+ * pb-codegen can lower; report the first that is not. */
+int pb_codegen_check(struct pb_ctx *ctx, MlirModule m);
+/* Replace each memref.copy in "m" by an affine loop nest. */
+int pb_codegen_expand_copies(struct pb_ctx *ctx, MlirModule m);
+/* Turn the top-level work of every host function of "m" into gpu.launch
+ * operations (the mapping of docs/pb-codegen.md). */
+int pb_codegen_map(struct pb_ctx *ctx, MlirModule m);
+/* Move the kernels of every gpu.module of "m" into one gpu.module
+ * PB_CODEGEN_MODULE and record on each gpu.launch_func and gpu.func the
+ * pb.kernel function it came from ("pb.origin") and its "pb.nodes". */
+int pb_codegen_merge(struct pb_ctx *ctx, MlirModule m);
+/* The launch plan of the host function @main of "m" (lowered to
+ * gpu.launch_func), or NULL after reporting an error. */
+struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m);
+/* Lower the kernels of "m" to PTX for ctx->arch into "out". */
+int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out);
+/* Run ptxas -v on "ptx" for ctx->arch and print a per-kernel summary of
+ * registers, spills and shared memory to stderr. */
+int pb_codegen_ptxas_report(struct pb_ctx *ctx, const char *ptx, size_t len);
+
+#endif

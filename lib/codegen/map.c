@@ -1,0 +1,657 @@
+/* The GPU mapping of pb-codegen: every top-level piece of work of a host
+ * function (a kernel function or @main) becomes one gpu.launch.
+ *
+ * - A loop nest whose outermost loops are parallel (affine.parallel with
+ *   constant bounds, after affine-parallelize) gets the naive mapping: the
+ *   perfectly nested band of parallel loops is linearized onto
+ *   grid.x * block.x threads (PB_CODEGEN_BLOCK per block, the innermost
+ *   loop fastest, so consecutive threads touch consecutive elements), with
+ *   a guard when the grid overshoots; the rest of the nest runs in each
+ *   thread.
+ * - A nest mapped by an earlier stage (affine.parallel {pb.map = "block"}
+ *   holding affine.parallel {pb.map = "thread"} loops, gpu.barrier and
+ *   workgroup buffers) is honoured: the block loops are linearized onto
+ *   grid.x, each thread loop onto thread.x (guarded when it is shorter
+ *   than the block), workgroup buffers become launch attributions.
+ * - Everything else (a nest with no parallel loop, such as a full
+ *   reduction, or scalar work) runs in a single thread; consecutive such
+ *   operations share one launch.
+ */
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "codegen/internal.h"
+
+#define MAXD 16
+
+/* A band of perfectly nested parallel dimensions with constant bounds. */
+struct band {
+	int n;
+	int64_t lb[MAXD], step[MAXD], count[MAXD];
+	MlirValue iv[MAXD];
+	MlirOperation inner; /* the innermost loop of the band */
+};
+
+/* What a launch looks like, see launch_text. */
+struct spec {
+	int64_t grid, block;
+	const char *wg;       /* "workgroup(...)" or "" */
+	int lin;              /* 0: no ids, 1: bx * block + tx, 2: bx */
+	int64_t guard;        /* run only ids below this; 0: no guard */
+	const struct band *b; /* the dimensions to compute from the id */
+};
+
+static MlirBlock body_of(MlirOperation op)
+{
+	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+}
+
+/* The "n" constant results of the affine map attribute "name" of "op" into
+ * "v"; -1 unless the map has exactly "n" constant results. */
+static int const_map(MlirOperation op, const char *name, int n, int64_t *v)
+{
+	MlirAttribute a = pb_ir_attr(op, name);
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a))
+		return -1;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(a);
+	if (mlirAffineMapGetNumResults(map) != n)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, i);
+		if (!mlirAffineExprIsAConstant(e))
+			return -1;
+		v[i] = mlirAffineConstantExprGetValue(e);
+	}
+	return 0;
+}
+
+/* The pb.map attribute of "op" ("block", "thread", ...) or NULL-data. */
+static MlirStringRef map_attr(MlirOperation op)
+{
+	return pb_ir_str_attr(op, "pb.map");
+}
+
+static int map_is(MlirOperation op, const char *what)
+{
+	MlirStringRef s = map_attr(op);
+	return s.data && s.length == strlen(what) &&
+	       !strncmp(s.data, what, s.length);
+}
+
+/* Add the dimensions of "op" to band "b" when "op" is an affine.parallel
+ * with constant bounds and no results; returns 1 when added. */
+static int band_add(MlirOperation op, struct band *b)
+{
+	int64_t lb[MAXD], ub[MAXD];
+	if (!pb_ir_op_is(op, "affine.parallel") ||
+	    mlirOperationGetNumResults(op) || mlirOperationGetNumOperands(op))
+		return 0;
+	MlirBlock body = body_of(op);
+	int n = mlirBlockGetNumArguments(body);
+	MlirAttribute steps = pb_ir_attr(op, "steps");
+	if (b->n + n > MAXD || const_map(op, "lowerBoundsMap", n, lb) ||
+	    const_map(op, "upperBoundsMap", n, ub) ||
+	    mlirAttributeIsNull(steps) || !mlirAttributeIsAArray(steps) ||
+	    mlirArrayAttrGetNumElements(steps) != n)
+		return 0;
+	for (int i = 0; i < n; i++) {
+		int64_t s = mlirIntegerAttrGetValueInt(
+			mlirArrayAttrGetElement(steps, i));
+		int d = b->n + i;
+		if (s < 1)
+			return 0;
+		b->lb[d] = lb[i];
+		b->step[d] = s;
+		b->count[d] = ub[i] > lb[i] ? (ub[i] - lb[i] + s - 1) / s : 0;
+		b->iv[d] = mlirBlockGetArgument(body, i);
+	}
+	b->n += n;
+	b->inner = op;
+	return 1;
+}
+
+/* The band of perfectly nested unmapped parallel loops starting at "op"
+ * into "b" (b->n is 0 when "op" starts none). */
+static void band_collect(MlirOperation op, struct band *b)
+{
+	b->n = 0;
+	if (map_attr(op).data || !band_add(op, b))
+		return;
+	for (;;) {
+		MlirOperation first = mlirBlockGetFirstOperation(body_of(b->inner));
+		MlirOperation next = mlirOperationGetNextInBlock(first);
+		if (mlirOperationIsNull(next) || !pb_ir_op_is(next, "affine.yield") ||
+		    map_attr(first).data || !band_add(first, b))
+			return;
+	}
+}
+
+static int64_t band_total(const struct band *b)
+{
+	int64_t t = 1;
+	for (int i = 0; i < b->n; i++)
+		t *= b->count[i];
+	return t;
+}
+
+/* Append to "t" the affine map computing dimension "d" of "b" from the
+ * linear id "l" (the innermost dimension varies fastest). */
+static void iv_map(struct pb_buf *t, const struct band *b, int d)
+{
+	int64_t s = 1;
+	for (int e = d + 1; e < b->n; e++)
+		s *= b->count[e];
+	pb_buf_puts(t, "affine_map<(l) -> (((l");
+	if (s > 1)
+		pb_buf_printf(t, " floordiv %lld", (long long)s);
+	pb_buf_puts(t, ")");
+	if (d > 0)
+		pb_buf_printf(t, " mod %lld", (long long)b->count[d]);
+	pb_buf_printf(t, ") * %lld + %lld)>", (long long)b->step[d],
+		      (long long)b->lb[d]);
+}
+
+/* Append to "t" the guard "id < guard" (when "guard") and the dimensions
+ * of "b" computed from the value "id"; "close" gets the text that closes
+ * the guard. */
+static void ids_text(struct pb_buf *t, const char *id, int64_t guard,
+		     const struct band *b)
+{
+	if (guard)
+		pb_buf_printf(t, "    affine.if affine_set<(l) : (%lld - l >= 0)>"
+			      "(%s) {\n", (long long)(guard - 1), id);
+	for (int d = 0; b && d < b->n; d++) {
+		pb_buf_printf(t, "      %%i%d = affine.apply ", d);
+		iv_map(t, b, d);
+		pb_buf_printf(t, "(%s)\n", id);
+	}
+	if (guard)
+		pb_buf_puts(t, "    }\n");
+}
+
+/* The text of a function holding the launch described by "s". */
+static void launch_text(struct pb_buf *t, const struct spec *s)
+{
+	pb_buf_printf(t, "func.func @t() {\n"
+		      "  %%c1 = arith.constant 1 : index\n"
+		      "  %%cg = arith.constant %lld : index\n"
+		      "  %%cb = arith.constant %lld : index\n"
+		      "  gpu.launch blocks(%%bx, %%by, %%bz) in (%%gx = %%cg, "
+		      "%%gy = %%c1, %%gz = %%c1) threads(%%tx, %%ty, %%tz) in "
+		      "(%%sx = %%cb, %%sy = %%c1, %%sz = %%c1) %s {\n",
+		      (long long)s->grid, (long long)s->block, s->wg);
+	if (s->lin == 1)
+		pb_buf_printf(t, "    %%lin = affine.apply affine_map<(b, t) -> "
+			      "(b * %lld + t)>(%%bx, %%tx)\n",
+			      (long long)s->block);
+	if (s->lin)
+		ids_text(t, s->lin == 1 ? "%lin" : "%bx", s->guard, s->b);
+	pb_buf_puts(t, "    gpu.terminator\n  }\n  return\n}\n");
+}
+
+/* Where the work of a launch or a guard goes: the operation to insert
+ * before, and the values of the band's dimensions. */
+struct site {
+	MlirOperation before;
+	MlirValue iv[MAXD];
+};
+
+/* Fill "s" from the block "blk" that holds the dimension computations
+ * (affine.apply, after "skip" others) and ends in the work's terminator. */
+static void site_from(MlirBlock blk, int skip, struct site *s)
+{
+	int d = 0;
+	for (MlirOperation op = mlirBlockGetFirstOperation(blk);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		if (pb_ir_op_is(op, "affine.apply") && skip-- <= 0 && d < MAXD)
+			s->iv[d++] = mlirOperationGetResult(op, 0);
+	s->before = mlirBlockGetTerminator(blk);
+}
+
+/* Create the launch described by "sp" before "before" at "loc"; its
+ * operation into "*launch" and where its work goes into "site". */
+static int make_launch(struct pb_ctx *ctx, const struct spec *sp,
+		       MlirOperation before, MlirLocation loc,
+		       MlirOperation *launch, struct site *site)
+{
+	struct pb_buf t = {0};
+	struct pb_codegen_ops out = {0};
+	launch_text(&t, sp);
+	int rc = pb_codegen_instantiate(ctx, t.data, before, 0, NULL, loc, &out);
+	pb_buf_free(&t);
+	if (rc) {
+		pb_codegen_ops_free(&out);
+		return rc;
+	}
+	*launch = out.v[out.n - 1];
+	pb_codegen_ops_free(&out);
+	MlirBlock body = body_of(*launch);
+	if (sp->guard) {
+		MlirOperation op = mlirBlockGetFirstOperation(body);
+		while (!pb_ir_op_is(op, "affine.if"))
+			op = mlirOperationGetNextInBlock(op);
+		site_from(body_of(op), 0, site);
+	} else {
+		site_from(body, sp->lin == 1, site);
+	}
+	return PB_OK;
+}
+
+/* Move the operations of "blk" but its terminator before "before". */
+static void move_ops(MlirBlock blk, MlirOperation before)
+{
+	MlirOperation op = mlirBlockGetFirstOperation(blk), next;
+	for (; !mlirOperationIsNull(op); op = next) {
+		next = mlirOperationGetNextInBlock(op);
+		if (mlirOperationIsNull(next))
+			break;
+		mlirOperationMoveBefore(op, before);
+	}
+}
+
+static void replace_ivs(const struct band *b, const struct site *s)
+{
+	for (int d = 0; d < b->n; d++)
+		mlirValueReplaceAllUsesOfWith(b->iv[d], s->iv[d]);
+}
+
+/* The naive mapping of the nest "op" whose band is "b". */
+static int map_band(struct pb_ctx *ctx, MlirOperation op, struct band *b)
+{
+	int64_t total = band_total(b);
+	MlirOperation launch;
+	struct site site;
+	if (total == 0) {
+		mlirOperationDestroy(op);
+		return PB_OK;
+	}
+	struct spec sp = {0};
+	sp.block = total < PB_CODEGEN_BLOCK ? total : PB_CODEGEN_BLOCK;
+	sp.grid = (total + sp.block - 1) / sp.block;
+	sp.wg = "";
+	sp.lin = 1;
+	sp.guard = sp.grid * sp.block != total ? total : 0;
+	sp.b = b;
+	if (sp.grid > 0x7fffffff) {
+		pb_error_at(ctx, mlirOperationGetLocation(op),
+			    "loop nest of %lld iterations is too large for one "
+			    "grid", (long long)total);
+		return PB_ERR;
+	}
+	if (make_launch(ctx, &sp, op, mlirOperationGetLocation(op), &launch,
+			&site))
+		return PB_ERR;
+	move_ops(body_of(b->inner), site.before);
+	replace_ivs(b, &site);
+	mlirOperationDestroy(op);
+	return PB_OK;
+}
+
+/* Rewrite thread loop "op" (band "b") of a launch whose thread id is
+ * "tx" and block size "nthreads". */
+static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
+			   const struct band *b, MlirValue tx,
+			   int64_t nthreads)
+{
+	struct pb_buf t = {0};
+	struct pb_codegen_ops out = {0};
+	struct site site;
+	int64_t total = band_total(b);
+	pb_buf_puts(&t, "func.func @t(%tx: index) {\n");
+	ids_text(&t, "%tx", total < nthreads ? total : 0, b);
+	pb_buf_puts(&t, "  return\n}\n");
+	int rc = pb_codegen_instantiate(ctx, t.data, op, 1, &tx,
+					mlirOperationGetLocation(op), &out);
+	pb_buf_free(&t);
+	if (rc == PB_OK && total < nthreads) {
+		site_from(body_of(out.v[0]), 0, &site);
+	} else if (rc == PB_OK) {
+		for (int d = 0; d < b->n; d++)
+			site.iv[d] = mlirOperationGetResult(out.v[d], 0);
+		site.before = op;
+	}
+	pb_codegen_ops_free(&out);
+	if (rc)
+		return rc;
+	move_ops(body_of(b->inner), site.before);
+	replace_ivs(b, &site);
+	mlirOperationDestroy(op);
+	return PB_OK;
+}
+
+/* The thread loops of "root" (outermost ones) into "l" and the largest
+ * number of threads one of them needs into "*nthreads". */
+static int thread_loops(struct pb_ctx *ctx, MlirOperation root,
+			struct pb_codegen_ops *l, int64_t *nthreads)
+{
+	struct pb_codegen_ops all = {0};
+	int rc = PB_OK;
+	if (map_is(root, "thread"))
+		pb_codegen_ops_push(&all, root);
+	pb_codegen_collect(root, "affine.parallel", &all);
+	*nthreads = 1;
+	for (int i = 0; i < all.n && rc == PB_OK; i++) {
+		MlirOperation op = all.v[i];
+		struct band b = {0};
+		MlirStringRef s = map_attr(op);
+		if (!s.data)
+			continue;
+		if (!map_is(op, "thread")) {
+			pb_error_at(ctx, mlirOperationGetLocation(op),
+				    "cannot lower a loop mapped to '%.*s' inside "
+				    "a block", (int)s.length, s.data);
+			rc = PB_ERR;
+		} else if (!band_add(op, &b)) {
+			pb_error_at(ctx, mlirOperationGetLocation(op),
+				    "thread-mapped loop needs constant bounds");
+			rc = PB_ERR;
+		} else if (band_total(&b) > 1024) {
+			pb_error_at(ctx, mlirOperationGetLocation(op),
+				    "thread-mapped loop of %lld iterations "
+				    "exceeds 1024 threads per block",
+				    (long long)band_total(&b));
+			rc = PB_ERR;
+		} else {
+			int nested = 0;
+			for (int j = 0; j < l->n; j++)
+				nested |= pb_codegen_inside(op, l->v[j]);
+			if (nested) {
+				pb_error_at(ctx, mlirOperationGetLocation(op),
+					    "cannot lower nested thread-mapped "
+					    "loops");
+				rc = PB_ERR;
+				break;
+			}
+			pb_codegen_ops_push(l, op);
+			if (band_total(&b) > *nthreads)
+				*nthreads = band_total(&b);
+		}
+	}
+	pb_codegen_ops_free(&all);
+	return rc;
+}
+
+/* The workgroup buffers allocated in "root" into "l", and the text of the
+ * matching launch attributions into "wg". */
+static void workgroup_allocs(MlirOperation root, struct pb_codegen_ops *l,
+			     struct pb_buf *wg)
+{
+	struct pb_codegen_ops all = {0};
+	pb_codegen_collect(root, NULL, &all);
+	pb_buf_puts(wg, "");
+	for (int i = 0; i < all.n; i++) {
+		MlirOperation op = all.v[i];
+		if ((!pb_ir_op_is(op, "memref.alloc") &&
+		     !pb_ir_op_is(op, "memref.alloca")) ||
+		    !pb_codegen_is_workgroup(mlirValueGetType(
+			    mlirOperationGetResult(op, 0))))
+			continue;
+		pb_buf_puts(wg, l->n ? ", " : "workgroup(");
+		pb_buf_printf(wg, "%%w%d : ", l->n);
+		pb_codegen_type_str(mlirValueGetType(mlirOperationGetResult(op, 0)),
+				    wg);
+		pb_codegen_ops_push(l, op);
+	}
+	if (l->n)
+		pb_buf_puts(wg, ")");
+	pb_codegen_ops_free(&all);
+}
+
+/* Destroy the memref.dealloc users of "v". */
+static void drop_deallocs(MlirValue v)
+{
+	struct pb_codegen_ops d = {0};
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u))
+		if (pb_ir_op_is(mlirOpOperandGetOwner(u), "memref.dealloc"))
+			pb_codegen_ops_push(&d, mlirOpOperandGetOwner(u));
+	for (int i = 0; i < d.n; i++)
+		mlirOperationDestroy(d.v[i]);
+	pb_codegen_ops_free(&d);
+}
+
+/* The mapping chosen by an earlier stage for nest "op": a block-mapped
+ * loop, or a thread-mapped loop alone (one block). */
+static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
+{
+	struct band b = {0};
+	struct pb_codegen_ops threads = {0}, wg = {0};
+	struct pb_buf wgtext = {0};
+	struct spec sp = {0};
+	struct site site;
+	MlirOperation launch;
+	int is_block = map_is(op, "block"), rc;
+	if (is_block && !band_add(op, &b)) {
+		pb_error_at(ctx, mlirOperationGetLocation(op),
+			    "block-mapped loop needs constant bounds");
+		return PB_ERR;
+	}
+	rc = thread_loops(ctx, op, &threads, &sp.block);
+	if (rc == PB_OK) {
+		workgroup_allocs(op, &wg, &wgtext);
+		sp.grid = is_block ? band_total(&b) : 1;
+		sp.wg = wgtext.data;
+		sp.lin = is_block ? 2 : 0;
+		sp.b = &b;
+		rc = sp.grid ? make_launch(ctx, &sp, op,
+					   mlirOperationGetLocation(op),
+					   &launch, &site)
+			     : PB_OK;
+	}
+	if (rc == PB_OK && !sp.grid) {
+		mlirOperationDestroy(op);
+	} else if (rc == PB_OK) {
+		MlirBlock body = body_of(launch);
+		if (is_block) {
+			move_ops(body_of(op), site.before);
+			replace_ivs(&b, &site);
+			mlirOperationDestroy(op);
+		} else {
+			mlirOperationMoveBefore(op, site.before);
+		}
+		for (int i = 0; i < wg.n; i++) {
+			MlirValue v = mlirOperationGetResult(wg.v[i], 0);
+			drop_deallocs(v);
+			mlirValueReplaceAllUsesOfWith(
+				v, mlirBlockGetArgument(body, 12 + i));
+			mlirOperationDestroy(wg.v[i]);
+		}
+		MlirValue tx = mlirBlockGetArgument(body, 3);
+		for (int i = 0; i < threads.n && rc == PB_OK; i++) {
+			struct band tb = {0};
+			band_add(threads.v[i], &tb);
+			rc = map_thread_loop(ctx, threads.v[i], &tb, tx,
+					     sp.block);
+		}
+	}
+	pb_codegen_ops_free(&threads);
+	pb_codegen_ops_free(&wg);
+	pb_buf_free(&wgtext);
+	return rc;
+}
+
+/* Is "op" pure arithmetic that may stay on the host? */
+static int is_pure(MlirOperation op)
+{
+	return pb_codegen_op_has_prefix(op, "arith.") ||
+	       pb_codegen_op_has_prefix(op, "index.") ||
+	       pb_codegen_op_has_prefix(op, "math.") ||
+	       pb_ir_op_is(op, "affine.apply") ||
+	       pb_ir_op_is(op, "affine.min") || pb_ir_op_is(op, "affine.max") ||
+	       pb_ir_op_is(op, "ub.poison");
+}
+
+/* Does "op" belong to the host side of a function: buffers, views,
+ * calls and launches? */
+static int is_host(MlirOperation op)
+{
+	static const char *names[] = {
+		"func.return", "func.call", "memref.alloc", "memref.alloca",
+		"memref.dealloc", "memref.subview", "memref.collapse_shape",
+		"memref.expand_shape", "memref.reinterpret_cast", "memref.cast",
+		"memref.view", "memref.get_global", "memref.assume_alignment",
+		"gpu.launch", "gpu.launch_func", NULL};
+	for (int i = 0; names[i]; i++)
+		if (pb_ir_op_is(op, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Does an operand of "op" come from one of the "n" operations "g"? */
+static int uses_group(MlirOperation op, MlirOperation *g, int n)
+{
+	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+		MlirOperation d = pb_codegen_def(mlirOperationGetOperand(op, i));
+		for (int j = 0; j < n; j++)
+			if (mlirOperationEqual(d, g[j]))
+				return 1;
+	}
+	return 0;
+}
+
+/* Report a result of "op" used outside "launch". */
+static int check_escape(struct pb_ctx *ctx, MlirOperation op,
+			MlirOperation launch)
+{
+	for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
+		MlirValue v = mlirOperationGetResult(op, i);
+		for (MlirOpOperand u = mlirValueGetFirstUse(v);
+		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+			if (!pb_codegen_inside(mlirOpOperandGetOwner(u), launch)) {
+				pb_error_at(ctx, mlirOperationGetLocation(op),
+					    "cannot lower '%.*s': its result is "
+					    "used outside its kernel",
+					    (int)mlirIdentifierStr(mlirOperationGetName(op)).length,
+					    mlirIdentifierStr(mlirOperationGetName(op)).data);
+				return PB_ERR;
+			}
+	}
+	return PB_OK;
+}
+
+/* Run the "n" operations "g" (in order) in one single-thread launch. */
+static int flush(struct pb_ctx *ctx, struct pb_codegen_ops *g)
+{
+	struct spec sp = {1, 1, "", 0, 0, NULL};
+	struct site site;
+	MlirOperation launch;
+	int rc = PB_OK;
+	if (!g->n)
+		return PB_OK;
+	MlirOperation last = g->v[g->n - 1];
+	rc = make_launch(ctx, &sp, last, mlirOperationGetLocation(g->v[0]),
+			 &launch, &site);
+	for (int i = 0; i < g->n && rc == PB_OK; i++)
+		mlirOperationMoveBefore(g->v[i], site.before);
+	for (int i = 0; i < g->n && rc == PB_OK; i++)
+		rc = check_escape(ctx, g->v[i], launch);
+	g->n = 0;
+	return rc;
+}
+
+/* Map the top-level work of the body of function "func". */
+static int map_func(struct pb_ctx *ctx, MlirOperation func)
+{
+	struct pb_codegen_ops ops = {0}, group = {0};
+	int rc = PB_OK;
+	pb_codegen_block_ops(body_of(func), &ops);
+	for (int i = 0; i < ops.n && rc == PB_OK; i++) {
+		MlirOperation op = ops.v[i];
+		struct band b;
+		if (is_pure(op) && !uses_group(op, group.v, group.n))
+			continue;
+		if (is_host(op)) {
+			rc = flush(ctx, &group);
+			continue;
+		}
+		if (map_attr(op).data) {
+			rc = flush(ctx, &group);
+			if (rc == PB_OK)
+				rc = map_mapped(ctx, op);
+			continue;
+		}
+		band_collect(op, &b);
+		if (b.n) {
+			rc = flush(ctx, &group);
+			if (rc == PB_OK)
+				rc = map_band(ctx, op, &b);
+			continue;
+		}
+		pb_codegen_ops_push(&group, op);
+	}
+	if (rc == PB_OK)
+		rc = flush(ctx, &group);
+	pb_codegen_ops_free(&ops);
+	pb_codegen_ops_free(&group);
+	return rc;
+}
+
+/* Give every buffer allocated inside "launch" a static private
+ * allocation at the start of the kernel (no device-side malloc). */
+static int private_allocs(struct pb_ctx *ctx, MlirOperation launch)
+{
+	struct pb_codegen_ops all = {0};
+	MlirBlock body = body_of(launch);
+	int rc = PB_OK;
+	pb_codegen_collect(launch, NULL, &all);
+	for (int i = 0; i < all.n && rc == PB_OK; i++) {
+		MlirOperation op = all.v[i];
+		int alloc = pb_ir_op_is(op, "memref.alloc");
+		if (!alloc && !pb_ir_op_is(op, "memref.alloca"))
+			continue;
+		MlirValue v = mlirOperationGetResult(op, 0);
+		if (mlirOperationGetNumOperands(op)) {
+			pb_error_at(ctx, mlirOperationGetLocation(op),
+				    "cannot lower a dynamically sized "
+				    "allocation inside a kernel");
+			rc = PB_ERR;
+			break;
+		}
+		MlirOperation first = mlirBlockGetFirstOperation(body);
+		if (!alloc) {
+			mlirOperationMoveBefore(op, first);
+			continue;
+		}
+		struct pb_buf t = {0};
+		struct pb_codegen_ops out = {0};
+		pb_buf_puts(&t, "func.func @t() {\n  %a = memref.alloca() : ");
+		pb_codegen_type_str(mlirValueGetType(v), &t);
+		pb_buf_puts(&t, "\n  return\n}\n");
+		rc = pb_codegen_instantiate(ctx, t.data, first, 0, NULL,
+					    mlirOperationGetLocation(op), &out);
+		if (rc == PB_OK) {
+			drop_deallocs(v);
+			mlirValueReplaceAllUsesOfWith(
+				v, mlirOperationGetResult(out.v[0], 0));
+			mlirOperationDestroy(op);
+		}
+		pb_buf_free(&t);
+		pb_codegen_ops_free(&out);
+	}
+	pb_codegen_ops_free(&all);
+	return rc;
+}
+
+int pb_codegen_map(struct pb_ctx *ctx, MlirModule m)
+{
+	struct pb_codegen_ops funcs = {0}, launches = {0};
+	int rc = PB_OK;
+	pb_codegen_block_ops(mlirModuleGetBody(m), &funcs);
+	for (int i = 0; i < funcs.n && rc == PB_OK; i++)
+		if (pb_ir_op_is(funcs.v[i], "func.func") &&
+		    !mlirRegionIsNull(mlirOperationGetRegion(funcs.v[i], 0)) &&
+		    !mlirBlockIsNull(body_of(funcs.v[i])))
+			rc = map_func(ctx, funcs.v[i]);
+	if (rc == PB_OK)
+		pb_codegen_collect(mlirModuleGetOperation(m), "gpu.launch",
+				   &launches);
+	for (int i = 0; i < launches.n && rc == PB_OK; i++)
+		rc = private_allocs(ctx, launches.v[i]);
+	pb_codegen_ops_free(&funcs);
+	pb_codegen_ops_free(&launches);
+	return rc;
+}

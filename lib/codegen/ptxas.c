@@ -1,0 +1,145 @@
+/* --ptxas-report: assemble the PTX with ptxas -v and summarize its
+ * per-kernel statistics (registers, spills, shared memory, stack). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "codegen/internal.h"
+
+/* The path of ptxas under $CUDA_HOME or /usr/local/cuda into "path"
+ * (size "n"); -1 when there is none. */
+static int find_ptxas(char *path, size_t n)
+{
+	const char *homes[] = {getenv("CUDA_HOME"), "/usr/local/cuda"};
+	for (int i = 0; i < 2; i++) {
+		if (!homes[i] || !*homes[i])
+			continue;
+		snprintf(path, n, "%s/bin/ptxas", homes[i]);
+		if (access(path, X_OK) == 0)
+			return 0;
+	}
+	return -1;
+}
+
+/* Run "argv" with stdout and stderr into "out"; returns its exit status,
+ * or -1 when it could not run. */
+static int run_capture(char *const argv[], struct pb_buf *out)
+{
+	int fd[2], status;
+	char buf[4096];
+	ssize_t k;
+	if (pipe(fd) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		dup2(fd[1], 1);
+		dup2(fd[1], 2);
+		close(fd[0]);
+		close(fd[1]);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	while ((k = read(fd[0], buf, sizeof(buf))) > 0)
+		pb_buf_append(out, buf, k);
+	close(fd[0]);
+	pb_buf_append(out, "", 0);
+	if (waitpid(pid, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The number before "what" in "line", or 0. */
+static long number_before(const char *line, const char *what)
+{
+	const char *p = strstr(line, what);
+	if (!p)
+		return 0;
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && p[-1] >= '0' && p[-1] <= '9')
+		p--;
+	return strtol(p, NULL, 10);
+}
+
+struct stats {
+	char kernel[256];
+	long regs, smem, stack, spill_st, spill_ld;
+};
+
+static void print_stats(struct pb_ctx *ctx, const struct stats *s)
+{
+	if (!s->kernel[0])
+		return;
+	fprintf(stderr, "%s: ptxas %s: %s: %ld registers, %ld bytes smem, "
+		"%ld bytes stack, %ld bytes spill stores, %ld bytes spill "
+		"loads\n", ctx->tool, ctx->arch, s->kernel, s->regs, s->smem,
+		s->stack, s->spill_st, s->spill_ld);
+}
+
+/* Print a summary of the ptxas -v output "text" per kernel. */
+static void summarize(struct pb_ctx *ctx, char *text)
+{
+	struct stats s = {0};
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		const char *q = strstr(line, "Compiling entry function '");
+		if (q) {
+			print_stats(ctx, &s);
+			memset(&s, 0, sizeof(s));
+			q += strlen("Compiling entry function '");
+			size_t n = strcspn(q, "'");
+			if (n >= sizeof(s.kernel))
+				n = sizeof(s.kernel) - 1;
+			memcpy(s.kernel, q, n);
+		} else if (strstr(line, "bytes stack frame")) {
+			s.stack = number_before(line, "bytes stack frame");
+			s.spill_st = number_before(line, "bytes spill stores");
+			s.spill_ld = number_before(line, "bytes spill loads");
+		} else if (strstr(line, "Used ")) {
+			s.regs = number_before(line, "registers");
+			s.smem = number_before(line, "bytes smem");
+		}
+	}
+	print_stats(ctx, &s);
+}
+
+int pb_codegen_ptxas_report(struct pb_ctx *ctx, const char *ptx, size_t len)
+{
+	char ptxas[4096], tmp[] = "/tmp/pb-codegen-XXXXXX.ptx", arch[32];
+	struct pb_buf out = {0};
+	if (find_ptxas(ptxas, sizeof(ptxas))) {
+		pb_error(ctx, "--ptxas-report: ptxas not found (looked in "
+			 "$CUDA_HOME/bin and /usr/local/cuda/bin)");
+		return PB_ERR;
+	}
+	int fd = mkstemps(tmp, 4);
+	if (fd < 0 || write(fd, ptx, len) != (ssize_t)len) {
+		pb_error(ctx, "--ptxas-report: cannot write a temporary file");
+		if (fd >= 0) {
+			close(fd);
+			unlink(tmp);
+		}
+		return PB_ERR;
+	}
+	close(fd);
+	snprintf(arch, sizeof(arch), "-arch=%s", ctx->arch);
+	char *argv[] = {ptxas, "-v", arch, tmp, "-o", "/dev/null", NULL};
+	int st = run_capture(argv, &out);
+	unlink(tmp);
+	if (st != 0) {
+		pb_error(ctx, "ptxas rejected the PTX (exit %d): %s", st,
+			 out.data ? out.data : "");
+		pb_buf_free(&out);
+		return PB_ERR;
+	}
+	summarize(ctx, out.data ? out.data : (char *)"");
+	pb_buf_free(&out);
+	return PB_OK;
+}

@@ -1,0 +1,184 @@
+/* Small helpers of pb-codegen: operation lists, walks, printing and the
+ * instantiation of IR templates written as text. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/BuiltinTypes.h"
+
+#include "codegen/internal.h"
+
+void pb_codegen_ops_push(struct pb_codegen_ops *l, MlirOperation op)
+{
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 16;
+		l->v = realloc(l->v, l->cap * sizeof(*l->v));
+		if (!l->v)
+			abort();
+	}
+	l->v[l->n++] = op;
+}
+
+void pb_codegen_ops_free(struct pb_codegen_ops *l)
+{
+	free(l->v);
+	l->v = NULL;
+	l->n = l->cap = 0;
+}
+
+struct collect {
+	MlirOperation root;
+	const char *name;
+	struct pb_codegen_ops *l;
+};
+
+static MlirWalkResult collect_cb(MlirOperation op, void *user)
+{
+	struct collect *c = user;
+	if (!mlirOperationEqual(op, c->root) &&
+	    (!c->name || pb_ir_op_is(op, c->name)))
+		pb_codegen_ops_push(c->l, op);
+	return MlirWalkResultAdvance;
+}
+
+void pb_codegen_collect(MlirOperation root, const char *name,
+			struct pb_codegen_ops *l)
+{
+	struct collect c = {root, name, l};
+	mlirOperationWalk(root, collect_cb, &c, MlirWalkPreOrder);
+}
+
+void pb_codegen_block_ops(MlirBlock block, struct pb_codegen_ops *l)
+{
+	for (MlirOperation op = mlirBlockGetFirstOperation(block);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		pb_codegen_ops_push(l, op);
+}
+
+int pb_codegen_op_has_prefix(MlirOperation op, const char *prefix)
+{
+	MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+	size_t n = strlen(prefix);
+	return s.length >= n && !strncmp(s.data, prefix, n);
+}
+
+int pb_codegen_inside(MlirOperation op, MlirOperation ancestor)
+{
+	for (; !mlirOperationIsNull(op);
+	     op = mlirOperationGetParentOperation(op))
+		if (mlirOperationEqual(op, ancestor))
+			return 1;
+	return 0;
+}
+
+MlirOperation pb_codegen_def(MlirValue v)
+{
+	if (mlirValueIsAOpResult(v))
+		return mlirOpResultGetOwner(v);
+	return mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
+}
+
+void pb_codegen_type_str(MlirType t, struct pb_buf *out)
+{
+	mlirTypePrint(t, pb_buf_mlir_callback, out);
+	pb_buf_append(out, "", 0);
+}
+
+void pb_codegen_attr_str(MlirAttribute a, struct pb_buf *out)
+{
+	mlirAttributePrint(a, pb_buf_mlir_callback, out);
+	pb_buf_append(out, "", 0);
+}
+
+int pb_codegen_is_workgroup(MlirType t)
+{
+	struct pb_buf b = {0};
+	int r;
+	if (!mlirTypeIsAMemRef(t))
+		return 0;
+	MlirAttribute ms = mlirMemRefTypeGetMemorySpace(t);
+	if (mlirAttributeIsNull(ms))
+		return 0;
+	pb_codegen_attr_str(ms, &b);
+	r = !strcmp(b.data, "#gpu.address_space<workgroup>") ||
+	    !strcmp(b.data, "3 : i64") || !strcmp(b.data, "3 : i32");
+	pb_buf_free(&b);
+	return r;
+}
+
+/* A linear map from template values to their images. */
+struct vmap {
+	MlirValue *from, *to;
+	int n, cap;
+};
+
+static void vmap_add(struct vmap *m, MlirValue from, MlirValue to)
+{
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->from = realloc(m->from, m->cap * sizeof(MlirValue));
+		m->to = realloc(m->to, m->cap * sizeof(MlirValue));
+		if (!m->from || !m->to)
+			abort();
+	}
+	m->from[m->n] = from;
+	m->to[m->n++] = to;
+}
+
+struct remap {
+	const struct vmap *m;
+	MlirLocation loc;
+};
+
+/* Replace the operands of "op" that the map in "user" knows and set its
+ * location. */
+static MlirWalkResult remap_cb(MlirOperation op, void *user)
+{
+	struct remap *r = user;
+	intptr_t n = mlirOperationGetNumOperands(op);
+	for (intptr_t i = 0; i < n; i++) {
+		MlirValue v = mlirOperationGetOperand(op, i);
+		for (int j = 0; j < r->m->n; j++)
+			if (mlirValueEqual(v, r->m->from[j])) {
+				mlirOperationSetOperand(op, i, r->m->to[j]);
+				break;
+			}
+	}
+	mlirOperationSetLocation(op, r->loc);
+	return MlirWalkResultAdvance;
+}
+
+int pb_codegen_instantiate(struct pb_ctx *ctx, const char *text,
+			   MlirOperation before, int nargs,
+			   const MlirValue *args, MlirLocation loc,
+			   struct pb_codegen_ops *out)
+{
+	MlirModule t = mlirModuleCreateParse(ctx->mlir, pb_str(text));
+	if (mlirModuleIsNull(t)) {
+		pb_error(ctx, "internal: bad codegen template:\n%s", text);
+		return PB_ERR;
+	}
+	MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(t));
+	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+	MlirBlock dest = mlirOperationGetBlock(before);
+	struct vmap m = {0};
+	for (int i = 0; i < nargs && i < mlirBlockGetNumArguments(body); i++)
+		vmap_add(&m, mlirBlockGetArgument(body, i), args[i]);
+	for (MlirOperation op = mlirBlockGetFirstOperation(body);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		if (pb_ir_op_is(op, "func.return"))
+			break;
+		MlirOperation c = mlirOperationClone(op);
+		struct remap r = {&m, loc};
+		mlirOperationWalk(c, remap_cb, &r, MlirWalkPreOrder);
+		for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+			vmap_add(&m, mlirOperationGetResult(op, i),
+				 mlirOperationGetResult(c, i));
+		mlirBlockInsertOwnedOperationBefore(dest, before, c);
+		if (out)
+			pb_codegen_ops_push(out, c);
+	}
+	free(m.from);
+	free(m.to);
+	mlirModuleDestroy(t);
+	return PB_OK;
+}
