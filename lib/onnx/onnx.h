@@ -8,6 +8,8 @@
 
 struct pb_import_opts {
 	int inline_weights; /* --inline-weights: initializers as constants */
+	struct pb_strlist shapes; /* --shape NAME=DxDx..: bind input shapes */
+	int debug_text; /* --debug-text: the generated text to stderr */
 };
 
 /* Import the ONNX model in "in" (raw bytes; in->path names it) as a module
@@ -15,6 +17,10 @@ struct pb_import_opts {
  * PB_OK and *out, or PB_ERR after reporting one error line. */
 int pb_onnx_import(struct pb_ctx *ctx, const struct pb_input *in,
 		   const struct pb_import_opts *opts, MlirModule *out);
+
+/* Verify "m" and print it into "out" with its locations (each op's
+ * loc("<onnx node>")), so that later stages still name the node. */
+int pb_onnx_print(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out);
 
 /* Decode one serialized TensorProto (an ONNX test_data_set input_N.pb)
  * into "t". "what" names the source in the error. */

@@ -1,0 +1,639 @@
+/* The ONNX importer: an ONNX graph becomes MLIR text (linalg on tensors)
+ * that is parsed and verified into a module.
+ *
+ * The text has this layout:
+ *
+ *	#l0 = loc("Conv_0")                  one location alias per node
+ *	module attributes {pb.source = "m.onnx", pb.stage = "import"} {
+ *	  func.func @main(%a0: <input> {pb.name = ..},
+ *	                  %p0: <initializer> {pb.param = ..})
+ *	      -> (<output> {pb.name = ..}) {
+ *	    <one group of ops per node, each op with loc(#l<node>)>
+ *	    return ...
+ *	  }
+ *	}
+ *
+ * Values known at import time (initializers, Constant nodes and what is
+ * computed from them and from static shapes) are folded; they reach the
+ * IR only where a node uses them as data. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/BuiltinAttributes.h"
+
+#include "onnx/import.h"
+
+/* FNV-1a hash of "str". */
+static size_t hash(const char *str)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *str; str++)
+		h = (h ^ (unsigned char)*str) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of "name" in the hash table of "s" (empty or matching). */
+static size_t slot(struct imp *s, const char *name)
+{
+	size_t i = hash(name) & (s->hcap - 1);
+	while (s->hkeys[i] && strcmp(s->hkeys[i], name))
+		i = (i + 1) & (s->hcap - 1);
+	return i;
+}
+
+/* Map ONNX name "name" to value "v" (replacing an earlier mapping). */
+static void bind(struct imp *s, const char *name, struct val *v)
+{
+	if (2 * (s->hlen + 1) > s->hcap) {
+		const char **keys = s->hkeys;
+		struct val **vals = s->hvals;
+		size_t cap = s->hcap;
+		s->hcap = cap ? 2 * cap : 256;
+		s->hkeys = calloc(s->hcap, sizeof(*s->hkeys));
+		s->hvals = calloc(s->hcap, sizeof(*s->hvals));
+		if (!s->hkeys || !s->hvals) {
+			fprintf(stderr, "pb: out of memory\n");
+			exit(PB_ERR);
+		}
+		for (size_t i = 0; i < cap; i++) {
+			if (!keys[i])
+				continue;
+			size_t j = slot(s, keys[i]);
+			s->hkeys[j] = keys[i];
+			s->hvals[j] = vals[i];
+		}
+		free(keys);
+		free(vals);
+	}
+	size_t i = slot(s, name);
+	if (!s->hkeys[i])
+		s->hlen++;
+	s->hkeys[i] = name;
+	s->hvals[i] = v;
+}
+
+/* The value named "name" in "s", or NULL. */
+static struct val *lookup(struct imp *s, const char *name)
+{
+	if (!s->hcap)
+		return NULL;
+	size_t i = slot(s, name);
+	return s->hkeys[i] ? s->hvals[i] : NULL;
+}
+
+/* A new value called "name" of type "dt" and shape "sh", owned by "s". */
+static struct val *new_val(struct imp *s, const char *name, enum pb_dtype dt,
+			   const struct shape *sh)
+{
+	struct val *v = calloc(1, sizeof(*v));
+	struct val **vals = realloc(s->vals, sizeof(*vals) * (s->nvals + 1));
+	if (!v || !vals) {
+		fprintf(stderr, "pb: out of memory\n");
+		exit(PB_ERR);
+	}
+	s->vals = vals;
+	s->vals[s->nvals++] = v;
+	v->name = name;
+	v->dtype = dt;
+	v->sh = *sh;
+	bind(s, name, v);
+	return v;
+}
+
+/* Input "i" of the current node, or NULL when absent or empty. */
+struct val *pb_imp_in(struct imp *s, size_t i)
+{
+	if (i >= s->node->n_input || !s->node->input[i][0])
+		return NULL;
+	return lookup(s, s->node->input[i]);
+}
+
+/* The number of inputs of the current node, trailing empty ones dropped. */
+int pb_imp_nin(struct imp *s)
+{
+	int n = (int)s->node->n_input;
+	while (n > 0 && !s->node->input[n - 1][0])
+		n--;
+	return n;
+}
+
+/* Define output "i" of the current node as a new value of type "dt" and
+ * shape "sh". Returns NULL when the node has no such output. */
+struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
+		       const struct shape *sh)
+{
+	if (i >= s->node->n_output || !s->node->output[i][0])
+		return NULL;
+	return new_val(s, s->node->output[i], dt, sh);
+}
+
+/* Make output "out" of the current node another name of value "v". */
+int pb_imp_alias(struct imp *s, size_t out, struct val *v)
+{
+	if (out < s->node->n_output && s->node->output[out][0])
+		bind(s, s->node->output[out], v);
+	return PB_OK;
+}
+
+/* The contents of "v" when known at import time (decoding its initializer
+ * on first use), else NULL. A decoding error is reported. */
+struct pb_tensor *pb_imp_known(struct imp *s, struct val *v)
+{
+	if (v->k || !v->init)
+		return v->k;
+	struct pb_tensor *t = calloc(1, sizeof(*t));
+	struct pb_buf where = {0};
+	pb_buf_printf(&where, "%s: tensor '%s'", s->file, v->name);
+	if (!t || pb_onnx_tensor_from_proto(s->ctx, where.data, v->init, t)) {
+		free(t);
+		t = NULL;
+	}
+	pb_buf_free(&where);
+	v->k = t;
+	return t;
+}
+
+/* Append "n" bytes at "p" as upper-case hex digits to "b". */
+static void put_hex(struct pb_buf *b, const unsigned char *p, size_t n)
+{
+	static const char digits[] = "0123456789ABCDEF";
+	char chunk[512];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++) {
+		chunk[k++] = digits[p[i] >> 4];
+		chunk[k++] = digits[p[i] & 15];
+		if (k == sizeof(chunk)) {
+			pb_buf_append(b, chunk, k);
+			k = 0;
+		}
+	}
+	pb_buf_append(b, chunk, k);
+}
+
+/* Emit the known f32 contents "t" of shape "sh" as a dense arith.constant
+ * (hex form; one element when all are equal) named "res". */
+static void emit_dense(struct imp *s, const struct name *res,
+		       const struct pb_tensor *t, const struct shape *sh)
+{
+	size_t esz = pb_dtype_size(t->dtype), n = t->nbytes / esz;
+	int splat = n > 0;
+	for (size_t i = 1; splat && i < n; i++)
+		splat = !memcmp((char *)t->data + i * esz, t->data, esz);
+	pb_buf_printf(&s->body, "    %s = arith.constant dense<\"0x", res->s);
+	put_hex(&s->body, t->data, splat ? esz : t->nbytes);
+	pb_imp_emit(s, "\"> : %s", pb_imp_ty(sh).s);
+}
+
+/* Add an argument for parameter "v" to the function: the initializer (or
+ * large Constant) it holds, loaded by the runtime from pb.source. */
+static void add_param(struct imp *s, struct val *v)
+{
+	snprintf(v->ssa.s, sizeof(v->ssa.s), "%%p%d", s->nparams++);
+	pb_buf_printf(&s->args, "%s%s: %s {pb.param = ", s->nargs++ ? ",\n      " : "",
+		      v->ssa.s, pb_imp_ty(&v->sh).s);
+	pb_imp_str(&s->args, v->name);
+	pb_buf_puts(&s->args, "} loc(unknown)");
+}
+
+/* The SSA tensor of "v", materializing it on first use: an initializer
+ * becomes a pb.param argument (or a dense constant with
+ * --inline-weights), other known contents a dense constant. Only float32
+ * values can be used as data. NULL after reporting an error. */
+const char *pb_imp_use(struct imp *s, struct val *v)
+{
+	if (v->ssa.s[0])
+		return v->ssa.s;
+	if (v->dtype != PB_DT_F32) {
+		pb_imp_node_error(s, "tensor '%s' has type %s: only float32 "
+				  "data is supported",
+				  v->name, pb_dtype_name(v->dtype));
+		return NULL;
+	}
+	if (v->init && !s->opts->inline_weights &&
+	    (v->is_init || pb_imp_numel(&v->sh) > PB_INLINE_MAX)) {
+		add_param(s, v);
+		return v->ssa.s;
+	}
+	struct pb_tensor *t = pb_imp_known(s, v);
+	if (!t) {
+		if (!s->ctx->nerrors)
+			pb_imp_node_error(s, "tensor '%s' has no value", v->name);
+		return NULL;
+	}
+	v->ssa = pb_imp_fresh(s);
+	emit_dense(s, &v->ssa, t, &v->sh);
+	return v->ssa.s;
+}
+
+/* Parse "spec" ("name=1x3x224x224") of --shape and, when it names
+ * "input", store its dims into "sh". Returns 1 when it applied, 0 when it
+ * names another input, -1 on a malformed spec (reported). */
+static int shape_spec(struct imp *s, const char *spec, const char *input,
+		      struct shape *sh)
+{
+	const char *eq = strrchr(spec, '=');
+	if (!eq || eq == spec) {
+		pb_error(s->ctx, "bad --shape '%s': expected NAME=DxDx...",
+			 spec);
+		return -1;
+	}
+	if (strlen(input) != (size_t)(eq - spec) ||
+	    strncmp(spec, input, eq - spec))
+		return 0;
+	const char *p = eq + 1;
+	sh->rank = 0;
+	while (*p) {
+		char *end;
+		long long d = strtoll(p, &end, 10);
+		if (end == p || d < 0 || sh->rank == PB_MAX_RANK ||
+		    (*end && *end != 'x')) {
+			pb_error(s->ctx, "bad --shape '%s': expected NAME=DxDx...",
+				 spec);
+			return -1;
+		}
+		sh->d[sh->rank++] = d;
+		p = *end ? end + 1 : end;
+	}
+	return 1;
+}
+
+/* The static shape of graph input "vi" into "sh", with --shape bindings
+ * taking precedence over the model. */
+static int input_shape(struct imp *s, const Onnx__ValueInfoProto *vi,
+		       struct shape *sh)
+{
+	for (int i = 0; i < s->opts->shapes.n; i++) {
+		int r = shape_spec(s, s->opts->shapes.v[i], vi->name, sh);
+		if (r)
+			return r < 0 ? PB_ERR : PB_OK;
+	}
+	const Onnx__TensorShapeProto *tsh = vi->type->tensor_type->shape;
+	if (!tsh) {
+		pb_error(s->ctx, "input '%s' has no shape (bind it with "
+			 "--shape %s=DxDx...)", vi->name, vi->name);
+		return PB_ERR;
+	}
+	if (tsh->n_dim > PB_MAX_RANK) {
+		pb_error(s->ctx, "input '%s' has rank %zu: at most %d is "
+			 "supported", vi->name, tsh->n_dim, PB_MAX_RANK);
+		return PB_ERR;
+	}
+	sh->rank = (int)tsh->n_dim;
+	for (size_t i = 0; i < tsh->n_dim; i++) {
+		const Onnx__TensorShapeProto__Dimension *d = tsh->dim[i];
+		if (d->value_case !=
+			    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ||
+		    d->dim_value < 0) {
+			const char *sym = d->value_case ==
+				ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM
+				? d->dim_param : "?";
+			pb_error(s->ctx, "input '%s' has a dynamic dimension "
+				 "'%s' (bind it with --shape %s=DxDx...)",
+				 vi->name, sym, vi->name);
+			return PB_ERR;
+		}
+		sh->d[i] = d->dim_value;
+	}
+	return PB_OK;
+}
+
+/* The static shape declared for value "name" (a graph output or a
+ * value_info entry) into "sh"; PB_ERR (not reported) when none is. */
+int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh)
+{
+	const Onnx__ValueInfoProto *vi = NULL;
+	for (size_t i = 0; !vi && i < s->g->n_output; i++)
+		if (!strcmp(s->g->output[i]->name, name))
+			vi = s->g->output[i];
+	for (size_t i = 0; !vi && i < s->g->n_value_info; i++)
+		if (!strcmp(s->g->value_info[i]->name, name))
+			vi = s->g->value_info[i];
+	if (!vi || !vi->type || vi->type->value_case !=
+			ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
+	    !vi->type->tensor_type->shape ||
+	    vi->type->tensor_type->shape->n_dim > PB_MAX_RANK)
+		return PB_ERR;
+	const Onnx__TensorShapeProto *t = vi->type->tensor_type->shape;
+	sh->rank = (int)t->n_dim;
+	for (size_t i = 0; i < t->n_dim; i++) {
+		if (t->dim[i]->value_case !=
+		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+			return PB_ERR;
+		sh->d[i] = t->dim[i]->dim_value;
+	}
+	return PB_OK;
+}
+
+/* Register the initializers of the graph as known values. */
+static int add_initializers(struct imp *s)
+{
+	for (size_t i = 0; i < s->g->n_initializer; i++) {
+		const Onnx__TensorProto *t = s->g->initializer[i];
+		struct shape sh = {0};
+		if (!t->name || t->n_dims > PB_MAX_RANK) {
+			pb_error(s->ctx, "initializer %zu: bad name or rank", i);
+			return PB_ERR;
+		}
+		sh.rank = (int)t->n_dims;
+		for (size_t j = 0; j < t->n_dims; j++)
+			sh.d[j] = t->dims[j];
+		struct val *v = new_val(s, t->name,
+					(enum pb_dtype)t->data_type, &sh);
+		v->init = t;
+		v->is_init = 1;
+	}
+	if (s->g->n_sparse_initializer) {
+		pb_error(s->ctx, "sparse initializers are not supported");
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+/* Turn the graph inputs that are not initializers into arguments. */
+static int add_inputs(struct imp *s)
+{
+	for (size_t i = 0; i < s->g->n_input; i++) {
+		const Onnx__ValueInfoProto *vi = s->g->input[i];
+		struct val *old = lookup(s, vi->name);
+		if (old && old->is_init)
+			continue;
+		if (!vi->type || vi->type->value_case !=
+				 ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE) {
+			pb_error(s->ctx, "input '%s' is not a tensor", vi->name);
+			return PB_ERR;
+		}
+		/* integer inputs (shapes, indices) may be arguments: their
+		 * values are unknown here, so only declared shapes use them */
+		enum pb_dtype dt = vi->type->tensor_type->elem_type;
+		if (dt != PB_DT_F32 && dt != PB_DT_I64 && dt != PB_DT_I32 &&
+		    dt != PB_DT_BOOL) {
+			pb_error(s->ctx, "input '%s' has type %s: only float32 "
+				 "inputs are supported", vi->name,
+				 pb_dtype_name(dt));
+			return PB_ERR;
+		}
+		struct shape sh;
+		if (input_shape(s, vi, &sh))
+			return PB_ERR;
+		struct val *v = new_val(s, vi->name, dt, &sh);
+		snprintf(v->ssa.s, sizeof(v->ssa.s), "%%a%zu", i);
+		pb_buf_printf(&s->args, "%s%s: %s {pb.name = ",
+			      s->nargs++ ? ",\n      " : "", v->ssa.s,
+			      pb_imp_ty_dt(&sh, dt).s);
+		pb_imp_str(&s->args, vi->name);
+		pb_buf_puts(&s->args, "} loc(unknown)");
+	}
+	return PB_OK;
+}
+
+/* Is "name" in the comma-separated list "list"? */
+static int in_list(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+	for (const char *p = list; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !strncmp(p, name, n))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The lowering of "op_type" and the attributes it understands. */
+static pb_imp_op_fn lookup_op(const char *op_type, const char **attrs)
+{
+	static const struct pb_imp_op *tables[] = {
+		pb_imp_ops_math, pb_imp_ops_nn, pb_imp_ops_shape};
+	for (size_t t = 0; t < sizeof(tables) / sizeof(*tables); t++)
+		for (const struct pb_imp_op *o = tables[t]; o->name; o++)
+			if (!strcmp(o->name, op_type)) {
+				*attrs = o->attrs;
+				return o->fn;
+			}
+	return NULL;
+}
+
+/* Lower node "i" of the graph. */
+static int import_node(struct imp *s, size_t i)
+{
+	const Onnx__NodeProto *n = s->g->node[i];
+	struct pb_buf name = {0};
+	s->node = n;
+	if (n->name && *n->name)
+		pb_buf_puts(&name, n->name);
+	else
+		pb_buf_printf(&name, "%s_%zu", n->op_type, i);
+	free(s->node_name);
+	s->node_name = name.data;
+	s->loc = s->nlocs++;
+	pb_buf_printf(&s->locs, "#l%d = loc(", s->loc);
+	pb_imp_str(&s->locs, s->node_name);
+	pb_buf_puts(&s->locs, ")\n");
+
+	if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
+		return pb_imp_node_error(s, "domain '%s' is not supported",
+					 n->domain);
+	const char *attrs = NULL;
+	pb_imp_op_fn fn = lookup_op(n->op_type, &attrs);
+	if (!fn)
+		return pb_imp_node_error(s, "operator not supported");
+	for (size_t a = 0; a < n->n_attribute; a++)
+		if (!in_list(attrs, n->attribute[a]->name))
+			return pb_imp_node_error(s, "attribute '%s' is not "
+						 "supported",
+						 n->attribute[a]->name);
+	for (size_t k = 0; k < n->n_input; k++)
+		if (n->input[k][0] && !lookup(s, n->input[k]))
+			return pb_imp_node_error(s, "input '%s' is not defined",
+						 n->input[k]);
+	if (fn(s))
+		return PB_ERR;
+	for (size_t k = 0; k < n->n_output; k++)
+		if (n->output[k][0] && !lookup(s, n->output[k]))
+			return pb_imp_node_error(s, "output %zu ('%s') is not "
+						 "supported", k, n->output[k]);
+	return PB_OK;
+}
+
+/* Emit the return of the graph outputs and collect their result types
+ * with pb.name attributes into "res". */
+static int add_outputs(struct imp *s, struct pb_buf *res)
+{
+	struct pb_buf ret = {0}, tys = {0};
+	s->node = NULL;
+	s->loc = -1;
+	for (size_t i = 0; i < s->g->n_output; i++) {
+		const char *name = s->g->output[i]->name;
+		struct val *v = lookup(s, name);
+		const char *x = NULL;
+		if (!v)
+			pb_error(s->ctx, "output '%s' is not defined", name);
+		else if (v->dtype != PB_DT_F32)
+			pb_error(s->ctx, "output '%s' has type %s: only float32 "
+				 "outputs are supported", name,
+				 pb_dtype_name(v->dtype));
+		else
+			x = pb_imp_use(s, v);
+		if (!x) {
+			pb_buf_free(&ret);
+			pb_buf_free(&tys);
+			return PB_ERR;
+		}
+		const char *sep = i ? ", " : "";
+		pb_buf_printf(&ret, "%s%s", sep, x);
+		pb_buf_printf(&tys, "%s%s", sep, pb_imp_ty(&v->sh).s);
+		pb_buf_printf(res, "%s%s {pb.name = ", sep, pb_imp_ty(&v->sh).s);
+		pb_imp_str(res, name);
+		pb_buf_puts(res, "}");
+	}
+	if (s->g->n_output)
+		pb_buf_printf(&s->body, "    return %s : %s loc(unknown)\n",
+			      ret.data, tys.data);
+	else
+		pb_buf_puts(&s->body, "    return loc(unknown)\n");
+	pb_buf_free(&ret);
+	pb_buf_free(&tys);
+	return PB_OK;
+}
+
+/* The default-domain opset version the model imports. */
+static int64_t opset_version(const Onnx__ModelProto *m)
+{
+	for (size_t i = 0; i < m->n_opset_import; i++) {
+		const char *d = m->opset_import[i]->domain;
+		if (!d || !*d || !strcmp(d, "ai.onnx"))
+			return m->opset_import[i]->version;
+	}
+	return 1;
+}
+
+/* Assemble the whole module text of "s" (after the graph was lowered,
+ * with result types "res") into "out". */
+static void assemble(struct imp *s, const struct pb_buf *res,
+		     struct pb_buf *out)
+{
+	if (s->locs.len)
+		pb_buf_append(out, s->locs.data, s->locs.len);
+	pb_buf_puts(out, "module attributes {");
+	if (s->path) {
+		pb_buf_puts(out, "pb.source = ");
+		pb_imp_str(out, s->path);
+		pb_buf_puts(out, ", ");
+	}
+	pb_buf_puts(out, "pb.stage = \"import\"} {\n  func.func @main(");
+	if (s->args.len)
+		pb_buf_append(out, s->args.data, s->args.len);
+	pb_buf_printf(out, ") -> (%s) {\n", res->data ? res->data : "");
+	if (s->body.len)
+		pb_buf_append(out, s->body.data, s->body.len);
+	pb_buf_puts(out, "  } loc(unknown)\n} loc(unknown)\n");
+}
+
+/* Lower the whole graph of "s" into module text "out". */
+static int lower_graph(struct imp *s, struct pb_buf *out)
+{
+	struct pb_buf res = {0};
+	int rc = add_initializers(s);
+	if (!rc)
+		rc = add_inputs(s);
+	for (size_t i = 0; !rc && i < s->g->n_node; i++)
+		rc = import_node(s, i);
+	if (!rc)
+		rc = add_outputs(s, &res);
+	if (!rc && s->nparams && !s->path) {
+		pb_error(s->ctx, "the model is read from stdin, so its weights "
+			 "cannot be referenced: name the file or use "
+			 "--inline-weights");
+		rc = PB_ERR;
+	}
+	if (!rc)
+		assemble(s, &res, out);
+	pb_buf_free(&res);
+	return rc;
+}
+
+/* Free the state of "s" (not "s" itself). */
+static void imp_clear(struct imp *s)
+{
+	for (int i = 0; i < s->nvals; i++) {
+		if (s->vals[i]->k) {
+			pb_tensor_clear(s->vals[i]->k);
+			free(s->vals[i]->k);
+		}
+		free(s->vals[i]);
+	}
+	free(s->vals);
+	free(s->hkeys);
+	free(s->hvals);
+	free(s->node_name);
+	pb_buf_free(&s->locs);
+	pb_buf_free(&s->args);
+	pb_buf_free(&s->body);
+	if (s->model)
+		onnx__model_proto__free_unpacked(s->model, NULL);
+}
+
+/* Import the ONNX model in "in" as a module on tensors into "*out" (see
+ * the layout above); "opts" selects inlined weights and input shapes. */
+int pb_onnx_import(struct pb_ctx *ctx, const struct pb_input *in,
+		   const struct pb_import_opts *opts, MlirModule *out)
+{
+	static const struct pb_import_opts none;
+	struct imp s = {0};
+	struct pb_buf text = {0};
+	int rc = PB_ERR;
+	*out = (MlirModule){NULL};
+	s.ctx = ctx;
+	s.opts = opts ? opts : &none;
+	s.file = in->name;
+	s.path = in->path;
+	s.model = pb_onnx_model_unpack(ctx, in->name, in->data, in->len);
+	if (!s.model)
+		goto done;
+	s.g = s.model->graph;
+	s.opset = opset_version(s.model);
+	if (lower_graph(&s, &text))
+		goto done;
+	if (s.opts->debug_text) {
+		fwrite(text.data, 1, text.len, stderr);
+		fflush(stderr);
+	}
+	MlirOperation op = mlirOperationCreateParse(
+		ctx->mlir, mlirStringRefCreate(text.data, text.len),
+		mlirStringRefCreateFromCString(in->name));
+	if (mlirOperationIsNull(op)) {
+		pb_error(ctx, "internal: the generated module does not parse");
+		goto done;
+	}
+	if (!mlirOperationVerify(op)) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "internal: the generated module does not "
+				 "verify");
+		mlirOperationDestroy(op);
+		goto done;
+	}
+	*out = mlirModuleFromOperation(op);
+	rc = PB_OK;
+done:
+	pb_buf_free(&text);
+	imp_clear(&s);
+	return rc;
+}
+
+/* Verify "m" and print it into "out" with debug locations. */
+int pb_onnx_print(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
+{
+	MlirOperation op = mlirModuleGetOperation(m);
+	if (!mlirOperationVerify(op)) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "the module does not verify");
+		return PB_ERR;
+	}
+	MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+	mlirOpPrintingFlagsEnableDebugInfo(flags, true, false);
+	mlirOperationPrintWithFlags(op, flags, pb_buf_mlir_callback, out);
+	mlirOpPrintingFlagsDestroy(flags);
+	pb_buf_append(out, "\n", 1);
+	return PB_OK;
+}

@@ -1,0 +1,155 @@
+/* Internal interface of the ONNX importer: the import state, the value
+ * table, the text emitter and the op lowerings (lib/onnx/import*.c). */
+#ifndef PB_ONNX_IMPORT_H
+#define PB_ONNX_IMPORT_H
+
+#include "onnx/internal.h"
+#include "onnx/onnx.h"
+
+/* Constants with at most this many elements are folded at import time;
+ * Constant node values with at most this many are inlined as dense
+ * constants when used as data (larger ones become pb.param arguments). */
+#define PB_FOLD_MAX 4096
+#define PB_INLINE_MAX 1024
+
+/* A static tensor shape. */
+struct shape {
+	int rank;
+	int64_t d[PB_MAX_RANK];
+};
+
+/* An SSA name ("%v12", "%a0", "%p3") or a type/map text, by value. */
+struct name {
+	char s[48];
+};
+struct text {
+	char s[640];
+};
+
+/* A value of the graph. Several ONNX names may map to one value
+ * (Identity). "ssa" is empty until the value exists in the emitted IR;
+ * "k" holds contents known at import time (folded shapes, constants). */
+struct val {
+	const char *name;
+	enum pb_dtype dtype;
+	struct shape sh;
+	struct name ssa;
+	struct pb_tensor *k;
+	const Onnx__TensorProto *init; /* initializer or Constant value */
+	int is_init;                   /* init is a graph initializer */
+};
+
+/* The state of one import. */
+struct imp {
+	struct pb_ctx *ctx;
+	const struct pb_import_opts *opts;
+	const char *file; /* the model as named in messages */
+	const char *path; /* the model's path, NULL for stdin */
+	Onnx__ModelProto *model;
+	Onnx__GraphProto *g;
+	int64_t opset;
+	struct pb_buf locs, args, body;
+	int nssa, nargs, nparams, nlocs;
+	struct val **vals;
+	int nvals;
+	/* name -> val hash table (open addressing) */
+	const char **hkeys;
+	struct val **hvals;
+	size_t hcap, hlen;
+	/* the node being lowered */
+	const Onnx__NodeProto *node;
+	char *node_name;
+	int loc; /* its location alias #l<loc> */
+};
+
+/* import_emit.c: text helpers. */
+struct name pb_imp_fresh(struct imp *s);
+struct text pb_imp_ty(const struct shape *sh);
+struct text pb_imp_ty_rank(int rank, const int64_t *d);
+struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt);
+struct text pb_imp_map(int ndims, int nres, const int *res);
+struct text pb_imp_ints(int n, const int64_t *v);
+struct text pb_imp_f32(double x);
+void pb_imp_emit(struct imp *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pb_imp_raw(struct imp *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void pb_imp_str(struct pb_buf *b, const char *str);
+int pb_imp_node_error(struct imp *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Values: lookup, definition, materialization as SSA tensors. */
+struct val *pb_imp_in(struct imp *s, size_t i);
+int pb_imp_nin(struct imp *s);
+struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
+		       const struct shape *sh);
+struct pb_tensor *pb_imp_known(struct imp *s, struct val *v);
+const char *pb_imp_use(struct imp *s, struct val *v);
+int pb_imp_alias(struct imp *s, size_t out, struct val *v);
+
+/* Node attributes. */
+const Onnx__AttributeProto *pb_imp_attr(struct imp *s, const char *name);
+int64_t pb_imp_attr_int(struct imp *s, const char *name, int64_t dflt);
+float pb_imp_attr_float(struct imp *s, const char *name, float dflt);
+const char *pb_imp_attr_str(struct imp *s, const char *name, const char *dflt);
+int pb_imp_attr_ints(struct imp *s, const char *name, int64_t *v, int max);
+
+/* Building blocks shared by the op lowerings. */
+struct name pb_imp_empty(struct imp *s, const struct shape *sh);
+struct name pb_imp_fill(struct imp *s, const struct shape *sh, double x);
+struct name pb_imp_reshape(struct imp *s, const char *x,
+			   const struct shape *from, const struct shape *to);
+int pb_imp_broadcast(struct imp *s, const struct shape *a,
+		     const struct shape *b, struct shape *out);
+int pb_imp_axis(struct imp *s, int64_t axis, int rank, int *out);
+int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
+		      const char *what);
+int64_t pb_imp_numel(const struct shape *sh);
+int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh);
+/* Should an op on "v" be folded at import time? Integer (shape) data
+ * always; float data when known, small and not a weight. */
+int pb_imp_fold_ok(struct val *v);
+
+/* A linalg.generic under construction: ins, one out, block arguments. */
+struct gen {
+	int ndims;
+	int nin;
+	struct name arg[16]; /* block arguments: ins, then the out */
+	struct shape out;
+};
+void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,
+		      const char *iters, int nin, const char *const *ins,
+		      const struct shape *in_sh, const struct text *in_maps,
+		      const char *init, const struct shape *out,
+		      const struct text *out_map);
+struct name pb_imp_gen_end(struct imp *s, struct gen *g, const char *yield);
+struct name pb_imp_scalar(struct imp *s, double x);
+
+/* The op lowerings, one function per op kind: tables of op type, the
+ * function and the comma-separated attributes it understands, each ended
+ * by a NULL name (import_math.c, import_nn.c, import_shape.c). */
+typedef int (*pb_imp_op_fn)(struct imp *s);
+struct pb_imp_op {
+	const char *name;
+	pb_imp_op_fn fn;
+	const char *attrs;
+};
+extern const struct pb_imp_op pb_imp_ops_math[];
+extern const struct pb_imp_op pb_imp_ops_nn[];
+extern const struct pb_imp_op pb_imp_ops_shape[];
+
+/* Shared by the tables: reduce "x" over the dims set in "red" (a bit per
+ * dim) with "kind" ("sum", "mean", "max", ..); "keep" keeps them as 1. */
+int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
+		  const char *kind, int keep, struct name *res,
+		  struct shape *res_sh);
+/* The index into a tensor of shape "in" (broadcast to "out") of the
+ * element at linear index "o" of "out". */
+int64_t pb_imp_bcast_index(const struct shape *out, const struct shape *in,
+			   int64_t o);
+/* A new known tensor of type "dt" and shape "sh" (zeroed). */
+struct pb_tensor *pb_imp_new_known(enum pb_dtype dt, const struct shape *sh);
+/* Define output "i" as the known tensor "t" (taking it). */
+struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t);
+
+#endif

@@ -1,0 +1,553 @@
+/* The importer's text emitter: SSA names, types, affine maps, attribute
+ * access, and the building blocks that op lowerings share (empty/fill,
+ * reshapes, linalg.generic, broadcasting). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/import.h"
+
+/* A fresh SSA name "%v<N>". */
+struct name pb_imp_fresh(struct imp *s)
+{
+	struct name n;
+	snprintf(n.s, sizeof(n.s), "%%v%d", s->nssa++);
+	return n;
+}
+
+/* The tensor type "tensor<AxBxf32>" of rank "rank" and dims "d". */
+struct text pb_imp_ty_rank(int rank, const int64_t *d)
+{
+	struct text t;
+	size_t k = 0;
+	k += snprintf(t.s + k, sizeof(t.s) - k, "tensor<");
+	for (int i = 0; i < rank && k < sizeof(t.s); i++)
+		k += snprintf(t.s + k, sizeof(t.s) - k, "%lldx", (long long)d[i]);
+	if (k < sizeof(t.s))
+		snprintf(t.s + k, sizeof(t.s) - k, "f32>");
+	return t;
+}
+
+/* The tensor type of shape "sh" and element type "dt". */
+struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt)
+{
+	struct text t = pb_imp_ty(sh);
+	const char *el = dt == PB_DT_I64 ? "i64" : dt == PB_DT_I32 ? "i32"
+		       : dt == PB_DT_BOOL ? "i1" : "f32";
+	size_t n = strlen(t.s);
+	if (n >= 4 && strcmp(el, "f32")) {
+		t.s[n - 4] = 0; /* drop "f32>" */
+		snprintf(t.s + n - 4, sizeof(t.s) - (n - 4), "%s>", el);
+	}
+	return t;
+}
+
+/* The f32 tensor type of shape "sh". */
+struct text pb_imp_ty(const struct shape *sh)
+{
+	return pb_imp_ty_rank(sh->rank, sh->d);
+}
+
+/* The affine map "(d0, .., d<ndims-1>) -> (..)" whose "nres" results are
+ * the dims "res" (a negative entry is the constant 0). */
+struct text pb_imp_map(int ndims, int nres, const int *res)
+{
+	struct text t;
+	size_t k = snprintf(t.s, sizeof(t.s), "affine_map<(");
+	for (int i = 0; i < ndims; i++)
+		k += snprintf(t.s + k, sizeof(t.s) - k, "%sd%d", i ? ", " : "", i);
+	k += snprintf(t.s + k, sizeof(t.s) - k, ") -> (");
+	for (int i = 0; i < nres; i++) {
+		const char *sep = i ? ", " : "";
+		if (res[i] < 0)
+			k += snprintf(t.s + k, sizeof(t.s) - k, "%s0", sep);
+		else
+			k += snprintf(t.s + k, sizeof(t.s) - k, "%sd%d", sep,
+				      res[i]);
+	}
+	snprintf(t.s + k, sizeof(t.s) - k, ")>");
+	return t;
+}
+
+/* "[v0, v1, ..]" for the "n" integers "v". */
+struct text pb_imp_ints(int n, const int64_t *v)
+{
+	struct text t;
+	size_t k = snprintf(t.s, sizeof(t.s), "[");
+	for (int i = 0; i < n && k < sizeof(t.s); i++)
+		k += snprintf(t.s + k, sizeof(t.s) - k, "%s%lld", i ? ", " : "",
+			      (long long)v[i]);
+	if (k < sizeof(t.s))
+		snprintf(t.s + k, sizeof(t.s) - k, "]");
+	return t;
+}
+
+/* "x" rounded to f32, as an exact hex literal "0x3F800000". */
+struct text pb_imp_f32(double x)
+{
+	struct text t;
+	float f = (float)x;
+	uint32_t bits;
+	memcpy(&bits, &f, 4);
+	snprintf(t.s, sizeof(t.s), "0x%08X", bits);
+	return t;
+}
+
+/* Append "str" to "b" as an MLIR string literal (quoted, escaped). */
+void pb_imp_str(struct pb_buf *b, const char *str)
+{
+	pb_buf_append(b, "\"", 1);
+	for (const unsigned char *p = (const unsigned char *)str; *p; p++) {
+		if (*p == '"' || *p == '\\' || *p < 0x20 || *p >= 0x7f)
+			pb_buf_printf(b, "\\%02X", *p);
+		else
+			pb_buf_append(b, p, 1);
+	}
+	pb_buf_append(b, "\"", 1);
+}
+
+/* Append one op line "fmt" to the body, located at the current node. */
+void pb_imp_emit(struct imp *s, const char *fmt, ...)
+{
+	va_list ap;
+	struct pb_buf line = {0};
+	char small[1024];
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n >= (int)sizeof(small)) {
+		line.data = malloc(n + 1);
+		va_start(ap, fmt);
+		vsnprintf(line.data, n + 1, fmt, ap);
+		va_end(ap);
+	}
+	pb_buf_puts(&s->body, "    ");
+	pb_buf_puts(&s->body, line.data ? line.data : small);
+	if (s->loc >= 0)
+		pb_buf_printf(&s->body, " loc(#l%d)\n", s->loc);
+	else
+		pb_buf_puts(&s->body, " loc(unknown)\n");
+	free(line.data);
+}
+
+/* Append a line "fmt" that is not an op (a block header) to the body. */
+void pb_imp_raw(struct imp *s, const char *fmt, ...)
+{
+	va_list ap;
+	pb_buf_puts(&s->body, "    ");
+	va_start(ap, fmt);
+	char small[2048];
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && n < (int)sizeof(small)) {
+		pb_buf_puts(&s->body, small);
+	} else if (n >= 0) {
+		char *big = malloc(n + 1);
+		va_start(ap, fmt);
+		vsnprintf(big, n + 1, fmt, ap);
+		va_end(ap);
+		pb_buf_puts(&s->body, big);
+		free(big);
+	}
+	pb_buf_puts(&s->body, "\n");
+}
+
+/* Report "fmt" as an error of the current node: "node 'N' (Op, opset V):
+ * <msg>". Returns PB_ERR. */
+int pb_imp_node_error(struct imp *s, const char *fmt, ...)
+{
+	struct pb_buf msg = {0};
+	char small[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (s->node)
+		pb_buf_printf(&msg, "node '%s' (%s, opset %lld): ",
+			      s->node_name, s->node->op_type,
+			      (long long)s->opset);
+	pb_buf_puts(&msg, small);
+	pb_error(s->ctx, "%s", msg.data);
+	pb_buf_free(&msg);
+	return PB_ERR;
+}
+
+/* The attribute "name" of the current node, or NULL. */
+const Onnx__AttributeProto *pb_imp_attr(struct imp *s, const char *name)
+{
+	for (size_t i = 0; i < s->node->n_attribute; i++)
+		if (!strcmp(s->node->attribute[i]->name, name))
+			return s->node->attribute[i];
+	return NULL;
+}
+
+/* Integer attribute "name" of the current node, "dflt" when absent. */
+int64_t pb_imp_attr_int(struct imp *s, const char *name, int64_t dflt)
+{
+	const Onnx__AttributeProto *a = pb_imp_attr(s, name);
+	return a && a->has_i ? a->i : dflt;
+}
+
+/* Float attribute "name" of the current node, "dflt" when absent. */
+float pb_imp_attr_float(struct imp *s, const char *name, float dflt)
+{
+	const Onnx__AttributeProto *a = pb_imp_attr(s, name);
+	return a && a->has_f ? a->f : dflt;
+}
+
+/* String attribute "name" of the current node (static storage of the
+ * node, NUL-terminated up to 63 bytes), "dflt" when absent. */
+const char *pb_imp_attr_str(struct imp *s, const char *name, const char *dflt)
+{
+	static char buf[64];
+	const Onnx__AttributeProto *a = pb_imp_attr(s, name);
+	if (!a || !a->has_s)
+		return dflt;
+	size_t n = a->s.len < sizeof(buf) - 1 ? a->s.len : sizeof(buf) - 1;
+	memcpy(buf, a->s.data, n);
+	buf[n] = 0;
+	return buf;
+}
+
+/* Integer list attribute "name" into "v" (at most "max"). Returns the
+ * count, -1 when absent, -2 when longer than "max" (reported). */
+int pb_imp_attr_ints(struct imp *s, const char *name, int64_t *v, int max)
+{
+	const Onnx__AttributeProto *a = pb_imp_attr(s, name);
+	if (!a)
+		return -1;
+	if (a->n_ints > (size_t)max) {
+		pb_imp_node_error(s, "attribute '%s' has %zu values: at most %d "
+				  "are supported", name, a->n_ints, max);
+		return -2;
+	}
+	memcpy(v, a->ints, a->n_ints * sizeof(*v));
+	return (int)a->n_ints;
+}
+
+/* The number of elements of "sh". */
+int64_t pb_imp_numel(const struct shape *sh)
+{
+	int64_t n = 1;
+	for (int i = 0; i < sh->rank; i++)
+		n *= sh->d[i];
+	return n;
+}
+
+/* Normalize "axis" (negative: from the end) of a rank-"rank" tensor into
+ * "*out"; reports an out-of-range axis. */
+int pb_imp_axis(struct imp *s, int64_t axis, int rank, int *out)
+{
+	if (axis < -rank || axis >= rank) {
+		pb_imp_node_error(s, "axis %lld is out of range for rank %d",
+				  (long long)axis, rank);
+		return PB_ERR;
+	}
+	*out = (int)(axis < 0 ? axis + rank : axis);
+	return PB_OK;
+}
+
+/* The known integer contents of "v" ("what" names it in errors) into
+ * "out" (at most "max"). Returns the count or -1 (reported). */
+int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
+		      const char *what)
+{
+	struct pb_tensor *t = v ? pb_imp_known(s, v) : NULL;
+	if (!t) {
+		if (!s->ctx->nerrors)
+			pb_imp_node_error(s, "%s must be a constant known at "
+					  "import time", what);
+		return -1;
+	}
+	int64_t n = pb_tensor_numel(t);
+	if (n > max) {
+		pb_imp_node_error(s, "%s has %lld values: at most %d are "
+				  "supported", what, (long long)n, max);
+		return -1;
+	}
+	for (int64_t i = 0; i < n; i++) {
+		if (t->dtype == PB_DT_I64)
+			out[i] = ((int64_t *)t->data)[i];
+		else if (t->dtype == PB_DT_I32)
+			out[i] = ((int32_t *)t->data)[i];
+		else {
+			pb_imp_node_error(s, "%s has type %s: expected an "
+					  "integer tensor", what,
+					  pb_dtype_name(t->dtype));
+			return -1;
+		}
+	}
+	return (int)n;
+}
+
+/* NumPy (multidirectional) broadcast of shapes "a" and "b" into "out". */
+int pb_imp_broadcast(struct imp *s, const struct shape *a,
+		     const struct shape *b, struct shape *out)
+{
+	int r = a->rank > b->rank ? a->rank : b->rank;
+	struct shape res = {r, {0}};
+	for (int i = 0; i < r; i++) {
+		int ia = i - (r - a->rank), ib = i - (r - b->rank);
+		int64_t da = ia >= 0 ? a->d[ia] : 1, db = ib >= 0 ? b->d[ib] : 1;
+		if (da != db && da != 1 && db != 1) {
+			pb_imp_node_error(s, "shapes %s and %s do not broadcast",
+					  pb_imp_ty(a).s, pb_imp_ty(b).s);
+			return PB_ERR;
+		}
+		res.d[i] = da == 1 ? db : da;
+	}
+	*out = res;
+	return PB_OK;
+}
+
+/* Emit "tensor.empty" of shape "sh". */
+struct name pb_imp_empty(struct imp *s, const struct shape *sh)
+{
+	struct name e = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = tensor.empty() : %s", e.s, pb_imp_ty(sh).s);
+	return e;
+}
+
+/* Emit an f32 scalar constant "x". */
+struct name pb_imp_scalar(struct imp *s, double x)
+{
+	struct name c = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.constant %s : f32", c.s, pb_imp_f32(x).s);
+	return c;
+}
+
+/* Emit a tensor of shape "sh" filled with "x" (tensor.empty + fill). */
+struct name pb_imp_fill(struct imp *s, const struct shape *sh, double x)
+{
+	struct name c = pb_imp_scalar(s, x);
+	struct name e = pb_imp_empty(s, sh);
+	struct name r = pb_imp_fresh(s);
+	struct text t = pb_imp_ty(sh);
+	pb_imp_emit(s, "%s = linalg.fill ins(%s : f32) outs(%s : %s) -> %s",
+		    r.s, c.s, e.s, t.s, t.s);
+	return r;
+}
+
+/* Group the dims of "a" and "b" (same element count) into "n" runs of
+ * equal products: run i covers a[ga[i]..ga[i+1]) and b[gb[i]..gb[i+1]).
+ * Dims of size 1 after the last run join it. */
+static int group_dims(const struct shape *a, const struct shape *b, int *ga,
+		      int *gb)
+{
+	int i = 0, j = 0, n = 0;
+	ga[0] = gb[0] = 0;
+	while (i < a->rank && j < b->rank) {
+		int64_t pa = a->d[i++], pb = b->d[j++];
+		while (pa != pb) {
+			if (pa < pb && i < a->rank)
+				pa *= a->d[i++];
+			else if (pb < pa && j < b->rank)
+				pb *= b->d[j++];
+			else
+				return -1;
+		}
+		n++;
+		ga[n] = i;
+		gb[n] = j;
+	}
+	if (!n)
+		return 0;
+	ga[n] = a->rank;
+	gb[n] = b->rank;
+	return n;
+}
+
+/* Append the reassociation "[[0, 1], [2]]" of the "n" runs "g". */
+static void reassoc(struct pb_buf *b, int n, const int *g)
+{
+	pb_buf_puts(b, "[");
+	for (int i = 0; i < n; i++) {
+		pb_buf_puts(b, i ? ", [" : "[");
+		for (int k = g[i]; k < g[i + 1]; k++)
+			pb_buf_printf(b, "%s%d", k > g[i] ? ", " : "", k);
+		pb_buf_puts(b, "]");
+	}
+	pb_buf_puts(b, "]");
+}
+
+/* Emit a collapse ("expand" = 0) or expand of "x" from "from" to "to"
+ * with the "n" runs "g" of the larger-rank side. */
+static struct name collapse_expand(struct imp *s, int expand, const char *x,
+				   const struct shape *from,
+				   const struct shape *to, int n, const int *g)
+{
+	struct name r = pb_imp_fresh(s);
+	struct pb_buf ra = {0};
+	reassoc(&ra, n, g);
+	if (expand)
+		pb_imp_emit(s, "%s = tensor.expand_shape %s %s output_shape %s "
+			    ": %s into %s", r.s, x, ra.data ? ra.data : "[]",
+			    pb_imp_ints(to->rank, to->d).s, pb_imp_ty(from).s,
+			    pb_imp_ty(to).s);
+	else
+		pb_imp_emit(s, "%s = tensor.collapse_shape %s %s : %s into %s",
+			    r.s, x, ra.data ? ra.data : "[]", pb_imp_ty(from).s,
+			    pb_imp_ty(to).s);
+	pb_buf_free(&ra);
+	return r;
+}
+
+/* Emit a reshape of "x" from "from" to "to" (same element count) as a
+ * collapse_shape, an expand_shape, or a collapse followed by an expand
+ * (all views of the same buffer). Returns "x" when the shapes agree. */
+struct name pb_imp_reshape(struct imp *s, const char *x,
+			   const struct shape *from, const struct shape *to)
+{
+	struct name r;
+	int ga[PB_MAX_RANK + 1], gb[PB_MAX_RANK + 1];
+	int same = from->rank == to->rank;
+	for (int i = 0; same && i < from->rank; i++)
+		same = from->d[i] == to->d[i];
+	if (same) {
+		snprintf(r.s, sizeof(r.s), "%s", x);
+		return r;
+	}
+	int n = group_dims(from, to, ga, gb);
+	if (n < 0 || pb_imp_numel(from) == 0) {
+		/* no common grouping: go through the flat vector */
+		struct shape flat = {1, {pb_imp_numel(from)}};
+		int g1[2] = {0, from->rank}, g2[2] = {0, to->rank};
+		struct name f = collapse_expand(s, 0, x, from, &flat, 1, g1);
+		return collapse_expand(s, 1, f.s, &flat, to, 1, g2);
+	}
+	int need_collapse = 0, need_expand = 0;
+	struct shape mid = {n, {0}};
+	for (int i = 0; i < n; i++) {
+		need_collapse |= ga[i + 1] - ga[i] != 1;
+		need_expand |= gb[i + 1] - gb[i] != 1;
+		mid.d[i] = 1;
+		for (int k = ga[i]; k < ga[i + 1]; k++)
+			mid.d[i] *= from->d[k];
+	}
+	snprintf(r.s, sizeof(r.s), "%s", x);
+	if (need_collapse)
+		r = collapse_expand(s, 0, r.s, from, &mid, n, ga);
+	if (need_expand)
+		r = collapse_expand(s, 1, r.s, &mid, to, n, gb);
+	return r;
+}
+
+/* Begin a linalg.generic with "ndims" loops of kinds "iters" ('p'
+ * parallel, 'r' reduction), "nin" inputs "ins" of shapes "in_sh" read
+ * through "in_maps", and init "init" of shape "out" written through
+ * "out_map". Emits the header and the block; the caller emits the body
+ * over g->arg[] and ends it with pb_imp_gen_end. */
+void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,
+		      const char *iters, int nin, const char *const *ins,
+		      const struct shape *in_sh, const struct text *in_maps,
+		      const char *init, const struct shape *out,
+		      const struct text *out_map)
+{
+	struct pb_buf b = {0};
+	g->ndims = ndims;
+	g->nin = nin;
+	g->out = *out;
+	g->arg[15] = pb_imp_fresh(s); /* the result */
+	pb_buf_printf(&b, "%s = linalg.generic {indexing_maps = [",
+		      g->arg[15].s);
+	for (int i = 0; i < nin; i++)
+		pb_buf_printf(&b, "%s, ", in_maps[i].s);
+	pb_buf_printf(&b, "%s], iterator_types = [", out_map->s);
+	for (int i = 0; i < ndims; i++)
+		pb_buf_printf(&b, "%s\"%s\"", i ? ", " : "",
+			      iters[i] == 'r' ? "reduction" : "parallel");
+	pb_buf_puts(&b, "]}");
+	if (nin) {
+		pb_buf_puts(&b, " ins(");
+		for (int i = 0; i < nin; i++)
+			pb_buf_printf(&b, "%s%s", i ? ", " : "", ins[i]);
+		pb_buf_puts(&b, " : ");
+		for (int i = 0; i < nin; i++)
+			pb_buf_printf(&b, "%s%s", i ? ", " : "",
+				      pb_imp_ty(&in_sh[i]).s);
+		pb_buf_puts(&b, ")");
+	}
+	pb_buf_printf(&b, " outs(%s : %s) {", init, pb_imp_ty(out).s);
+	pb_imp_raw(s, "%s", b.data);
+	pb_buf_free(&b);
+	pb_buf_puts(&s->body, "    ^bb0(");
+	for (int i = 0; i <= nin; i++) {
+		g->arg[i] = pb_imp_fresh(s);
+		pb_buf_printf(&s->body, "%s%s: f32 loc(#l%d)", i ? ", " : "",
+			      g->arg[i].s, s->loc);
+	}
+	pb_buf_puts(&s->body, "):\n");
+}
+
+/* End the generic "g" yielding "yield"; returns its result. */
+struct name pb_imp_gen_end(struct imp *s, struct gen *g, const char *yield)
+{
+	pb_imp_emit(s, "  linalg.yield %s : f32", yield);
+	pb_imp_emit(s, "} -> %s", pb_imp_ty(&g->out).s);
+	return g->arg[15];
+}
+
+/* The index into a tensor of shape "in" (broadcast NumPy-style to "out")
+ * of the element at linear index "o" of "out". */
+int64_t pb_imp_bcast_index(const struct shape *out, const struct shape *in,
+			   int64_t o)
+{
+	int64_t idx = 0, stride = 1;
+	for (int i = out->rank - 1; i >= 0; i--) {
+		int64_t c = o % out->d[i];
+		o /= out->d[i];
+		int j = i - (out->rank - in->rank);
+		if (j < 0)
+			continue;
+		if (in->d[j] != 1)
+			idx += c * stride;
+		stride *= in->d[j];
+	}
+	return idx;
+}
+
+/* A new zeroed known tensor of type "dt" and shape "sh". */
+struct pb_tensor *pb_imp_new_known(enum pb_dtype dt, const struct shape *sh)
+{
+	struct pb_tensor *t = calloc(1, sizeof(*t));
+	if (!t)
+		return NULL;
+	t->dtype = dt;
+	t->rank = sh->rank;
+	memcpy(t->dims, sh->d, sizeof(sh->d[0]) * sh->rank);
+	t->nbytes = (size_t)pb_imp_numel(sh) * pb_dtype_size(dt);
+	t->data = calloc(1, t->nbytes ? t->nbytes : 1);
+	if (!t->data) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/* Define output "i" of the current node as the known tensor "t" (taken;
+ * freed when there is no such output). */
+struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t)
+{
+	struct shape sh = {t->rank, {0}};
+	memcpy(sh.d, t->dims, sizeof(sh.d[0]) * t->rank);
+	struct val *v = pb_imp_def(s, i, t->dtype, &sh);
+	if (!v) {
+		pb_tensor_clear(t);
+		free(t);
+		return NULL;
+	}
+	v->k = t;
+	return v;
+}
+
+/* Should an op on "v" be folded at import time? Integer data always (it
+ * is shape data); float data when it is known, small and not a graph
+ * initializer (weights stay parameters). */
+int pb_imp_fold_ok(struct val *v)
+{
+	if (!v->k && !v->init)
+		return 0;
+	if (v->dtype != PB_DT_F32)
+		return 1;
+	return !v->is_init && pb_imp_numel(&v->sh) <= PB_INLINE_MAX;
+}

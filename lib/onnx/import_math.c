@@ -1,0 +1,881 @@
+/* Op lowerings: elementwise arithmetic with NumPy broadcasting (folded at
+ * import time when all inputs are known), MatMul, Gemm, reductions and
+ * Softmax. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/import.h"
+
+/* The elementwise ops: ONNX name, arity (0: variadic) and the MLIR op
+ * that computes one element ("" for those with their own body). */
+static const struct ew {
+	const char *name;
+	int arity;
+	const char *op;
+} ew_ops[] = {
+	{"Add", 2, "arith.addf"},   {"Sub", 2, "arith.subf"},
+	{"Mul", 2, "arith.mulf"},   {"Div", 2, "arith.divf"},
+	{"Pow", 2, ""},             {"Max", 0, "arith.maximumf"},
+	{"Min", 0, "arith.minimumf"}, {"Sum", 0, "arith.addf"},
+	{"Mean", 0, ""},            {"Relu", 1, ""},
+	{"LeakyRelu", 1, ""},       {"Sigmoid", 1, ""},
+	{"HardSigmoid", 1, ""},     {"Clip", 1, ""},
+	{"Sqrt", 1, "math.sqrt"},   {"Exp", 1, "math.exp"},
+	{"Log", 1, "math.log"},     {"Tanh", 1, "math.tanh"},
+	{"Erf", 1, "math.erf"},     {"Neg", 1, "arith.negf"},
+	{"Abs", 1, "math.absf"},    {"Floor", 1, "math.floor"},
+	{"Ceil", 1, "math.ceil"},   {"Reciprocal", 1, ""},
+	{"Softplus", 1, ""},        {"Elu", 1, ""},
+	{"Selu", 1, ""},            {"Sin", 1, "math.sin"},
+	{"Cos", 1, "math.cos"},     {"HardSwish", 1, ""},
+	{NULL, 0, NULL},
+};
+
+/* The entry of "name" in ew_ops. */
+static const struct ew *find_ew(const char *name)
+{
+	for (const struct ew *e = ew_ops; e->name; e++)
+		if (!strcmp(e->name, name))
+			return e;
+	return NULL;
+}
+
+/* Element "i" of known tensor "t" as a double. */
+static double get_f(const struct pb_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case PB_DT_F32: return ((float *)t->data)[i];
+	case PB_DT_F64: return ((double *)t->data)[i];
+	case PB_DT_I64: return (double)((int64_t *)t->data)[i];
+	case PB_DT_I32: return ((int32_t *)t->data)[i];
+	default: return 0;
+	}
+}
+
+/* Element "i" of known integer tensor "t". */
+static int64_t get_i(const struct pb_tensor *t, int64_t i)
+{
+	return t->dtype == PB_DT_I64 ? ((int64_t *)t->data)[i]
+				     : ((int32_t *)t->data)[i];
+}
+
+/* Apply binary integer op "op" to "a" and "b"; 0 when undefined. */
+static int64_t int_op(const char *op, int64_t a, int64_t b)
+{
+	if (!strcmp(op, "Add") || !strcmp(op, "Sum"))
+		return a + b;
+	if (!strcmp(op, "Sub"))
+		return a - b;
+	if (!strcmp(op, "Mul"))
+		return a * b;
+	if (!strcmp(op, "Div"))
+		return b ? a / b : 0;
+	if (!strcmp(op, "Max"))
+		return a > b ? a : b;
+	if (!strcmp(op, "Min"))
+		return a < b ? a : b;
+	if (!strcmp(op, "Neg"))
+		return -a;
+	if (!strcmp(op, "Abs"))
+		return a < 0 ? -a : a;
+	if (!strcmp(op, "Relu"))
+		return a < 0 ? 0 : a;
+	return 0;
+}
+
+/* Apply float op "op" to "a" (and "b"). */
+static double float_op(const char *op, double a, double b)
+{
+	if (!strcmp(op, "Add") || !strcmp(op, "Sum"))
+		return (float)a + (float)b;
+	if (!strcmp(op, "Sub"))
+		return (float)a - (float)b;
+	if (!strcmp(op, "Mul"))
+		return (float)a * (float)b;
+	if (!strcmp(op, "Div"))
+		return (float)a / (float)b;
+	if (!strcmp(op, "Pow"))
+		return powf(a, b);
+	if (!strcmp(op, "Max"))
+		return a > b ? a : b;
+	if (!strcmp(op, "Min"))
+		return a < b ? a : b;
+	if (!strcmp(op, "Neg"))
+		return -a;
+	if (!strcmp(op, "Abs"))
+		return fabs(a);
+	if (!strcmp(op, "Relu"))
+		return a < 0 ? 0 : a;
+	if (!strcmp(op, "Sqrt"))
+		return sqrtf(a);
+	if (!strcmp(op, "Exp"))
+		return expf(a);
+	if (!strcmp(op, "Floor"))
+		return floorf(a);
+	if (!strcmp(op, "Ceil"))
+		return ceilf(a);
+	if (!strcmp(op, "Reciprocal"))
+		return 1.0f / (float)a;
+	return NAN;
+}
+
+/* Can "op" be folded over known inputs of type "dt"? */
+static int foldable(const char *op, enum pb_dtype dt)
+{
+	static const char *iops = ",Add,Sub,Mul,Div,Max,Min,Sum,Neg,Abs,Relu,";
+	static const char *fops = ",Add,Sub,Mul,Div,Pow,Max,Min,Sum,Neg,Abs,"
+				  "Relu,Sqrt,Exp,Floor,Ceil,Reciprocal,";
+	char key[32];
+	snprintf(key, sizeof(key), ",%s,", op);
+	if (dt == PB_DT_I64 || dt == PB_DT_I32)
+		return strstr(iops, key) != NULL;
+	if (dt == PB_DT_F32)
+		return strstr(fops, key) != NULL;
+	return 0;
+}
+
+/* Fold elementwise op "op" over the "nin" known inputs "in" into output
+ * 0 of shape "out". */
+static int fold_ew(struct imp *s, const char *op, int nin, struct val **in,
+		   const struct shape *out)
+{
+	struct pb_tensor *k[16];
+	for (int i = 0; i < nin; i++)
+		k[i] = pb_imp_known(s, in[i]);
+	enum pb_dtype dt = in[0]->dtype;
+	struct pb_tensor *t = pb_imp_new_known(dt, out);
+	if (!t)
+		return pb_imp_node_error(s, "out of memory");
+	int64_t n = pb_imp_numel(out);
+	for (int64_t o = 0; o < n; o++) {
+		int64_t j = pb_imp_bcast_index(out, &in[0]->sh, o);
+		if (dt == PB_DT_F32) {
+			double acc = get_f(k[0], j);
+			if (nin == 1)
+				acc = float_op(op, acc, 0);
+			for (int i = 1; i < nin; i++)
+				acc = float_op(op, acc, get_f(k[i],
+					pb_imp_bcast_index(out, &in[i]->sh, o)));
+			((float *)t->data)[o] = (float)acc;
+		} else {
+			int64_t acc = get_i(k[0], j);
+			if (nin == 1)
+				acc = int_op(op, acc, 0);
+			for (int i = 1; i < nin; i++)
+				acc = int_op(op, acc, get_i(k[i],
+					pb_imp_bcast_index(out, &in[i]->sh, o)));
+			if (dt == PB_DT_I64)
+				((int64_t *)t->data)[o] = acc;
+			else
+				((int32_t *)t->data)[o] = (int32_t)acc;
+		}
+	}
+	pb_imp_def_known(s, 0, t);
+	return PB_OK;
+}
+
+/* Is "v" a known float32 scalar (one element)? Its value into "*x". */
+static int known_scalar(struct imp *s, struct val *v, double *x)
+{
+	if (v->dtype != PB_DT_F32 || pb_imp_numel(&v->sh) != 1 ||
+	    (!v->k && !v->init))
+		return 0;
+	struct pb_tensor *t = pb_imp_known(s, v);
+	if (!t)
+		return 0;
+	*x = ((float *)t->data)[0];
+	return 1;
+}
+
+/* Emit "%r = <op> <a>[, <b>] : f32" and return %r. */
+static struct name scalar_op(struct imp *s, const char *op, const char *a,
+			     const char *b)
+{
+	struct name r = pb_imp_fresh(s);
+	if (b)
+		pb_imp_emit(s, "%s = %s %s, %s : f32", r.s, op, a, b);
+	else
+		pb_imp_emit(s, "%s = %s %s : f32", r.s, op, a);
+	return r;
+}
+
+/* Emit a constant "x" inside the body and return it. */
+static struct name cst(struct imp *s, double x)
+{
+	return pb_imp_scalar(s, x);
+}
+
+/* Emit the scalar body of elementwise op "e" over the block arguments
+ * "a" ("n" of them; "expo" is Pow's known exponent when "has_expo").
+ * Returns the value to yield. */
+static struct name ew_body(struct imp *s, const struct ew *e,
+			   const struct name *a, int n, int has_expo,
+			   double expo)
+{
+	const char *op = e->name;
+	struct name r = a[0];
+	if (e->op[0] && e->arity != 1) {
+		for (int i = 1; i < n; i++)
+			r = scalar_op(s, e->op, r.s, a[i].s);
+		return r;
+	}
+	if (e->op[0])
+		return scalar_op(s, e->op, a[0].s, NULL);
+	if (!strcmp(op, "Mean")) {
+		for (int i = 1; i < n; i++)
+			r = scalar_op(s, "arith.addf", r.s, a[i].s);
+		return scalar_op(s, "arith.divf", r.s, cst(s, n).s);
+	}
+	if (!strcmp(op, "Pow")) {
+		if (has_expo && expo == 1.0)
+			return a[0];
+		if (has_expo && expo == 2.0)
+			return scalar_op(s, "arith.mulf", a[0].s, a[0].s);
+		if (has_expo && expo == 3.0) {
+			r = scalar_op(s, "arith.mulf", a[0].s, a[0].s);
+			return scalar_op(s, "arith.mulf", r.s, a[0].s);
+		}
+		if (has_expo && expo == 0.5)
+			return scalar_op(s, "math.sqrt", a[0].s, NULL);
+		return scalar_op(s, "math.powf", a[0].s, a[1].s);
+	}
+	if (!strcmp(op, "Relu"))
+		return scalar_op(s, "arith.maximumf", a[0].s, cst(s, 0).s);
+	if (!strcmp(op, "LeakyRelu")) {
+		struct name m = scalar_op(s, "arith.mulf", a[0].s,
+			cst(s, pb_imp_attr_float(s, "alpha", 0.01f)).s);
+		struct name c = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", c.s,
+			    a[0].s, cst(s, 0).s);
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", r.s, c.s,
+			    a[0].s, m.s);
+		return r;
+	}
+	if (!strcmp(op, "Sigmoid")) {
+		struct name ng = scalar_op(s, "arith.negf", a[0].s, NULL);
+		struct name ex = scalar_op(s, "math.exp", ng.s, NULL);
+		struct name one = cst(s, 1);
+		struct name den = scalar_op(s, "arith.addf", one.s, ex.s);
+		return scalar_op(s, "arith.divf", one.s, den.s);
+	}
+	if (!strcmp(op, "HardSigmoid") || !strcmp(op, "HardSwish")) {
+		int swish = !strcmp(op, "HardSwish");
+		double al = swish ? 1.0 / 6 : pb_imp_attr_float(s, "alpha", 0.2f);
+		double be = swish ? 0.5 : pb_imp_attr_float(s, "beta", 0.5f);
+		r = scalar_op(s, "arith.mulf", a[0].s, cst(s, al).s);
+		r = scalar_op(s, "arith.addf", r.s, cst(s, be).s);
+		r = scalar_op(s, "arith.maximumf", r.s, cst(s, 0).s);
+		r = scalar_op(s, "arith.minimumf", r.s, cst(s, 1).s);
+		return swish ? scalar_op(s, "arith.mulf", a[0].s, r.s) : r;
+	}
+	if (!strcmp(op, "Clip")) {
+		/* a[1], a[2]: min and max (bounds materialized by op_ew) */
+		if (n > 1 && a[1].s[0])
+			r = scalar_op(s, "arith.maximumf", r.s, a[1].s);
+		if (n > 2 && a[2].s[0])
+			r = scalar_op(s, "arith.minimumf", r.s, a[2].s);
+		return r;
+	}
+	if (!strcmp(op, "Reciprocal"))
+		return scalar_op(s, "arith.divf", cst(s, 1).s, a[0].s);
+	if (!strcmp(op, "Softplus")) {
+		r = scalar_op(s, "math.exp", a[0].s, NULL);
+		return scalar_op(s, "math.log1p", r.s, NULL);
+	}
+	if (!strcmp(op, "Elu") || !strcmp(op, "Selu")) {
+		int selu = !strcmp(op, "Selu");
+		double al = pb_imp_attr_float(s, "alpha",
+					      selu ? 1.67326319217681884765625f
+						   : 1.0f);
+		double ga = pb_imp_attr_float(s, "gamma",
+					      1.05070102214813232421875f);
+		struct name ex = scalar_op(s, "math.expm1", a[0].s, NULL);
+		struct name neg = scalar_op(s, "arith.mulf", ex.s, cst(s, al).s);
+		struct name c = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", c.s,
+			    a[0].s, cst(s, 0).s);
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", r.s, c.s,
+			    a[0].s, neg.s);
+		return selu ? scalar_op(s, "arith.mulf", r.s, cst(s, ga).s) : r;
+	}
+	return r;
+}
+
+/* The map that reads a tensor of shape "in" broadcast to "out". */
+static struct text bcast_map(const struct shape *out, const struct shape *in)
+{
+	int res[PB_MAX_RANK];
+	for (int i = 0; i < in->rank; i++) {
+		int o = i + out->rank - in->rank;
+		res[i] = in->d[i] == 1 && out->d[o] != 1 ? -1 : o;
+	}
+	return pb_imp_map(out->rank, in->rank, res);
+}
+
+/* Lower elementwise node "e" over the "nin" inputs "in" (NULL entries are
+ * absent optional inputs) into one linalg.generic with broadcasting maps.
+ * Known scalar inputs become constants in the body; all-known inputs are
+ * folded. */
+static int lower_ew(struct imp *s, const struct ew *e, int nin,
+		    struct val **in)
+{
+	struct shape out = in[0]->sh;
+	int all_known = 1, nrt = 0;
+	for (int i = 0; i < nin; i++) {
+		if (!in[i])
+			continue;
+		if (i && strcmp(e->name, "Clip") &&
+		    pb_imp_broadcast(s, &out, &in[i]->sh, &out))
+			return PB_ERR;
+		all_known &= pb_imp_fold_ok(in[i]);
+	}
+	if (all_known && foldable(e->name, in[0]->dtype) &&
+	    pb_imp_numel(&out) <= PB_FOLD_MAX)
+		return fold_ew(s, e->name, nin, in, &out);
+
+	const char *ins[16];
+	struct shape in_sh[16];
+	struct text maps[16];
+	int is_scalar[16] = {0}, slot[16];
+	double sval[16];
+	for (int i = 0; i < nin; i++) {
+		if (!in[i])
+			continue;
+		if (in[i]->dtype != PB_DT_F32)
+			return pb_imp_node_error(s, "input '%s' has type %s: "
+						 "only float32 is supported",
+						 in[i]->name,
+						 pb_dtype_name(in[i]->dtype));
+		if (known_scalar(s, in[i], &sval[i])) {
+			is_scalar[i] = 1;
+			continue;
+		}
+		if (!(ins[nrt] = pb_imp_use(s, in[i])))
+			return PB_ERR;
+		in_sh[nrt] = in[i]->sh;
+		maps[nrt] = bcast_map(&out, &in[i]->sh);
+		slot[i] = nrt++;
+	}
+	struct name init = pb_imp_empty(s, &out);
+	struct text omap = bcast_map(&out, &out);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', out.rank);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, out.rank, iters, nrt, ins, in_sh, maps,
+			 init.s, &out, &omap);
+	struct name a[16];
+	for (int i = 0; i < nin; i++) {
+		if (!in[i])
+			a[i].s[0] = 0;
+		else if (is_scalar[i])
+			a[i] = cst(s, sval[i]);
+		else
+			a[i] = g.arg[slot[i]];
+	}
+	int has_expo = !strcmp(e->name, "Pow") && nin > 1 && is_scalar[1];
+	struct name y = ew_body(s, e, a, nin, has_expo,
+				has_expo ? sval[1] : 0);
+	struct name r = pb_imp_gen_end(s, &g, y.s);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* Elementwise ops (Add, Mul, Relu, ...; see ew_ops). */
+static int op_ew(struct imp *s)
+{
+	const struct ew *e = find_ew(s->node->op_type);
+	int nin = pb_imp_nin(s);
+	struct val *in[16];
+	if (nin < 1 || nin > 15 || (e->arity == 2 && nin != 2) ||
+	    (e->arity == 1 && strcmp(e->name, "Clip") && nin != 1))
+		return pb_imp_node_error(s, "expected %d inputs, got %d",
+					 e->arity ? e->arity : 1, nin);
+	for (int i = 0; i < nin; i++)
+		in[i] = pb_imp_in(s, i);
+	/* min and max were attributes of Clip before opset 11 */
+	float flo = pb_imp_attr_float(s, "min", -INFINITY);
+	float fhi = pb_imp_attr_float(s, "max", INFINITY);
+	struct pb_tensor tlo = {.dtype = PB_DT_F32, .data = &flo, .nbytes = 4};
+	struct pb_tensor thi = {.dtype = PB_DT_F32, .data = &fhi, .nbytes = 4};
+	struct val lo = {.name = "min", .dtype = PB_DT_F32, .k = &tlo};
+	struct val hi = {.name = "max", .dtype = PB_DT_F32, .k = &thi};
+	if (!strcmp(e->name, "Clip") && s->opset < 11) {
+		in[1] = &lo;
+		in[2] = &hi;
+		nin = 3;
+	}
+	return lower_ew(s, e, nin, in);
+}
+
+/* Emit "linalg.<named>" (matmul or batch_matmul) of "a" and "b" into a
+ * zero-filled "out"; returns the result. */
+static struct name named_contract(struct imp *s, const char *named,
+				  const char *a, const struct shape *ash,
+				  const char *b, const struct shape *bsh,
+				  const char *init, const struct shape *out)
+{
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.%s ins(%s, %s : %s, %s) outs(%s : %s) -> %s",
+		    r.s, named, a, b, pb_imp_ty(ash).s, pb_imp_ty(bsh).s, init,
+		    pb_imp_ty(out).s, pb_imp_ty(out).s);
+	return r;
+}
+
+/* Emit a contraction as a linalg.generic: "ndims" loops "iters", inputs
+ * "a" and "b" through maps "am" and "bm", accumulating into "init" through
+ * "om", each product scaled by "alpha" unless it is 1. */
+static struct name generic_contract(struct imp *s, int ndims,
+				    const char *iters, const char *a,
+				    const struct shape *ash,
+				    const struct text *am, const char *b,
+				    const struct shape *bsh,
+				    const struct text *bm, const char *init,
+				    const struct shape *out,
+				    const struct text *om, double alpha)
+{
+	const char *ins[2] = {a, b};
+	struct shape sh[2] = {*ash, *bsh};
+	struct text maps[2] = {*am, *bm};
+	struct gen g;
+	pb_imp_gen_begin(s, &g, ndims, iters, 2, ins, sh, maps, init, out, om);
+	struct name p = scalar_op(s, "arith.mulf", g.arg[0].s, g.arg[1].s);
+	if (alpha != 1.0)
+		p = scalar_op(s, "arith.mulf", p.s, cst(s, alpha).s);
+	struct name acc = scalar_op(s, "arith.addf", g.arg[2].s, p.s);
+	return pb_imp_gen_end(s, &g, acc.s);
+}
+
+/* MatMul with NumPy semantics: 2-d x 2-d is linalg.matmul; a batch of
+ * matrices times a matrix collapses the batch into rows; equal batches
+ * are linalg.batch_matmul; the rest (1-d operands, broadcast batches) is
+ * one linalg.generic. */
+static int op_matmul(struct imp *s)
+{
+	struct val *av = pb_imp_in(s, 0), *bv = pb_imp_in(s, 1);
+	if (!av || !bv)
+		return pb_imp_node_error(s, "expected 2 inputs");
+	struct shape A = av->sh, B = bv->sh, out;
+	int ra = A.rank, rb = B.rank;
+	if (!ra || !rb)
+		return pb_imp_node_error(s, "operands must have rank >= 1");
+	int64_t K = A.d[ra - 1], Kb = B.d[rb >= 2 ? rb - 2 : 0];
+	if (K != Kb)
+		return pb_imp_node_error(s, "inner dimensions %lld and %lld "
+					 "differ", (long long)K, (long long)Kb);
+	struct shape ba = {ra > 2 ? ra - 2 : 0, {0}},
+		     bb = {rb > 2 ? rb - 2 : 0, {0}}, bo;
+	memcpy(ba.d, A.d, sizeof(A.d[0]) * ba.rank);
+	memcpy(bb.d, B.d, sizeof(B.d[0]) * bb.rank);
+	if (pb_imp_broadcast(s, &ba, &bb, &bo))
+		return PB_ERR;
+	int nb = bo.rank, hm = ra >= 2, hn = rb >= 2;
+	out = bo;
+	if (hm)
+		out.d[out.rank++] = A.d[ra - 2];
+	if (hn)
+		out.d[out.rank++] = B.d[rb - 1];
+	const char *a = pb_imp_use(s, av), *b = a ? pb_imp_use(s, bv) : NULL;
+	if (!b)
+		return PB_ERR;
+	struct name r;
+	int same_batch = ra == rb && ra >= 3 &&
+			 !memcmp(ba.d, bb.d, sizeof(ba.d[0]) * ba.rank);
+	if (ra == 2 && rb == 2) {
+		struct name init = pb_imp_fill(s, &out, 0);
+		r = named_contract(s, "matmul", a, &A, b, &B, init.s, &out);
+	} else if (ra >= 3 && rb == 2) {
+		struct shape a2 = {2, {pb_imp_numel(&A) / K, K}};
+		struct shape o2 = {2, {a2.d[0], B.d[1]}};
+		struct name x = pb_imp_reshape(s, a, &A, &a2);
+		struct name init = pb_imp_fill(s, &o2, 0);
+		r = named_contract(s, "matmul", x.s, &a2, b, &B, init.s, &o2);
+		r = pb_imp_reshape(s, r.s, &o2, &out);
+	} else if (same_batch) {
+		int64_t nbatch = pb_imp_numel(&ba);
+		struct shape a3 = {3, {nbatch, A.d[ra - 2], K}};
+		struct shape b3 = {3, {nbatch, K, B.d[rb - 1]}};
+		struct shape o3 = {3, {nbatch, A.d[ra - 2], B.d[rb - 1]}};
+		struct name x = pb_imp_reshape(s, a, &A, &a3);
+		struct name y = pb_imp_reshape(s, b, &B, &b3);
+		struct name init = pb_imp_fill(s, &o3, 0);
+		r = named_contract(s, "batch_matmul", x.s, &a3, y.s, &b3, init.s,
+				   &o3);
+		r = pb_imp_reshape(s, r.s, &o3, &out);
+	} else {
+		/* loops: batch.., m?, n?, k */
+		int nd = nb + hm + hn + 1, k = nd - 1, m = nb, n = nb + hm;
+		int ares[PB_MAX_RANK], bres[PB_MAX_RANK], ores[PB_MAX_RANK];
+		char iters[PB_MAX_RANK + 4];
+		for (int i = 0; i < ba.rank; i++) {
+			int o = i + nb - ba.rank;
+			ares[i] = ba.d[i] == 1 && bo.d[o] != 1 ? -1 : o;
+		}
+		for (int i = 0; i < bb.rank; i++) {
+			int o = i + nb - bb.rank;
+			bres[i] = bb.d[i] == 1 && bo.d[o] != 1 ? -1 : o;
+		}
+		int na = ba.rank, nbr = bb.rank, no = 0;
+		if (hm)
+			ares[na++] = m;
+		ares[na++] = k;
+		bres[nbr++] = k;
+		if (hn)
+			bres[nbr++] = n;
+		for (int i = 0; i < nb + hm + hn; i++)
+			ores[no++] = i;
+		memset(iters, 'p', nd);
+		iters[k] = 'r';
+		struct text am = pb_imp_map(nd, na, ares),
+			    bm = pb_imp_map(nd, nbr, bres),
+			    om = pb_imp_map(nd, no, ores);
+		struct name init = pb_imp_fill(s, &out, 0);
+		r = generic_contract(s, nd, iters, a, &A, &am, b, &B, &bm,
+				     init.s, &out, &om, 1.0);
+	}
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* Gemm: Y = alpha * A' * B' + beta * C with A' and B' optionally
+ * transposed and C broadcast to [M, N]. With alpha = 1 the product
+ * accumulates onto beta * C (or zeros); otherwise the bias is added by a
+ * second generic. Untransposed operands use linalg.matmul. */
+static int op_gemm(struct imp *s)
+{
+	struct val *av = pb_imp_in(s, 0), *bv = pb_imp_in(s, 1),
+		   *cv = pb_imp_in(s, 2);
+	int ta = pb_imp_attr_int(s, "transA", 0) != 0;
+	int tb = pb_imp_attr_int(s, "transB", 0) != 0;
+	double alpha = pb_imp_attr_float(s, "alpha", 1.0f);
+	double beta = pb_imp_attr_float(s, "beta", 1.0f);
+	if (!av || !bv || av->sh.rank != 2 || bv->sh.rank != 2)
+		return pb_imp_node_error(s, "A and B must be 2-d");
+	int64_t M = av->sh.d[ta], K = av->sh.d[!ta];
+	int64_t Kb = bv->sh.d[tb], N = bv->sh.d[!tb];
+	if (K != Kb)
+		return pb_imp_node_error(s, "inner dimensions %lld and %lld "
+					 "differ", (long long)K, (long long)Kb);
+	struct shape out = {2, {M, N}};
+	if (cv) {
+		struct shape bc;
+		if (pb_imp_broadcast(s, &out, &cv->sh, &bc))
+			return PB_ERR;
+		if (bc.rank != 2 || bc.d[0] != M || bc.d[1] != N)
+			return pb_imp_node_error(s, "C of shape %s does not "
+						 "broadcast to [%lld, %lld]",
+						 pb_imp_ty(&cv->sh).s,
+						 (long long)M, (long long)N);
+	}
+	const char *a = pb_imp_use(s, av), *b = a ? pb_imp_use(s, bv) : NULL;
+	if (!b)
+		return PB_ERR;
+	int use_c = cv && beta != 0.0;
+	const char *c = NULL;
+	if (use_c && !(c = pb_imp_use(s, cv)))
+		return PB_ERR;
+	struct text id2 = pb_imp_map(2, 2, (int[]){0, 1});
+	struct name init;
+	if (use_c && alpha == 1.0) {
+		/* init = beta * broadcast(C) */
+		struct text cm = bcast_map(&out, &cv->sh);
+		struct name e = pb_imp_empty(s, &out);
+		struct gen g;
+		pb_imp_gen_begin(s, &g, 2, "pp", 1, &c, &cv->sh, &cm, e.s, &out,
+				 &id2);
+		struct name y = g.arg[0];
+		if (beta != 1.0)
+			y = scalar_op(s, "arith.mulf", y.s, cst(s, beta).s);
+		init = pb_imp_gen_end(s, &g, y.s);
+	} else {
+		init = pb_imp_fill(s, &out, 0);
+	}
+	struct name r;
+	if (!ta && !tb) {
+		r = named_contract(s, "matmul", a, &av->sh, b, &bv->sh, init.s,
+				   &out);
+		if (alpha != 1.0 && !use_c) {
+			struct name e = pb_imp_empty(s, &out);
+			struct gen g;
+			const char *x = r.s;
+			pb_imp_gen_begin(s, &g, 2, "pp", 1, &x, &out, &id2, e.s,
+					 &out, &id2);
+			struct name y = scalar_op(s, "arith.mulf", g.arg[0].s,
+						  cst(s, alpha).s);
+			r = pb_imp_gen_end(s, &g, y.s);
+		}
+	} else {
+		/* loops (m, n, k) */
+		struct text am = pb_imp_map(3, 2, ta ? (int[]){2, 0}
+						     : (int[]){0, 2});
+		struct text bm = pb_imp_map(3, 2, tb ? (int[]){1, 2}
+						     : (int[]){2, 1});
+		struct text om = pb_imp_map(3, 2, (int[]){0, 1});
+		r = generic_contract(s, 3, "ppr", a, &av->sh, &am, b, &bv->sh,
+				     &bm, init.s, &out, &om,
+				     use_c ? 1.0 : alpha);
+	}
+	if (use_c && alpha != 1.0) {
+		/* r = alpha * (A' B') + beta * C */
+		const char *ins[2] = {r.s, c};
+		struct shape sh[2] = {out, cv->sh};
+		struct text maps[2] = {id2, bcast_map(&out, &cv->sh)};
+		struct name e = pb_imp_empty(s, &out);
+		struct gen g;
+		pb_imp_gen_begin(s, &g, 2, "pp", 2, ins, sh, maps, e.s, &out,
+				 &id2);
+		struct name x = scalar_op(s, "arith.mulf", g.arg[0].s,
+					  cst(s, alpha).s);
+		struct name y = g.arg[1];
+		if (beta != 1.0)
+			y = scalar_op(s, "arith.mulf", y.s, cst(s, beta).s);
+		r = pb_imp_gen_end(s, &g, scalar_op(s, "arith.addf", x.s, y.s).s);
+	}
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* The identity map of rank "n" and the map dropping the dims in "red". */
+static void reduce_maps(int n, unsigned red, struct text *id,
+			struct text *proj, struct shape *full,
+			struct shape *part)
+{
+	int all[PB_MAX_RANK], kept[PB_MAX_RANK], nk = 0;
+	part->rank = 0;
+	for (int i = 0; i < n; i++) {
+		all[i] = i;
+		if (!(red >> i & 1)) {
+			kept[nk++] = i;
+			part->d[part->rank++] = full->d[i];
+		}
+	}
+	*id = pb_imp_map(n, n, all);
+	*proj = pb_imp_map(n, nk, kept);
+}
+
+/* Reduce "x" over the dims set in "red" with "kind" (sum, mean, max, min,
+ * prod, sumsquare, l1, l2, logsumexp is not supported) into "*res" of
+ * shape "*res_sh" (the reduced dims kept as 1 when "keep"). */
+int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
+		  const char *kind, int keep, struct name *res,
+		  struct shape *res_sh)
+{
+	struct shape full = x->sh, part;
+	struct text id, proj;
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	reduce_maps(full.rank, red, &id, &proj, &full, &part);
+	int64_t count = 1;
+	char iters[PB_MAX_RANK + 1];
+	for (int i = 0; i < full.rank; i++) {
+		iters[i] = red >> i & 1 ? 'r' : 'p';
+		if (red >> i & 1)
+			count *= full.d[i];
+	}
+	int is_max = !strcmp(kind, "max"), is_min = !strcmp(kind, "min");
+	int is_prod = !strcmp(kind, "prod");
+	double start = is_max ? -INFINITY : is_min ? INFINITY : is_prod ? 1 : 0;
+	struct name init = pb_imp_fill(s, &part, start);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, full.rank, iters, 1, &in, &full, &id, init.s,
+			 &part, &proj);
+	struct name e = g.arg[0], y;
+	if (!strcmp(kind, "sumsquare") || !strcmp(kind, "l2"))
+		e = scalar_op(s, "arith.mulf", e.s, e.s);
+	else if (!strcmp(kind, "l1"))
+		e = scalar_op(s, "math.absf", e.s, NULL);
+	if (is_max)
+		y = scalar_op(s, "arith.maximumf", e.s, g.arg[1].s);
+	else if (is_min)
+		y = scalar_op(s, "arith.minimumf", e.s, g.arg[1].s);
+	else if (is_prod)
+		y = scalar_op(s, "arith.mulf", e.s, g.arg[1].s);
+	else
+		y = scalar_op(s, "arith.addf", e.s, g.arg[1].s);
+	struct name r = pb_imp_gen_end(s, &g, y.s);
+	if (!strcmp(kind, "mean") || !strcmp(kind, "l2")) {
+		struct name e2 = pb_imp_empty(s, &part);
+		struct text pid = pb_imp_map(part.rank, part.rank,
+					     (int[PB_MAX_RANK]){0, 1, 2, 3, 4, 5,
+						     6, 7, 8, 9, 10, 11, 12,
+						     13, 14, 15});
+		char piters[PB_MAX_RANK + 1];
+		memset(piters, 'p', part.rank);
+		const char *rin = r.s;
+		pb_imp_gen_begin(s, &g, part.rank, piters, 1, &rin, &part, &pid,
+				 e2.s, &part, &pid);
+		if (!strcmp(kind, "mean"))
+			y = scalar_op(s, "arith.divf", g.arg[0].s,
+				      cst(s, (double)count).s);
+		else
+			y = scalar_op(s, "math.sqrt", g.arg[0].s, NULL);
+		r = pb_imp_gen_end(s, &g, y.s);
+	}
+	*res_sh = part;
+	if (keep) {
+		*res_sh = full;
+		for (int i = 0; i < full.rank; i++)
+			if (red >> i & 1)
+				res_sh->d[i] = 1;
+		r = pb_imp_reshape(s, r.s, &part, res_sh);
+	}
+	*res = r;
+	return PB_OK;
+}
+
+/* ReduceMean, ReduceSum, ReduceMax, ...: axes from the attribute (or the
+ * second input: ReduceSum from opset 13, the others from 18), keepdims,
+ * noop_with_empty_axes. */
+static int op_reduce(struct imp *s)
+{
+	static const char *kinds[][2] = {
+		{"ReduceMean", "mean"}, {"ReduceSum", "sum"},
+		{"ReduceMax", "max"},   {"ReduceMin", "min"},
+		{"ReduceProd", "prod"}, {"ReduceSumSquare", "sumsquare"},
+		{"ReduceL1", "l1"},     {"ReduceL2", "l2"},
+	};
+	const char *kind = NULL;
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
+		if (!strcmp(kinds[i][0], s->node->op_type))
+			kind = kinds[i][1];
+	struct val *x = pb_imp_in(s, 0), *ax = pb_imp_in(s, 1);
+	int64_t axes[PB_MAX_RANK];
+	int nax = pb_imp_attr_ints(s, "axes", axes, PB_MAX_RANK);
+	if (nax == -2)
+		return PB_ERR;
+	if (ax && (nax = pb_imp_known_ints(s, ax, axes, PB_MAX_RANK,
+					   "axes")) < 0)
+		return PB_ERR;
+	int keep = pb_imp_attr_int(s, "keepdims", 1) != 0;
+	unsigned red = 0;
+	if (nax <= 0) {
+		if (pb_imp_attr_int(s, "noop_with_empty_axes", 0)) {
+			return pb_imp_alias(s, 0, x);
+		}
+		red = (1u << x->sh.rank) - 1;
+	}
+	for (int i = 0; i < nax; i++) {
+		int a;
+		if (pb_imp_axis(s, axes[i], x->sh.rank, &a))
+			return PB_ERR;
+		red |= 1u << a;
+	}
+	struct name r;
+	struct shape sh;
+	if (pb_imp_reduce(s, x, red, kind, keep, &r, &sh))
+		return PB_ERR;
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &sh);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* Softmax and LogSoftmax over "axis": before opset 13 the input is seen
+ * as 2-d [prod(d < axis), prod(d >= axis)] (axis default 1), from 13 on
+ * only "axis" is reduced (default -1). Lowered as max-reduce, exp(x -
+ * max), sum-reduce and divide (or subtract the log) generics. */
+static int op_softmax(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int log = !strcmp(s->node->op_type, "LogSoftmax");
+	int old = s->opset < 13, axis;
+	struct shape full = x->sh, part;
+	if (!full.rank)
+		return pb_imp_node_error(s, "input must have rank >= 1");
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", old ? 1 : -1),
+			full.rank, &axis))
+		return PB_ERR;
+	unsigned red = old ? ((1u << full.rank) - 1) & ~((1u << axis) - 1)
+			   : 1u << axis;
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	struct text id, proj;
+	reduce_maps(full.rank, red, &id, &proj, &full, &part);
+	char iters[PB_MAX_RANK + 1], piters[PB_MAX_RANK + 1];
+	for (int i = 0; i < full.rank; i++) {
+		iters[i] = red >> i & 1 ? 'r' : 'p';
+		piters[i] = 'p';
+	}
+	struct gen g;
+	/* max */
+	struct name mx0 = pb_imp_fill(s, &part, -INFINITY);
+	pb_imp_gen_begin(s, &g, full.rank, iters, 1, &in, &full, &id, mx0.s,
+			 &part, &proj);
+	struct name mx = pb_imp_gen_end(
+		s, &g, scalar_op(s, "arith.maximumf", g.arg[0].s, g.arg[1].s).s);
+	/* exp(x - max) */
+	const char *ins[2] = {in, mx.s};
+	struct shape shs[2] = {full, part};
+	struct text maps[2] = {id, proj};
+	struct name e0 = pb_imp_empty(s, &full);
+	pb_imp_gen_begin(s, &g, full.rank, piters, 2, ins, shs, maps, e0.s,
+			 &full, &id);
+	struct name d = scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
+	struct name ex = pb_imp_gen_end(s, &g,
+					scalar_op(s, "math.exp", d.s, NULL).s);
+	/* sum */
+	struct name s0 = pb_imp_fill(s, &part, 0);
+	const char *exs = ex.s;
+	pb_imp_gen_begin(s, &g, full.rank, iters, 1, &exs, &full, &id, s0.s,
+			 &part, &proj);
+	struct name sum = pb_imp_gen_end(
+		s, &g, scalar_op(s, "arith.addf", g.arg[0].s, g.arg[1].s).s);
+	/* exp / sum, or (x - max) - log(sum) */
+	struct name y0 = pb_imp_empty(s, &full), r;
+	if (log) {
+		const char *ins3[3] = {in, mx.s, sum.s};
+		struct shape sh3[3] = {full, part, part};
+		struct text m3[3] = {id, proj, proj};
+		pb_imp_gen_begin(s, &g, full.rank, piters, 3, ins3, sh3, m3,
+				 y0.s, &full, &id);
+		struct name t = scalar_op(s, "arith.subf", g.arg[0].s,
+					  g.arg[1].s);
+		struct name l = scalar_op(s, "math.log", g.arg[2].s, NULL);
+		r = pb_imp_gen_end(s, &g,
+				   scalar_op(s, "arith.subf", t.s, l.s).s);
+	} else {
+		ins[0] = ex.s;
+		ins[1] = sum.s;
+		pb_imp_gen_begin(s, &g, full.rank, piters, 2, ins, shs, maps,
+				 y0.s, &full, &id);
+		r = pb_imp_gen_end(
+			s, &g,
+			scalar_op(s, "arith.divf", g.arg[0].s, g.arg[1].s).s);
+	}
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &full);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+#define EW(n, attrs) {n, op_ew, attrs}
+#define RED(n) {n, op_reduce, "axes,keepdims,noop_with_empty_axes"}
+const struct pb_imp_op pb_imp_ops_math[] = {
+	EW("Add", ""), EW("Sub", ""), EW("Mul", ""), EW("Div", ""),
+	EW("Pow", ""), EW("Max", ""), EW("Min", ""), EW("Sum", ""),
+	EW("Mean", ""), EW("Relu", ""), EW("LeakyRelu", "alpha"),
+	EW("Sigmoid", ""), EW("HardSigmoid", "alpha,beta"),
+	EW("HardSwish", ""), EW("Clip", "min,max"), EW("Sqrt", ""),
+	EW("Exp", ""), EW("Log", ""), EW("Tanh", ""), EW("Erf", ""),
+	EW("Neg", ""), EW("Abs", ""), EW("Floor", ""), EW("Ceil", ""),
+	EW("Reciprocal", ""), EW("Softplus", ""), EW("Elu", "alpha"),
+	EW("Selu", "alpha,gamma"), EW("Sin", ""), EW("Cos", ""),
+	{"MatMul", op_matmul, ""},
+	{"Gemm", op_gemm, "alpha,beta,transA,transB"},
+	RED("ReduceMean"), RED("ReduceSum"), RED("ReduceMax"),
+	RED("ReduceMin"), RED("ReduceProd"), RED("ReduceSumSquare"),
+	RED("ReduceL1"), RED("ReduceL2"),
+	{"Softmax", op_softmax, "axis"},
+	{"LogSoftmax", op_softmax, "axis"},
+	{NULL, NULL, NULL},
+};

@@ -1,0 +1,481 @@
+/* Op lowerings for neural-network layers: Conv, MaxPool, AveragePool,
+ * the global pools and BatchNormalization (inference). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/import.h"
+
+/* The window of a convolution or pooling node over "sr" spatial dims. */
+struct window {
+	int sr;
+	int64_t k[3], stride[3], dil[3], lo[3], hi[3], hi0[3];
+	int64_t in[3], out[3];
+};
+
+/* Read a list attribute "name" of "sr" values into "v" (default "dflt"). */
+static int spatial_attr(struct imp *s, const char *name, int sr, int64_t *v,
+			int64_t dflt)
+{
+	int64_t tmp[6];
+	int n = pb_imp_attr_ints(s, name, tmp, 6);
+	if (n == -2)
+		return PB_ERR;
+	if (n >= 0 && n != sr)
+		return pb_imp_node_error(s, "attribute '%s' has %d values, "
+					 "expected %d", name, n, sr);
+	for (int i = 0; i < sr; i++)
+		v[i] = n < 0 ? dflt : tmp[i];
+	return PB_OK;
+}
+
+/* Fill "w" from the strides, dilations, pads, auto_pad and ("pool")
+ * ceil_mode attributes, the kernel "k" and the spatial input dims of
+ * "x", and compute the output dims. */
+static int window_setup(struct imp *s, struct window *w, const struct shape *x,
+			const int64_t *k, int pool)
+{
+	int sr = w->sr;
+	int64_t pads[6];
+	int np = pb_imp_attr_ints(s, "pads", pads, 6);
+	if (np == -2 || spatial_attr(s, "strides", sr, w->stride, 1) ||
+	    spatial_attr(s, "dilations", sr, w->dil, 1))
+		return PB_ERR;
+	if (np >= 0 && np != 2 * sr)
+		return pb_imp_node_error(s, "attribute 'pads' has %d values, "
+					 "expected %d", np, 2 * sr);
+	const char *ap = pb_imp_attr_str(s, "auto_pad", "NOTSET");
+	int ceil_mode = pool && pb_imp_attr_int(s, "ceil_mode", 0);
+	for (int i = 0; i < sr; i++) {
+		int64_t in = x->d[2 + i], ek = (k[i] - 1) * w->dil[i] + 1;
+		int64_t st = w->stride[i];
+		w->k[i] = k[i];
+		w->in[i] = in;
+		if (st < 1 || w->dil[i] < 1 || k[i] < 1)
+			return pb_imp_node_error(s, "strides, dilations and kernel "
+						 "must be positive");
+		if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
+			int64_t out = (in + st - 1) / st;
+			int64_t tot = (out - 1) * st + ek - in;
+			tot = tot < 0 ? 0 : tot;
+			int upper = !strcmp(ap, "SAME_UPPER");
+			w->lo[i] = upper ? tot / 2 : tot - tot / 2;
+			w->hi[i] = tot - w->lo[i];
+		} else if (!strcmp(ap, "VALID") || np < 0) {
+			w->lo[i] = w->hi[i] = 0;
+		} else if (!strcmp(ap, "NOTSET")) {
+			w->lo[i] = pads[i];
+			w->hi[i] = pads[sr + i];
+		} else {
+			return pb_imp_node_error(s, "auto_pad '%s' is not "
+						 "supported", ap);
+		}
+		int64_t span = in + w->lo[i] + w->hi[i] - ek;
+		if (span < 0)
+			return pb_imp_node_error(s, "the window is larger than the "
+						 "padded input");
+		int64_t out = ceil_mode ? (span + st - 1) / st + 1 : span / st + 1;
+		if (ceil_mode && (out - 1) * st >= in + w->lo[i])
+			out--;
+		w->out[i] = out;
+		w->hi0[i] = w->hi[i];
+		/* ceil_mode: pad the end so that the last window fits */
+		int64_t need = (out - 1) * st + ek - (in + w->lo[i] + w->hi[i]);
+		if (need > 0)
+			w->hi[i] += need;
+	}
+	return PB_OK;
+}
+
+/* Emit tensor.pad of "x" (shape "sh", N and C unpadded) by the window's
+ * lo/hi with value "v"; updates "sh". Returns "x" when nothing pads. */
+static struct name pad(struct imp *s, const char *x, struct shape *sh,
+		       const struct window *w, double v)
+{
+	struct name r;
+	int64_t lo[PB_MAX_RANK] = {0}, hi[PB_MAX_RANK] = {0};
+	int any = 0;
+	struct shape to = *sh;
+	for (int i = 0; i < w->sr; i++) {
+		lo[2 + i] = w->lo[i];
+		hi[2 + i] = w->hi[i];
+		to.d[2 + i] += w->lo[i] + w->hi[i];
+		any |= w->lo[i] || w->hi[i];
+	}
+	snprintf(r.s, sizeof(r.s), "%s", x);
+	if (!any)
+		return r;
+	struct name c = pb_imp_scalar(s, v);
+	r = pb_imp_fresh(s);
+	pb_imp_raw(s, "%s = tensor.pad %s low%s high%s {", r.s, x,
+		   pb_imp_ints(sh->rank, lo).s, pb_imp_ints(sh->rank, hi).s);
+	pb_buf_puts(&s->body, "    ^bb0(");
+	for (int i = 0; i < sh->rank; i++) {
+		struct name a = pb_imp_fresh(s);
+		pb_buf_printf(&s->body, "%s%s: index loc(#l%d)", i ? ", " : "",
+			      a.s, s->loc);
+	}
+	pb_buf_puts(&s->body, "):\n");
+	pb_imp_emit(s, "  tensor.yield %s : f32", c.s);
+	pb_imp_emit(s, "} : %s to %s", pb_imp_ty(sh).s, pb_imp_ty(&to).s);
+	*sh = to;
+	return r;
+}
+
+/* The "{dilations = .., strides = ..}" attributes of window "w". */
+static struct text window_attrs(const struct window *w)
+{
+	struct text t, d = pb_imp_ints(w->sr, w->dil),
+		       st = pb_imp_ints(w->sr, w->stride);
+	d.s[200] = st.s[200] = 0; /* at most 3 numbers each */
+	snprintf(t.s, sizeof(t.s),
+		 "{dilations = dense<%.200s> : tensor<%dxi64>, strides = "
+		 "dense<%.200s> : tensor<%dxi64>}", d.s, w->sr, st.s, w->sr);
+	return t;
+}
+
+/* The init of a convolution's result "out": the bias "b" broadcast along
+ * dim 1, or zeros. */
+static struct name conv_init(struct imp *s, struct val *b,
+			     const struct shape *out)
+{
+	if (!b)
+		return pb_imp_fill(s, out, 0);
+	const char *bn = pb_imp_use(s, b);
+	struct name r = {""};
+	if (!bn)
+		return r;
+	int all[PB_MAX_RANK], one = 1;
+	for (int i = 0; i < out->rank; i++)
+		all[i] = i;
+	struct text bm = pb_imp_map(out->rank, 1, &one),
+		    om = pb_imp_map(out->rank, out->rank, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', out->rank);
+	struct name e = pb_imp_empty(s, out);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, out->rank, iters, 1, &bn, &b->sh, &bm, e.s,
+			 out, &om);
+	return pb_imp_gen_end(s, &g, g.arg[0].s);
+}
+
+/* Conv (1-d, 2-d, 3-d; groups: 1, depthwise and grouped 2-d): padding
+ * by tensor.pad, the bias as the init, then linalg.conv_*. */
+static int op_conv(struct imp *s)
+{
+	static const char *named[] = {"", "conv_1d_ncw_fcw", "conv_2d_nchw_fchw",
+				      "conv_3d_ncdhw_fcdhw"};
+	struct val *xv = pb_imp_in(s, 0), *wv = pb_imp_in(s, 1),
+		   *bv = pb_imp_in(s, 2);
+	if (!xv || !wv)
+		return pb_imp_node_error(s, "expected X and W");
+	int sr = xv->sh.rank - 2;
+	if (sr < 1 || sr > 3 || wv->sh.rank != xv->sh.rank)
+		return pb_imp_node_error(s, "only 1-d, 2-d and 3-d convolutions "
+					 "are supported");
+	int64_t G = pb_imp_attr_int(s, "group", 1);
+	int64_t N = xv->sh.d[0], C = xv->sh.d[1], F = wv->sh.d[0];
+	if (G < 1 || C % G || F % G || wv->sh.d[1] != C / G)
+		return pb_imp_node_error(s, "W of shape %s does not match %lld "
+					 "input channels in %lld groups",
+					 pb_imp_ty(&wv->sh).s, (long long)C,
+					 (long long)G);
+	if (bv && (bv->sh.rank != 1 || bv->sh.d[0] != F))
+		return pb_imp_node_error(s, "B must have shape [%lld]",
+					 (long long)F);
+	int64_t ks[3];
+	if (spatial_attr(s, "kernel_shape", sr, ks, 0))
+		return PB_ERR;
+	for (int i = 0; i < sr; i++)
+		if (ks[i] && ks[i] != wv->sh.d[2 + i])
+			return pb_imp_node_error(s, "kernel_shape does not match "
+						 "W");
+	struct window w = {.sr = sr};
+	if (window_setup(s, &w, &xv->sh, wv->sh.d + 2, 0))
+		return PB_ERR;
+	struct shape out = {xv->sh.rank, {N, F}};
+	for (int i = 0; i < sr; i++)
+		out.d[2 + i] = w.out[i];
+	int depthwise = G > 1 && G == C && F == C && sr == 2;
+	if (G > 1 && sr != 2)
+		return pb_imp_node_error(s, "group=%lld: grouped convolutions "
+					 "are supported in 2-d only",
+					 (long long)G);
+	const char *x = pb_imp_use(s, xv), *wt = x ? pb_imp_use(s, wv) : NULL;
+	if (!wt)
+		return PB_ERR;
+	struct shape xsh = xv->sh;
+	struct name xp = pad(s, x, &xsh, &w, 0);
+	struct name init = conv_init(s, bv, &out);
+	if (!init.s[0])
+		return PB_ERR;
+	struct text attrs = window_attrs(&w);
+	struct name r = pb_imp_fresh(s);
+	if (G == 1) {
+		pb_imp_emit(s, "%s = linalg.%s %s ins(%s, %s : %s, %s) outs(%s : "
+			    "%s) -> %s", r.s, named[sr], attrs.s, xp.s, wt,
+			    pb_imp_ty(&xsh).s, pb_imp_ty(&wv->sh).s, init.s,
+			    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
+	} else if (depthwise) {
+		struct shape w3 = {3, {C, wv->sh.d[2], wv->sh.d[3]}};
+		struct name wc = pb_imp_reshape(s, wt, &wv->sh, &w3);
+		pb_imp_emit(s, "%s = linalg.depthwise_conv_2d_nchw_chw %s ins(%s, "
+			    "%s : %s, %s) outs(%s : %s) -> %s", r.s, attrs.s,
+			    xp.s, wc.s, pb_imp_ty(&xsh).s, pb_imp_ty(&w3).s,
+			    init.s, pb_imp_ty(&out).s, pb_imp_ty(&out).s);
+	} else {
+		struct shape x5 = {5, {N, G, C / G, xsh.d[2], xsh.d[3]}};
+		struct shape w5 = {5, {G, F / G, C / G, wv->sh.d[2],
+				       wv->sh.d[3]}};
+		struct shape o5 = {5, {N, G, F / G, out.d[2], out.d[3]}};
+		struct name xe = pb_imp_reshape(s, xp.s, &xsh, &x5);
+		struct name we = pb_imp_reshape(s, wt, &wv->sh, &w5);
+		struct name ie = pb_imp_reshape(s, init.s, &out, &o5);
+		pb_imp_emit(s, "%s = linalg.conv_2d_ngchw_gfchw %s ins(%s, %s : "
+			    "%s, %s) outs(%s : %s) -> %s", r.s, attrs.s, xe.s,
+			    we.s, pb_imp_ty(&x5).s, pb_imp_ty(&w5).s, ie.s,
+			    pb_imp_ty(&o5).s, pb_imp_ty(&o5).s);
+		r = pb_imp_reshape(s, r.s, &o5, &out);
+	}
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* The number of input (or, with "incl", padded-input) elements under
+ * each output position of window "w", as a known [out..] tensor. */
+static struct pb_tensor *pool_counts(const struct window *w, int incl)
+{
+	struct shape sh = {w->sr, {0}};
+	for (int i = 0; i < w->sr; i++)
+		sh.d[i] = w->out[i];
+	struct pb_tensor *t = pb_imp_new_known(PB_DT_F32, &sh);
+	if (!t)
+		return NULL;
+	int64_t n = pb_imp_numel(&sh);
+	for (int64_t o = 0; o < n; o++) {
+		int64_t rem = o, cnt = 1;
+		for (int i = w->sr - 1; i >= 0; i--) {
+			int64_t p = rem % w->out[i], c = 0;
+			rem /= w->out[i];
+			/* the explicit pads count with count_include_pad, the
+			 * ceil_mode extension never does */
+			int64_t lo = incl ? -w->lo[i] : 0;
+			int64_t hi = w->in[i] + (incl ? w->hi0[i] : 0);
+			for (int64_t j = 0; j < w->k[i]; j++) {
+				int64_t at = p * w->stride[i] - w->lo[i] +
+					     j * w->dil[i];
+				c += at >= lo && at < hi;
+			}
+			cnt *= c;
+		}
+		((float *)t->data)[o] = (float)cnt;
+	}
+	return t;
+}
+
+/* Divide the pooled sums "sum" (shape "out") by the element counts of
+ * window "w"; a scalar when all counts agree. */
+static struct name pool_divide(struct imp *s, const char *sum,
+			       const struct shape *out, const struct window *w,
+			       int incl)
+{
+	struct name r = {""};
+	struct pb_tensor *cnt = pool_counts(w, incl);
+	if (!cnt)
+		return r;
+	int64_t n = pb_tensor_numel(cnt);
+	float *c = cnt->data;
+	int uniform = 1;
+	for (int64_t i = 1; i < n; i++)
+		uniform &= c[i] == c[0];
+	int all[PB_MAX_RANK], sp[3];
+	for (int i = 0; i < out->rank; i++)
+		all[i] = i;
+	for (int i = 0; i < w->sr; i++)
+		sp[i] = 2 + i;
+	struct text id = pb_imp_map(out->rank, out->rank, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', out->rank);
+	const char *ins[2] = {sum, NULL};
+	struct shape shs[2] = {*out, {w->sr, {0}}};
+	struct text maps[2] = {id, pb_imp_map(out->rank, w->sr, sp)};
+	int nin = 1;
+	if (!uniform) {
+		struct shape csh = {w->sr, {0}};
+		for (int i = 0; i < w->sr; i++)
+			csh.d[i] = w->out[i];
+		struct val tmp = {.name = "counts", .dtype = PB_DT_F32,
+				  .sh = csh, .k = cnt};
+		const char *cn = pb_imp_use(s, &tmp);
+		snprintf(r.s, sizeof(r.s), "%s", cn ? cn : "");
+		if (!cn) {
+			pb_tensor_clear(cnt);
+			free(cnt);
+			return r;
+		}
+		shs[1] = csh;
+		ins[1] = r.s;
+		nin = 2;
+	}
+	struct name e = pb_imp_empty(s, out);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, out->rank, iters, nin, ins, shs, maps, e.s, out,
+			 &id);
+	struct name d = uniform ? pb_imp_scalar(s, c[0]) : g.arg[1];
+	struct name q = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.divf %s, %s : f32", q.s, g.arg[0].s, d.s);
+	r = pb_imp_gen_end(s, &g, q.s);
+	pb_tensor_clear(cnt);
+	free(cnt);
+	return r;
+}
+
+/* MaxPool and AveragePool in 1-d and 2-d: tensor.pad (-inf or 0), then
+ * linalg.pooling_{nchw,ncw}_{max,sum}; an average divides by the counts
+ * of window elements (count_include_pad decides whether pads count). */
+static int op_pool(struct imp *s)
+{
+	int is_max = !strcmp(s->node->op_type, "MaxPool");
+	struct val *xv = pb_imp_in(s, 0);
+	int sr = xv->sh.rank - 2;
+	if (sr < 1 || sr > 2)
+		return pb_imp_node_error(s, "only 1-d and 2-d pooling is "
+					 "supported");
+	int64_t k[3];
+	int nk = pb_imp_attr_ints(s, "kernel_shape", k, 3);
+	if (nk == -2)
+		return PB_ERR;
+	if (nk != sr)
+		return pb_imp_node_error(s, "kernel_shape must have %d values",
+					 sr);
+	if (is_max && pb_imp_attr_int(s, "storage_order", 0) &&
+	    s->node->n_output > 1)
+		return pb_imp_node_error(s, "storage_order=1 is not supported");
+	struct window w = {.sr = sr};
+	if (window_setup(s, &w, &xv->sh, k, 1))
+		return PB_ERR;
+	struct shape out = xv->sh;
+	for (int i = 0; i < sr; i++)
+		out.d[2 + i] = w.out[i];
+	const char *x = pb_imp_use(s, xv);
+	if (!x)
+		return PB_ERR;
+	double fill = is_max ? -INFINITY : 0;
+	struct shape xsh = xv->sh;
+	struct name xp = pad(s, x, &xsh, &w, fill);
+	struct shape ksh = {sr, {k[0], k[1]}};
+	struct name win = pb_imp_empty(s, &ksh);
+	struct name init = pb_imp_fill(s, &out, fill);
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.pooling_%s_%s %s ins(%s, %s : %s, %s) "
+		    "outs(%s : %s) -> %s", r.s, sr == 2 ? "nchw" : "ncw",
+		    is_max ? "max" : "sum", window_attrs(&w).s, xp.s, win.s,
+		    pb_imp_ty(&xsh).s, pb_imp_ty(&ksh).s, init.s,
+		    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
+	if (!is_max) {
+		int incl = pb_imp_attr_int(s, "count_include_pad", 0) != 0;
+		r = pool_divide(s, r.s, &out, &w, incl);
+		if (!r.s[0])
+			return PB_ERR;
+	}
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* GlobalAveragePool and GlobalMaxPool: a reduction over the spatial dims
+ * that keeps them as 1. */
+static int op_global_pool(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	if (x->sh.rank < 3)
+		return pb_imp_node_error(s, "input must have rank >= 3");
+	unsigned red = ((1u << x->sh.rank) - 1) & ~3u;
+	int is_max = !strcmp(s->node->op_type, "GlobalMaxPool");
+	struct name r;
+	struct shape sh;
+	if (pb_imp_reduce(s, x, red, is_max ? "max" : "mean", 1, &r, &sh))
+		return PB_ERR;
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &sh);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* BatchNormalization in inference mode: (x - mean) / sqrt(var + eps) *
+ * scale + B per channel (dim 1), one linalg.generic. */
+static int op_batchnorm(struct imp *s)
+{
+	struct val *in[5];
+	for (int i = 0; i < 5; i++)
+		if (!(in[i] = pb_imp_in(s, i)))
+			return pb_imp_node_error(s, "expected 5 inputs");
+	if (pb_imp_attr_int(s, "training_mode", 0))
+		return pb_imp_node_error(s, "training_mode=1 is not supported");
+	if (!pb_imp_attr_int(s, "spatial", 1))
+		return pb_imp_node_error(s, "spatial=0 is not supported");
+	const struct shape *xs = &in[0]->sh;
+	if (xs->rank < 2)
+		return pb_imp_node_error(s, "input must have rank >= 2");
+	for (int i = 1; i < 5; i++)
+		if (in[i]->sh.rank != 1 || in[i]->sh.d[0] != xs->d[1])
+			return pb_imp_node_error(s, "input %d must have shape "
+						 "[%lld]", i,
+						 (long long)xs->d[1]);
+	const char *ins[5];
+	struct shape shs[5];
+	struct text maps[5];
+	int all[PB_MAX_RANK], one = 1;
+	for (int i = 0; i < xs->rank; i++)
+		all[i] = i;
+	for (int i = 0; i < 5; i++) {
+		if (!(ins[i] = pb_imp_use(s, in[i])))
+			return PB_ERR;
+		shs[i] = in[i]->sh;
+		maps[i] = i ? pb_imp_map(xs->rank, 1, &one)
+			    : pb_imp_map(xs->rank, xs->rank, all);
+	}
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', xs->rank);
+	struct name e = pb_imp_empty(s, xs);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, xs->rank, iters, 5, ins, shs, maps, e.s, xs,
+			 &maps[0]);
+	struct name eps = pb_imp_scalar(s, pb_imp_attr_float(s, "epsilon",
+							     1e-5f));
+	struct name t[6];
+	for (int i = 0; i < 6; i++)
+		t[i] = pb_imp_fresh(s);
+	/* args: x, scale, B, mean, var */
+	pb_imp_emit(s, "%s = arith.subf %s, %s : f32", t[0].s, g.arg[0].s,
+		    g.arg[3].s);
+	pb_imp_emit(s, "%s = arith.addf %s, %s : f32", t[1].s, g.arg[4].s,
+		    eps.s);
+	pb_imp_emit(s, "%s = math.sqrt %s : f32", t[2].s, t[1].s);
+	pb_imp_emit(s, "%s = arith.divf %s, %s : f32", t[3].s, t[0].s, t[2].s);
+	pb_imp_emit(s, "%s = arith.mulf %s, %s : f32", t[4].s, t[3].s,
+		    g.arg[1].s);
+	pb_imp_emit(s, "%s = arith.addf %s, %s : f32", t[5].s, t[4].s,
+		    g.arg[2].s);
+	struct name r = pb_imp_gen_end(s, &g, t[5].s);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, xs);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+const struct pb_imp_op pb_imp_ops_nn[] = {
+	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides"},
+	{"MaxPool", op_pool, "auto_pad,ceil_mode,dilations,kernel_shape,pads,"
+			     "storage_order,strides"},
+	{"AveragePool", op_pool, "auto_pad,ceil_mode,count_include_pad,"
+				 "dilations,kernel_shape,pads,strides"},
+	{"GlobalAveragePool", op_global_pool, ""},
+	{"GlobalMaxPool", op_global_pool, ""},
+	{"BatchNormalization", op_batchnorm, "epsilon,momentum,spatial,"
+					     "training_mode"},
+	{NULL, NULL, NULL},
+};

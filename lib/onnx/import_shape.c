@@ -1,0 +1,909 @@
+/* Op lowerings that move data or compute shapes: Identity, Constant,
+ * Reshape, Flatten, (Un)Squeeze, Transpose, Concat, Slice, Gather,
+ * Expand, Shape, Cast, ConstantOfShape, Range. Known inputs are folded
+ * at import time (pb_imp_fold_ok); the rest become tensor ops (views
+ * where possible) or linalg.transpose/generic. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/import.h"
+
+/* Define output 0 as a known copy of "t" with shape "sh" (same count). */
+static int def_known_reshaped(struct imp *s, const struct pb_tensor *t,
+			      const struct shape *sh)
+{
+	struct pb_tensor *c = pb_imp_new_known(t->dtype, sh);
+	if (!c)
+		return pb_imp_node_error(s, "out of memory");
+	memcpy(c->data, t->data, t->nbytes);
+	pb_imp_def_known(s, 0, c);
+	return PB_OK;
+}
+
+/* Define output 0 as a value of shape "to" holding "x" reshaped: folded
+ * when "x" is known, else a collapse/expand of its tensor. */
+static int reshape_to(struct imp *s, struct val *x, const struct shape *to)
+{
+	if (pb_imp_numel(&x->sh) != pb_imp_numel(to))
+		return pb_imp_node_error(s, "cannot reshape %s into %s",
+					 pb_imp_ty(&x->sh).s, pb_imp_ty(to).s);
+	if (pb_imp_fold_ok(x)) {
+		struct pb_tensor *k = pb_imp_known(s, x);
+		return k ? def_known_reshaped(s, k, to) : PB_ERR;
+	}
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	struct name r = pb_imp_reshape(s, in, &x->sh, to);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, to);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* Identity and Dropout (inference): the output is the input. */
+static int op_identity(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	if (!strcmp(s->node->op_type, "Dropout")) {
+		int64_t t;
+		struct val *tm = pb_imp_in(s, 2);
+		if (tm && (pb_imp_known_ints(s, tm, &t, 1, "training_mode") < 0
+			   || t))
+			return s->ctx->nerrors ? PB_ERR
+			       : pb_imp_node_error(s, "training_mode=1 is not "
+						   "supported");
+	}
+	return pb_imp_alias(s, 0, x);
+}
+
+/* Constant: a known value (value, value_float(s), value_int(s)). */
+static int op_constant(struct imp *s)
+{
+	const Onnx__TensorProto *t = pb_onnx_constant_value(s->node);
+	if (t) {
+		struct shape sh = {(int)t->n_dims, {0}};
+		if (t->n_dims > PB_MAX_RANK)
+			return pb_imp_node_error(s, "rank too large");
+		for (size_t i = 0; i < t->n_dims; i++)
+			sh.d[i] = t->dims[i];
+		struct val *v = pb_imp_def(s, 0, (enum pb_dtype)t->data_type,
+					   &sh);
+		if (v)
+			v->init = t;
+		return v && !pb_imp_known(s, v) ? PB_ERR : PB_OK;
+	}
+	const Onnx__AttributeProto *a;
+	struct pb_tensor *k;
+	struct shape sh = {0};
+	if ((a = pb_imp_attr(s, "value_float")) ||
+	    (a = pb_imp_attr(s, "value_floats"))) {
+		int list = !a->has_f;
+		sh.rank = list;
+		sh.d[0] = list ? (int64_t)a->n_floats : 1;
+		if (!(k = pb_imp_new_known(PB_DT_F32, &sh)))
+			return pb_imp_node_error(s, "out of memory");
+		if (list)
+			memcpy(k->data, a->floats, k->nbytes);
+		else
+			*(float *)k->data = a->f;
+	} else if ((a = pb_imp_attr(s, "value_int")) ||
+		   (a = pb_imp_attr(s, "value_ints"))) {
+		int list = !a->has_i;
+		sh.rank = list;
+		sh.d[0] = list ? (int64_t)a->n_ints : 1;
+		if (!(k = pb_imp_new_known(PB_DT_I64, &sh)))
+			return pb_imp_node_error(s, "out of memory");
+		if (list)
+			memcpy(k->data, a->ints, k->nbytes);
+		else
+			*(int64_t *)k->data = a->i;
+	} else {
+		return pb_imp_node_error(s, "only tensor, float and int "
+					 "constants are supported");
+	}
+	pb_imp_def_known(s, 0, k);
+	return PB_OK;
+}
+
+/* Reshape: the target shape from the second input (the "shape"
+ * attribute before opset 5), with 0 copying a dim (unless allowzero) and
+ * -1 inferred. */
+static int op_reshape(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *shv = pb_imp_in(s, 1);
+	int64_t d[PB_MAX_RANK];
+	struct shape decl;
+	if (s->opset >= 5 && shv && !shv->k && !shv->init &&
+	    !pb_imp_declared_shape(s, s->node->output[0], &decl))
+		return reshape_to(s, x, &decl); /* shape given at run time */
+	int n = s->opset < 5 ? pb_imp_attr_ints(s, "shape", d, PB_MAX_RANK)
+			     : pb_imp_known_ints(s, pb_imp_in(s, 1), d,
+						 PB_MAX_RANK, "the shape");
+	if (n < 0)
+		return n == -1 && !s->ctx->nerrors
+			       ? pb_imp_node_error(s, "missing shape")
+			       : PB_ERR;
+	int allowzero = pb_imp_attr_int(s, "allowzero", 0) != 0;
+	struct shape to = {n, {0}};
+	int infer = -1;
+	int64_t known = 1;
+	for (int i = 0; i < n; i++) {
+		int64_t v = d[i];
+		if (v == 0 && !allowzero) {
+			if (i >= x->sh.rank)
+				return pb_imp_node_error(s, "shape[%d] = 0 has no "
+							 "input dim to copy", i);
+			v = x->sh.d[i];
+		}
+		if (v == -1) {
+			if (infer >= 0)
+				return pb_imp_node_error(s, "more than one -1 in "
+							 "the shape");
+			infer = i;
+			v = 1;
+		} else if (v < 0) {
+			return pb_imp_node_error(s, "bad shape value %lld",
+						 (long long)v);
+		}
+		to.d[i] = v;
+		known *= v;
+	}
+	if (infer >= 0) {
+		if (!known || pb_imp_numel(&x->sh) % known)
+			return pb_imp_node_error(s, "cannot infer -1 reshaping "
+						 "%s", pb_imp_ty(&x->sh).s);
+		to.d[infer] = pb_imp_numel(&x->sh) / known;
+	}
+	return reshape_to(s, x, &to);
+}
+
+/* Flatten: [prod(d < axis), prod(d >= axis)] (axis default 1). */
+static int op_flatten(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int64_t axis = pb_imp_attr_int(s, "axis", 1);
+	if (axis < 0)
+		axis += x->sh.rank;
+	if (axis < 0 || axis > x->sh.rank)
+		return pb_imp_node_error(s, "axis out of range");
+	struct shape to = {2, {1, 1}};
+	for (int i = 0; i < x->sh.rank; i++)
+		to.d[i >= axis] *= x->sh.d[i];
+	return reshape_to(s, x, &to);
+}
+
+/* The axes of (Un)Squeeze: the attribute before opset 13, the second
+ * input from 13. Returns the count (-1: absent, -2: error). */
+static int squeeze_axes(struct imp *s, int64_t *axes)
+{
+	if (s->opset < 13)
+		return pb_imp_attr_ints(s, "axes", axes, PB_MAX_RANK);
+	struct val *a = pb_imp_in(s, 1);
+	if (!a)
+		return -1;
+	int n = pb_imp_known_ints(s, a, axes, PB_MAX_RANK, "axes");
+	return n < 0 ? -2 : n;
+}
+
+/* Squeeze: drop the listed dims of size 1 (all of them by default). */
+static int op_squeeze(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int64_t axes[PB_MAX_RANK];
+	int n = squeeze_axes(s, axes);
+	if (n == -2)
+		return PB_ERR;
+	unsigned drop = 0;
+	for (int i = 0; i < n; i++) {
+		int a;
+		if (pb_imp_axis(s, axes[i], x->sh.rank, &a))
+			return PB_ERR;
+		if (x->sh.d[a] != 1)
+			return pb_imp_node_error(s, "dim %d has size %lld, not 1",
+						 a, (long long)x->sh.d[a]);
+		drop |= 1u << a;
+	}
+	struct shape to = {0};
+	for (int i = 0; i < x->sh.rank; i++)
+		if (n < 0 ? x->sh.d[i] != 1 : !(drop >> i & 1))
+			to.d[to.rank++] = x->sh.d[i];
+	return reshape_to(s, x, &to);
+}
+
+/* Unsqueeze: insert dims of size 1 at the listed output positions. */
+static int op_unsqueeze(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int64_t axes[PB_MAX_RANK];
+	int n = squeeze_axes(s, axes);
+	if (n < 0)
+		return n == -1 ? pb_imp_node_error(s, "missing axes") : PB_ERR;
+	int r = x->sh.rank + n;
+	if (r > PB_MAX_RANK)
+		return pb_imp_node_error(s, "rank too large");
+	unsigned ins = 0;
+	for (int i = 0; i < n; i++) {
+		int a;
+		if (pb_imp_axis(s, axes[i], r, &a))
+			return PB_ERR;
+		if (ins >> a & 1)
+			return pb_imp_node_error(s, "repeated axis %d", a);
+		ins |= 1u << a;
+	}
+	struct shape to = {r, {0}};
+	for (int i = 0, j = 0; i < r; i++)
+		to.d[i] = ins >> i & 1 ? 1 : x->sh.d[j++];
+	return reshape_to(s, x, &to);
+}
+
+/* The linear index in shape "sh" of the multi-index "idx". */
+static int64_t linear(const struct shape *sh, const int64_t *idx)
+{
+	int64_t l = 0;
+	for (int i = 0; i < sh->rank; i++)
+		l = l * sh->d[i] + idx[i];
+	return l;
+}
+
+/* Multi-index "idx" of linear index "l" in shape "sh". */
+static void unlinear(const struct shape *sh, int64_t l, int64_t *idx)
+{
+	for (int i = sh->rank - 1; i >= 0; i--) {
+		idx[i] = l % sh->d[i];
+		l /= sh->d[i];
+	}
+}
+
+/* Fold: output element o of shape "out" is element src(o) of "k". */
+typedef int64_t (*src_fn)(const struct shape *out, const int64_t *idx,
+			  const void *u);
+static int fold_gather(struct imp *s, const struct pb_tensor *k,
+		       const struct shape *out, src_fn fn, const void *u)
+{
+	struct pb_tensor *t = pb_imp_new_known(k->dtype, out);
+	if (!t)
+		return pb_imp_node_error(s, "out of memory");
+	size_t esz = pb_dtype_size(k->dtype);
+	int64_t n = pb_imp_numel(out), idx[PB_MAX_RANK];
+	for (int64_t o = 0; o < n; o++) {
+		unlinear(out, o, idx);
+		memcpy((char *)t->data + o * esz,
+		       (char *)k->data + fn(out, idx, u) * esz, esz);
+	}
+	pb_imp_def_known(s, 0, t);
+	return PB_OK;
+}
+
+struct perm_u {
+	const struct shape *in;
+	const int64_t *perm;
+};
+
+/* Source index of a transposed element. */
+static int64_t perm_src(const struct shape *out, const int64_t *idx,
+			const void *u)
+{
+	const struct perm_u *p = u;
+	int64_t in[PB_MAX_RANK];
+	for (int i = 0; i < out->rank; i++)
+		in[p->perm[i]] = idx[i];
+	return linear(p->in, in);
+}
+
+/* Transpose by "perm" (default: reversed dims): linalg.transpose. */
+static int op_transpose(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int r = x->sh.rank;
+	int64_t perm[PB_MAX_RANK];
+	int n = pb_imp_attr_ints(s, "perm", perm, PB_MAX_RANK);
+	if (n == -2)
+		return PB_ERR;
+	if (n < 0)
+		for (int i = 0; i < r; i++)
+			perm[i] = r - 1 - i;
+	else if (n != r)
+		return pb_imp_node_error(s, "perm has %d values for rank %d", n,
+					 r);
+	unsigned seen = 0;
+	struct shape out = {r, {0}};
+	for (int i = 0; i < r; i++) {
+		if (perm[i] < 0 || perm[i] >= r || (seen >> perm[i] & 1))
+			return pb_imp_node_error(s, "bad perm");
+		seen |= 1u << perm[i];
+		out.d[i] = x->sh.d[perm[i]];
+	}
+	if (pb_imp_fold_ok(x)) {
+		struct pb_tensor *k = pb_imp_known(s, x);
+		struct perm_u u = {&x->sh, perm};
+		return k ? fold_gather(s, k, &out, perm_src, &u) : PB_ERR;
+	}
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	struct name e = pb_imp_empty(s, &out), res = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
+		    "permutation = %s", res.s, in, pb_imp_ty(&x->sh).s, e.s,
+		    pb_imp_ty(&out).s, pb_imp_ints(r, perm).s);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = res;
+	return PB_OK;
+}
+
+/* Concat along "axis": folded when every input is known, else
+ * tensor.concat (inputs with no elements are skipped). */
+static int op_concat(struct imp *s)
+{
+	int nin = pb_imp_nin(s), axis, fold = 1;
+	struct val *in[64];
+	if (nin < 1 || nin > 64)
+		return pb_imp_node_error(s, "expected 1 to 64 inputs");
+	for (int i = 0; i < nin; i++) {
+		if (!(in[i] = pb_imp_in(s, i)))
+			return pb_imp_node_error(s, "empty input name");
+		fold &= pb_imp_fold_ok(in[i]);
+	}
+	struct shape out = in[0]->sh;
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), out.rank, &axis))
+		return PB_ERR;
+	out.d[axis] = 0;
+	for (int i = 0; i < nin; i++) {
+		const struct shape *sh = &in[i]->sh;
+		int ok = sh->rank == out.rank && in[i]->dtype == in[0]->dtype;
+		for (int j = 0; ok && j < out.rank; j++)
+			ok = j == axis || sh->d[j] == out.d[j];
+		if (!ok)
+			return pb_imp_node_error(s, "input %d of shape %s does "
+						 "not match", i,
+						 pb_imp_ty(sh).s);
+		out.d[axis] += sh->d[axis];
+	}
+	if (fold) {
+		struct pb_tensor *t = pb_imp_new_known(in[0]->dtype, &out);
+		if (!t)
+			return pb_imp_node_error(s, "out of memory");
+		size_t esz = pb_dtype_size(t->dtype);
+		int64_t outer = 1, off = 0;
+		for (int j = 0; j < axis; j++)
+			outer *= out.d[j];
+		int64_t row = (int64_t)(t->nbytes / esz) / (outer ? outer : 1);
+		for (int i = 0; i < nin; i++) {
+			struct pb_tensor *k = pb_imp_known(s, in[i]);
+			if (!k) {
+				pb_tensor_clear(t);
+				free(t);
+				return PB_ERR;
+			}
+			int64_t part = outer ? pb_tensor_numel(k) / outer : 0;
+			for (int64_t o = 0; o < outer; o++)
+				memcpy((char *)t->data + (o * row + off) * esz,
+				       (char *)k->data + o * part * esz,
+				       part * esz);
+			off += part;
+		}
+		pb_imp_def_known(s, 0, t);
+		return PB_OK;
+	}
+	struct pb_buf vals = {0}, tys = {0};
+	int n = 0;
+	const char *last = NULL;
+	for (int i = 0; i < nin; i++) {
+		if (!pb_imp_numel(&in[i]->sh))
+			continue;
+		const char *x = pb_imp_use(s, in[i]);
+		if (!x) {
+			pb_buf_free(&vals);
+			pb_buf_free(&tys);
+			return PB_ERR;
+		}
+		pb_buf_printf(&vals, "%s%s", n ? ", " : "", x);
+		pb_buf_printf(&tys, "%s%s", n ? ", " : "",
+			      pb_imp_ty(&in[i]->sh).s);
+		last = x;
+		n++;
+	}
+	struct name r;
+	if (n == 1) {
+		snprintf(r.s, sizeof(r.s), "%s", last);
+	} else if (n == 0) {
+		r = pb_imp_empty(s, &out);
+	} else {
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = tensor.concat dim(%d) %s : (%s) -> %s", r.s,
+			    axis, vals.data, tys.data, pb_imp_ty(&out).s);
+	}
+	pb_buf_free(&vals);
+	pb_buf_free(&tys);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+struct slice_u {
+	const struct shape *in;
+	int64_t start[PB_MAX_RANK], step[PB_MAX_RANK];
+};
+
+/* Source index of a sliced element. */
+static int64_t slice_src(const struct shape *out, const int64_t *idx,
+			 const void *u)
+{
+	const struct slice_u *p = u;
+	int64_t in[PB_MAX_RANK];
+	for (int i = 0; i < out->rank; i++)
+		in[i] = p->start[i] + idx[i] * p->step[i];
+	return linear(p->in, in);
+}
+
+/* The (starts, ends, axes, steps) of Slice: attributes before opset 10,
+ * inputs from 10. Returns the count of axes or -1 (reported). */
+static int slice_params(struct imp *s, int64_t *st, int64_t *en, int64_t *ax,
+			int64_t *sp)
+{
+	int n, ne, na, ns;
+	if (s->opset < 10) {
+		n = pb_imp_attr_ints(s, "starts", st, PB_MAX_RANK);
+		ne = pb_imp_attr_ints(s, "ends", en, PB_MAX_RANK);
+		na = pb_imp_attr_ints(s, "axes", ax, PB_MAX_RANK);
+		ns = -1;
+	} else {
+		struct val *a = pb_imp_in(s, 3), *p = pb_imp_in(s, 4);
+		n = pb_imp_known_ints(s, pb_imp_in(s, 1), st, PB_MAX_RANK,
+				      "starts");
+		ne = n < 0 ? -1 : pb_imp_known_ints(s, pb_imp_in(s, 2), en,
+						    PB_MAX_RANK, "ends");
+		na = ne < 0 || !a ? -1 : pb_imp_known_ints(s, a, ax,
+							   PB_MAX_RANK, "axes");
+		ns = ne < 0 || !p ? -1 : pb_imp_known_ints(s, p, sp,
+							   PB_MAX_RANK, "steps");
+		if (s->ctx->nerrors)
+			return -1;
+	}
+	if (n < 0 || ne != n || (na >= 0 && na != n) || (ns >= 0 && ns != n)) {
+		if (!s->ctx->nerrors)
+			pb_imp_node_error(s, "starts, ends, axes and steps must "
+					  "have the same length");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		if (na < 0)
+			ax[i] = i;
+		if (ns < 0)
+			sp[i] = 1;
+	}
+	return n;
+}
+
+/* Slice: known inputs fold; positive steps become tensor.extract_slice,
+ * negative ones a linalg.generic reading through a reversed map. */
+static int op_slice(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int64_t st[PB_MAX_RANK], en[PB_MAX_RANK], ax[PB_MAX_RANK],
+		sp[PB_MAX_RANK];
+	int n = slice_params(s, st, en, ax, sp);
+	if (n < 0)
+		return PB_ERR;
+	struct slice_u u = {&x->sh, {0}, {0}};
+	struct shape out = x->sh;
+	int neg = 0;
+	for (int i = 0; i < x->sh.rank; i++)
+		u.step[i] = 1;
+	for (int i = 0; i < n; i++) {
+		int a;
+		if (pb_imp_axis(s, ax[i], x->sh.rank, &a))
+			return PB_ERR;
+		int64_t d = x->sh.d[a], b = st[i], e = en[i], p = sp[i];
+		if (!p)
+			return pb_imp_node_error(s, "step 0");
+		b = b < 0 ? b + d : b;
+		e = e < 0 ? e + d : e;
+		if (p > 0) {
+			b = b < 0 ? 0 : b > d ? d : b;
+			e = e < 0 ? 0 : e > d ? d : e;
+			out.d[a] = e > b ? (e - b + p - 1) / p : 0;
+		} else {
+			b = b < 0 ? 0 : b > d - 1 ? d - 1 : b;
+			e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
+			out.d[a] = b > e ? (b - e - p - 1) / -p : 0;
+			neg = 1;
+		}
+		u.start[a] = b;
+		u.step[a] = p;
+	}
+	if (pb_imp_fold_ok(x)) {
+		struct pb_tensor *k = pb_imp_known(s, x);
+		return k ? fold_gather(s, k, &out, slice_src, &u) : PB_ERR;
+	}
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	struct name r;
+	int r0 = x->sh.rank;
+	if (!neg) {
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = tensor.extract_slice %s%s %s %s : %s to %s",
+			    r.s, in, pb_imp_ints(r0, u.start).s,
+			    pb_imp_ints(r0, out.d).s, pb_imp_ints(r0, u.step).s,
+			    pb_imp_ty(&x->sh).s, pb_imp_ty(&out).s);
+	} else {
+		/* in[i] = start + step * d_i, written as an affine map */
+		struct text m;
+		size_t k = snprintf(m.s, sizeof(m.s), "affine_map<(");
+		for (int i = 0; i < r0; i++)
+			k += snprintf(m.s + k, sizeof(m.s) - k, "%sd%d",
+				      i ? ", " : "", i);
+		k += snprintf(m.s + k, sizeof(m.s) - k, ") -> (");
+		for (int i = 0; i < r0; i++)
+			k += snprintf(m.s + k, sizeof(m.s) - k,
+				      "%s%lld + d%d * %lld", i ? ", " : "",
+				      (long long)u.start[i], i,
+				      (long long)u.step[i]);
+		snprintf(m.s + k, sizeof(m.s) - k, ")>");
+		int all[PB_MAX_RANK];
+		char iters[PB_MAX_RANK + 1];
+		for (int i = 0; i < r0; i++)
+			all[i] = i;
+		memset(iters, 'p', r0);
+		struct text id = pb_imp_map(r0, r0, all);
+		struct name e = pb_imp_empty(s, &out);
+		struct gen g;
+		pb_imp_gen_begin(s, &g, r0, iters, 1, &in, &x->sh, &m, e.s, &out,
+				 &id);
+		r = pb_imp_gen_end(s, &g, g.arg[0].s);
+	}
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* Shape: the dims of the input (start/end from opset 15), known. */
+static int op_shape(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int r = x->sh.rank;
+	int64_t b = pb_imp_attr_int(s, "start", 0), e = pb_imp_attr_int(s, "end", r);
+	b = b < 0 ? b + r : b;
+	e = e < 0 ? e + r : e;
+	b = b < 0 ? 0 : b > r ? r : b;
+	e = e < 0 ? 0 : e > r ? r : e;
+	struct shape sh = {1, {e > b ? e - b : 0}};
+	struct pb_tensor *t = pb_imp_new_known(PB_DT_I64, &sh);
+	if (!t)
+		return pb_imp_node_error(s, "out of memory");
+	for (int64_t i = b; i < e; i++)
+		((int64_t *)t->data)[i - b] = x->sh.d[i];
+	pb_imp_def_known(s, 0, t);
+	return PB_OK;
+}
+
+/* Size: the element count of the input, known. */
+static int op_size(struct imp *s)
+{
+	struct shape sh = {0};
+	struct pb_tensor *t = pb_imp_new_known(PB_DT_I64, &sh);
+	if (!t)
+		return pb_imp_node_error(s, "out of memory");
+	*(int64_t *)t->data = pb_imp_numel(&pb_imp_in(s, 0)->sh);
+	pb_imp_def_known(s, 0, t);
+	return PB_OK;
+}
+
+struct gather_u {
+	const struct shape *in;
+	int axis, irank;
+	const int64_t *ind;
+	const struct shape *ish;
+};
+
+/* Source index of a gathered element. */
+static int64_t gather_src(const struct shape *out, const int64_t *idx,
+			  const void *u)
+{
+	const struct gather_u *p = u;
+	int64_t in[PB_MAX_RANK];
+	(void)out;
+	for (int i = 0; i < p->axis; i++)
+		in[i] = idx[i];
+	in[p->axis] = p->ind[linear(p->ish, idx + p->axis)];
+	for (int i = p->axis + 1; i < p->in->rank; i++)
+		in[i] = idx[i - 1 + p->irank];
+	return linear(p->in, in);
+}
+
+/* Gather with known indices along "axis": folded for known data, else
+ * one extract_slice per index (concatenated when several). */
+static int op_gather(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *iv = pb_imp_in(s, 1);
+	int axis;
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
+		return PB_ERR;
+	int64_t ind[64];
+	int ni = pb_imp_known_ints(s, iv, ind, 64, "the indices");
+	if (ni < 0)
+		return PB_ERR;
+	int64_t d = x->sh.d[axis];
+	for (int i = 0; i < ni; i++) {
+		ind[i] = ind[i] < 0 ? ind[i] + d : ind[i];
+		if (ind[i] < 0 || ind[i] >= d)
+			return pb_imp_node_error(s, "index %lld is out of range",
+						 (long long)ind[i]);
+	}
+	struct shape out = {0};
+	for (int i = 0; i < axis; i++)
+		out.d[out.rank++] = x->sh.d[i];
+	for (int i = 0; i < iv->sh.rank; i++)
+		out.d[out.rank++] = iv->sh.d[i];
+	for (int i = axis + 1; i < x->sh.rank; i++)
+		out.d[out.rank++] = x->sh.d[i];
+	if (pb_imp_fold_ok(x)) {
+		struct pb_tensor *k = pb_imp_known(s, x);
+		struct gather_u u = {&x->sh, axis, iv->sh.rank, ind, &iv->sh};
+		return k ? fold_gather(s, k, &out, gather_src, &u) : PB_ERR;
+	}
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	int r0 = x->sh.rank;
+	struct shape one = x->sh, cat = x->sh;
+	one.d[axis] = 1;
+	cat.d[axis] = ni;
+	int64_t off[PB_MAX_RANK] = {0}, str[PB_MAX_RANK];
+	for (int i = 0; i < r0; i++)
+		str[i] = 1;
+	struct pb_buf vals = {0}, tys = {0};
+	struct name r;
+	for (int i = 0; i < ni; i++) {
+		off[axis] = ind[i];
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = tensor.extract_slice %s%s %s %s : %s to %s",
+			    r.s, in, pb_imp_ints(r0, off).s,
+			    pb_imp_ints(r0, one.d).s, pb_imp_ints(r0, str).s,
+			    pb_imp_ty(&x->sh).s, pb_imp_ty(&one).s);
+		pb_buf_printf(&vals, "%s%s", i ? ", " : "", r.s);
+		pb_buf_printf(&tys, "%s%s", i ? ", " : "", pb_imp_ty(&one).s);
+	}
+	if (ni > 1) {
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = tensor.concat dim(%d) %s : (%s) -> %s", r.s,
+			    axis, vals.data, tys.data, pb_imp_ty(&cat).s);
+	}
+	pb_buf_free(&vals);
+	pb_buf_free(&tys);
+	if (!ni)
+		r = pb_imp_empty(s, &cat);
+	r = pb_imp_reshape(s, r.s, ni ? &cat : &cat, &out);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+struct expand_u {
+	const struct shape *in;
+};
+
+/* Source index of a broadcast element. */
+static int64_t expand_src(const struct shape *out, const int64_t *idx,
+			  const void *u)
+{
+	const struct expand_u *p = u;
+	return pb_imp_bcast_index(out, p->in, linear(out, idx));
+}
+
+/* Expand: broadcast to the known shape (a copying linalg.generic). */
+static int op_expand(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	struct shape want = {0}, out;
+	int n = pb_imp_known_ints(s, pb_imp_in(s, 1), want.d, PB_MAX_RANK,
+				  "the shape");
+	if (n < 0)
+		return PB_ERR;
+	want.rank = n;
+	if (pb_imp_broadcast(s, &x->sh, &want, &out))
+		return PB_ERR;
+	if (pb_imp_fold_ok(x) && pb_imp_numel(&out) <= PB_FOLD_MAX) {
+		struct pb_tensor *k = pb_imp_known(s, x);
+		struct expand_u u = {&x->sh};
+		return k ? fold_gather(s, k, &out, expand_src, &u) : PB_ERR;
+	}
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	int all[PB_MAX_RANK], res[PB_MAX_RANK];
+	for (int i = 0; i < out.rank; i++)
+		all[i] = i;
+	for (int i = 0; i < x->sh.rank; i++) {
+		int o = i + out.rank - x->sh.rank;
+		res[i] = x->sh.d[i] == 1 && out.d[o] != 1 ? -1 : o;
+	}
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', out.rank);
+	struct text im = pb_imp_map(out.rank, x->sh.rank, res),
+		    om = pb_imp_map(out.rank, out.rank, all);
+	struct name e = pb_imp_empty(s, &out);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, out.rank, iters, 1, &in, &x->sh, &im, e.s, &out,
+			 &om);
+	struct name r = pb_imp_gen_end(s, &g, g.arg[0].s);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* Element "i" of known "t" as a double. */
+static double elem_f(const struct pb_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case PB_DT_F32: return ((float *)t->data)[i];
+	case PB_DT_F64: return ((double *)t->data)[i];
+	case PB_DT_I64: return (double)((int64_t *)t->data)[i];
+	case PB_DT_I32: return ((int32_t *)t->data)[i];
+	case PB_DT_I8: return ((int8_t *)t->data)[i];
+	case PB_DT_U8: case PB_DT_BOOL: return ((uint8_t *)t->data)[i];
+	default: return NAN;
+	}
+}
+
+/* Store "x" as element "i" of known "t". */
+static void set_elem(struct pb_tensor *t, int64_t i, double x)
+{
+	switch (t->dtype) {
+	case PB_DT_F32: ((float *)t->data)[i] = (float)x; break;
+	case PB_DT_F64: ((double *)t->data)[i] = x; break;
+	case PB_DT_I64: ((int64_t *)t->data)[i] = (int64_t)x; break;
+	case PB_DT_I32: ((int32_t *)t->data)[i] = (int32_t)x; break;
+	case PB_DT_I8: ((int8_t *)t->data)[i] = (int8_t)x; break;
+	case PB_DT_U8: ((uint8_t *)t->data)[i] = (uint8_t)x; break;
+	case PB_DT_BOOL: ((uint8_t *)t->data)[i] = x != 0; break;
+	default: break;
+	}
+}
+
+/* Is "dt" a type Cast can fold between? */
+static int castable(enum pb_dtype dt)
+{
+	return dt == PB_DT_F32 || dt == PB_DT_F64 || dt == PB_DT_I64 ||
+	       dt == PB_DT_I32 || dt == PB_DT_I8 || dt == PB_DT_U8 ||
+	       dt == PB_DT_BOOL;
+}
+
+/* Cast: folded for known data; float32 to float32 at run time. */
+static int op_cast(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	enum pb_dtype to = (enum pb_dtype)pb_imp_attr_int(s, "to", 0);
+	if (x->k || x->init) {
+		struct pb_tensor *k = pb_imp_known(s, x);
+		if (!k)
+			return PB_ERR;
+		if (!castable(k->dtype) || !castable(to))
+			return pb_imp_node_error(s, "cast from %s to %s is not "
+						 "supported",
+						 pb_dtype_name(k->dtype),
+						 pb_dtype_name(to));
+		struct pb_tensor *t = pb_imp_new_known(to, &x->sh);
+		if (!t)
+			return pb_imp_node_error(s, "out of memory");
+		for (int64_t i = 0; i < pb_tensor_numel(k); i++)
+			set_elem(t, i, elem_f(k, i));
+		pb_imp_def_known(s, 0, t);
+		return PB_OK;
+	}
+	if (x->dtype == to)
+		return pb_imp_alias(s, 0, x);
+	return pb_imp_node_error(s, "cast from %s to %s is not supported",
+				 pb_dtype_name(x->dtype), pb_dtype_name(to));
+}
+
+/* ConstantOfShape: a known tensor of the "value" (default f32 0); large
+ * float ones become a fill. */
+static int op_constant_of_shape(struct imp *s)
+{
+	struct shape sh = {0};
+	int n = pb_imp_known_ints(s, pb_imp_in(s, 0), sh.d, PB_MAX_RANK,
+				  "the shape");
+	if (n < 0)
+		return PB_ERR;
+	sh.rank = n;
+	const Onnx__AttributeProto *a = pb_imp_attr(s, "value");
+	struct pb_tensor val = {0};
+	float zero = 0;
+	if (a && a->t) {
+		struct pb_buf where = {0};
+		pb_buf_printf(&where, "%s: node '%s'", s->file, s->node_name);
+		int rc = pb_onnx_tensor_from_proto(s->ctx, where.data, a->t,
+						   &val);
+		pb_buf_free(&where);
+		if (rc)
+			return PB_ERR;
+		if (pb_tensor_numel(&val) != 1) {
+			pb_tensor_clear(&val);
+			return pb_imp_node_error(s, "value must have one "
+						 "element");
+		}
+	} else {
+		val.dtype = PB_DT_F32;
+		val.data = malloc(4);
+		memcpy(val.data, &zero, 4);
+		val.nbytes = 4;
+	}
+	int rc = PB_OK;
+	if (pb_imp_numel(&sh) > PB_FOLD_MAX && val.dtype == PB_DT_F32) {
+		struct name r = pb_imp_fill(s, &sh, *(float *)val.data);
+		struct val *v = pb_imp_def(s, 0, PB_DT_F32, &sh);
+		if (v)
+			v->ssa = r;
+	} else {
+		struct pb_tensor *t = pb_imp_new_known(val.dtype, &sh);
+		size_t esz = pb_dtype_size(val.dtype);
+		if (!t)
+			rc = pb_imp_node_error(s, "out of memory");
+		for (int64_t i = 0; t && i < pb_imp_numel(&sh); i++)
+			memcpy((char *)t->data + i * esz, val.data, esz);
+		if (t)
+			pb_imp_def_known(s, 0, t);
+	}
+	pb_tensor_clear(&val);
+	return rc;
+}
+
+/* Range: start, limit and delta known scalars; the result is known. */
+static int op_range(struct imp *s)
+{
+	struct val *v[3];
+	struct pb_tensor *k[3];
+	for (int i = 0; i < 3; i++) {
+		v[i] = pb_imp_in(s, i);
+		k[i] = v[i] ? pb_imp_known(s, v[i]) : NULL;
+		if (!k[i] || pb_tensor_numel(k[i]) != 1)
+			return s->ctx->nerrors ? PB_ERR
+			       : pb_imp_node_error(s, "start, limit and delta "
+						   "must be known scalars");
+	}
+	double b = elem_f(k[0], 0), e = elem_f(k[1], 0), d = elem_f(k[2], 0);
+	if (d == 0 || !castable(k[0]->dtype))
+		return pb_imp_node_error(s, "bad range");
+	double cnt = ceil((e - b) / d);
+	struct shape sh = {1, {cnt > 0 ? (int64_t)cnt : 0}};
+	if (sh.d[0] > PB_FOLD_MAX)
+		return pb_imp_node_error(s, "range of %lld values is too long",
+					 (long long)sh.d[0]);
+	struct pb_tensor *t = pb_imp_new_known(k[0]->dtype, &sh);
+	if (!t)
+		return pb_imp_node_error(s, "out of memory");
+	for (int64_t i = 0; i < sh.d[0]; i++)
+		set_elem(t, i, b + i * d);
+	pb_imp_def_known(s, 0, t);
+	return PB_OK;
+}
+
+const struct pb_imp_op pb_imp_ops_shape[] = {
+	{"Identity", op_identity, ""},
+	{"Dropout", op_identity, "ratio,seed,is_test"},
+	{"Constant", op_constant, "value,value_float,value_floats,value_int,"
+				  "value_ints"},
+	{"Reshape", op_reshape, "allowzero,shape"},
+	{"Flatten", op_flatten, "axis"},
+	{"Squeeze", op_squeeze, "axes"},
+	{"Unsqueeze", op_unsqueeze, "axes"},
+	{"Transpose", op_transpose, "perm"},
+	{"Concat", op_concat, "axis"},
+	{"Slice", op_slice, "starts,ends,axes"},
+	{"Shape", op_shape, "start,end"},
+	{"Size", op_size, ""},
+	{"Gather", op_gather, "axis"},
+	{"Expand", op_expand, ""},
+	{"Cast", op_cast, "to,saturate"},
+	{"ConstantOfShape", op_constant_of_shape, "value"},
+	{"Range", op_range, ""},
+	{NULL, NULL, NULL},
+};
