@@ -16,10 +16,6 @@
 #include "onnx/onnx.h"
 #include "runtime/runtime.h"
 
-/* pb_onnx_import is being written in lib/onnx; until it lands an .onnx
- * input reports that it is missing instead of breaking the link. */
-#pragma weak pb_onnx_import
-
 enum kind { KIND_MLIR, KIND_ONNX, KIND_PTX };
 
 static int has_ext(const char *path, const char *ext)
@@ -111,11 +107,6 @@ static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
 	if (k == KIND_ONNX) {
 		/* from stdin there is no file to load weights from later */
 		struct pb_import_opts io = {.inline_weights = !in->path};
-		if (!pb_onnx_import) {
-			pb_error(ctx, "this pb-run was built without the ONNX "
-				 "importer");
-			return PB_ERR;
-		}
 		if (pb_onnx_import(ctx, in, &io, m) != PB_OK)
 			return PB_ERR;
 	} else {
