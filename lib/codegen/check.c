@@ -66,7 +66,8 @@ int pb_codegen_check(struct pb_ctx *ctx, MlirModule m)
 	struct check c = {ctx, PB_OK};
 	MlirOperation main = pb_ir_lookup_func(m, "main");
 	if (mlirOperationIsNull(main)) {
-		pb_error(ctx, "no func.func @main in the module");
+		pb_error_at(ctx, mlirOperationGetLocation(mlirModuleGetOperation(m)),
+			    "no func.func @main in the module");
 		return PB_ERR;
 	}
 	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));

@@ -408,7 +408,8 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
 	pb_buf_free(&s);
 	int rc = PB_OK;
 	if (mlirOperationIsNull(main)) {
-		pb_error(ctx, "no func.func @main in the module");
+		pb_error_at(ctx, mlirOperationGetLocation(mlirModuleGetOperation(m)),
+			    "no func.func @main in the module");
 		rc = PB_ERR;
 	} else if (mlirFunctionTypeGetNumResults(mlirTypeAttrGetValue(
 			   pb_ir_attr(main, "function_type")))) {

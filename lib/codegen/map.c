@@ -513,6 +513,28 @@ static int uses_group(MlirOperation op, MlirOperation *g, int n)
 	return 0;
 }
 
+struct uses {
+	MlirOperation *g;
+	int n, found;
+};
+
+static MlirWalkResult uses_cb(MlirOperation op, void *user)
+{
+	struct uses *u = user;
+	u->found |= uses_group(op, u->g, u->n);
+	return u->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
+}
+
+/* Does "op" or an operation nested in it use a result of the "n"
+ * operations "g"? */
+static int uses_group_deep(MlirOperation op, MlirOperation *g, int n)
+{
+	struct uses u = {g, n, 0};
+	if (n)
+		mlirOperationWalk(op, uses_cb, &u, MlirWalkPreOrder);
+	return u.found;
+}
+
 /* Report a result of "op" used outside "launch". */
 static int check_escape(struct pb_ctx *ctx, MlirOperation op,
 			MlirOperation launch)
@@ -572,6 +594,12 @@ static int map_func(struct pb_ctx *ctx, MlirOperation func)
 			rc = flush(ctx, &group);
 			if (rc == PB_OK)
 				rc = map_mapped(ctx, op);
+			continue;
+		}
+		if (uses_group_deep(op, group.v, group.n)) {
+			/* it needs values computed by the pending serial
+			 * work: run it in the same thread */
+			pb_codegen_ops_push(&group, op);
 			continue;
 		}
 		band_collect(op, &b);

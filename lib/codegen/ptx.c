@@ -1,6 +1,8 @@
 /* PTX: the kernels' gpu.module through upstream gpu-lower-to-nvvm-pipeline
  * (NVVM, LLVM's NVPTX back end, format=isa) and out of the gpu.binary. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/Dialect/GPU.h"
@@ -21,6 +23,67 @@ static const char *features_of(const char *arch)
 		if (!strcmp(t[i].arch, arch))
 			return t[i].features;
 	return NULL;
+}
+
+/* MLIR's NVVM target links libdevice (math functions) from the CUDA
+ * toolkit named by $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH (in that order).
+ * Point $CUDA_ROOT at the first of those or /usr/local/cuda that has
+ * libdevice; when none has, hide them all during the lowering (an unused
+ * bad path is an error there) and let check_externs report a missing
+ * math function. "saved" keeps the old values for restore_toolkit. */
+static const char *toolkit_vars[] = {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"};
+
+static void find_toolkit(char *saved[3])
+{
+	const char *cands[] = {getenv("CUDA_ROOT"), getenv("CUDA_HOME"),
+			       getenv("CUDA_PATH"), "/usr/local/cuda"};
+	char path[4096];
+	for (int i = 0; i < 3; i++)
+		saved[i] = getenv(toolkit_vars[i]) ? strdup(getenv(toolkit_vars[i]))
+						   : NULL;
+	for (int i = 0; i < 4; i++) {
+		if (!cands[i] || !*cands[i])
+			continue;
+		snprintf(path, sizeof(path), "%s/nvvm/libdevice/libdevice.10.bc",
+			 cands[i]);
+		if (access(path, R_OK) == 0) {
+			setenv("CUDA_ROOT", i < 3 ? saved[i] : cands[i], 1);
+			return;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		unsetenv(toolkit_vars[i]);
+}
+
+static void restore_toolkit(char *saved[3])
+{
+	for (int i = 0; i < 3; i++) {
+		if (saved[i])
+			setenv(toolkit_vars[i], saved[i], 1);
+		else
+			unsetenv(toolkit_vars[i]);
+		free(saved[i]);
+	}
+}
+
+/* Report a function the PTX "ptx" calls but does not define (a libdevice
+ * function when libdevice was not found). */
+static int check_externs(struct pb_ctx *ctx, const char *ptx)
+{
+	const char *p = strstr(ptx, ".extern .func");
+	if (!p)
+		return PB_OK;
+	p += strlen(".extern .func");
+	p += strspn(p, " \t");
+	if (*p == '(' && strchr(p, ')'))
+		p = strchr(p, ')') + 1;
+	p += strspn(p, " \t");
+	int n = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			  "0123456789_$.");
+	pb_error(ctx, "the PTX calls the undefined function '%.*s'%s", n, p,
+		 strncmp(p, "__nv_", 5) ? ""
+		 : " (libdevice not found: set CUDA_HOME to the CUDA toolkit)");
+	return PB_ERR;
 }
 
 struct extract {
@@ -79,7 +142,10 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
 		      "cubin-chip=%s cubin-features=%s cubin-format=isa "
 		      "kernel-bare-ptr-calling-convention=true opt-level=3})",
 		      ctx->arch, features);
+	char *saved[3];
+	find_toolkit(saved);
 	int rc = pb_ir_run_pipeline(ctx, dev, pipe.data);
+	restore_toolkit(saved);
 	pb_buf_free(&pipe);
 	struct extract e = {out, 0};
 	if (rc == PB_OK)
@@ -89,6 +155,8 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
 		pb_error(ctx, "internal: expected one PTX object, got %d", e.n);
 		rc = PB_ERR;
 	}
+	if (rc == PB_OK)
+		rc = check_externs(ctx, out->data);
 	mlirModuleDestroy(dev);
 	return rc;
 }

@@ -84,30 +84,60 @@ static void print_stats(struct pb_ctx *ctx, const struct stats *s)
 		s->stack, s->spill_st, s->spill_ld);
 }
 
-/* Print a summary of the ptxas -v output "text" per kernel. */
-static void summarize(struct pb_ctx *ctx, char *text)
+/* Parse the ptxas -v output "text" into "*all" ("*n" kernels). */
+static void parse_stats(char *text, struct stats **all, int *n)
 {
-	struct stats s = {0};
+	struct stats *s = NULL;
 	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
 		const char *q = strstr(line, "Compiling entry function '");
 		if (q) {
-			print_stats(ctx, &s);
-			memset(&s, 0, sizeof(s));
+			*all = realloc(*all, (*n + 1) * sizeof(**all));
+			if (!*all)
+				abort();
+			s = &(*all)[(*n)++];
+			memset(s, 0, sizeof(*s));
 			q += strlen("Compiling entry function '");
-			size_t n = strcspn(q, "'");
-			if (n >= sizeof(s.kernel))
-				n = sizeof(s.kernel) - 1;
-			memcpy(s.kernel, q, n);
+			size_t k = strcspn(q, "'");
+			if (k >= sizeof(s->kernel))
+				k = sizeof(s->kernel) - 1;
+			memcpy(s->kernel, q, k);
+		} else if (!s) {
+			continue;
 		} else if (strstr(line, "bytes stack frame")) {
-			s.stack = number_before(line, "bytes stack frame");
-			s.spill_st = number_before(line, "bytes spill stores");
-			s.spill_ld = number_before(line, "bytes spill loads");
+			s->stack = number_before(line, "bytes stack frame");
+			s->spill_st = number_before(line, "bytes spill stores");
+			s->spill_ld = number_before(line, "bytes spill loads");
 		} else if (strstr(line, "Used ")) {
-			s.regs = number_before(line, "registers");
-			s.smem = number_before(line, "bytes smem");
+			s->regs = number_before(line, "registers");
+			s->smem = number_before(line, "bytes smem");
 		}
 	}
-	print_stats(ctx, &s);
+}
+
+/* Print the statistics in the ptxas -v output "text" per kernel, in the
+ * order of the kernels' .entry in "ptx". */
+static void summarize(struct pb_ctx *ctx, char *text, const char *ptx)
+{
+	struct stats *all = NULL;
+	int n = 0, *done;
+	parse_stats(text, &all, &n);
+	done = calloc(n + 1, sizeof(int));
+	for (const char *p = strstr(ptx, ".entry "); p;
+	     p = strstr(p + 1, ".entry ")) {
+		const char *name = p + strlen(".entry ");
+		size_t k = strcspn(name, "( \n");
+		for (int i = 0; i < n; i++)
+			if (!done[i] && strlen(all[i].kernel) == k &&
+			    !strncmp(all[i].kernel, name, k)) {
+				print_stats(ctx, &all[i]);
+				done[i] = 1;
+			}
+	}
+	for (int i = 0; i < n; i++)
+		if (!done[i])
+			print_stats(ctx, &all[i]);
+	free(done);
+	free(all);
 }
 
 int pb_codegen_ptxas_report(struct pb_ctx *ctx, const char *ptx, size_t len)
@@ -139,7 +169,7 @@ int pb_codegen_ptxas_report(struct pb_ctx *ctx, const char *ptx, size_t len)
 		pb_buf_free(&out);
 		return PB_ERR;
 	}
-	summarize(ctx, out.data ? out.data : (char *)"");
+	summarize(ctx, out.data ? out.data : (char *)"", ptx);
 	pb_buf_free(&out);
 	return PB_OK;
 }
