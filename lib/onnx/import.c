@@ -181,7 +181,11 @@ static void emit_dense(struct imp *s, const struct name *res,
 		splat = !memcmp((char *)t->data + i * esz, t->data, esz);
 	pb_buf_printf(&s->body, "    %s = arith.constant dense<\"0x", res->s);
 	put_hex(&s->body, t->data, splat ? esz : t->nbytes);
-	pb_imp_emit(s, "\"> : %s", pb_imp_ty(sh).s);
+	pb_buf_printf(&s->body, "\"> : %s", pb_imp_ty(sh).s);
+	if (s->loc >= 0)
+		pb_buf_printf(&s->body, " loc(#l%d)\n", s->loc);
+	else
+		pb_buf_puts(&s->body, " loc(unknown)\n");
 }
 
 /* Add an argument for parameter "v" to the function: the initializer (or

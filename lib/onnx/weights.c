@@ -19,7 +19,7 @@ Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
 {
 	Onnx__ModelProto *m =
 		onnx__model_proto__unpack(NULL, len, (const uint8_t *)data);
-	if (!m || !m->graph || !m->has_ir_version) {
+	if (!m || !m->graph || !m->has_ir_version || !m->n_opset_import) {
 		if (m)
 			onnx__model_proto__free_unpacked(m, NULL);
 		pb_onnx_error(ctx, where, "cannot parse ONNX model");
