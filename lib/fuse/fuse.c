@@ -890,6 +890,11 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 	rc = outline_all(&out);
 	pb_ir_ops_free(&out.ops);
 	free(out.keep);
+	if (rc == PB_OK && !mlirOperationVerify(mlirModuleGetOperation(m))) {
+		pb_error(ctx, "internal: outlining produced a module that does "
+			      "not verify");
+		rc = PB_ERR;
+	}
 	if (rc == PB_OK)
 		rc = pb_ir_run_pipeline(ctx, m, cleanup_pipeline);
 	if (rc != PB_OK)
