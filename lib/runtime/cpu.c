@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/ExecutionEngine.h"
@@ -63,18 +64,25 @@ static enum pb_dtype dtype_of(MlirType t)
 	}
 }
 
-/* Is memref type "t" laid out row-major without offset? */
+/* Is memref type "t" (static, rank at most PB_MAX_RANK) laid out
+ * row-major without offset: the identity layout, or a strided layout that
+ * amounts to it? An empty memref has no data to lay out. */
 static int is_identity_layout(MlirType t)
 {
 	int64_t rank = mlirShapedTypeGetRank(t), strides[PB_MAX_RANK], off;
+	if (mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(t)))
+		return 1;
 	if (mlirLogicalResultIsFailure(
 		    mlirMemRefTypeGetStridesAndOffset(t, strides, &off)) || off)
 		return 0;
 	int64_t s = 1;
 	for (int64_t i = rank - 1; i >= 0; i--) {
-		if (strides[i] != s && mlirShapedTypeGetDimSize(t, i) != 1)
+		int64_t n = mlirShapedTypeGetDimSize(t, i);
+		if (n == 0)
+			return 1;
+		if (strides[i] != s && n != 1)
 			return 0;
-		s *= mlirShapedTypeGetDimSize(t, i);
+		s *= n;
 	}
 	return 1;
 }
