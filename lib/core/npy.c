@@ -33,7 +33,7 @@ struct hdr {
 	size_t errlen;
 };
 
-/* Format an error message into "h"'s buffer and return -1. */
+/* Format "fmt" into "err" (of size "errlen") and return -1. */
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int fail(char *err, size_t errlen, const char *fmt, ...)
@@ -46,6 +46,7 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+/* Move "h" past white space. */
 static void skip_ws(struct hdr *h)
 {
 	while (h->p < h->end &&

@@ -18,6 +18,7 @@
 
 enum kind { KIND_MLIR, KIND_ONNX, KIND_PTX };
 
+/* Does "path" end in "ext"? */
 static int has_ext(const char *path, const char *ext)
 {
 	size_t n = strlen(path), e = strlen(ext);
@@ -62,6 +63,7 @@ static int check_device(struct pb_ctx *ctx, const char *d)
 	return PB_ERR;
 }
 
+/* Does "path" exist? */
 static int exists(const char *path)
 {
 	struct stat st;

@@ -152,6 +152,7 @@ static void set(struct pb_tensor *t, int64_t i, double v)
 	}
 }
 
+/* Is "dt" a floating-point type? */
 static int is_float(enum pb_dtype dt)
 {
 	return dt == PB_DT_F32 || dt == PB_DT_F64 || dt == PB_DT_F16 ||
