@@ -662,7 +662,7 @@ static void reduce_maps(int n, unsigned red, struct text *id,
 }
 
 /* Reduce "x" over the dims set in "red" with "kind" (sum, mean, max, min,
- * prod, sumsquare, l1, l2, logsumexp is not supported) into "*res" of
+ * prod, sumsquare, l1, l2) into "*res" of
  * shape "*res_sh" (the reduced dims kept as 1 when "keep"). */
 int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		  const char *kind, int keep, struct name *res,
