@@ -29,6 +29,15 @@ static const struct ew {
 	{"Softplus", 1, ""},        {"Elu", 1, ""},
 	{"Selu", 1, ""},            {"Sin", 1, "math.sin"},
 	{"Cos", 1, "math.cos"},     {"HardSwish", 1, ""},
+	{"Tan", 1, "math.tan"},     {"Sinh", 1, "math.sinh"},
+	{"Cosh", 1, "math.cosh"},   {"Asin", 1, "math.asin"},
+	{"Acos", 1, "math.acos"},   {"Atan", 1, "math.atan"},
+	{"Asinh", 1, "math.asinh"}, {"Acosh", 1, "math.acosh"},
+	{"Atanh", 1, "math.atanh"}, {"Round", 1, "math.roundeven"},
+	{"Sign", 1, ""},            {"Softsign", 1, ""},
+	{"ThresholdedRelu", 1, ""}, {"Shrink", 1, ""},
+	{"Celu", 1, ""},            {"Mish", 1, ""},
+	{"PRelu", 2, ""},
 	{NULL, 0, NULL},
 };
 
@@ -277,6 +286,79 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 		if (n > 2 && a[2].s[0])
 			r = scalar_op(s, "arith.minimumf", r.s, a[2].s);
 		return r;
+	}
+	if (!strcmp(op, "PRelu") || !strcmp(op, "ThresholdedRelu")) {
+		/* x < 0 ? slope * x : x;  x > alpha ? x : 0 */
+		int th = !strcmp(op, "ThresholdedRelu");
+		struct name c = pb_imp_fresh(s), alt;
+		if (th) {
+			struct name al = cst(s, pb_imp_attr_float(s, "alpha", 1));
+			pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", c.s,
+				    a[0].s, al.s);
+			alt = cst(s, 0);
+		} else {
+			pb_imp_emit(s, "%s = arith.cmpf olt, %s, %s : f32", c.s,
+				    a[0].s, cst(s, 0).s);
+			alt = scalar_op(s, "arith.mulf", a[0].s, a[1].s);
+		}
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", r.s, c.s,
+			    th ? a[0].s : alt.s, th ? alt.s : a[0].s);
+		return r;
+	}
+	if (!strcmp(op, "Sign")) {
+		/* (x > 0) - (x < 0) */
+		struct name z = cst(s, 0), p = pb_imp_fresh(s), n = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", p.s, a[0].s,
+			    z.s);
+		pb_imp_emit(s, "%s = arith.cmpf olt, %s, %s : f32", n.s, a[0].s,
+			    z.s);
+		struct name pf = pb_imp_fresh(s), nf = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.uitofp %s : i1 to f32", pf.s, p.s);
+		pb_imp_emit(s, "%s = arith.uitofp %s : i1 to f32", nf.s, n.s);
+		return scalar_op(s, "arith.subf", pf.s, nf.s);
+	}
+	if (!strcmp(op, "Softsign")) {
+		r = scalar_op(s, "math.absf", a[0].s, NULL);
+		r = scalar_op(s, "arith.addf", r.s, cst(s, 1).s);
+		return scalar_op(s, "arith.divf", a[0].s, r.s);
+	}
+	if (!strcmp(op, "Shrink")) {
+		/* x < -l ? x + b : x > l ? x - b : 0 */
+		double l = pb_imp_attr_float(s, "lambd", 0.5f);
+		double b = pb_imp_attr_float(s, "bias", 0);
+		struct name lo = pb_imp_fresh(s), hi = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.cmpf olt, %s, %s : f32", lo.s, a[0].s,
+			    cst(s, -l).s);
+		pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", hi.s, a[0].s,
+			    cst(s, l).s);
+		struct name up = scalar_op(s, "arith.addf", a[0].s, cst(s, b).s);
+		struct name dn = scalar_op(s, "arith.subf", a[0].s, cst(s, b).s);
+		struct name t = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", t.s, hi.s,
+			    dn.s, cst(s, 0).s);
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", r.s, lo.s,
+			    up.s, t.s);
+		return r;
+	}
+	if (!strcmp(op, "Celu")) {
+		/* max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) */
+		struct name al = cst(s, pb_imp_attr_float(s, "alpha", 1));
+		struct name z = cst(s, 0);
+		struct name q = scalar_op(s, "arith.divf", a[0].s, al.s);
+		struct name e = scalar_op(s, "math.expm1", q.s, NULL);
+		struct name m = scalar_op(s, "arith.mulf", al.s, e.s);
+		struct name neg = scalar_op(s, "arith.minimumf", z.s, m.s);
+		struct name pos = scalar_op(s, "arith.maximumf", z.s, a[0].s);
+		return scalar_op(s, "arith.addf", pos.s, neg.s);
+	}
+	if (!strcmp(op, "Mish")) {
+		/* x * tanh(log1p(exp(x))) */
+		r = scalar_op(s, "math.exp", a[0].s, NULL);
+		r = scalar_op(s, "math.log1p", r.s, NULL);
+		r = scalar_op(s, "math.tanh", r.s, NULL);
+		return scalar_op(s, "arith.mulf", a[0].s, r.s);
 	}
 	if (!strcmp(op, "Reciprocal"))
 		return scalar_op(s, "arith.divf", cst(s, 1).s, a[0].s);
@@ -870,6 +952,11 @@ const struct pb_imp_op pb_imp_ops_math[] = {
 	EW("Neg", ""), EW("Abs", ""), EW("Floor", ""), EW("Ceil", ""),
 	EW("Reciprocal", ""), EW("Softplus", ""), EW("Elu", "alpha"),
 	EW("Selu", "alpha,gamma"), EW("Sin", ""), EW("Cos", ""),
+	EW("Tan", ""), EW("Sinh", ""), EW("Cosh", ""), EW("Asin", ""),
+	EW("Acos", ""), EW("Atan", ""), EW("Asinh", ""), EW("Acosh", ""),
+	EW("Atanh", ""), EW("Round", ""), EW("Sign", ""), EW("Softsign", ""),
+	EW("ThresholdedRelu", "alpha"), EW("Shrink", "bias,lambd"),
+	EW("Celu", "alpha"), EW("Mish", ""), EW("PRelu", ""),
 	{"MatMul", op_matmul, ""},
 	{"Gemm", op_gemm, "alpha,beta,transA,transB"},
 	RED("ReduceMean"), RED("ReduceSum"), RED("ReduceMax"),
