@@ -1,6 +1,7 @@
 /* Input checks and the expansion of memref.copy before the mapping. */
 #include <string.h>
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include "codegen/internal.h"
@@ -139,4 +140,71 @@ int pb_codegen_expand_copies(struct pb_ctx *ctx, MlirModule m)
 		rc = expand_copy(ctx, l.v[i]);
 	pb_codegen_ops_free(&l);
 	return rc;
+}
+
+/* The number of func.call operations in "calls" that call "name". */
+static int count_calls(const struct pb_codegen_ops *calls, MlirStringRef name)
+{
+	int n = 0;
+	for (int i = 0; i < calls->n; i++) {
+		MlirStringRef c = mlirSymbolRefAttrGetLeafReference(
+			pb_ir_attr(calls->v[i], "callee"));
+		n += c.length == name.length && !strncmp(c.data, name.data, c.length);
+	}
+	return n;
+}
+
+/* Move constant buffer "g" (a memref.get_global) into the callees of the
+ * calls that take it, when "m" calls them only once: a clone of "g" at the
+ * start of the callee replaces the argument. Returns how many moved. */
+static int push_global(MlirModule m, MlirOperation g,
+		       const struct pb_codegen_ops *calls)
+{
+	MlirValue v = mlirOperationGetResult(g, 0);
+	int moved = 0;
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation call = mlirOpOperandGetOwner(u);
+		if (!pb_ir_op_is(call, "func.call"))
+			continue;
+		MlirStringRef name = mlirSymbolRefAttrGetLeafReference(
+			pb_ir_attr(call, "callee"));
+		struct pb_buf n = {0};
+		pb_buf_append(&n, name.data, name.length);
+		MlirOperation f = pb_ir_lookup_func(m, n.data);
+		pb_buf_free(&n);
+		if (mlirOperationIsNull(f) || count_calls(calls, name) != 1)
+			continue;
+		MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
+		if (mlirBlockIsNull(body))
+			continue;
+		MlirValue arg = mlirBlockGetArgument(
+			body, mlirOpOperandGetOperandNumber(u));
+		if (mlirOpOperandIsNull(mlirValueGetFirstUse(arg)))
+			continue;
+		MlirOperation c = mlirOperationClone(g);
+		mlirBlockInsertOwnedOperationBefore(
+			body, mlirBlockGetFirstOperation(body), c);
+		mlirValueReplaceAllUsesOfWith(arg, mlirOperationGetResult(c, 0));
+		moved++;
+	}
+	return moved;
+}
+
+int pb_codegen_push_globals(struct pb_ctx *ctx, MlirModule m)
+{
+	int moved = 1;
+	(void)ctx;
+	for (int round = 0; moved && round < 16; round++) {
+		struct pb_codegen_ops gets = {0}, calls = {0};
+		MlirOperation root = mlirModuleGetOperation(m);
+		pb_codegen_collect(root, "memref.get_global", &gets);
+		pb_codegen_collect(root, "func.call", &calls);
+		moved = 0;
+		for (int i = 0; i < gets.n; i++)
+			moved += push_global(m, gets.v[i], &calls);
+		pb_codegen_ops_free(&gets);
+		pb_codegen_ops_free(&calls);
+	}
+	return PB_OK;
 }

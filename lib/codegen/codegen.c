@@ -34,6 +34,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 	if (pb_codegen_check(ctx, m) ||
 	    pb_ir_run_pipeline(ctx, m, prepare) ||
 	    pb_codegen_expand_copies(ctx, m) ||
+	    pb_codegen_push_globals(ctx, m) ||
 	    pb_ir_run_pipeline(ctx, m, parallelize) ||
 	    pb_codegen_map(ctx, m))
 		return PB_ERR;

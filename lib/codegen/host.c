@@ -114,6 +114,15 @@ static int layout_of(MlirType t, struct layout *l, const char **why)
 	if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
 		    t, l->strides, &l->offset)))
 		return -1;
+	int64_t s = 1;
+	for (int i = l->rank - 1; i >= 0 && s; i--)
+		s *= l->shape[i];
+	if (!s) {
+		/* no elements: MLIR leaves the strides dynamic */
+		l->offset = 0;
+		for (int i = l->rank - 1, t = 1; i >= 0; i--)
+			l->strides[i] = t, t *= l->shape[i];
+	}
 	if (mlirShapedTypeIsDynamicStrideOrOffset(l->offset))
 		return -1;
 	for (int i = 0; i < l->rank; i++)
@@ -262,6 +271,10 @@ static int launch_arg(struct host *h, MlirOperation op,
 						  : (MlirOperation){NULL};
 	MlirAttribute a = mlirOperationIsNull(d) ? (MlirAttribute){NULL}
 						 : pb_ir_attr(d, "value");
+	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "memref.get_global"))
+		return fail_op(h, op, "a constant buffer (memref.get_global) "
+				      "reaches a kernel through a view or a "
+				      "shared function");
 	if (!type || mlirOperationIsNull(d) || !pb_ir_op_is(d, "arith.constant"))
 		return fail_op(h, op, "a kernel argument is neither a buffer "
 				      "nor a constant scalar");
@@ -388,6 +401,7 @@ static int run_func(struct host *h, MlirOperation f)
 		else if (pb_ir_op_is(op, "func.return"))
 			break;
 		else if (!pb_ir_op_is(op, "memref.dealloc") &&
+			 !pb_ir_op_is(op, "memref.get_global") &&
 			 !pb_codegen_op_has_prefix(op, "arith."))
 			rc = fail_op(h, op, "not a buffer, view or launch");
 		if (rc)

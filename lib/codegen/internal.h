@@ -52,6 +52,10 @@ int pb_codegen_instantiate(struct pb_ctx *ctx, const char *text,
 int pb_codegen_check(struct pb_ctx *ctx, MlirModule m);
 /* Replace each memref.copy in "m" by an affine loop nest. */
 int pb_codegen_expand_copies(struct pb_ctx *ctx, MlirModule m);
+/* Move constant buffers (memref.get_global) passed to functions that
+ * are called once into those functions, so that kernels read them from
+ * device globals instead of taking them as arguments. */
+int pb_codegen_push_globals(struct pb_ctx *ctx, MlirModule m);
 /* Turn the top-level work of every host function of "m" into gpu.launch
  * operations (the mapping of docs/pb-codegen.md). */
 int pb_codegen_map(struct pb_ctx *ctx, MlirModule m);

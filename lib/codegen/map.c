@@ -664,6 +664,30 @@ static int private_allocs(struct pb_ctx *ctx, MlirOperation launch)
 	return rc;
 }
 
+/* Give "launch" its own copy of each constant buffer (memref.get_global)
+ * it uses from outside: kernels read them from device globals. */
+static void sink_globals(MlirOperation launch)
+{
+	struct pb_codegen_ops all = {0};
+	MlirBlock body = body_of(launch);
+	pb_codegen_collect(launch, NULL, &all);
+	for (int i = 0; i < all.n; i++)
+		for (intptr_t j = 0; j < mlirOperationGetNumOperands(all.v[i]); j++) {
+			MlirValue v = mlirOperationGetOperand(all.v[i], j);
+			MlirOperation d = pb_codegen_def(v);
+			if (!pb_ir_op_is(d, "memref.get_global") ||
+			    pb_codegen_inside(d, launch))
+				continue;
+			MlirOperation c = mlirOperationClone(d);
+			mlirBlockInsertOwnedOperationBefore(
+				body, mlirBlockGetFirstOperation(body), c);
+			for (int k = i; k < all.n; k++)
+				mlirOperationReplaceUsesOfWith(
+					all.v[k], v, mlirOperationGetResult(c, 0));
+		}
+	pb_codegen_ops_free(&all);
+}
+
 int pb_codegen_map(struct pb_ctx *ctx, MlirModule m)
 {
 	struct pb_codegen_ops funcs = {0}, launches = {0};
@@ -677,8 +701,10 @@ int pb_codegen_map(struct pb_ctx *ctx, MlirModule m)
 	if (rc == PB_OK)
 		pb_codegen_collect(mlirModuleGetOperation(m), "gpu.launch",
 				   &launches);
-	for (int i = 0; i < launches.n && rc == PB_OK; i++)
+	for (int i = 0; i < launches.n && rc == PB_OK; i++) {
+		sink_globals(launches.v[i]);
 		rc = private_allocs(ctx, launches.v[i]);
+	}
 	pb_codegen_ops_free(&funcs);
 	pb_codegen_ops_free(&launches);
 	return rc;
