@@ -99,6 +99,9 @@ struct name pb_imp_empty(struct imp *s, const struct shape *sh);
 struct name pb_imp_fill(struct imp *s, const struct shape *sh, double x);
 struct name pb_imp_reshape(struct imp *s, const char *x,
 			   const struct shape *from, const struct shape *to);
+struct name pb_imp_pad(struct imp *s, const char *x, struct shape *sh,
+		       const int64_t *lo, const int64_t *hi, double v);
+struct text pb_imp_bcast_map(const struct shape *out, const struct shape *in);
 int pb_imp_broadcast(struct imp *s, const struct shape *a,
 		     const struct shape *b, struct shape *out);
 int pb_imp_axis(struct imp *s, int64_t axis, int rank, int *out);

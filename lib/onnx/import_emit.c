@@ -408,6 +408,8 @@ struct name pb_imp_reshape(struct imp *s, const char *x,
 		return r;
 	}
 	int n = group_dims(from, to, ga, gb);
+	if (n == 0) /* a rank-0 side: all dims are 1 */
+		return collapse_expand(s, from->rank == 0, x, from, to, 0, ga);
 	if (n < 0 || pb_imp_numel(from) == 0) {
 		/* no common grouping: go through the flat vector */
 		struct shape flat = {1, {pb_imp_numel(from)}};
@@ -550,4 +552,48 @@ int pb_imp_fold_ok(struct val *v)
 	if (v->dtype != PB_DT_F32)
 		return 1;
 	return !v->is_init && pb_imp_numel(&v->sh) <= PB_INLINE_MAX;
+}
+
+/* Emit tensor.pad of "x" (shape "*sh") by "lo"/"hi" (non-negative, per
+ * dim) with the value "v"; updates "*sh". Returns "x" when nothing pads. */
+struct name pb_imp_pad(struct imp *s, const char *x, struct shape *sh,
+		       const int64_t *lo, const int64_t *hi, double v)
+{
+	struct name r;
+	struct shape to = *sh;
+	int any = 0;
+	for (int i = 0; i < sh->rank; i++) {
+		to.d[i] += lo[i] + hi[i];
+		any |= lo[i] || hi[i];
+	}
+	snprintf(r.s, sizeof(r.s), "%s", x);
+	if (!any)
+		return r;
+	struct name c = pb_imp_scalar(s, v);
+	r = pb_imp_fresh(s);
+	pb_imp_raw(s, "%s = tensor.pad %s low%s high%s {", r.s, x,
+		   pb_imp_ints(sh->rank, lo).s, pb_imp_ints(sh->rank, hi).s);
+	pb_buf_puts(&s->body, "    ^bb0(");
+	for (int i = 0; i < sh->rank; i++) {
+		struct name a = pb_imp_fresh(s);
+		pb_buf_printf(&s->body, "%s%s: index loc(#l%d)", i ? ", " : "",
+			      a.s, s->loc);
+	}
+	pb_buf_puts(&s->body, "):\n");
+	pb_imp_emit(s, "  tensor.yield %s : f32", c.s);
+	pb_imp_emit(s, "} : %s to %s", pb_imp_ty(sh).s, pb_imp_ty(&to).s);
+	*sh = to;
+	return r;
+}
+
+/* The map that reads a tensor of shape "in" broadcast (NumPy-style,
+ * aligned to the right) to "out". */
+struct text pb_imp_bcast_map(const struct shape *out, const struct shape *in)
+{
+	int res[PB_MAX_RANK];
+	for (int i = 0; i < in->rank; i++) {
+		int o = i + out->rank - in->rank;
+		res[i] = in->d[i] == 1 && out->d[o] != 1 ? -1 : o;
+	}
+	return pb_imp_map(out->rank, in->rank, res);
 }

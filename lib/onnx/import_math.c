@@ -386,17 +386,6 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 	return r;
 }
 
-/* The map that reads a tensor of shape "in" broadcast to "out". */
-static struct text bcast_map(const struct shape *out, const struct shape *in)
-{
-	int res[PB_MAX_RANK];
-	for (int i = 0; i < in->rank; i++) {
-		int o = i + out->rank - in->rank;
-		res[i] = in->d[i] == 1 && out->d[o] != 1 ? -1 : o;
-	}
-	return pb_imp_map(out->rank, in->rank, res);
-}
-
 /* Lower elementwise node "e" over the "nin" inputs "in" (NULL entries are
  * absent optional inputs) into one linalg.generic with broadcasting maps.
  * Known scalar inputs become constants in the body; all-known inputs are
@@ -438,11 +427,11 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 		if (!(ins[nrt] = pb_imp_use(s, in[i])))
 			return PB_ERR;
 		in_sh[nrt] = in[i]->sh;
-		maps[nrt] = bcast_map(&out, &in[i]->sh);
+		maps[nrt] = pb_imp_bcast_map(&out, &in[i]->sh);
 		slot[i] = nrt++;
 	}
 	struct name init = pb_imp_empty(s, &out);
-	struct text omap = bcast_map(&out, &out);
+	struct text omap = pb_imp_bcast_map(&out, &out);
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', out.rank);
 	struct gen g;
@@ -666,7 +655,7 @@ static int op_gemm(struct imp *s)
 	struct name init;
 	if (use_c && alpha == 1.0) {
 		/* init = beta * broadcast(C) */
-		struct text cm = bcast_map(&out, &cv->sh);
+		struct text cm = pb_imp_bcast_map(&out, &cv->sh);
 		struct name e = pb_imp_empty(s, &out);
 		struct gen g;
 		pb_imp_gen_begin(s, &g, 2, "pp", 1, &c, &cv->sh, &cm, e.s, &out,
@@ -707,7 +696,7 @@ static int op_gemm(struct imp *s)
 		/* r = alpha * (A' B') + beta * C */
 		const char *ins[2] = {r.s, c};
 		struct shape sh[2] = {out, cv->sh};
-		struct text maps[2] = {id2, bcast_map(&out, &cv->sh)};
+		struct text maps[2] = {id2, pb_imp_bcast_map(&out, &cv->sh)};
 		struct name e = pb_imp_empty(s, &out);
 		struct gen g;
 		pb_imp_gen_begin(s, &g, 2, "pp", 2, ins, sh, maps, e.s, &out,
@@ -744,7 +733,7 @@ static void reduce_maps(int n, unsigned red, struct text *id,
 }
 
 /* Reduce "x" over the dims set in "red" with "kind" (sum, mean, max, min,
- * prod, sumsquare, l1, l2) into "*res" of
+ * prod, sumsquare, meansquare, l1, l2) into "*res" of
  * shape "*res_sh" (the reduced dims kept as 1 when "keep"). */
 int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		  const char *kind, int keep, struct name *res,
@@ -771,7 +760,9 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 	pb_imp_gen_begin(s, &g, full.rank, iters, 1, &in, &full, &id, init.s,
 			 &part, &proj);
 	struct name e = g.arg[0], y;
-	if (!strcmp(kind, "sumsquare") || !strcmp(kind, "l2"))
+	int mean = !strcmp(kind, "mean") || !strcmp(kind, "meansquare");
+	if (!strcmp(kind, "sumsquare") || !strcmp(kind, "l2") ||
+	    !strcmp(kind, "meansquare"))
 		e = scalar_op(s, "arith.mulf", e.s, e.s);
 	else if (!strcmp(kind, "l1"))
 		e = scalar_op(s, "math.absf", e.s, NULL);
@@ -784,7 +775,7 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 	else
 		y = scalar_op(s, "arith.addf", e.s, g.arg[1].s);
 	struct name r = pb_imp_gen_end(s, &g, y.s);
-	if (!strcmp(kind, "mean") || !strcmp(kind, "l2")) {
+	if (mean || !strcmp(kind, "l2")) {
 		struct name e2 = pb_imp_empty(s, &part);
 		struct text pid = pb_imp_map(part.rank, part.rank,
 					     (int[PB_MAX_RANK]){0, 1, 2, 3, 4, 5,
@@ -795,7 +786,7 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		const char *rin = r.s;
 		pb_imp_gen_begin(s, &g, part.rank, piters, 1, &rin, &part, &pid,
 				 e2.s, &part, &pid);
-		if (!strcmp(kind, "mean"))
+		if (mean)
 			y = scalar_op(s, "arith.divf", g.arg[0].s,
 				      cst(s, (double)count).s);
 		else

@@ -92,34 +92,12 @@ static int window_setup(struct imp *s, struct window *w, const struct shape *x,
 static struct name pad(struct imp *s, const char *x, struct shape *sh,
 		       const struct window *w, double v)
 {
-	struct name r;
 	int64_t lo[PB_MAX_RANK] = {0}, hi[PB_MAX_RANK] = {0};
-	int any = 0;
-	struct shape to = *sh;
 	for (int i = 0; i < w->sr; i++) {
 		lo[2 + i] = w->lo[i];
 		hi[2 + i] = w->hi[i];
-		to.d[2 + i] += w->lo[i] + w->hi[i];
-		any |= w->lo[i] || w->hi[i];
 	}
-	snprintf(r.s, sizeof(r.s), "%s", x);
-	if (!any)
-		return r;
-	struct name c = pb_imp_scalar(s, v);
-	r = pb_imp_fresh(s);
-	pb_imp_raw(s, "%s = tensor.pad %s low%s high%s {", r.s, x,
-		   pb_imp_ints(sh->rank, lo).s, pb_imp_ints(sh->rank, hi).s);
-	pb_buf_puts(&s->body, "    ^bb0(");
-	for (int i = 0; i < sh->rank; i++) {
-		struct name a = pb_imp_fresh(s);
-		pb_buf_printf(&s->body, "%s%s: index loc(#l%d)", i ? ", " : "",
-			      a.s, s->loc);
-	}
-	pb_buf_puts(&s->body, "):\n");
-	pb_imp_emit(s, "  tensor.yield %s : f32", c.s);
-	pb_imp_emit(s, "} : %s to %s", pb_imp_ty(sh).s, pb_imp_ty(&to).s);
-	*sh = to;
-	return r;
+	return pb_imp_pad(s, x, sh, lo, hi, v);
 }
 
 /* The "{dilations = .., strides = ..}" attributes of window "w". */
@@ -467,6 +445,193 @@ static int op_batchnorm(struct imp *s)
 	return PB_OK;
 }
 
+/* The identity map of rank "n". */
+static struct text id_map(int n)
+{
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < n; i++)
+		all[i] = i;
+	return pb_imp_map(n, n, all);
+}
+
+/* Normalize "x" over the dims in "red": "*mean" (shape "*part", the
+ * reduced dims dropped), "*d" = x - mean (x's shape) and "*inv" =
+ * 1 / sqrt(mean(d * d) + eps) (shape "*part"). */
+static int normalize(struct imp *s, struct val *x, unsigned red, double eps,
+		     struct name *mean, struct name *d, struct name *inv,
+		     struct shape *part)
+{
+	const struct shape *full = &x->sh;
+	if (pb_imp_reduce(s, x, red, "mean", 0, mean, part))
+		return PB_ERR;
+	const char *in = pb_imp_use(s, x);
+	int kept[PB_MAX_RANK], nk = 0;
+	for (int i = 0; i < full->rank; i++)
+		if (!(red >> i & 1))
+			kept[nk++] = i;
+	char iters[PB_MAX_RANK + 1] = "pppppppppppppppp";
+	const char *ins[2] = {in, mean->s};
+	struct shape shs[2] = {*full, *part};
+	struct text id = id_map(full->rank);
+	struct text maps[2] = {id, pb_imp_map(full->rank, nk, kept)};
+	struct name e = pb_imp_empty(s, full);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, full->rank, iters, 2, ins, shs, maps, e.s, full,
+			 &id);
+	struct name t = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.subf %s, %s : f32", t.s, g.arg[0].s,
+		    g.arg[1].s);
+	*d = pb_imp_gen_end(s, &g, t.s);
+	struct val dv = {.name = x->name, .dtype = PB_DT_F32, .sh = *full};
+	dv.ssa = *d;
+	struct name var;
+	struct shape vsh;
+	if (pb_imp_reduce(s, &dv, red, "meansquare", 0, &var, &vsh))
+		return PB_ERR;
+	struct text pid = id_map(part->rank);
+	const char *vin = var.s;
+	e = pb_imp_empty(s, part);
+	pb_imp_gen_begin(s, &g, part->rank, iters, 1, &vin, part, &pid, e.s,
+			 part, &pid);
+	struct name ep = pb_imp_scalar(s, eps), one = pb_imp_scalar(s, 1);
+	struct name a = pb_imp_fresh(s), q = pb_imp_fresh(s), r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.addf %s, %s : f32", a.s, g.arg[0].s, ep.s);
+	pb_imp_emit(s, "%s = math.sqrt %s : f32", q.s, a.s);
+	pb_imp_emit(s, "%s = arith.divf %s, %s : f32", r.s, one.s, q.s);
+	*inv = pb_imp_gen_end(s, &g, r.s);
+	return PB_OK;
+}
+
+/* Y = d * inv * scale + bias over "full", "inv" read through the kept
+ * dims of "red", "scale"/"bias" (NULL: none) through "smap". */
+static struct name scale_shift(struct imp *s, const struct shape *full,
+			       unsigned red, const char *d, const char *inv,
+			       const struct shape *part, struct val *scale,
+			       struct val *bias, const struct text *smap)
+{
+	struct name r = {""};
+	int kept[PB_MAX_RANK], nk = 0;
+	for (int i = 0; i < full->rank; i++)
+		if (!(red >> i & 1))
+			kept[nk++] = i;
+	const char *ins[4] = {d, inv};
+	struct shape shs[4] = {*full, *part};
+	struct text id = id_map(full->rank);
+	struct text maps[4] = {id, pb_imp_map(full->rank, nk, kept)};
+	int n = 2, si = -1, bi = -1;
+	if (scale) {
+		if (!(ins[n] = pb_imp_use(s, scale)))
+			return r;
+		shs[n] = scale->sh;
+		maps[n] = smap[0];
+		si = n++;
+	}
+	if (bias) {
+		if (!(ins[n] = pb_imp_use(s, bias)))
+			return r;
+		shs[n] = bias->sh;
+		maps[n] = smap[1];
+		bi = n++;
+	}
+	char iters[PB_MAX_RANK + 1] = "pppppppppppppppp";
+	struct name e = pb_imp_empty(s, full);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, full->rank, iters, n, ins, shs, maps, e.s, full,
+			 &id);
+	struct name y = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.mulf %s, %s : f32", y.s, g.arg[0].s,
+		    g.arg[1].s);
+	if (si >= 0) {
+		struct name t = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.mulf %s, %s : f32", t.s, y.s,
+			    g.arg[si].s);
+		y = t;
+	}
+	if (bi >= 0) {
+		struct name t = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.addf %s, %s : f32", t.s, y.s,
+			    g.arg[bi].s);
+		y = t;
+	}
+	return pb_imp_gen_end(s, &g, y.s);
+}
+
+/* LayerNormalization (opset 17): normalize over the dims from "axis" on,
+ * scale and shift broadcast from the right; the optional Mean and
+ * InvStdDev outputs keep the normalized dims as 1. */
+static int op_layernorm(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *w = pb_imp_in(s, 1),
+		   *b = pb_imp_in(s, 2);
+	int axis;
+	if (!w || pb_imp_axis(s, pb_imp_attr_int(s, "axis", -1), x->sh.rank,
+			      &axis))
+		return w ? PB_ERR : pb_imp_node_error(s, "missing Scale");
+	unsigned red = ((1u << x->sh.rank) - 1) & ~((1u << axis) - 1);
+	struct shape bc;
+	if (pb_imp_broadcast(s, &x->sh, &w->sh, &bc) ||
+	    (b && pb_imp_broadcast(s, &x->sh, &b->sh, &bc)))
+		return PB_ERR;
+	struct name mean, d, inv;
+	struct shape part;
+	if (normalize(s, x, red, pb_imp_attr_float(s, "epsilon", 1e-5f), &mean,
+		      &d, &inv, &part))
+		return PB_ERR;
+	struct text smap[2] = {pb_imp_bcast_map(&x->sh, &w->sh),
+			       b ? pb_imp_bcast_map(&x->sh, &b->sh)
+				 : pb_imp_bcast_map(&x->sh, &w->sh)};
+	struct name y = scale_shift(s, &x->sh, red, d.s, inv.s, &part, w, b,
+				    smap);
+	if (!y.s[0])
+		return PB_ERR;
+	struct shape keep = x->sh;
+	for (int i = axis; i < keep.rank; i++)
+		keep.d[i] = 1;
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &x->sh);
+	if (v)
+		v->ssa = y;
+	if ((v = pb_imp_def(s, 1, PB_DT_F32, &keep)))
+		v->ssa = pb_imp_reshape(s, mean.s, &part, &keep);
+	if ((v = pb_imp_def(s, 2, PB_DT_F32, &keep)))
+		v->ssa = pb_imp_reshape(s, inv.s, &part, &keep);
+	return PB_OK;
+}
+
+/* InstanceNormalization: normalize each (n, c) over the spatial dims,
+ * then scale and shift per channel. */
+static int op_instancenorm(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *sc = pb_imp_in(s, 1),
+		   *b = pb_imp_in(s, 2);
+	if (!sc || !b || x->sh.rank < 3)
+		return pb_imp_node_error(s, "expected input of rank >= 3, scale "
+					 "and B");
+	for (int i = 1; i < 3; i++) {
+		struct val *p = i == 1 ? sc : b;
+		if (p->sh.rank != 1 || p->sh.d[0] != x->sh.d[1])
+			return pb_imp_node_error(s, "input %d must have shape "
+						 "[%lld]", i,
+						 (long long)x->sh.d[1]);
+	}
+	unsigned red = ((1u << x->sh.rank) - 1) & ~3u;
+	struct name mean, d, inv;
+	struct shape part;
+	if (normalize(s, x, red, pb_imp_attr_float(s, "epsilon", 1e-5f), &mean,
+		      &d, &inv, &part))
+		return PB_ERR;
+	int one = 1;
+	struct text cm = pb_imp_map(x->sh.rank, 1, &one);
+	struct text smap[2] = {cm, cm};
+	struct name y = scale_shift(s, &x->sh, red, d.s, inv.s, &part, sc, b,
+				    smap);
+	if (!y.s[0])
+		return PB_ERR;
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &x->sh);
+	if (v)
+		v->ssa = y;
+	return PB_OK;
+}
+
 const struct pb_imp_op pb_imp_ops_nn[] = {
 	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides"},
 	{"MaxPool", op_pool, "auto_pad,ceil_mode,dilations,kernel_shape,pads,"
@@ -477,5 +642,7 @@ const struct pb_imp_op pb_imp_ops_nn[] = {
 	{"GlobalMaxPool", op_global_pool, ""},
 	{"BatchNormalization", op_batchnorm, "epsilon,momentum,spatial,"
 					     "training_mode"},
+	{"LayerNormalization", op_layernorm, "axis,epsilon,stash_type"},
+	{"InstanceNormalization", op_instancenorm, "epsilon"},
 	{NULL, NULL, NULL},
 };
