@@ -98,43 +98,63 @@ static void retarget(MlirOperation l, MlirOperation mod)
 		pb_ir_set_attr(kernel, "pb.nodes", nodes);
 }
 
+/* Is "op" the merged gpu.module (from an earlier run on this module)? */
+static int is_merged(MlirOperation op)
+{
+	MlirStringRef n = pb_ir_str_attr(op, "sym_name");
+	return n.data && n.length == strlen(PB_CODEGEN_MODULE) &&
+	       !strncmp(n.data, PB_CODEGEN_MODULE, n.length);
+}
+
+/* The merged gpu.module of "m", created before "where" when absent. */
+static MlirOperation merged_module(struct pb_ctx *ctx, MlirModule m,
+				   MlirOperation where)
+{
+	MlirBlock body = mlirModuleGetBody(m);
+	for (MlirOperation op = mlirBlockGetFirstOperation(body);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		if (pb_ir_op_is(op, "gpu.module") && is_merged(op))
+			return op;
+	MlirModule t = mlirModuleCreateParse(
+		ctx->mlir, pb_str("gpu.module @" PB_CODEGEN_MODULE " {}"));
+	if (mlirModuleIsNull(t))
+		return (MlirOperation){NULL};
+	MlirOperation mod = mlirOperationClone(
+		mlirBlockGetFirstOperation(mlirModuleGetBody(t)));
+	mlirModuleDestroy(t);
+	mlirBlockInsertOwnedOperationBefore(body, where, mod);
+	return mod;
+}
+
 int pb_codegen_merge(struct pb_ctx *ctx, MlirModule m)
 {
 	struct pb_codegen_ops mods = {0}, launches = {0};
-	MlirOperation first = {NULL};
-	(void)ctx;
 	pb_codegen_block_ops(mlirModuleGetBody(m), &mods);
 	pb_codegen_collect(mlirModuleGetOperation(m), "gpu.launch_func",
 			   &launches);
-	for (int i = 0; i < mods.n; i++) {
-		if (!pb_ir_op_is(mods.v[i], "gpu.module"))
-			continue;
-		if (mlirOperationIsNull(first)) {
-			/* the first module becomes the merged one, emptied
-			 * into itself so that its kernel is renamed too */
+	MlirOperation first = {NULL}, target = {NULL};
+	for (int i = 0; i < mods.n && mlirOperationIsNull(first); i++)
+		if (pb_ir_op_is(mods.v[i], "gpu.module") && !is_merged(mods.v[i]))
 			first = mods.v[i];
-			MlirStringRef n = pb_ir_str_attr(first, "sym_name");
-			MlirAttribute old = mlirStringAttrGet(
-				mlirOperationGetContext(first), n);
-			MlirOperation k = mlirBlockGetFirstOperation(body_of(first));
-			for (; !mlirOperationIsNull(k);
-			     k = mlirOperationGetNextInBlock(k))
-				if (pb_ir_op_is(k, "gpu.func") &&
-				    !mlirAttributeIsNull(pb_ir_attr(k, "gpu.kernel")))
-					pb_ir_set_attr(k, "sym_name", old);
-			continue;
-		}
-		move_module(mods.v[i], body_of(first));
+	int fresh = !mlirOperationIsNull(first);
+	if (fresh)
+		target = merged_module(ctx, m, first);
+	if (fresh && mlirOperationIsNull(target)) {
+		pb_error(ctx, "internal: cannot create the kernel module");
+		return PB_ERR;
 	}
-	for (int i = 0; i < launches.n; i++)
-		retarget(launches.v[i], first);
-	if (!mlirOperationIsNull(first))
-		pb_ir_set_attr(first, "sym_name",
-			       mlirStringAttrGet(mlirOperationGetContext(first),
-						 pb_str(PB_CODEGEN_MODULE)));
+	for (int i = 0; fresh && i < mods.n; i++)
+		if (pb_ir_op_is(mods.v[i], "gpu.module") && !is_merged(mods.v[i]))
+			move_module(mods.v[i], body_of(target));
+	for (int i = 0; fresh && i < launches.n; i++) {
+		MlirStringRef root = mlirSymbolRefAttrGetRootReference(
+			pb_ir_attr(launches.v[i], "kernel"));
+		if (root.length != strlen(PB_CODEGEN_MODULE) ||
+		    strncmp(root.data, PB_CODEGEN_MODULE, root.length))
+			retarget(launches.v[i], target);
+	}
 	for (int i = 0; i < mods.n; i++)
-		if (pb_ir_op_is(mods.v[i], "gpu.module") &&
-		    !mlirOperationEqual(mods.v[i], first))
+		if (pb_ir_op_is(mods.v[i], "gpu.module") && !is_merged(mods.v[i]))
 			mlirOperationDestroy(mods.v[i]);
 	pb_codegen_ops_free(&mods);
 	pb_codegen_ops_free(&launches);

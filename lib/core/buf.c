@@ -99,6 +99,16 @@ int pb_write_file(const char *path, const void *data, size_t len)
 			return -1;
 		return 0;
 	}
+	struct stat st;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		/* a device or a pipe (-o /dev/null): write in place, never
+		 * rename a temporary file over it */
+		FILE *f = fopen(path, "wb");
+		int bad = !f || (len && fwrite(data, 1, len, f) != len);
+		if (f && fclose(f) != 0)
+			bad = 1;
+		return bad ? -1 : 0;
+	}
 	size_t n = strlen(path);
 	char *tmp = malloc(n + 16);
 	if (!tmp)

@@ -1,10 +1,12 @@
 // RUN: pb-codegen --emit=mlir %s | FileCheck %s
 // RUN: pb-codegen --emit=mlir %s --plan %t.json | FileCheck %s
 // RUN: FileCheck --check-prefix=JSON %s < %t.json
+// RUN: pb-codegen --emit=mlir %s | pb-codegen --emit=mlir | FileCheck %s
 
 // --emit=mlir prints the host+device module after mapping and outlining:
 // every kernel in one gpu.module, @main a sequence of allocations, views
-// and gpu.launch_func (the kernel functions are inlined). The naive
+// and gpu.launch_func (the kernel functions are inlined). Running
+// pb-codegen again on that output changes nothing. The naive
 // mapping linearizes the parallel band (innermost fastest) onto
 // blockIdx.x * 256 + threadIdx.x; the reduction loop stays in the thread.
 
