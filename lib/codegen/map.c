@@ -17,6 +17,7 @@
  *   reduction, or scalar work) runs in a single thread; consecutive such
  *   operations share one launch.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -291,34 +292,164 @@ static int map_band(struct pb_ctx *ctx, MlirOperation op, struct band *b)
 	return PB_OK;
 }
 
-/* Rewrite thread loop "op" (band "b") of a launch whose thread id is
- * "tx" and block size "nthreads". */
+/* The dimensions of a thread-mapped loop: constant lower bounds and
+ * steps; an upper bound is constant, or the minimum of results of which
+ * one is constant (a partial tile: min(32, N - i)). "b" gets the constant
+ * extents; "dyn[d]" the results of the upper bound of a dimension "d" that
+ * needs a run-time check (null map when none), "ub" the bound's map. */
+struct tdims {
+	struct band b;
+	MlirAffineMap ub;
+	int first[MAXD], nres[MAXD], dyn[MAXD];
+};
+
+/* Fill "t" from thread loop "op"; -1 when its bounds do not fit. */
+static int thread_dims(MlirOperation op, struct tdims *t)
+{
+	MlirAttribute lbm = pb_ir_attr(op, "lowerBoundsMap");
+	MlirAttribute ubm = pb_ir_attr(op, "upperBoundsMap");
+	MlirAttribute groups = pb_ir_attr(op, "upperBoundsGroups");
+	MlirAttribute steps = pb_ir_attr(op, "steps");
+	MlirBlock body = body_of(op);
+	int n = mlirBlockGetNumArguments(body), r = 0;
+	int64_t lb[MAXD];
+	memset(t, 0, sizeof(*t));
+	if (!pb_ir_op_is(op, "affine.parallel") || mlirOperationGetNumResults(op) ||
+	    n > MAXD || const_map(op, "lowerBoundsMap", n, lb) ||
+	    mlirAttributeIsNull(ubm) || mlirAttributeIsNull(groups) ||
+	    mlirAttributeIsNull(steps) || mlirAttributeIsNull(lbm))
+		return -1;
+	t->ub = mlirAffineMapAttrGetValue(ubm);
+	for (int d = 0; d < n; d++) {
+		int64_t step = mlirIntegerAttrGetValueInt(
+			mlirArrayAttrGetElement(steps, d));
+		int64_t hi = INT64_MIN;
+		t->first[d] = r;
+		t->nres[d] = mlirDenseElementsAttrGetInt32Value(groups, d);
+		for (int k = 0; k < t->nres[d]; k++, r++) {
+			MlirAffineExpr e = mlirAffineMapGetResult(t->ub, r);
+			if (!mlirAffineExprIsAConstant(e))
+				t->dyn[d] = 1;
+			else if (mlirAffineConstantExprGetValue(e) > hi)
+				hi = mlirAffineConstantExprGetValue(e);
+		}
+		if (hi == INT64_MIN || step < 1)
+			return -1;
+		t->b.lb[d] = lb[d];
+		t->b.step[d] = step;
+		t->b.count[d] = hi > lb[d] ? (hi - lb[d] + step - 1) / step : 0;
+		t->b.iv[d] = mlirBlockGetArgument(body, d);
+	}
+	t->b.n = n;
+	t->b.inner = op;
+	return 0;
+}
+
+/* Append to "t" the run-time upper bound of dimension "d" of "td" as an
+ * affine.min "%u<d>" on the template arguments "%o<k>". */
+static void ub_text(struct pb_buf *t, const struct tdims *td, int d)
+{
+	MlirAffineExpr e[64];
+	int nd = mlirAffineMapGetNumDims(td->ub);
+	int ns = mlirAffineMapGetNumSymbols(td->ub);
+	for (int k = 0; k < td->nres[d] && k < 64; k++)
+		e[k] = mlirAffineMapGetResult(td->ub, td->first[d] + k);
+	MlirAffineMap m = mlirAffineMapGet(mlirAffineMapGetContext(td->ub), nd,
+					   ns, td->nres[d], e);
+	pb_buf_printf(t, "  %%u%d = affine.min affine_map<", d);
+	mlirAffineMapPrint(m, pb_buf_mlir_callback, t);
+	pb_buf_puts(t, ">(");
+	for (int k = 0; k < nd; k++)
+		pb_buf_printf(t, "%s%%o%d", k ? ", " : "", k);
+	pb_buf_puts(t, ")[");
+	for (int k = 0; k < ns; k++)
+		pb_buf_printf(t, "%s%%o%d", k ? ", " : "", nd + k);
+	pb_buf_puts(t, "]\n");
+}
+
+/* The text of a function "@t(%tx, %o0, ...)" that computes the
+ * dimensions of thread loop "td" from "%tx" and guards the work with
+ * "%tx < total" (when the loop is narrower than the block, "guard") and
+ * "iv < upper bound" for the dimensions checked at run time. */
+static void thread_text(struct pb_buf *t, const struct tdims *td, int guard,
+			int64_t total)
+{
+	int nin = mlirAffineMapGetNumInputs(td->ub), ncond = guard;
+	pb_buf_puts(t, "func.func @t(%tx: index");
+	for (int k = 0; k < nin; k++)
+		pb_buf_printf(t, ", %%o%d: index", k);
+	pb_buf_puts(t, ") {\n");
+	for (int d = 0; d < td->b.n; d++) {
+		pb_buf_printf(t, "  %%i%d = affine.apply ", d);
+		iv_map(t, &td->b, d);
+		pb_buf_puts(t, "(%tx)\n");
+	}
+	for (int d = 0; d < td->b.n; d++)
+		if (td->dyn[d]) {
+			ub_text(t, td, d);
+			ncond++;
+		}
+	if (ncond) {
+		/* one set over (tx, i0, u0, i1, u1, ...) */
+		struct pb_buf dims = {0}, conds = {0}, args = {0};
+		pb_buf_puts(&dims, "t");
+		pb_buf_puts(&args, "%tx");
+		if (guard)
+			pb_buf_printf(&conds, "%lld - t >= 0", (long long)(total - 1));
+		for (int d = 0; d < td->b.n; d++) {
+			if (!td->dyn[d])
+				continue;
+			pb_buf_printf(&dims, ", i%d, u%d", d, d);
+			pb_buf_printf(&args, ", %%i%d, %%u%d", d, d);
+			pb_buf_printf(&conds, "%su%d - i%d - 1 >= 0",
+				      conds.len ? ", " : "", d, d);
+		}
+		pb_buf_printf(t, "  affine.if affine_set<(%s) : (%s)>(%s) {\n  }\n",
+			      dims.data, conds.data, args.data);
+		pb_buf_free(&dims);
+		pb_buf_free(&conds);
+		pb_buf_free(&args);
+	}
+	pb_buf_puts(t, "  return\n}\n");
+}
+
+/* Rewrite thread loop "op" of a launch whose thread id is "tx" and block
+ * size "nthreads": its dimensions come from "tx", guarded as needed. */
 static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
-			   const struct band *b, MlirValue tx,
-			   int64_t nthreads)
+			   MlirValue tx, int64_t nthreads)
 {
 	struct pb_buf t = {0};
 	struct pb_codegen_ops out = {0};
+	struct tdims td;
 	struct site site;
-	int64_t total = band_total(b);
-	pb_buf_puts(&t, "func.func @t(%tx: index) {\n");
-	ids_text(&t, "%tx", total < nthreads ? total : 0, b);
-	pb_buf_puts(&t, "  return\n}\n");
-	int rc = pb_codegen_instantiate(ctx, t.data, op, 1, &tx,
+	MlirValue args[1 + 64];
+	if (thread_dims(op, &td))
+		return PB_ERR; /* checked by thread_loops */
+	int64_t total = band_total(&td.b);
+	int nin = mlirAffineMapGetNumInputs(td.ub);
+	intptr_t nops = mlirOperationGetNumOperands(op);
+	if (nin > 64 || nin > nops)
+		return PB_ERR;
+	args[0] = tx;
+	for (int k = 0; k < nin; k++)
+		args[1 + k] = mlirOperationGetOperand(op, nops - nin + k);
+	thread_text(&t, &td, total < nthreads, total);
+	int rc = pb_codegen_instantiate(ctx, t.data, op, 1 + nin, args,
 					mlirOperationGetLocation(op), &out);
 	pb_buf_free(&t);
-	if (rc == PB_OK && total < nthreads) {
-		site_from(body_of(out.v[0]), 0, &site);
-	} else if (rc == PB_OK) {
-		for (int d = 0; d < b->n; d++)
+	if (rc == PB_OK) {
+		MlirOperation last = out.v[out.n - 1];
+		for (int d = 0; d < td.b.n; d++)
 			site.iv[d] = mlirOperationGetResult(out.v[d], 0);
-		site.before = op;
+		site.before = pb_ir_op_is(last, "affine.if")
+				      ? mlirBlockGetTerminator(body_of(last))
+				      : op;
 	}
 	pb_codegen_ops_free(&out);
 	if (rc)
 		return rc;
-	move_ops(body_of(b->inner), site.before);
-	replace_ivs(b, &site);
+	move_ops(body_of(op), site.before);
+	replace_ivs(&td.b, &site);
 	mlirOperationDestroy(op);
 	return PB_OK;
 }
@@ -337,6 +468,7 @@ static int thread_loops(struct pb_ctx *ctx, MlirOperation root,
 	for (int i = 0; i < all.n && rc == PB_OK; i++) {
 		MlirOperation op = all.v[i];
 		struct band b = {0};
+		struct tdims td;
 		MlirStringRef s = map_attr(op);
 		if (!s.data)
 			continue;
@@ -345,11 +477,13 @@ static int thread_loops(struct pb_ctx *ctx, MlirOperation root,
 				    "cannot lower a loop mapped to '%.*s' inside "
 				    "a block", (int)s.length, s.data);
 			rc = PB_ERR;
-		} else if (!band_add(op, &b)) {
+		} else if (thread_dims(op, &td)) {
 			pb_error_at(ctx, mlirOperationGetLocation(op),
-				    "thread-mapped loop needs constant bounds");
+				    "thread-mapped loop needs constant lower "
+				    "bounds and steps and a constant (or "
+				    "min-with-a-constant) upper bound");
 			rc = PB_ERR;
-		} else if (band_total(&b) > 1024) {
+		} else if ((b = td.b, band_total(&b)) > 1024) {
 			pb_error_at(ctx, mlirOperationGetLocation(op),
 				    "thread-mapped loop of %lld iterations "
 				    "exceeds 1024 threads per block",
@@ -461,12 +595,8 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 			mlirOperationDestroy(wg.v[i]);
 		}
 		MlirValue tx = mlirBlockGetArgument(body, 3);
-		for (int i = 0; i < threads.n && rc == PB_OK; i++) {
-			struct band tb = {0};
-			band_add(threads.v[i], &tb);
-			rc = map_thread_loop(ctx, threads.v[i], &tb, tx,
-					     sp.block);
-		}
+		for (int i = 0; i < threads.n && rc == PB_OK; i++)
+			rc = map_thread_loop(ctx, threads.v[i], tx, sp.block);
 	}
 	pb_codegen_ops_free(&threads);
 	pb_codegen_ops_free(&wg);
