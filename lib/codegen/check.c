@@ -24,6 +24,7 @@ static int bad_type(MlirType t)
 	return mlirTypeIsARankedTensor(t) || mlirTypeIsAUnrankedTensor(t);
 }
 
+/* Report "op" as not lowerable, with the reason "why" appended. */
 static void report(struct check *c, MlirOperation op, const char *why)
 {
 	MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
@@ -33,6 +34,7 @@ static void report(struct check *c, MlirOperation op, const char *why)
 	c->rc = PB_ERR;
 }
 
+/* Check one operation "op" of the walk in "user" (a struct check). */
 static MlirWalkResult check_cb(MlirOperation op, void *user)
 {
 	struct check *c = user;

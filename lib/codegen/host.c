@@ -20,6 +20,7 @@ struct host {
 	int depth;
 };
 
+/* Record in "h" that value "v" denotes plan buffer "buf". */
 static void bind(struct host *h, MlirValue v, int buf)
 {
 	if (h->n == h->cap) {
@@ -42,6 +43,7 @@ static int lookup(const struct host *h, MlirValue v)
 	return -1;
 }
 
+/* Append the name of "op" ("memref.alloc") to "b". */
 static void op_name(MlirOperation op, struct pb_buf *b)
 {
 	MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
@@ -89,14 +91,15 @@ static const char *dtype_of(MlirType t)
 	return NULL;
 }
 
-/* The static layout of memref type "t": dtype, rank, shape, strides and
- * offset; -1 (with "why" set) when it is not fully static. */
+/* The static layout of a memref type. */
 struct layout {
 	const char *dtype;
 	int rank;
 	int64_t shape[MAXR], strides[MAXR], offset;
 };
 
+/* The static layout of memref type "t" into "l": dtype, rank, shape,
+ * strides and offset; -1 (with "why" set) when it is not fully static. */
 static int layout_of(MlirType t, struct layout *l, const char **why)
 {
 	*why = "expected a memref with a static shape and layout";
@@ -131,6 +134,7 @@ static int layout_of(MlirType t, struct layout *l, const char **why)
 	return 0;
 }
 
+/* Is layout "l" the identity (row-major, offset 0)? */
 static int is_row_major(const struct layout *l)
 {
 	int64_t s = 1;

@@ -46,6 +46,7 @@ struct spec {
 	const struct band *b; /* the dimensions to compute from the id */
 };
 
+/* The first block of the first region of "op". */
 static MlirBlock body_of(MlirOperation op)
 {
 	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
@@ -76,6 +77,7 @@ static MlirStringRef map_attr(MlirOperation op)
 	return pb_ir_str_attr(op, "pb.map");
 }
 
+/* Is "op" mapped to "what" ("block", "thread")? */
 static int map_is(MlirOperation op, const char *what)
 {
 	MlirStringRef s = map_attr(op);
@@ -131,6 +133,7 @@ static void band_collect(MlirOperation op, struct band *b)
 	}
 }
 
+/* The number of iterations of band "b". */
 static int64_t band_total(const struct band *b)
 {
 	int64_t t = 1;
@@ -254,6 +257,7 @@ static void move_ops(MlirBlock blk, MlirOperation before)
 	}
 }
 
+/* Replace the induction variables of "b" by the values of "s". */
 static void replace_ivs(const struct band *b, const struct site *s)
 {
 	for (int d = 0; d < b->n; d++)
@@ -648,6 +652,7 @@ struct uses {
 	int n, found;
 };
 
+/* Walk callback of uses_group_deep on "op" ("user": struct uses). */
 static MlirWalkResult uses_cb(MlirOperation op, void *user)
 {
 	struct uses *u = user;

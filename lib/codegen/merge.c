@@ -6,6 +6,7 @@
 
 #include "codegen/internal.h"
 
+/* The first block of the first region of "op". */
 static MlirBlock body_of(MlirOperation op)
 {
 	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));

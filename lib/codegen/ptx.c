@@ -33,6 +33,7 @@ static const char *features_of(const char *arch)
  * math function. "saved" keeps the old values for restore_toolkit. */
 static const char *toolkit_vars[] = {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"};
 
+/* Choose the toolkit for the lowering, saving the old values in "saved". */
 static void find_toolkit(char *saved[3])
 {
 	const char *cands[] = {getenv("CUDA_ROOT"), getenv("CUDA_HOME"),
@@ -55,6 +56,7 @@ static void find_toolkit(char *saved[3])
 		unsetenv(toolkit_vars[i]);
 }
 
+/* Restore the variables find_toolkit changed from "saved". */
 static void restore_toolkit(char *saved[3])
 {
 	for (int i = 0; i < 3; i++) {
@@ -91,6 +93,7 @@ struct extract {
 	int n;
 };
 
+/* Append the objects of gpu.binary "op" to the buffer in "user". */
 static MlirWalkResult extract_cb(MlirOperation op, void *user)
 {
 	struct extract *e = user;

@@ -74,6 +74,7 @@ struct stats {
 	long regs, smem, stack, spill_st, spill_ld;
 };
 
+/* Print the statistics "s" of one kernel on stderr. */
 static void print_stats(struct pb_ctx *ctx, const struct stats *s)
 {
 	if (!s->kernel[0])

@@ -31,6 +31,7 @@ struct collect {
 	struct pb_codegen_ops *l;
 };
 
+/* Walk callback of pb_codegen_collect on "op" ("user": struct collect). */
 static MlirWalkResult collect_cb(MlirOperation op, void *user)
 {
 	struct collect *c = user;
@@ -111,6 +112,7 @@ struct vmap {
 	int n, cap;
 };
 
+/* Map "from" to "to" in "m". */
 static void vmap_add(struct vmap *m, MlirValue from, MlirValue to)
 {
 	if (m->n == m->cap) {

@@ -37,6 +37,7 @@ const char *pb_plan_kind_name(enum pb_plan_kind k)
 	return k <= PB_PLAN_VIEW ? kind_names[k] : "?";
 }
 
+/* A malloc'ed copy of "s", or NULL when "s" is NULL. */
 static char *dup(const char *s)
 {
 	return s ? strdup(s) : NULL;
