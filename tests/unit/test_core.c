@@ -70,6 +70,9 @@ static void test_files(void)
 	check(stat(path, &st) == 0 && (st.st_mode & 0777) == 0644,
 	      "written file gets 0666 less the umask, not mkstemp's 0600");
 
+	check(pb_write_file("/dev/null", "x", 1) == 0 &&
+		      stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode),
+	      "-o /dev/null writes the device in place, never renames over it");
 	check(pb_write_file(bad, "x", 1) < 0, "write into a missing directory fails");
 	check(access(bad, F_OK) != 0, "no partial file on failure");
 	errno = 0;
