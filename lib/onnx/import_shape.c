@@ -256,11 +256,12 @@ static void unlinear(const struct shape *sh, int64_t l, int64_t *idx)
 	}
 }
 
-/* Fold: output element o of shape "out" is element src(o) of "k". */
+/* Fold into output "oi": element "idx" of shape "out" is element
+ * fn(idx) of "k". */
 typedef int64_t (*src_fn)(const struct shape *out, const int64_t *idx,
 			  const void *u);
-static int fold_gather(struct imp *s, const struct pb_tensor *k,
-		       const struct shape *out, src_fn fn, const void *u)
+static int fold_into(struct imp *s, size_t oi, const struct pb_tensor *k,
+		     const struct shape *out, src_fn fn, const void *u)
 {
 	struct pb_tensor *t = pb_imp_new_known(k->dtype, out);
 	if (!t)
@@ -272,8 +273,15 @@ static int fold_gather(struct imp *s, const struct pb_tensor *k,
 		memcpy((char *)t->data + o * esz,
 		       (char *)k->data + fn(out, idx, u) * esz, esz);
 	}
-	pb_imp_def_known(s, 0, t);
+	pb_imp_def_known(s, oi, t);
 	return PB_OK;
+}
+
+/* Fold into output 0 (see fold_into). */
+static int fold_gather(struct imp *s, const struct pb_tensor *k,
+		       const struct shape *out, src_fn fn, const void *u)
+{
+	return fold_into(s, 0, k, out, fn, u);
 }
 
 struct perm_u {
@@ -886,6 +894,167 @@ static int op_range(struct imp *s)
 	return PB_OK;
 }
 
+/* Split along "axis" into the node's outputs: sizes from the "split"
+ * attribute (before opset 13) or input (from 13), else from the declared
+ * output shapes when that input is given at run time, else equal parts
+ * (num_outputs from opset 18, the last part may be smaller). Each part
+ * is a tensor.extract_slice, or folded for known input. */
+static int op_split(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *sp = pb_imp_in(s, 1);
+	int axis, nout = (int)s->node->n_output;
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
+		return PB_ERR;
+	int64_t d = x->sh.d[axis], sz[64];
+	int n = -1;
+	if (nout < 1 || nout > 64)
+		return pb_imp_node_error(s, "expected 1 to 64 outputs");
+	if (s->opset < 13) {
+		if ((n = pb_imp_attr_ints(s, "split", sz, 64)) == -2)
+			return PB_ERR;
+	} else if (sp && (sp->k || sp->init)) {
+		if ((n = pb_imp_known_ints(s, sp, sz, 64, "split")) < 0)
+			return PB_ERR;
+	} else if (sp) {
+		for (n = 0; n < nout; n++) {
+			struct shape dec;
+			if (pb_imp_declared_shape(s, s->node->output[n], &dec) ||
+			    dec.rank != x->sh.rank)
+				return pb_imp_node_error(s, "split must be known "
+							 "at import time");
+			sz[n] = dec.d[axis];
+		}
+	}
+	if (n < 0) {
+		int64_t parts = pb_imp_attr_int(s, "num_outputs", nout);
+		int64_t each = parts ? (d + parts - 1) / parts : 0;
+		for (n = 0; n < nout; n++)
+			sz[n] = n < nout - 1 ? each : d - each * (nout - 1);
+	}
+	int64_t sum = 0;
+	for (int i = 0; i < n; i++)
+		sum += sz[i] < 0 ? -1 : sz[i];
+	if (n != nout || sum != d)
+		return pb_imp_node_error(s, "split sizes do not add up to %lld "
+					 "in %d outputs", (long long)d, nout);
+	const char *in = NULL;
+	int fold = pb_imp_fold_ok(x);
+	if (!fold && !(in = pb_imp_use(s, x)))
+		return PB_ERR;
+	struct slice_u u = {&x->sh, {0}, {0}};
+	for (int i = 0; i < x->sh.rank; i++)
+		u.step[i] = 1;
+	for (int i = 0, off = 0; i < nout; off += sz[i++]) {
+		struct shape out = x->sh;
+		out.d[axis] = sz[i];
+		u.start[axis] = off;
+		if (!s->node->output[i][0])
+			continue;
+		if (fold) {
+			struct pb_tensor *k = pb_imp_known(s, x);
+			if (!k || fold_into(s, i, k, &out, slice_src, &u))
+				return PB_ERR;
+			continue;
+		}
+		struct name r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = tensor.extract_slice %s%s %s %s : %s to %s",
+			    r.s, in, pb_imp_ints(x->sh.rank, u.start).s,
+			    pb_imp_ints(x->sh.rank, out.d).s,
+			    pb_imp_ints(x->sh.rank, u.step).s,
+			    pb_imp_ty(&x->sh).s, pb_imp_ty(&out).s);
+		struct val *v = pb_imp_def(s, i, PB_DT_F32, &out);
+		if (v)
+			v->ssa = r;
+	}
+	return PB_OK;
+}
+
+/* Pad in constant mode with known pads (attribute before opset 11, input
+ * from 11; axes from 18): tensor.pad for the positive part, then
+ * tensor.extract_slice for negative pads. */
+static int op_pad(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int r = x->sh.rank, n;
+	int64_t pads[2 * PB_MAX_RANK], axes[PB_MAX_RANK];
+	const char *mode = pb_imp_attr_str(s, "mode", "constant");
+	if (strcmp(mode, "constant"))
+		return pb_imp_node_error(s, "mode '%s' is not supported", mode);
+	double value = pb_imp_attr_float(s, "value", 0);
+	if (s->opset < 11) {
+		n = pb_imp_attr_ints(s, "pads", pads, 2 * PB_MAX_RANK);
+	} else {
+		n = pb_imp_known_ints(s, pb_imp_in(s, 1), pads, 2 * PB_MAX_RANK,
+				      "pads");
+		if (n < 0)
+			return PB_ERR;
+		struct val *cv = pb_imp_in(s, 2);
+		struct pb_tensor *ck = cv ? pb_imp_known(s, cv) : NULL;
+		if (cv && (!ck || ck->dtype != PB_DT_F32 ||
+			   pb_tensor_numel(ck) != 1))
+			return pb_imp_node_error(s, "constant_value must be a "
+						 "known float scalar");
+		if (ck)
+			value = *(float *)ck->data;
+	}
+	if (n < 0)
+		return s->ctx->nerrors ? PB_ERR
+				       : pb_imp_node_error(s, "missing pads");
+	int na = n / 2;
+	struct val *av = pb_imp_in(s, 3);
+	if (av) {
+		if (pb_imp_known_ints(s, av, axes, PB_MAX_RANK, "axes") != na)
+			return s->ctx->nerrors ? PB_ERR
+			       : pb_imp_node_error(s, "axes and pads differ");
+	} else {
+		if (n != 2 * r)
+			return pb_imp_node_error(s, "pads has %d values for rank "
+						 "%d", n, r);
+		for (int i = 0; i < r; i++)
+			axes[i] = i;
+	}
+	int64_t lo[PB_MAX_RANK] = {0}, hi[PB_MAX_RANK] = {0},
+		cut_lo[PB_MAX_RANK] = {0}, cut_hi[PB_MAX_RANK] = {0};
+	for (int i = 0; i < na; i++) {
+		int a;
+		if (pb_imp_axis(s, axes[i], r, &a))
+			return PB_ERR;
+		int64_t b = pads[i], e = pads[na + i];
+		lo[a] = b > 0 ? b : 0;
+		hi[a] = e > 0 ? e : 0;
+		cut_lo[a] = b < 0 ? -b : 0;
+		cut_hi[a] = e < 0 ? -e : 0;
+		if (x->sh.d[a] + b + e < 0)
+			return pb_imp_node_error(s, "pads remove more than dim "
+						 "%d holds", a);
+	}
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	struct shape sh = x->sh;
+	struct name p = pb_imp_pad(s, in, &sh, lo, hi, value);
+	int cut = 0;
+	struct shape out = sh;
+	int64_t one[PB_MAX_RANK];
+	for (int i = 0; i < r; i++) {
+		out.d[i] -= cut_lo[i] + cut_hi[i];
+		cut |= cut_lo[i] || cut_hi[i];
+		one[i] = 1;
+	}
+	if (cut) {
+		struct name c = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = tensor.extract_slice %s%s %s %s : %s to %s",
+			    c.s, p.s, pb_imp_ints(r, cut_lo).s,
+			    pb_imp_ints(r, out.d).s, pb_imp_ints(r, one).s,
+			    pb_imp_ty(&sh).s, pb_imp_ty(&out).s);
+		p = c;
+	}
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = p;
+	return PB_OK;
+}
+
 const struct pb_imp_op pb_imp_ops_shape[] = {
 	{"Identity", op_identity, ""},
 	{"Dropout", op_identity, "ratio,seed,is_test"},
@@ -905,5 +1074,7 @@ const struct pb_imp_op pb_imp_ops_shape[] = {
 	{"Cast", op_cast, "to,saturate"},
 	{"ConstantOfShape", op_constant_of_shape, "value"},
 	{"Range", op_range, ""},
+	{"Split", op_split, "axis,num_outputs,split"},
+	{"Pad", op_pad, "mode,pads,value"},
 	{NULL, NULL, NULL},
 };

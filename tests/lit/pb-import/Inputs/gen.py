@@ -128,3 +128,14 @@ e = np.exp(x.reshape(2, 12) - x.reshape(2, 12).max(axis=1, keepdims=True))
 np.save(os.path.join(out, "softmax_v11.in.npy"), x)
 np.save(os.path.join(out, "softmax_v11.out.npy"),
         (e / e.sum(axis=1, keepdims=True)).reshape(2, 3, 4).astype(np.float32))
+
+# Pad (constant mode) with known pads, one of them negative (a crop).
+save("pad", [helper.make_node("Pad", ["x", "pads", "v"], ["y"], name="pad",
+                              mode="constant")],
+     [f32("x", [2, 5])], [f32("y", [3, 6])],
+     [init("pads", np.array([1, 2, 0, -1], np.int64)),
+      init("v", np.array(1.5, np.float32))])
+x = rng.standard_normal((2, 5)).astype(np.float32)
+np.save(os.path.join(out, "pad.in.npy"), x)
+np.save(os.path.join(out, "pad.out.npy"),
+        np.pad(x, ((1, 0), (2, 0)), constant_values=1.5)[:, :6])
