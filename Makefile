@@ -4,6 +4,8 @@
 #   make demo       the bundled example through every stage
 #   make install PREFIX=/usr/local
 #   make SANITIZE=1 build with AddressSanitizer + UBSan (into build-san/)
+#   make pb-run-lite  pb-run-lite and pb-prof-lite: PTX-only runners without
+#                   LLVM/MLIR (for GPU machines that have no LLVM)
 .DELETE_ON_ERROR:
 .SUFFIXES:
 
@@ -87,6 +89,29 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/lib/libpb.a
 	@echo "  LD    $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) $< $(B)/lib/libpb.a $(LIBS) -o $@
 
+# pb-run-lite, pb-prof-lite: the same tools built with -DPB_NO_MLIR from the
+# files that need no MLIR or isl; jansson and protobuf-c are linked
+# statically so that the binaries run on machines without them, libcuda is
+# opened with dlopen.
+LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/core/driver.c lib/core/npy.c \
+	lib/core/tensor.c lib/onnx/tensor.c lib/onnx/weights.c lib/plan/plan.c \
+	lib/runtime/run.c lib/runtime/cuda.c lib/runtime/gpurun.c \
+	lib/runtime/prof.c
+LITE_OBJ := $(LITE_SRC:%.c=$(B)/lite/%.o) $(B)/obj/gen/onnx.pb-c.o
+LITE_LIBS := -Wl,-Bstatic -ljansson -lprotobuf-c -Wl,-Bdynamic -ldl -lm
+
+$(B)/lite/%.o: %.c | $(GEN_HDR)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $< (lite)"
+	$(Q)$(CC) $(ALL_CFLAGS) -DPB_NO_MLIR -c $< -o $@
+
+$(B)/bin/%-lite: $(B)/lite/tools/%/main.o $(LITE_OBJ)
+	@mkdir -p $(dir $@)
+	@echo "  LD    $@"
+	$(Q)$(CC) $(LDFLAGS_ALL) $^ $(LITE_LIBS) -o $@
+
+pb-run-lite: $(B)/bin/pb-run-lite $(B)/bin/pb-prof-lite
+
 deps:
 	@scripts/deps.sh
 
@@ -122,7 +147,7 @@ install: all
 clean:
 	rm -rf build build-san
 
-.PHONY: all deps unit lit e2e check demo install clean
+.PHONY: all deps unit lit e2e check demo install clean pb-run-lite
 .SECONDARY:
 
--include $(shell find $(B)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(B)/obj $(B)/lite -name '*.d' 2>/dev/null)

@@ -36,7 +36,8 @@ void pb_buf_mlir_callback(MlirStringRef s, void *user);
 
 /* The context of one tool run: owns the MlirContext (dialects, passes and
  * translations registered once), the isl_ctx, the common options and the
- * diagnostic state. */
+ * diagnostic state. In a build with -DPB_NO_MLIR (pb-run-lite) "mlir" and
+ * "isl" stay null and only the diagnostics without locations exist. */
 struct pb_ctx {
 	MlirContext mlir;
 	struct isl_ctx *isl;
@@ -48,6 +49,11 @@ struct pb_ctx {
 };
 struct pb_ctx *pb_ctx_alloc(const char *tool);
 void pb_ctx_free(struct pb_ctx *ctx);
+/* The compiler half of "ctx" (core/ctx_compiler.c): create the MlirContext
+ * with its diagnostic handler and the isl_ctx, or destroy them.
+ * pb_ctx_alloc and pb_ctx_free call these unless built with PB_NO_MLIR. */
+void pb_ctx_compiler_init(struct pb_ctx *ctx);
+void pb_ctx_compiler_free(struct pb_ctx *ctx);
 
 /* Diagnostics: "<file>:<line>:<col>: error: <msg>" on stderr.
  * pb_error_at uses an MLIR location (FileLineCol, Name, Fused, CallSite);

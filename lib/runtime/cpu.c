@@ -3,6 +3,7 @@
  * calling @main through MLIR's ExecutionEngine with memref descriptors. */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -368,44 +369,333 @@ static void make_desc(int64_t *desc, struct pb_tensor *t)
 	}
 }
 
+/* A module JIT-compiled for the CPU with its packed @main arguments. */
+struct pb_runtime_jit {
+	MlirExecutionEngine ee;
+	int64_t *descs;
+	int64_t **ptrs;
+	void **args;
+};
+
+/* Marks of the kernel-timing hook: times (seconds) of the starts and ends
+ * of the instrumented calls of the current run of @main. */
+static struct {
+	double *t;
+	int n;
+} marks;
+
+/* The timing hook that instrumented code calls (exported to the JIT as
+ * pb_prof_mark): note the monotonic time as mark "id" (2k: call k starts,
+ * 2k + 1: it returned). */
+static void prof_mark(int64_t id)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	if (id >= 0 && id < marks.n)
+		marks.t[id] = ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void jit_free(struct pb_runtime_jit *j)
+{
+	if (!j)
+		return;
+	free(j->args);
+	free(j->ptrs);
+	free(j->descs);
+	if (!mlirExecutionEngineIsNull(j->ee))
+		mlirExecutionEngineDestroy(j->ee);
+	free(j);
+}
+
+/* Lower "m" and JIT it, with @main's arguments packed from "vals" (one
+ * per argument of "sig", written in place). NULL after reporting. */
+static struct pb_runtime_jit *jit(struct pb_ctx *ctx, MlirModule m,
+				  const struct pb_runtime_sig *sig,
+				  struct pb_tensor *vals)
+{
+	if (lower(ctx, m) != PB_OK)
+		return NULL;
+	struct pb_runtime_jit *j = calloc(1, sizeof(*j));
+	if (!j) {
+		pb_error(ctx, "out of memory");
+		return NULL;
+	}
+	j->ee = mlirExecutionEngineCreate(m, 3, 0, NULL, false, false);
+	if (mlirExecutionEngineIsNull(j->ee)) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "cannot JIT-compile the module");
+		jit_free(j);
+		return NULL;
+	}
+	mlirExecutionEngineRegisterSymbol(j->ee, pb_str("memrefCopy"),
+					  (void *)memref_copy);
+	mlirExecutionEngineRegisterSymbol(j->ee, pb_str("pb_prof_mark"),
+					  (void *)prof_mark);
+	mlirExecutionEngineInitialize(j->ee);
+	int n = sig->nargs;
+	j->descs = calloc((size_t)n * (3 + 2 * PB_MAX_RANK) + 1,
+			  sizeof(int64_t));
+	j->ptrs = calloc(n + 1, sizeof(*j->ptrs));
+	j->args = calloc(n + 1, sizeof(*j->args));
+	if (!j->descs || !j->ptrs || !j->args) {
+		pb_error(ctx, "out of memory");
+		jit_free(j);
+		return NULL;
+	}
+	for (int i = 0; i < n; i++) {
+		j->ptrs[i] = j->descs + (size_t)i * (3 + 2 * PB_MAX_RANK);
+		make_desc(j->ptrs[i], &vals[i]);
+		j->args[i] = &j->ptrs[i];
+	}
+	return j;
+}
+
+/* Call @main of "j" once. */
+static int call_main(struct pb_ctx *ctx, struct pb_runtime_jit *j)
+{
+	if (mlirLogicalResultIsFailure(
+		    mlirExecutionEngineInvokePacked(j->ee, pb_str("main"),
+						    j->args))) {
+		pb_error(ctx, "cannot call @main in the JIT-compiled module");
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
 int pb_runtime_cpu_run(struct pb_ctx *ctx, MlirModule m,
 		       const struct pb_runtime_sig *sig, struct pb_tensor *vals)
 {
-	if (lower(ctx, m) != PB_OK)
-		return PB_ERR;
-	MlirExecutionEngine ee = mlirExecutionEngineCreate(m, 3, 0, NULL,
-							   false, false);
-	if (mlirExecutionEngineIsNull(ee)) {
-		if (!ctx->nerrors)
-			pb_error(ctx, "cannot JIT-compile the module");
+	struct pb_runtime_jit *j = jit(ctx, m, sig, vals);
+	int rc = j ? call_main(ctx, j) : PB_ERR;
+	jit_free(j);
+	return rc;
+}
+
+/* A detached "arith.constant" of i64 "v" at "loc". */
+static MlirOperation const_i64(MlirContext mctx, MlirLocation loc, int64_t v)
+{
+	MlirType i64 = mlirIntegerTypeGet(mctx, 64);
+	MlirOperationState st = mlirOperationStateGet(pb_str("arith.constant"),
+						      loc);
+	MlirNamedAttribute a = mlirNamedAttributeGet(
+		mlirIdentifierGet(mctx, pb_str("value")),
+		mlirIntegerAttrGet(i64, v));
+	mlirOperationStateAddResults(&st, 1, &i64);
+	mlirOperationStateAddAttributes(&st, 1, &a);
+	return mlirOperationCreate(&st);
+}
+
+/* Insert "func.call @pb_prof_mark(id)" next to "call": before it
+ * ("after" 0) or after it. */
+static void insert_mark(MlirContext mctx, MlirOperation call, int64_t id,
+			int after)
+{
+	MlirLocation loc = mlirOperationGetLocation(call);
+	MlirBlock b = mlirOperationGetBlock(call);
+	MlirOperation c = const_i64(mctx, loc, id);
+	MlirValue v = mlirOperationGetResult(c, 0);
+	MlirOperation mark = pb_ir_call_create(loc, "pb_prof_mark", 1, &v);
+	if (after) {
+		mlirBlockInsertOwnedOperationAfter(b, call, mark);
+		mlirBlockInsertOwnedOperationAfter(b, call, c);
+	} else {
+		mlirBlockInsertOwnedOperationBefore(b, call, c);
+		mlirBlockInsertOwnedOperationBefore(b, call, mark);
+	}
+}
+
+/* The pb.kernel function that "call" (func.call) calls in "m", or a null
+ * operation. */
+static MlirOperation kernel_callee(MlirModule m, MlirOperation call)
+{
+	MlirAttribute a = pb_ir_attr(call, "callee");
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAFlatSymbolRef(a))
+		return (MlirOperation){NULL};
+	MlirStringRef s = mlirFlatSymbolRefAttrGetValue(a);
+	char *name = strndup(s.data, s.length);
+	MlirOperation fn = name ? pb_ir_lookup_func(m, name)
+				: (MlirOperation){NULL};
+	free(name);
+	if (mlirOperationIsNull(fn) ||
+	    mlirAttributeIsNull(pb_ir_attr(fn, "pb.kernel")))
+		return (MlirOperation){NULL};
+	return fn;
+}
+
+/* The ONNX nodes of kernel function "fn" (its pb.nodes) into "k". */
+static void kernel_info(struct pb_prof_kernel *k, MlirOperation fn)
+{
+	MlirAttribute a = pb_ir_attr(fn, "pb.nodes");
+	MlirStringRef name = pb_ir_str_attr(fn, "sym_name");
+	char *fname = strndup(name.data, name.length);
+	int n = !mlirAttributeIsNull(a) && mlirAttributeIsAArray(a)
+		? (int)mlirArrayAttrGetNumElements(a) : 0;
+	char **nodes = calloc(n + 1, sizeof(*nodes));
+	int m = 0;
+	for (int i = 0; nodes && i < n; i++) {
+		MlirAttribute e = mlirArrayAttrGetElement(a, i);
+		if (!mlirAttributeIsAString(e))
+			continue;
+		MlirStringRef s = mlirStringAttrGetValue(e);
+		nodes[m++] = strndup(s.data, s.length);
+	}
+	pb_prof_kernel_set(k, fname, fname, m, nodes);
+	for (int i = 0; i < m; i++)
+		free(nodes[i]);
+	free(nodes);
+	free(fname);
+	k->flops = pb_runtime_cost_flops(fn);
+}
+
+/* Wrap every call of a pb.kernel function in @main of "m" with timing
+ * marks and declare the hook; a new profile of those calls (named, with
+ * bytes and flops) for "warmup" and "repeat" in "*out". */
+static int instrument(struct pb_ctx *ctx, MlirModule m, int warmup,
+		      int repeat, struct pb_prof **out)
+{
+	MlirOperation main_fn = pb_ir_lookup_func(m, "main");
+	struct pb_ir_ops calls = {0}, kernels = {0};
+	if (mlirOperationIsNull(main_fn)) {
+		pb_error(ctx, "no func.func @main in the module");
 		return PB_ERR;
 	}
-	mlirExecutionEngineRegisterSymbol(ee, pb_str("memrefCopy"),
-					  (void *)memref_copy);
-	mlirExecutionEngineInitialize(ee);
-	int n = sig->nargs;
-	int64_t *descs = calloc((size_t)n * (3 + 2 * PB_MAX_RANK) + 1,
-				sizeof(int64_t));
-	int64_t **ptrs = calloc(n + 1, sizeof(*ptrs));
-	void **args = calloc(n + 1, sizeof(*args));
+	pb_ir_collect(main_fn, "func.call", &calls);
+	for (int i = 0; i < calls.n; i++) {
+		MlirOperation fn = kernel_callee(m, calls.v[i]);
+		if (!mlirOperationIsNull(fn))
+			pb_ir_ops_push(&kernels, calls.v[i]);
+	}
+	if (!kernels.n) {
+		pb_error(ctx, "@main calls no pb.kernel function: nothing to "
+			 "time (run pb-fuse first?)");
+		pb_ir_ops_free(&calls);
+		return PB_ERR;
+	}
+	struct pb_prof *p = pb_prof_alloc("cpu", 0, kernels.n, warmup, repeat);
+	if (!p) {
+		pb_error(ctx, "out of memory");
+		pb_ir_ops_free(&calls);
+		pb_ir_ops_free(&kernels);
+		return PB_ERR;
+	}
+	for (int i = 0; i < kernels.n; i++) {
+		MlirOperation call = kernels.v[i];
+		kernel_info(&p->k[i], kernel_callee(m, call));
+		p->k[i].bytes = pb_runtime_cost_bytes(call);
+		insert_mark(ctx->mlir, call, 2 * i, 0);
+		insert_mark(ctx->mlir, call, 2 * i + 1, 1);
+	}
+	MlirType i64 = mlirIntegerTypeGet(ctx->mlir, 64);
+	MlirLocation loc = mlirOperationGetLocation(main_fn);
+	MlirOperation decl = pb_ir_func_create(loc, "pb_prof_mark", 1, &i64,
+					       NULL, 1);
+	/* a declaration: no body */
+	MlirRegion body = mlirOperationGetRegion(decl, 0);
+	MlirBlock entry = mlirRegionGetFirstBlock(body);
+	if (!mlirBlockIsNull(entry)) {
+		mlirBlockDetach(entry);
+		mlirBlockDestroy(entry);
+	}
+	mlirBlockInsertOwnedOperation(mlirModuleGetBody(m), 0, decl);
+	pb_ir_ops_free(&calls);
+	pb_ir_ops_free(&kernels);
+	*out = p;
+	return PB_OK;
+}
+
+/* Run @main of "j" "p->warmup" times, then "p->repeat" times, noting the
+ * time of every kernel call of every timed run in "p". */
+static int time_runs(struct pb_ctx *ctx, struct pb_runtime_jit *j,
+		     struct pb_prof *p)
+{
+	double t0 = 0;
 	int rc = PB_OK;
-	if (!descs || !ptrs || !args) {
+	for (int r = 0; rc == PB_OK && r < p->warmup; r++)
+		rc = call_main(ctx, j);
+	for (int r = 0; rc == PB_OK && r < p->repeat; r++) {
+		for (int i = 0; i < marks.n; i++)
+			marks.t[i] = -1;
+		rc = call_main(ctx, j);
+		if (r == 0)
+			t0 = marks.t[0];
+		for (int i = 0; rc == PB_OK && i < p->n; i++) {
+			double a = marks.t[2 * i], b = marks.t[2 * i + 1];
+			p->k[i].ms[r] = a >= 0 && b >= a ? (b - a) * 1e3 : 0;
+			p->k[i].start[r] = a >= 0 ? (a - t0) * 1e3 : 0;
+		}
+	}
+	return rc;
+}
+
+/* Copies of the outputs among "vals" (one per argument of "sig"), or
+ * NULL when out of memory; with "back", copy "saved" back into "vals" and
+ * free it. */
+static char **save_outputs(const struct pb_runtime_sig *sig,
+			   struct pb_tensor *vals, char **saved, int back)
+{
+	int ok = 1;
+	if (!back)
+		saved = calloc(sig->nargs + 1, sizeof(*saved));
+	for (int i = 0; saved && i < sig->nargs; i++) {
+		if (sig->args[i].role != PB_RUNTIME_OUTPUT)
+			continue;
+		if (back) {
+			if (saved[i])
+				memcpy(vals[i].data, saved[i], vals[i].nbytes);
+			free(saved[i]);
+		} else if ((saved[i] = malloc(vals[i].nbytes + 1))) {
+			memcpy(saved[i], vals[i].data, vals[i].nbytes);
+		} else {
+			ok = 0;
+		}
+	}
+	if (back || !ok) {
+		for (int i = 0; !back && saved && i < sig->nargs; i++)
+			free(saved[i]);
+		free(saved);
+		return NULL;
+	}
+	return saved;
+}
+
+int pb_runtime_cpu_profile(struct pb_ctx *ctx, MlirModule m,
+			   const struct pb_runtime_sig *sig,
+			   struct pb_tensor *vals, int warmup, int repeat,
+			   struct pb_prof **out)
+{
+	struct pb_prof *p = NULL;
+	struct pb_runtime_jit *j = NULL;
+	char **saved = NULL;
+	*out = NULL;
+	if (instrument(ctx, m, warmup, repeat, &p) != PB_OK)
+		return PB_ERR;
+	marks.n = 2 * p->n;
+	marks.t = calloc(marks.n, sizeof(double));
+	int rc = marks.t ? PB_OK : PB_ERR;
+	if (rc != PB_OK)
+		pb_error(ctx, "out of memory");
+	if (rc == PB_OK && !(j = jit(ctx, m, sig, vals)))
+		rc = PB_ERR;
+	if (rc == PB_OK)
+		rc = call_main(ctx, j);
+	if (rc == PB_OK && !(saved = save_outputs(sig, vals, NULL, 0))) {
 		pb_error(ctx, "out of memory");
 		rc = PB_ERR;
 	}
-	for (int i = 0; rc == PB_OK && i < n; i++) {
-		ptrs[i] = descs + (size_t)i * (3 + 2 * PB_MAX_RANK);
-		make_desc(ptrs[i], &vals[i]);
-		args[i] = &ptrs[i];
+	if (rc == PB_OK)
+		rc = time_runs(ctx, j, p);
+	if (saved)
+		save_outputs(sig, vals, saved, 1);
+	jit_free(j);
+	free(marks.t);
+	marks.t = NULL;
+	marks.n = 0;
+	if (rc == PB_OK)
+		pb_prof_summarize(p);
+	if (rc != PB_OK) {
+		pb_prof_free(p);
+		return PB_ERR;
 	}
-	if (rc == PB_OK && mlirLogicalResultIsFailure(
-		    mlirExecutionEngineInvokePacked(ee, pb_str("main"), args))) {
-		pb_error(ctx, "cannot call @main in the JIT-compiled module");
-		rc = PB_ERR;
-	}
-	free(args);
-	free(ptrs);
-	free(descs);
-	mlirExecutionEngineDestroy(ee);
-	return rc;
+	*out = p;
+	return PB_OK;
 }

@@ -1,15 +1,21 @@
 /* pb runtime: running a compiled module on host tensors.
  *
  * The pieces are kept apart by what they link against:
- *   run.c    binding inputs, weights and outputs to @main's arguments,
- *            random inputs, checking, printing and writing results
- *            (core + lib/onnx's tensor reader; no MLIR)
- *   cpu.c    reading @main's signature from a module, stripping what only
- *            the GPU needs, lowering to LLVM and JIT-running on the CPU
- *            (MLIR ExecutionEngine)
- *   pbrun.c  the pb-run tool: input detection, import/fuse, then the above
- * so that a GPU-only pb-run can later be built from run.c without MLIR.
- * See docs/pb-run.md for the calling contract of @main.
+ *   run.c     binding inputs, weights and outputs to @main's arguments,
+ *             random inputs, checking, printing and writing results
+ *             (core + lib/onnx's tensor reader; no MLIR)
+ *   cuda.c    the CUDA driver (dlopen) and running a launch plan; no MLIR
+ *   gpurun.c  pb-run on a k.ptx with its plan header; no MLIR
+ *   prof.c    pb-prof's timing records, GPU timing, table/JSON/trace; no
+ *             MLIR
+ *   cpu.c     reading @main's signature from a module, stripping what only
+ *             the GPU needs, lowering to LLVM and JIT-running on the CPU
+ *             (MLIR ExecutionEngine), timing kernels on the CPU
+ *   pbrun.c   the pb-run and pb-prof tools: input detection, import/fuse or
+ *             codegen, then the above
+ * pb-run-lite and pb-prof-lite are built from the no-MLIR files alone
+ * (with -DPB_NO_MLIR; see the Makefile). See docs/pb-run.md for the calling
+ * contract of @main.
  */
 #ifndef PB_RUNTIME_RUNTIME_H
 #define PB_RUNTIME_RUNTIME_H
@@ -86,6 +92,190 @@ int pb_runtime_compare(struct pb_ctx *ctx, const char *name,
 		       const struct pb_tensor *got, const struct pb_tensor *want,
 		       double rtol, double atol, struct pb_buf *report);
 
+/* --- cuda.c: the CUDA driver (dlopen), no MLIR ------------------------- */
+
+struct pb_plan;
+/* A plan loaded on the GPU: its PTX module, kernels, device buffers. */
+struct pb_runtime_gpu;
+
+/* Does libcuda.so.1 load, initialize and report a device? Quiet; for
+ * --device=auto. */
+int pb_runtime_gpu_available(void);
+/* The same, reporting "no CUDA driver found; use --device=cpu" or "no CUDA
+ * device found; use --device=cpu" (one line) when there is none. */
+int pb_runtime_gpu_check(struct pb_ctx *ctx);
+
+/* The signature of @main from the plan "p": its input, param and output
+ * buffers ordered by their "arg", into "sig". */
+int pb_runtime_plan_signature(struct pb_ctx *ctx, const struct pb_plan *p,
+			      struct pb_runtime_sig *sig);
+
+/* Open device 0 (one error line "no CUDA driver found; use --device=cpu"
+ * or "no CUDA device found; ..." without one), load the PTX "ptx" ("len"
+ * bytes; the JIT log goes into the error on failure), allocate and zero
+ * every root buffer of "plan" (views are root + offset) and prepare every
+ * launch. "plan" must outlive the result. NULL after reporting. */
+struct pb_runtime_gpu *pb_runtime_gpu_load(struct pb_ctx *ctx,
+					   const struct pb_plan *plan,
+					   const char *ptx, size_t len);
+void pb_runtime_gpu_free(struct pb_runtime_gpu *g);
+/* The name of the device of "g" ("NVIDIA H200"). */
+const char *pb_runtime_gpu_device(const struct pb_runtime_gpu *g);
+/* Copy the inputs and params among "vals" (one per argument of "sig") to
+ * their buffers of "g". */
+int pb_runtime_gpu_upload(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+			  const struct pb_runtime_sig *sig,
+			  const struct pb_tensor *vals);
+/* Copy the output buffers of "g" back into the outputs among "vals". */
+int pb_runtime_gpu_download(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+			    const struct pb_runtime_sig *sig,
+			    struct pb_tensor *vals);
+/* Enqueue launch "i" of the plan of "g" (asynchronous). */
+int pb_runtime_gpu_launch(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+			  int i);
+/* Wait for the GPU; a failure is blamed on launch "i" (or on the kernels
+ * when "i" is -1). */
+int pb_runtime_gpu_sync(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+			int i);
+/* Run the whole plan of "g" "warmup" times, then "repeat" times with a
+ * CUDA event before the first and after every launch. "ms" receives
+ * repeat x nlaunches kernel times (ms), "start" repeat x (nlaunches + 1)
+ * event times in ms since the first event. */
+int pb_runtime_gpu_time(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+			int warmup, int repeat, double *ms, double *start);
+/* Load "plan" with "ptx" ("len" bytes), upload "vals" (one per argument
+ * of "sig"), run every launch in order (checking each), download the
+ * outputs into "vals" and free everything. */
+int pb_runtime_gpu_run(struct pb_ctx *ctx, const struct pb_plan *plan,
+		       const char *ptx, size_t len,
+		       const struct pb_runtime_sig *sig, struct pb_tensor *vals);
+
+/* --- gpurun.c: pb-run on k.ptx, no MLIR ---------------------------------- */
+
+/* Is "in" PTX: a .ptx path, or (for other names than .mlir/.onnx) text that
+ * starts with the plan header or declares .version and .target? */
+int pb_runtime_is_ptx(const struct pb_input *in);
+/* The weights file: "opt" (--weights) when given, else "source" (the
+ * plan's or module's pb.source; NULL: none) as it is when absolute, else
+ * next to the file "near" (may be NULL) when it exists there, else as it
+ * is (the current directory). Malloc'ed or NULL. */
+char *pb_runtime_find_source(const char *source, const char *near,
+			     const char *opt);
+/* Check --device "d" (cpu, gpu or auto). */
+int pb_runtime_check_device(struct pb_ctx *ctx, const char *d);
+/* Check --device "d" for PTX input: cpu is an error. */
+int pb_runtime_ptx_device(struct pb_ctx *ctx, const char *d);
+
+/* A PTX input ready to run: its plan, signature and bound values. */
+struct pb_runtime_ptx {
+	struct pb_plan *plan;
+	struct pb_runtime_sig sig;
+	struct pb_tensor *vals;
+};
+/* Read the plan of "ptx" ("len" bytes, read from "path", may be NULL),
+ * derive the signature and bind the values of "o" into "r" (weights from
+ * the plan's source, next to "path" first). */
+int pb_runtime_ptx_bind(struct pb_ctx *ctx, const char *ptx, size_t len,
+			const char *path, const struct pb_runtime_opts *o,
+			struct pb_runtime_ptx *r);
+void pb_runtime_ptx_clear(struct pb_runtime_ptx *r);
+/* pb-run on the PTX "ptx" ("len" bytes, from "path"): bind, run on the
+ * GPU, then print/write/check into "report". */
+int pb_runtime_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
+			const char *path, const struct pb_runtime_opts *o,
+			struct pb_buf *report);
+
+/* --- prof.c: pb-prof, no MLIR ------------------------------------------- */
+
+/* pb-prof's options: pb-run's plus the timing ones (docs/pb-prof.md). */
+struct pb_prof_opts {
+	struct pb_runtime_opts run;
+	long warmup, repeat; /* --warmup (default 3), --repeat (default 20) */
+	const char *json;    /* --json FILE */
+	const char *trace;   /* --trace FILE (Chrome trace format) */
+	const char *costs;   /* --costs FILE: flops from an earlier --json */
+};
+/* Set the defaults in "o". */
+void pb_prof_opts_init(struct pb_prof_opts *o);
+/* Check the timing options of "o". */
+int pb_prof_check_opts(struct pb_ctx *ctx, const struct pb_prof_opts *o);
+
+/* One timed kernel: a launch on the GPU, a call of a pb.kernel function
+ * from @main on the CPU. */
+struct pb_prof_kernel {
+	char *name;      /* GPU: the .entry symbol; CPU: the function */
+	char *origin;    /* the pb.kernel function it came from */
+	int nnodes;
+	char **nodes;    /* the ONNX nodes it computes */
+	int64_t grid[3], block[3]; /* GPU only */
+	int64_t bytes;   /* sum of the sizes of its buffer arguments */
+	double flops;    /* estimated floating-point operations; < 0: unknown */
+	double *ms;      /* its time in each timed run (repeat entries) */
+	double *start;   /* its start in each run, ms since the first */
+	double median, min;
+};
+/* A profile: "n" kernels timed "repeat" times after "warmup" runs. */
+struct pb_prof {
+	char *device;    /* "cpu" or the GPU's name */
+	int gpu;
+	int warmup, repeat;
+	int n;
+	struct pb_prof_kernel *k;
+	double total_median, total_min; /* of the per-run sums */
+	double sum_median;              /* sum of the kernel medians */
+};
+/* Flops per pb.kernel function, estimated from the loop nests (cost.c). */
+struct pb_prof_costs {
+	int n;
+	char **origin;
+	double *flops;
+};
+
+/* A profile of "n" kernels with room for "repeat" times each, on "device"
+ * ("gpu" says whether it is a GPU). NULL when out of memory. */
+struct pb_prof *pb_prof_alloc(const char *device, int gpu, int n, int warmup,
+			      int repeat);
+void pb_prof_free(struct pb_prof *p);
+/* Name kernel "k" "name", from function "origin", computing the "nnodes"
+ * ONNX nodes "nodes" (all copied). */
+void pb_prof_kernel_set(struct pb_prof_kernel *k, const char *name,
+			const char *origin, int nnodes, char *const *nodes);
+/* Compute the medians, minima and totals of "p" from its times. */
+void pb_prof_summarize(struct pb_prof *p);
+/* Give "flops" to the kernel of "p" that comes from function "origin",
+ * when exactly one does (several launches of one function share its
+ * flops in a way the estimate cannot split: they stay unknown). */
+void pb_prof_set_flops(struct pb_prof *p, const char *origin, double flops);
+/* Take the flops of each origin from the pb-prof JSON report "path". */
+int pb_prof_read_costs(struct pb_ctx *ctx, struct pb_prof *p,
+		       const char *path);
+/* Time the plan loaded in "g" ("plan"): "warmup" untimed runs, then
+ * "repeat" runs timed per launch with CUDA events, into a new "*out". */
+int pb_prof_gpu(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+		const struct pb_plan *plan, int warmup, int repeat,
+		struct pb_prof **out);
+/* Print the table of "p" into "b". */
+void pb_prof_table(const struct pb_prof *p, struct pb_buf *b);
+/* Write "p" as a JSON report / a Chrome trace (traceEvents of phase X,
+ * one per kernel and run, times in microseconds) to "path". */
+int pb_prof_write_json(struct pb_ctx *ctx, const struct pb_prof *p,
+		       const char *path);
+int pb_prof_write_trace(struct pb_ctx *ctx, const struct pb_prof *p,
+			const char *path);
+/* Table into "report", --json, --trace and --costs of "o" for "p". */
+int pb_prof_report(struct pb_ctx *ctx, struct pb_prof *p,
+		   const struct pb_prof_opts *o, struct pb_buf *report);
+/* pb-prof on the PTX "ptx" ("len" bytes, from "path"): bind, run once and
+ * check like pb-run, then time; "costs" (may be NULL) gives flops per
+ * origin. */
+int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
+		     const char *path, const struct pb_prof_opts *o,
+		     const struct pb_prof_costs *costs, struct pb_buf *report);
+/* The whole of pb-prof on "in" with options "o" (pbrun.c; in builds
+ * with PB_NO_MLIR prof.c's, PTX only). */
+int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
+		 const struct pb_prof_opts *o, struct pb_buf *report);
+
 /* --- cpu.c: MLIR --------------------------------------------------------- */
 
 /* Read @main's signature from "m" (fuse stage or later) into "sig". */
@@ -104,7 +294,44 @@ int pb_runtime_cpu_strip_gpu(struct pb_ctx *ctx, MlirModule m);
 int pb_runtime_cpu_run(struct pb_ctx *ctx, MlirModule m,
 		       const struct pb_runtime_sig *sig, struct pb_tensor *vals);
 
+/* Like pb_runtime_cpu_run, timing each call of a pb.kernel function in
+ * @main: the calls are wrapped in calls of a timing hook before lowering,
+ * @main runs once (its outputs are the results in "vals"), "warmup" times
+ * untimed and "repeat" times timed. The profile (kernels in call order,
+ * with their nodes, bytes and estimated flops) goes into "*out". */
+int pb_runtime_cpu_profile(struct pb_ctx *ctx, MlirModule m,
+			   const struct pb_runtime_sig *sig,
+			   struct pb_tensor *vals, int warmup, int repeat,
+			   struct pb_prof **out);
+
+/* --- cost.c: MLIR -------------------------------------------------------- */
+
+/* Estimated floating-point operations of one call of function "fn":
+ * arithmetic ops on floats times the trip counts of their loops. */
+double pb_runtime_cost_flops(MlirOperation fn);
+/* Bytes of the memref operands of "call". */
+int64_t pb_runtime_cost_bytes(MlirOperation call);
+/* The flops of every pb.kernel function of "m" into "c". */
+int pb_runtime_costs(struct pb_ctx *ctx, MlirModule m,
+		     struct pb_prof_costs *c);
+void pb_prof_costs_free(struct pb_prof_costs *c);
+
 /* --- pbrun.c ------------------------------------------------------------- */
+
+/* Compile "in" (.onnx or MLIR of any stage) to PTX with its plan header
+ * into "ptx" through pb-codegen's library entry. */
+int pb_runtime_compile(struct pb_ctx *ctx, const struct pb_input *in,
+		       struct pb_buf *ptx);
+/* Where does "in" run under --device "device": 1 GPU, 0 CPU, -1 after
+ * reporting an error (a bad device, PTX on the CPU, gpu without a driver
+ * or device). auto picks the GPU when a driver and a device are there. */
+int pb_runtime_use_gpu(struct pb_ctx *ctx, const struct pb_input *in,
+		       const char *device);
+/* Bring "in" (.onnx or MLIR) to a module at the fuse stage or later in
+ * "*m" and find its weights file ("opt", --weights, or pb.source) in
+ * "*weights" (malloc'ed, may be NULL). */
+int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
+		    MlirModule *m, char **weights, const char *opt);
 
 /* The whole of pb-run on the input "in" (an .onnx model or MLIR text of
  * any stage) with options "o"; the report goes to "report". */

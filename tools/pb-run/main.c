@@ -1,4 +1,5 @@
-/* pb-run: run an .onnx model or any stage's MLIR on the CPU (JIT). */
+/* pb-run: run an .onnx model or any stage's MLIR on the CPU (JIT) or the
+ * GPU, or a k.ptx on the GPU; see docs/pb-run.md. */
 #include <stdlib.h>
 
 #include "runtime/runtime.h"
@@ -23,7 +24,7 @@ static const struct pb_opt options[] = {
 	{"weights", PB_OPT_STR, &opts.weights, "FILE",
 	 "the .onnx holding the weights (default: the module's pb.source)"},
 	{"device", PB_OPT_STR, &opts.device, "DEV",
-	 "cpu, gpu or auto (default; cpu today)"},
+	 "cpu, gpu or auto (default: the GPU when there is one)"},
 	{"print", PB_OPT_FLAG, &opts.print, NULL, "print the results"},
 	{NULL, 0, NULL, NULL, NULL},
 };
@@ -44,12 +45,20 @@ static int run(struct pb_ctx *ctx, const struct pb_input *in,
 int main(int argc, char **argv)
 {
 	static const struct pb_tool tool = {
+#ifdef PB_NO_MLIR
+		.name = "pb-run-lite",
+		.summary = "pb-run-lite: run a k.ptx from pb-codegen on the GPU "
+			   "(built without MLIR: PTX input only).",
+#else
 		.name = "pb-run",
 		.summary = "pb-run: run an .onnx model or any stage's MLIR on the "
-			   "CPU (MLIR ExecutionEngine JIT at -O3).",
+			   "CPU (JIT) or the GPU, or a k.ptx on the GPU.",
+#endif
 		.description =
-			"Input: a .onnx model, or MLIR text of any stage (imported and\n"
-			"fused first when below the fuse stage). @main's arguments are\n"
+			"Input: k.ptx from pb-codegen (runs on the GPU by its launch\n"
+			"plan), a .onnx model, or MLIR text of any stage: on the CPU\n"
+			"imported and fused first when below the fuse stage and JIT-run,\n"
+			"on the GPU compiled with pb-codegen. @main's arguments are\n"
 			"bound to --input/--data/--random values, the model's weights\n"
 			"and output buffers; see docs/pb-run.md.\n",
 		.opts = options,

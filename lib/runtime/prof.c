@@ -1,0 +1,489 @@
+/* pb-prof without MLIR: the timing record of a profile, timing a launch
+ * plan on the GPU with CUDA events, reading kernel costs from an earlier
+ * profile, and writing the table, the JSON report and the Chrome trace.
+ * The CPU side (instrumenting @main, JIT, cost estimates from the loop
+ * nests) is in cpu.c and cost.c. See docs/pb-prof.md.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "plan/plan.h"
+#include "runtime/runtime.h"
+
+/* Report an error against the file "where" through "ctx". */
+static void file_error(struct pb_ctx *ctx, const char *where,
+		       const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void file_error(struct pb_ctx *ctx, const char *where,
+		       const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pb_verror(ctx, where, fmt, ap);
+	va_end(ap);
+}
+
+void pb_prof_opts_init(struct pb_prof_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	pb_runtime_opts_init(&o->run);
+	o->warmup = 3;
+	o->repeat = 20;
+}
+
+int pb_prof_check_opts(struct pb_ctx *ctx, const struct pb_prof_opts *o)
+{
+	if (o->warmup < 0 || o->warmup > 1000000) {
+		pb_error(ctx, "bad --warmup %ld (expected 0 or more)", o->warmup);
+		return PB_ERR;
+	}
+	if (o->repeat < 1 || o->repeat > 1000000) {
+		pb_error(ctx, "bad --repeat %ld (expected 1 or more)", o->repeat);
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+struct pb_prof *pb_prof_alloc(const char *device, int gpu, int n, int warmup,
+			      int repeat)
+{
+	struct pb_prof *p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->device = strdup(device);
+	p->gpu = gpu;
+	p->n = n;
+	p->warmup = warmup;
+	p->repeat = repeat;
+	p->k = calloc(n + 1, sizeof(*p->k));
+	int ok = p->device && p->k;
+	for (int i = 0; ok && i < n; i++) {
+		p->k[i].flops = -1;
+		p->k[i].ms = calloc(repeat, sizeof(double));
+		p->k[i].start = calloc(repeat, sizeof(double));
+		ok = p->k[i].ms && p->k[i].start;
+	}
+	if (!ok) {
+		pb_prof_free(p);
+		return NULL;
+	}
+	return p;
+}
+
+void pb_prof_free(struct pb_prof *p)
+{
+	if (!p)
+		return;
+	for (int i = 0; p->k && i < p->n; i++) {
+		struct pb_prof_kernel *k = &p->k[i];
+		free(k->name);
+		free(k->origin);
+		for (int j = 0; j < k->nnodes; j++)
+			free(k->nodes[j]);
+		free(k->nodes);
+		free(k->ms);
+		free(k->start);
+	}
+	free(p->k);
+	free(p->device);
+	free(p);
+}
+
+void pb_prof_kernel_set(struct pb_prof_kernel *k, const char *name,
+			const char *origin, int nnodes, char *const *nodes)
+{
+	k->name = strdup(name ? name : "?");
+	k->origin = strdup(origin ? origin : k->name);
+	k->nodes = calloc(nnodes + 1, sizeof(*k->nodes));
+	for (int i = 0; k->nodes && i < nnodes; i++)
+		k->nodes[k->nnodes++] = strdup(nodes[i]);
+}
+
+/* qsort comparison of doubles "a" and "b". */
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The median of the "n" values "v" (not changed). */
+static double median(const double *v, int n)
+{
+	double *s = malloc(sizeof(double) * (n ? n : 1));
+	if (!s || !n) {
+		free(s);
+		return 0;
+	}
+	memcpy(s, v, sizeof(double) * n);
+	qsort(s, n, sizeof(double), cmp_double);
+	double m = n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+	free(s);
+	return m;
+}
+
+/* The minimum of the "n" values "v". */
+static double minimum(const double *v, int n)
+{
+	double m = n ? v[0] : 0;
+	for (int i = 1; i < n; i++)
+		if (v[i] < m)
+			m = v[i];
+	return m;
+}
+
+void pb_prof_summarize(struct pb_prof *p)
+{
+	double *tot = calloc(p->repeat + 1, sizeof(double));
+	p->sum_median = 0;
+	for (int i = 0; i < p->n; i++) {
+		struct pb_prof_kernel *k = &p->k[i];
+		k->median = median(k->ms, p->repeat);
+		k->min = minimum(k->ms, p->repeat);
+		p->sum_median += k->median;
+		for (int r = 0; tot && r < p->repeat; r++)
+			tot[r] += k->ms[r];
+	}
+	p->total_median = tot ? median(tot, p->repeat) : 0;
+	p->total_min = tot ? minimum(tot, p->repeat) : 0;
+	free(tot);
+}
+
+int pb_prof_gpu(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+		const struct pb_plan *plan, int warmup, int repeat,
+		struct pb_prof **out)
+{
+	int n = plan->nlaunches;
+	struct pb_prof *p = pb_prof_alloc(pb_runtime_gpu_device(g), 1, n,
+					  warmup, repeat);
+	double *ms = calloc((size_t)repeat * n + 1, sizeof(double));
+	double *start = calloc((size_t)repeat * (n + 1) + 1, sizeof(double));
+	int rc = p && ms && start ? PB_OK : PB_ERR;
+	if (rc != PB_OK)
+		pb_error(ctx, "out of memory");
+	for (int i = 0; rc == PB_OK && i < n; i++) {
+		const struct pb_plan_launch *l = &plan->launches[i];
+		struct pb_prof_kernel *k = &p->k[i];
+		pb_prof_kernel_set(k, l->kernel, l->origin, l->nnodes, l->nodes);
+		memcpy(k->grid, l->grid, sizeof(k->grid));
+		memcpy(k->block, l->block, sizeof(k->block));
+		for (int a = 0; a < l->nargs; a++)
+			if (l->args[a].kind == PB_PLAN_ARG_BUFFER)
+				k->bytes += plan->buffers[l->args[a].buffer].bytes;
+	}
+	if (rc == PB_OK && n)
+		rc = pb_runtime_gpu_time(ctx, g, warmup, repeat, ms, start);
+	for (int i = 0; rc == PB_OK && i < n; i++)
+		for (int r = 0; r < repeat; r++) {
+			p->k[i].ms[r] = ms[(size_t)r * n + i];
+			p->k[i].start[r] = start[(size_t)r * (n + 1) + i];
+		}
+	free(ms);
+	free(start);
+	if (rc != PB_OK) {
+		pb_prof_free(p);
+		return PB_ERR;
+	}
+	pb_prof_summarize(p);
+	*out = p;
+	return PB_OK;
+}
+
+void pb_prof_set_flops(struct pb_prof *p, const char *origin, double flops)
+{
+	int n = 0;
+	for (int i = 0; i < p->n; i++)
+		n += !strcmp(p->k[i].origin, origin);
+	for (int i = 0; n == 1 && i < p->n; i++)
+		if (!strcmp(p->k[i].origin, origin))
+			p->k[i].flops = flops;
+}
+
+int pb_prof_read_costs(struct pb_ctx *ctx, struct pb_prof *p,
+		       const char *path)
+{
+	json_error_t e;
+	json_t *root = json_load_file(path, 0, &e);
+	json_t *ks = root ? json_object_get(root, "kernels") : NULL;
+	if (!json_is_array(ks)) {
+		file_error(ctx, path, "cannot read kernel costs: %s",
+			     root ? "no \"kernels\" array" : e.text);
+		json_decref(root);
+		return PB_ERR;
+	}
+	size_t i;
+	json_t *k;
+	json_array_foreach(ks, i, k) {
+		const char *origin = json_string_value(json_object_get(k, "origin"));
+		json_t *f = json_object_get(k, "flops");
+		if (origin && json_is_number(f))
+			pb_prof_set_flops(p, origin, json_number_value(f));
+	}
+	json_decref(root);
+	return PB_OK;
+}
+
+/* "v" formatted with "fmt" into "buf" (size "n"), or "-" when "ok" is 0. */
+static const char *num(char *buf, size_t n, const char *fmt, double v, int ok)
+{
+	if (ok)
+		snprintf(buf, n, fmt, v);
+	else
+		snprintf(buf, n, "-");
+	return buf;
+}
+
+/* The ONNX nodes of "k" as "a,b,c" cut to at most "w" characters. */
+static void nodes_str(const struct pb_prof_kernel *k, char *buf, size_t w)
+{
+	size_t len = 0;
+	buf[0] = '\0';
+	for (int i = 0; i < k->nnodes; i++) {
+		int m = snprintf(buf + len, w + 1 - len, "%s%s", i ? "," : "",
+				 k->nodes[i]);
+		if (m < 0 || len + m > w) {
+			if (w >= 3)
+				strcpy(buf + w - 3, "...");
+			return;
+		}
+		len += m;
+	}
+	if (!k->nnodes)
+		snprintf(buf, w + 1, "-");
+}
+
+/* Seconds from milliseconds "ms", or 0 when "ms" is not positive. */
+static double secs(double ms)
+{
+	return ms > 0 ? ms / 1e3 : 0;
+}
+
+void pb_prof_table(const struct pb_prof *p, struct pb_buf *b)
+{
+	char med[32], mn[32], gb[32], gf[32], nodes[32], gr[48], bl[48];
+	pb_buf_printf(b, "pb-prof: %s, %d kernel%s, warmup %d, repeat %d: "
+		      "%.2f us per run (median; min %.2f)\n", p->device, p->n,
+		      p->n == 1 ? "" : "s", p->warmup, p->repeat,
+		      p->total_median * 1e3, p->total_min * 1e3);
+	pb_buf_printf(b, "%3s  %-28s %-24s ", "#", "kernel", "nodes");
+	if (p->gpu)
+		pb_buf_printf(b, "%-12s %-12s ", "grid", "block");
+	pb_buf_printf(b, "%10s %10s %6s %9s %9s\n", "median us", "min us",
+		      "share", "GB/s", "GFLOP/s");
+	for (int i = 0; i < p->n; i++) {
+		const struct pb_prof_kernel *k = &p->k[i];
+		double s = secs(k->median);
+		nodes_str(k, nodes, 24);
+		pb_buf_printf(b, "%3d  %-28s %-24s ", i, k->name, nodes);
+		if (p->gpu) {
+			snprintf(gr, sizeof(gr), "%lldx%lldx%lld",
+				 (long long)k->grid[0], (long long)k->grid[1],
+				 (long long)k->grid[2]);
+			snprintf(bl, sizeof(bl), "%lldx%lldx%lld",
+				 (long long)k->block[0], (long long)k->block[1],
+				 (long long)k->block[2]);
+			pb_buf_printf(b, "%-12s %-12s ", gr, bl);
+		}
+		pb_buf_printf(b, "%10s %10s %5.1f%% %9s %9s\n",
+			      num(med, sizeof(med), "%.2f", k->median * 1e3, 1),
+			      num(mn, sizeof(mn), "%.2f", k->min * 1e3, 1),
+			      p->sum_median > 0 ? 100 * k->median / p->sum_median
+						: 0.0,
+			      num(gb, sizeof(gb), "%.2f",
+				  s > 0 ? k->bytes / s / 1e9 : 0, s > 0),
+			      num(gf, sizeof(gf), "%.2f",
+				  s > 0 ? k->flops / s / 1e9 : 0,
+				  s > 0 && k->flops >= 0));
+	}
+}
+
+/* A JSON array of the 3 sizes "v". */
+static json_t *dims3(const int64_t *v)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < 3; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+/* The JSON object of kernel "k" (index "i") of profile "p". */
+static json_t *kernel_json(const struct pb_prof *p,
+			   const struct pb_prof_kernel *k, int i)
+{
+	json_t *o = json_object(), *nodes = json_array(), *t = json_array();
+	double s = secs(k->median);
+	for (int j = 0; j < k->nnodes; j++)
+		json_array_append_new(nodes, json_string(k->nodes[j]));
+	for (int r = 0; r < p->repeat; r++)
+		json_array_append_new(t, json_real(k->ms[r]));
+	json_object_set_new(o, "index", json_integer(i));
+	json_object_set_new(o, "kernel", json_string(k->name));
+	json_object_set_new(o, "origin", json_string(k->origin));
+	json_object_set_new(o, "nodes", nodes);
+	if (p->gpu) {
+		json_object_set_new(o, "grid", dims3(k->grid));
+		json_object_set_new(o, "block", dims3(k->block));
+	}
+	json_object_set_new(o, "median_ms", json_real(k->median));
+	json_object_set_new(o, "min_ms", json_real(k->min));
+	json_object_set_new(o, "share", json_real(p->sum_median > 0
+						 ? k->median / p->sum_median : 0));
+	json_object_set_new(o, "bytes", json_integer(k->bytes));
+	json_object_set_new(o, "flops", k->flops >= 0 ? json_real(k->flops)
+						     : json_null());
+	json_object_set_new(o, "gbps", s > 0 ? json_real(k->bytes / s / 1e9)
+					     : json_null());
+	json_object_set_new(o, "gflops", s > 0 && k->flops >= 0
+				 ? json_real(k->flops / s / 1e9) : json_null());
+	json_object_set_new(o, "times_ms", t);
+	return o;
+}
+
+/* Write "root" (taken) as JSON to "path" atomically. */
+static int write_json(struct pb_ctx *ctx, json_t *root, const char *path)
+{
+	char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+	json_decref(root);
+	if (!text) {
+		pb_error(ctx, "out of memory");
+		return PB_ERR;
+	}
+	size_t n = strlen(text);
+	text[n] = '\n';
+	int rc = pb_write_file(path, text, n + 1);
+	free(text);
+	if (rc < 0) {
+		file_error(ctx, path, "cannot write: %s", strerror(errno));
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+int pb_prof_write_json(struct pb_ctx *ctx, const struct pb_prof *p,
+		       const char *path)
+{
+	json_t *root = json_object(), *ks = json_array();
+	json_object_set_new(root, "tool", json_string("pb-prof"));
+	json_object_set_new(root, "version", json_string(PB_VERSION));
+	json_object_set_new(root, "device", json_string(p->device));
+	json_object_set_new(root, "target", json_string(p->gpu ? "gpu" : "cpu"));
+	json_object_set_new(root, "warmup", json_integer(p->warmup));
+	json_object_set_new(root, "repeat", json_integer(p->repeat));
+	json_object_set_new(root, "total_median_ms", json_real(p->total_median));
+	json_object_set_new(root, "total_min_ms", json_real(p->total_min));
+	for (int i = 0; i < p->n; i++)
+		json_array_append_new(ks, kernel_json(p, &p->k[i], i));
+	json_object_set_new(root, "kernels", ks);
+	return write_json(ctx, root, path);
+}
+
+int pb_prof_write_trace(struct pb_ctx *ctx, const struct pb_prof *p,
+			const char *path)
+{
+	json_t *root = json_object(), *ev = json_array();
+	json_t *meta = json_object(), *margs = json_object();
+	json_object_set_new(meta, "name", json_string("process_name"));
+	json_object_set_new(meta, "ph", json_string("M"));
+	json_object_set_new(meta, "pid", json_integer(1));
+	json_object_set_new(meta, "tid", json_integer(1));
+	json_object_set_new(margs, "name", json_string(p->device));
+	json_object_set_new(meta, "args", margs);
+	json_array_append_new(ev, meta);
+	for (int r = 0; r < p->repeat; r++)
+		for (int i = 0; i < p->n; i++) {
+			const struct pb_prof_kernel *k = &p->k[i];
+			json_t *e = json_object(), *args = json_object();
+			json_t *nodes = json_array();
+			for (int j = 0; j < k->nnodes; j++)
+				json_array_append_new(nodes,
+						      json_string(k->nodes[j]));
+			json_object_set_new(args, "nodes", nodes);
+			json_object_set_new(args, "origin", json_string(k->origin));
+			json_object_set_new(args, "run", json_integer(r));
+			json_object_set_new(e, "name", json_string(k->name));
+			json_object_set_new(e, "cat", json_string(p->gpu ? "gpu"
+									 : "cpu"));
+			json_object_set_new(e, "ph", json_string("X"));
+			json_object_set_new(e, "ts", json_real(k->start[r] * 1e3));
+			json_object_set_new(e, "dur", json_real(k->ms[r] * 1e3));
+			json_object_set_new(e, "pid", json_integer(1));
+			json_object_set_new(e, "tid", json_integer(1));
+			json_object_set_new(e, "args", args);
+			json_array_append_new(ev, e);
+		}
+	json_object_set_new(root, "traceEvents", ev);
+	json_object_set_new(root, "displayTimeUnit", json_string("ms"));
+	return write_json(ctx, root, path);
+}
+
+int pb_prof_report(struct pb_ctx *ctx, struct pb_prof *p,
+		   const struct pb_prof_opts *o, struct pb_buf *report)
+{
+	int rc = PB_OK;
+	if (o->costs && pb_prof_read_costs(ctx, p, o->costs) != PB_OK)
+		return PB_ERR;
+	pb_prof_table(p, report);
+	if (o->json && pb_prof_write_json(ctx, p, o->json) != PB_OK)
+		rc = PB_ERR;
+	if (o->trace && pb_prof_write_trace(ctx, p, o->trace) != PB_OK)
+		rc = PB_ERR;
+	return rc;
+}
+
+int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
+		     const char *path, const struct pb_prof_opts *o,
+		     const struct pb_prof_costs *costs, struct pb_buf *report)
+{
+	struct pb_runtime_ptx r;
+	struct pb_runtime_gpu *g = NULL;
+	struct pb_prof *p = NULL;
+	int rc = pb_runtime_ptx_bind(ctx, ptx, len, path, &o->run, &r);
+	if (rc == PB_OK && !(g = pb_runtime_gpu_load(ctx, r.plan, ptx, len)))
+		rc = PB_ERR;
+	/* the checked run: once, outputs zeroed as in pb-run */
+	if (rc == PB_OK)
+		rc = pb_runtime_gpu_upload(ctx, g, &r.sig, r.vals);
+	for (int i = 0; rc == PB_OK && i < r.plan->nlaunches; i++) {
+		rc = pb_runtime_gpu_launch(ctx, g, i);
+		if (rc == PB_OK)
+			rc = pb_runtime_gpu_sync(ctx, g, i);
+	}
+	if (rc == PB_OK)
+		rc = pb_runtime_gpu_download(ctx, g, &r.sig, r.vals);
+	if (rc == PB_OK)
+		rc = pb_runtime_finish(ctx, &r.sig, &o->run, r.vals, report);
+	if (rc == PB_OK)
+		rc = pb_prof_gpu(ctx, g, r.plan, (int)o->warmup, (int)o->repeat,
+				 &p);
+	for (int i = 0; rc == PB_OK && costs && i < costs->n; i++)
+		pb_prof_set_flops(p, costs->origin[i], costs->flops[i]);
+	if (rc == PB_OK)
+		rc = pb_prof_report(ctx, p, o, report);
+	pb_prof_free(p);
+	pb_runtime_gpu_free(g);
+	pb_runtime_ptx_clear(&r);
+	return rc;
+}
+
+#ifdef PB_NO_MLIR
+/* pb-prof-lite: profile the PTX input "in" on the GPU with options "o";
+ * the table (and check lines) go to "report". */
+int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
+		 const struct pb_prof_opts *o, struct pb_buf *report)
+{
+	if (pb_prof_check_opts(ctx, o) != PB_OK ||
+	    pb_runtime_ptx_device(ctx, o->run.device) != PB_OK)
+		return PB_ERR;
+	if (!pb_runtime_is_ptx(in)) {
+		pb_error(ctx, "this pb-prof is built without MLIR and profiles "
+			 "PTX only (k.ptx from pb-codegen); use pb-prof for "
+			 ".onnx and MLIR input");
+		return PB_ERR;
+	}
+	return pb_prof_ptx_main(ctx, in->data, in->len, in->path, o, NULL,
+				report);
+}
+#endif
