@@ -442,8 +442,10 @@ static int import_node(struct imp *s, size_t i)
 	pb_imp_op_fn fn = lookup_op(n->op_type, &attrs);
 	if (!fn)
 		return pb_imp_node_error(s, "operator not supported");
+	/* consumed_inputs (opset < 6) only concerned in-place training */
 	for (size_t a = 0; a < n->n_attribute; a++)
-		if (!in_list(attrs, n->attribute[a]->name))
+		if (!in_list(attrs, n->attribute[a]->name) &&
+		    strcmp(n->attribute[a]->name, "consumed_inputs"))
 			return pb_imp_node_error(s, "attribute '%s' is not "
 						 "supported",
 						 n->attribute[a]->name);

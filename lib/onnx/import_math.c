@@ -386,23 +386,49 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 	return r;
 }
 
+/* Does "b" match "out" from dim "axis" on (legacy broadcasting of opset
+ * < 7: b's dims are a run of out's, or 1)? */
+static int legacy_ok(const struct shape *out, const struct shape *b, int axis)
+{
+	if (axis < 0 || axis + b->rank > out->rank)
+		return 0;
+	for (int j = 0; j < b->rank; j++)
+		if (b->d[j] != 1 && b->d[j] != out->d[axis + j])
+			return 0;
+	return 1;
+}
+
+/* The map reading "b" aligned at dim "axis" of "out". */
+static struct text legacy_map(const struct shape *out, const struct shape *b,
+			      int axis)
+{
+	int res[PB_MAX_RANK];
+	for (int j = 0; j < b->rank; j++)
+		res[j] = b->d[j] == 1 && out->d[axis + j] != 1 ? -1 : axis + j;
+	return pb_imp_map(out->rank, b->rank, res);
+}
+
 /* Lower elementwise node "e" over the "nin" inputs "in" (NULL entries are
  * absent optional inputs) into one linalg.generic with broadcasting maps.
  * Known scalar inputs become constants in the body; all-known inputs are
  * folded. */
 static int lower_ew(struct imp *s, const struct ew *e, int nin,
-		    struct val **in)
+		    struct val **in, int legacy)
 {
 	struct shape out = in[0]->sh;
-	int all_known = 1, nrt = 0;
+	int all_known = legacy < 0, nrt = 0;
 	for (int i = 0; i < nin; i++) {
 		if (!in[i])
 			continue;
-		if (i && strcmp(e->name, "Clip") &&
+		if (i && strcmp(e->name, "Clip") && legacy < 0 &&
 		    pb_imp_broadcast(s, &out, &in[i]->sh, &out))
 			return PB_ERR;
 		all_known &= pb_imp_fold_ok(in[i]);
 	}
+	if (legacy >= 0 && !legacy_ok(&out, &in[1]->sh, legacy))
+		return pb_imp_node_error(s, "shape %s does not broadcast to %s "
+					 "at axis %d", pb_imp_ty(&in[1]->sh).s,
+					 pb_imp_ty(&out).s, legacy);
 	if (all_known && foldable(e->name, in[0]->dtype) &&
 	    pb_imp_numel(&out) <= PB_FOLD_MAX)
 		return fold_ew(s, e->name, nin, in, &out);
@@ -427,7 +453,9 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 		if (!(ins[nrt] = pb_imp_use(s, in[i])))
 			return PB_ERR;
 		in_sh[nrt] = in[i]->sh;
-		maps[nrt] = pb_imp_bcast_map(&out, &in[i]->sh);
+		maps[nrt] = i == 1 && legacy >= 0
+				    ? legacy_map(&out, &in[i]->sh, legacy)
+				    : pb_imp_bcast_map(&out, &in[i]->sh);
 		slot[i] = nrt++;
 	}
 	struct name init = pb_imp_empty(s, &out);
@@ -480,7 +508,19 @@ static int op_ew(struct imp *s)
 		in[2] = &hi;
 		nin = 3;
 	}
-	return lower_ew(s, e, nin, in);
+	/* before opset 7, B broadcasts only with broadcast=1, aligned at
+	 * "axis" (default: the trailing dims); PRelu's slope per channel */
+	int legacy = -1;
+	if (s->opset < 7 && nin == 2 && e->arity == 2 && in[1]->sh.rank &&
+	    (pb_imp_attr_int(s, "broadcast", 0) || !strcmp(e->name, "PRelu"))) {
+		int64_t ax = pb_imp_attr_int(s, "axis", -1);
+		if (!strcmp(e->name, "PRelu") && ax < 0)
+			ax = in[1]->sh.rank == 1 && in[0]->sh.rank > 1 &&
+			     in[1]->sh.d[0] != in[0]->sh.d[in[0]->sh.rank - 1]
+				     ? 1 : -1;
+		legacy = ax < 0 ? in[0]->sh.rank - in[1]->sh.rank : (int)ax;
+	}
+	return lower_ew(s, e, nin, in, legacy);
 }
 
 /* Emit "linalg.<named>" (matmul or batch_matmul) of "a" and "b" into a
@@ -932,10 +972,11 @@ static int op_softmax(struct imp *s)
 }
 
 #define EW(n, attrs) {n, op_ew, attrs}
+#define LEGACY "axis,broadcast,consumed_inputs"
 #define RED(n) {n, op_reduce, "axes,keepdims,noop_with_empty_axes"}
 const struct pb_imp_op pb_imp_ops_math[] = {
-	EW("Add", ""), EW("Sub", ""), EW("Mul", ""), EW("Div", ""),
-	EW("Pow", ""), EW("Max", ""), EW("Min", ""), EW("Sum", ""),
+	EW("Add", LEGACY), EW("Sub", LEGACY), EW("Mul", LEGACY),
+	EW("Div", LEGACY), EW("Pow", LEGACY), EW("Max", ""), EW("Min", ""), EW("Sum", ""),
 	EW("Mean", ""), EW("Relu", ""), EW("LeakyRelu", "alpha"),
 	EW("Sigmoid", ""), EW("HardSigmoid", "alpha,beta"),
 	EW("HardSwish", ""), EW("Clip", "min,max"), EW("Sqrt", ""),
@@ -949,7 +990,7 @@ const struct pb_imp_op pb_imp_ops_math[] = {
 	EW("ThresholdedRelu", "alpha"), EW("Shrink", "bias,lambd"),
 	EW("Celu", "alpha"), EW("Mish", ""), EW("PRelu", ""),
 	{"MatMul", op_matmul, ""},
-	{"Gemm", op_gemm, "alpha,beta,transA,transB"},
+	{"Gemm", op_gemm, "alpha,beta,broadcast,transA,transB"},
 	RED("ReduceMean"), RED("ReduceSum"), RED("ReduceMax"),
 	RED("ReduceMin"), RED("ReduceProd"), RED("ReduceSumSquare"),
 	RED("ReduceL1"), RED("ReduceL2"),

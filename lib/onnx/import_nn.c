@@ -640,8 +640,8 @@ const struct pb_imp_op pb_imp_ops_nn[] = {
 				 "dilations,kernel_shape,pads,strides"},
 	{"GlobalAveragePool", op_global_pool, ""},
 	{"GlobalMaxPool", op_global_pool, ""},
-	{"BatchNormalization", op_batchnorm, "epsilon,momentum,spatial,"
-					     "training_mode"},
+	{"BatchNormalization", op_batchnorm, "consumed_inputs,epsilon,is_test,"
+					     "momentum,spatial,training_mode"},
 	{"LayerNormalization", op_layernorm, "axis,epsilon,stash_type"},
 	{"InstanceNormalization", op_instancenorm, "epsilon"},
 	{NULL, NULL, NULL},
