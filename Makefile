@@ -56,8 +56,9 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 BINS := $(TOOLS:%=$(B)/bin/%)
+LITE_BINS := $(B)/bin/pb-run-lite $(B)/bin/pb-prof-lite
 
-all: $(BINS)
+all: $(BINS) $(LITE_BINS)
 
 $(GEN_SRC) $(GEN_HDR) &: $(ONNX_PROTO)
 	@mkdir -p $(B)/gen/onnx
@@ -110,7 +111,7 @@ $(B)/bin/%-lite: $(B)/lite/tools/%/main.o $(LITE_OBJ)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) $^ $(LITE_LIBS) -o $@
 
-pb-run-lite: $(B)/bin/pb-run-lite $(B)/bin/pb-prof-lite
+pb-run-lite: $(LITE_BINS)
 
 deps:
 	@scripts/deps.sh

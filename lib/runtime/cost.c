@@ -247,13 +247,33 @@ static double region_flops(MlirRegion r)
 	return f;
 }
 
-double pb_runtime_cost_flops(MlirOperation fn)
+/* Is "op" a loop: a top-level one makes a launch of its own? */
+static int is_loop(MlirOperation op)
 {
-	double f = 0;
-	for (MlirRegion r = mlirOperationGetFirstRegion(fn); !mlirRegionIsNull(r);
-	     r = mlirRegionGetNextInOperation(r))
-		f += region_flops(r);
-	return f;
+	return pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "affine.parallel") ||
+	       pb_ir_op_is(op, "scf.for") || pb_ir_op_is(op, "scf.parallel");
+}
+
+void pb_runtime_cost_of(MlirOperation fn, struct pb_prof_cost *c)
+{
+	MlirStringRef name = pb_ir_str_attr(fn, "sym_name");
+	memset(c, 0, sizeof(*c));
+	c->origin = name.data ? strndup(name.data, name.length) : NULL;
+	MlirBlock b = pb_ir_entry_block(fn);
+	if (mlirBlockIsNull(b))
+		return;
+	for (MlirOperation op = mlirBlockGetFirstOperation(b);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		double f = nest_flops(op);
+		c->flops += f;
+		if (!is_loop(op))
+			continue;
+		double *v = realloc(c->nests, sizeof(double) * (c->nnests + 1));
+		if (!v)
+			continue;
+		c->nests = v;
+		c->nests[c->nnests++] = f;
+	}
 }
 
 /* Bytes per element of "t" (index: 8, i1: 1). */
@@ -285,31 +305,28 @@ int pb_runtime_costs(struct pb_ctx *ctx, MlirModule m,
 	memset(c, 0, sizeof(*c));
 	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-		MlirStringRef name = pb_ir_str_attr(op, "sym_name");
-		if (!pb_ir_op_is(op, "func.func") || !name.data ||
+		if (!pb_ir_op_is(op, "func.func") ||
 		    mlirAttributeIsNull(pb_ir_attr(op, "pb.kernel")))
 			continue;
-		char **o = realloc(c->origin, sizeof(*o) * (c->n + 1));
-		double *f = o ? realloc(c->flops, sizeof(*f) * (c->n + 1)) : NULL;
-		if (o)
-			c->origin = o;
-		if (f)
-			c->flops = f;
-		if (!o || !f) {
+		struct pb_prof_cost *v = realloc(c->c, sizeof(*v) * (c->n + 1));
+		if (!v) {
 			pb_error(ctx, "out of memory");
 			return PB_ERR;
 		}
-		c->origin[c->n] = strndup(name.data, name.length);
-		c->flops[c->n++] = pb_runtime_cost_flops(op);
+		c->c = v;
+		pb_runtime_cost_of(op, &c->c[c->n]);
+		if (c->c[c->n].origin)
+			c->n++;
 	}
 	return PB_OK;
 }
 
 void pb_prof_costs_free(struct pb_prof_costs *c)
 {
-	for (int i = 0; i < c->n; i++)
-		free(c->origin[i]);
-	free(c->origin);
-	free(c->flops);
+	for (int i = 0; i < c->n; i++) {
+		free(c->c[i].origin);
+		free(c->c[i].nests);
+	}
+	free(c->c);
 	memset(c, 0, sizeof(*c));
 }

@@ -544,7 +544,12 @@ static void kernel_info(struct pb_prof_kernel *k, MlirOperation fn)
 		free(nodes[i]);
 	free(nodes);
 	free(fname);
-	k->flops = pb_runtime_cost_flops(fn);
+	struct pb_prof_cost c;
+	pb_runtime_cost_of(fn, &c);
+	k->flops = c.flops;
+	k->nnests = c.nnests;
+	k->nests = c.nests;
+	free(c.origin);
 }
 
 /* Wrap every call of a pb.kernel function in @main of "m" with timing

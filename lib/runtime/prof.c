@@ -87,6 +87,7 @@ void pb_prof_free(struct pb_prof *p)
 		free(k->nodes);
 		free(k->ms);
 		free(k->start);
+		free(k->nests);
 	}
 	free(p->k);
 	free(p->device);
@@ -192,14 +193,16 @@ int pb_prof_gpu(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 	return PB_OK;
 }
 
-void pb_prof_set_flops(struct pb_prof *p, const char *origin, double flops)
+void pb_prof_set_cost(struct pb_prof *p, const struct pb_prof_cost *c)
 {
-	int n = 0;
+	int n = 0, j = 0;
 	for (int i = 0; i < p->n; i++)
-		n += !strcmp(p->k[i].origin, origin);
-	for (int i = 0; n == 1 && i < p->n; i++)
-		if (!strcmp(p->k[i].origin, origin))
-			p->k[i].flops = flops;
+		n += !strcmp(p->k[i].origin, c->origin);
+	if (n != 1 && n != c->nnests)
+		return;
+	for (int i = 0; i < p->n; i++)
+		if (!strcmp(p->k[i].origin, c->origin))
+			p->k[i].flops = n == 1 ? c->flops : c->nests[j++];
 }
 
 int pb_prof_read_costs(struct pb_ctx *ctx, struct pb_prof *p,
@@ -219,8 +222,16 @@ int pb_prof_read_costs(struct pb_ctx *ctx, struct pb_prof *p,
 	json_array_foreach(ks, i, k) {
 		const char *origin = json_string_value(json_object_get(k, "origin"));
 		json_t *f = json_object_get(k, "flops");
+		json_t *nests = json_object_get(k, "nest_flops");
+		size_t nn = json_array_size(nests);
+		double *v = calloc(nn + 1, sizeof(double));
+		for (size_t j = 0; v && j < nn; j++)
+			v[j] = json_number_value(json_array_get(nests, j));
+		struct pb_prof_cost c = {(char *)origin, json_number_value(f),
+					 v ? (int)nn : 0, v};
 		if (origin && json_is_number(f))
-			pb_prof_set_flops(p, origin, json_number_value(f));
+			pb_prof_set_cost(p, &c);
+		free(v);
 	}
 	json_decref(root);
 	return PB_OK;
@@ -334,6 +345,12 @@ static json_t *kernel_json(const struct pb_prof *p,
 	json_object_set_new(o, "bytes", json_integer(k->bytes));
 	json_object_set_new(o, "flops", k->flops >= 0 ? json_real(k->flops)
 						     : json_null());
+	if (k->nnests) {
+		json_t *nests = json_array();
+		for (int j = 0; j < k->nnests; j++)
+			json_array_append_new(nests, json_real(k->nests[j]));
+		json_object_set_new(o, "nest_flops", nests);
+	}
 	json_object_set_new(o, "gbps", s > 0 ? json_real(k->bytes / s / 1e9)
 					     : json_null());
 	json_object_set_new(o, "gflops", s > 0 && k->flops >= 0
@@ -459,7 +476,7 @@ int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
 		rc = pb_prof_gpu(ctx, g, r.plan, (int)o->warmup, (int)o->repeat,
 				 &p);
 	for (int i = 0; rc == PB_OK && costs && i < costs->n; i++)
-		pb_prof_set_flops(p, costs->origin[i], costs->flops[i]);
+		pb_prof_set_cost(p, &costs->c[i]);
 	if (rc == PB_OK)
 		rc = pb_prof_report(ctx, p, o, report);
 	pb_prof_free(p);

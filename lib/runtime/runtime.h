@@ -210,6 +210,8 @@ struct pb_prof_kernel {
 	int64_t grid[3], block[3]; /* GPU only */
 	int64_t bytes;   /* sum of the sizes of its buffer arguments */
 	double flops;    /* estimated floating-point operations; < 0: unknown */
+	int nnests;      /* CPU: the flops of each top-level loop nest of */
+	double *nests;   /* the function, in order (for GPU launches) */
 	double *ms;      /* its time in each timed run (repeat entries) */
 	double *start;   /* its start in each run, ms since the first */
 	double median, min;
@@ -224,11 +226,17 @@ struct pb_prof {
 	double total_median, total_min; /* of the per-run sums */
 	double sum_median;              /* sum of the kernel medians */
 };
-/* Flops per pb.kernel function, estimated from the loop nests (cost.c). */
+/* The flops of one pb.kernel function, estimated from its loop nests
+ * (cost.c): in all and per top-level loop nest. */
+struct pb_prof_cost {
+	char *origin;
+	double flops;
+	int nnests;
+	double *nests;
+};
 struct pb_prof_costs {
 	int n;
-	char **origin;
-	double *flops;
+	struct pb_prof_cost *c;
 };
 
 /* A profile of "n" kernels with room for "repeat" times each, on "device"
@@ -242,11 +250,13 @@ void pb_prof_kernel_set(struct pb_prof_kernel *k, const char *name,
 			const char *origin, int nnodes, char *const *nodes);
 /* Compute the medians, minima and totals of "p" from its times. */
 void pb_prof_summarize(struct pb_prof *p);
-/* Give "flops" to the kernel of "p" that comes from function "origin",
- * when exactly one does (several launches of one function share its
- * flops in a way the estimate cannot split: they stay unknown). */
-void pb_prof_set_flops(struct pb_prof *p, const char *origin, double flops);
-/* Take the flops of each origin from the pb-prof JSON report "path". */
+/* Give the flops of "c" to the kernels of "p" that come from function
+ * c->origin: all to the one kernel when only one does; the flops of the
+ * N-th top-level loop nest to the N-th when as many kernels (launches) as
+ * nests come from it; else they stay unknown. */
+void pb_prof_set_cost(struct pb_prof *p, const struct pb_prof_cost *c);
+/* Take the flops of each origin (and its nests) from the pb-prof JSON
+ * report "path". */
 int pb_prof_read_costs(struct pb_ctx *ctx, struct pb_prof *p,
 		       const char *path);
 /* Time the plan loaded in "g" ("plan"): "warmup" untimed runs, then
@@ -306,9 +316,10 @@ int pb_runtime_cpu_profile(struct pb_ctx *ctx, MlirModule m,
 
 /* --- cost.c: MLIR -------------------------------------------------------- */
 
-/* Estimated floating-point operations of one call of function "fn":
- * arithmetic ops on floats times the trip counts of their loops. */
-double pb_runtime_cost_flops(MlirOperation fn);
+/* Estimated floating-point operations of one call of function "fn" into
+ * "c" (origin named "fn"'s sym_name): arithmetic ops on floats times the
+ * trip counts of their loops, in all and per top-level loop nest. */
+void pb_runtime_cost_of(MlirOperation fn, struct pb_prof_cost *c);
 /* Bytes of the memref operands of "call". */
 int64_t pb_runtime_cost_bytes(MlirOperation call);
 /* The flops of every pb.kernel function of "m" into "c". */

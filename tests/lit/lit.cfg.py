@@ -37,3 +37,34 @@ if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
 if os.path.isdir(os.path.abspath(os.path.join(root, "..", "shared", "models"))):
     config.available_features.add("shared-models")
+
+# GPU tests: "cuda-driver" only where libcuda.so.1 loads and reports a
+# device (never on the CPU machines, where those tests are unsupported);
+# "cuda-mock" where tests/mock/cuda.c builds into a fake libcuda.so.1 that
+# runs nothing but logs launches (%mockcuda is its directory, for
+# LD_LIBRARY_PATH), so that the GPU runner's host side is tested anyway.
+def _cuda_device():
+    import ctypes
+    try:
+        cu = ctypes.CDLL("libcuda.so.1")
+        n = ctypes.c_int(0)
+        return cu.cuInit(0) == 0 and cu.cuDeviceGetCount(ctypes.byref(n)) == 0 and n.value > 0
+    except OSError:
+        return False
+if _cuda_device():
+    config.available_features.add("cuda-driver")
+
+import subprocess
+mock_dir = os.path.join(build, "mock")
+mock_lib = os.path.join(mock_dir, "libcuda.so.1")
+mock_src = os.path.join(root, "tests", "mock", "cuda.c")
+try:
+    os.makedirs(mock_dir, exist_ok=True)
+    if (not os.path.exists(mock_lib) or
+            os.path.getmtime(mock_lib) < os.path.getmtime(mock_src)):
+        subprocess.run([os.environ.get("CC", "gcc"), "-shared", "-fPIC", "-O1",
+                        "-o", mock_lib, mock_src], check=True)
+    config.available_features.add("cuda-mock")
+except (OSError, subprocess.CalledProcessError):
+    pass
+config.substitutions.append(("%mockcuda", mock_dir))

@@ -14,14 +14,12 @@
 // RUN: not pb-run %s --weights %t/w.onnx 2>&1 | FileCheck --check-prefix=NOVALUE %s
 // RUN: not pb-run %s --input %t/x.npy 2>&1 | FileCheck --check-prefix=NOWEIGHTS %s
 // RUN: not pb-run %s --weights %t/x.npy --input %t/x.npy 2>&1 | FileCheck --check-prefix=BADWEIGHTS %s
-// RUN: not pb-run %s --device=gpu 2>&1 | FileCheck --check-prefix=GPU %s
 // RUN: not pb-run %s --device=tpu 2>&1 | FileCheck --check-prefix=DEVICE %s
-// RUN: printf '//\n.version 8.0\n.target sm_90\n' > %t/k.ptx
-// RUN: not pb-run %t/k.ptx 2>&1 | FileCheck --check-prefix=PTX %s
 // RUN: not pb-run %s --weights %t/w.onnx --input %t/x.npy --data %t/nodir 2>&1 | FileCheck --check-prefix=DATA %s
 
 // Every user-facing error of pb-run: one line naming the argument or file
 // at fault, exit status 1; a mismatch prints its report line on stdout.
+// (The GPU's errors are in gpu-errors.test and gpu-mock.test.)
 
 // SHAPE: errors.mlir: error: input 'x' (argument 0) expects f32 [2, 3], but '{{.*}}bad_shape.npy' holds f32 [3, 2]
 // DTYPE: errors.mlir: error: input 'x' (argument 0) expects f32 [2, 3], but '{{.*}}x_f64.npy' holds f64 [2, 3]
@@ -36,9 +34,7 @@
 // NOVALUE: error: no value for input 'x' (argument 0): give --input, --data or --random
 // NOWEIGHTS: error: weight 'w' (argument 1) needs the model: the module has no pb.source, give --weights
 // BADWEIGHTS: x.npy: error:
-// GPU: error: GPU execution is not implemented yet; use --device=cpu
 // DEVICE: error: unknown --device 'tpu' (expected cpu, gpu or auto)
-// PTX: k.ptx: error: GPU execution is not implemented yet; use --device=cpu
 // DATA: nodir: error: cannot read: No such file or directory
 module attributes {pb.stage = "fuse"} {
   func.func @main(%x: memref<2x3xf32> {pb.name = "x"}, %w: memref<3xf32> {pb.param = "w"},
