@@ -632,8 +632,133 @@ static int op_instancenorm(struct imp *s)
 	return PB_OK;
 }
 
+/* ConvTranspose in 1-d, 2-d and 3-d, group 1: the input is spread out
+ * by the strides (tensor.insert_slice with strides into zeros, which also
+ * pads by dil * (k - 1) - pads), W is transposed and flipped by a
+ * linalg.generic, then a stride-1 linalg.conv with the dilations, the
+ * bias as its init. Output size per dim: (in - 1) * stride + (k - 1) *
+ * dil + 1 - pads + output_padding (or from output_shape). */
+static int op_conv_transpose(struct imp *s)
+{
+	static const char *named[] = {"", "conv_1d_ncw_fcw",
+				      "conv_2d_nchw_fchw", "conv_3d_ncdhw_fcdhw"};
+	struct val *xv = pb_imp_in(s, 0), *wv = pb_imp_in(s, 1),
+		   *bv = pb_imp_in(s, 2);
+	int sr = xv->sh.rank - 2;
+	if (!wv || sr < 1 || sr > 3 || wv->sh.rank != xv->sh.rank)
+		return pb_imp_node_error(s, "only 1-d, 2-d and 3-d transposed "
+					 "convolutions are supported");
+	if (pb_imp_attr_int(s, "group", 1) != 1)
+		return pb_imp_node_error(s, "group=%lld: not supported",
+					 (long long)pb_imp_attr_int(s, "group",
+								    1));
+	int64_t C = xv->sh.d[1], F = wv->sh.d[1], st[3], dil[3], op[3],
+		ks[3], osh[3], pads[6];
+	if (wv->sh.d[0] != C)
+		return pb_imp_node_error(s, "W of shape %s does not match %lld "
+					 "input channels", pb_imp_ty(&wv->sh).s,
+					 (long long)C);
+	if (bv && (bv->sh.rank != 1 || bv->sh.d[0] != F))
+		return pb_imp_node_error(s, "B must have shape [%lld]",
+					 (long long)F);
+	if (spatial_attr(s, "strides", sr, st, 1) ||
+	    spatial_attr(s, "dilations", sr, dil, 1) ||
+	    spatial_attr(s, "output_padding", sr, op, 0) ||
+	    spatial_attr(s, "kernel_shape", sr, ks, 0) ||
+	    spatial_attr(s, "output_shape", sr, osh, -1))
+		return PB_ERR;
+	int np = pb_imp_attr_ints(s, "pads", pads, 6);
+	if (np == -2)
+		return PB_ERR;
+	if (np >= 0 && np != 2 * sr)
+		return pb_imp_node_error(s, "attribute 'pads' has %d values, "
+					 "expected %d", np, 2 * sr);
+	const char *ap = pb_imp_attr_str(s, "auto_pad", "NOTSET");
+	struct shape out = {xv->sh.rank, {xv->sh.d[0], F}};
+	int64_t lo[PB_MAX_RANK] = {0}, full[PB_MAX_RANK], stride[PB_MAX_RANK];
+	struct shape up = xv->sh;
+	up.d[1] = C;
+	stride[0] = stride[1] = 1;
+	for (int i = 0; i < sr; i++) {
+		int64_t in = xv->sh.d[2 + i], k = wv->sh.d[2 + i];
+		int64_t ek = (k - 1) * dil[i] + 1, pb = 0, pe = 0;
+		if (ks[i] && ks[i] != k)
+			return pb_imp_node_error(s, "kernel_shape does not match "
+						 "W");
+		int64_t natural = (in - 1) * st[i] + ek + op[i];
+		int same = !strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER");
+		int64_t want = osh[i] >= 0 ? osh[i] : same ? in * st[i] : -1;
+		if (want >= 0) {
+			int64_t tot = natural - want;
+			int upper = strcmp(ap, "SAME_LOWER") != 0;
+			pb = upper ? tot / 2 : tot - tot / 2;
+			pe = tot - pb;
+		} else if (np >= 0 && strcmp(ap, "VALID")) {
+			pb = pads[i];
+			pe = pads[sr + i];
+		}
+		out.d[2 + i] = natural - pb - pe;
+		if (out.d[2 + i] < 1 || pb > ek - 1 || pe - op[i] > ek - 1)
+			return pb_imp_node_error(s, "pads larger than the kernel "
+						 "are not supported");
+		/* spread input: in - 1 gaps of stride - 1 zeros, padded */
+		lo[2 + i] = ek - 1 - pb;
+		full[2 + i] = (in - 1) * st[i] + 1 + lo[2 + i] + ek - 1 - pe +
+			      op[i];
+		up.d[2 + i] = full[2 + i];
+		stride[2 + i] = st[i];
+	}
+	const char *x = pb_imp_use(s, xv), *w = x ? pb_imp_use(s, wv) : NULL;
+	if (!w)
+		return PB_ERR;
+	/* the spread, padded input */
+	struct name z = pb_imp_fill(s, &up, 0), xs = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = tensor.insert_slice %s into %s%s %s %s : %s into "
+		    "%s", xs.s, x, z.s, pb_imp_ints(up.rank, lo).s,
+		    pb_imp_ints(up.rank, xv->sh.d).s,
+		    pb_imp_ints(up.rank, stride).s, pb_imp_ty(&xv->sh).s,
+		    pb_imp_ty(&up).s);
+	/* W [C, F, k..] -> [F, C, k..] flipped */
+	struct shape wt = wv->sh;
+	wt.d[0] = F;
+	wt.d[1] = C;
+	struct text m;
+	size_t k = snprintf(m.s, sizeof(m.s), "affine_map<(d0, d1, d2%s%s) -> "
+			    "(d1, d0", sr >= 2 ? ", d3" : "", sr == 3 ? ", d4" : "");
+	for (int i = 0; i < sr; i++)
+		k += snprintf(m.s + k, sizeof(m.s) - k, ", %lld - d%d",
+			      (long long)(wv->sh.d[2 + i] - 1), 2 + i);
+	snprintf(m.s + k, sizeof(m.s) - k, ")>");
+	int all[5] = {0, 1, 2, 3, 4};
+	struct text id = pb_imp_map(wt.rank, wt.rank, all);
+	struct name e = pb_imp_empty(s, &wt);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, wt.rank, "ppppp", 1, &w, &wv->sh, &m, e.s, &wt,
+			 &id);
+	struct name wf = pb_imp_gen_end(s, &g, g.arg[0].s);
+	struct name init = conv_init(s, bv, &out);
+	if (!init.s[0])
+		return PB_ERR;
+	struct window win = {.sr = sr};
+	for (int i = 0; i < sr; i++) {
+		win.dil[i] = dil[i];
+		win.stride[i] = 1;
+	}
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.%s %s ins(%s, %s : %s, %s) outs(%s : %s) "
+		    "-> %s", r.s, named[sr], window_attrs(&win).s, xs.s, wf.s,
+		    pb_imp_ty(&up).s, pb_imp_ty(&wt).s, init.s,
+		    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
 const struct pb_imp_op pb_imp_ops_nn[] = {
 	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides"},
+	{"ConvTranspose", op_conv_transpose, "auto_pad,dilations,group,"
+		"kernel_shape,output_padding,output_shape,pads,strides"},
 	{"MaxPool", op_pool, "auto_pad,ceil_mode,dilations,kernel_shape,pads,"
 			     "storage_order,strides"},
 	{"AveragePool", op_pool, "auto_pad,ceil_mode,count_include_pad,"

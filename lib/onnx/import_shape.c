@@ -708,13 +708,18 @@ static int64_t expand_src(const struct shape *out, const int64_t *idx,
 /* Expand: broadcast to the known shape (a copying linalg.generic). */
 static int op_expand(struct imp *s)
 {
-	struct val *x = pb_imp_in(s, 0);
+	struct val *x = pb_imp_in(s, 0), *sv = pb_imp_in(s, 1);
 	struct shape want = {0}, out;
-	int n = pb_imp_known_ints(s, pb_imp_in(s, 1), want.d, PB_MAX_RANK,
-				  "the shape");
-	if (n < 0)
-		return PB_ERR;
-	want.rank = n;
+	if (sv && !sv->k && !sv->init &&
+	    !pb_imp_declared_shape(s, s->node->output[0], &want)) {
+		/* the shape is given at run time: use the declared one */
+	} else {
+		int n = pb_imp_known_ints(s, sv, want.d, PB_MAX_RANK,
+					  "the shape");
+		if (n < 0)
+			return PB_ERR;
+		want.rank = n;
+	}
 	if (pb_imp_broadcast(s, &x->sh, &want, &out))
 		return PB_ERR;
 	if (pb_imp_fold_ok(x) && pb_imp_numel(&out) <= PB_FOLD_MAX) {
@@ -1055,6 +1060,88 @@ static int op_pad(struct imp *s)
 	return PB_OK;
 }
 
+struct tile_u {
+	const struct shape *in;
+};
+
+/* Source index of a tiled element. */
+static int64_t tile_src(const struct shape *out, const int64_t *idx,
+			const void *u)
+{
+	const struct tile_u *p = u;
+	int64_t in[PB_MAX_RANK];
+	for (int i = 0; i < out->rank; i++)
+		in[i] = idx[i] % p->in->d[i];
+	return linear(p->in, in);
+}
+
+/* Tile by known repeats: folded, or a copying linalg.generic reading
+ * through "d mod size" maps. */
+static int op_tile(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *rv = pb_imp_in(s, 1);
+	int64_t rep[PB_MAX_RANK];
+	struct shape dec;
+	int n;
+	if (rv && !rv->k && !rv->init &&
+	    !pb_imp_declared_shape(s, s->node->output[0], &dec) &&
+	    dec.rank == x->sh.rank) {
+		/* repeats given at run time: from the declared shape */
+		n = dec.rank;
+		for (int i = 0; i < n; i++)
+			rep[i] = x->sh.d[i] ? dec.d[i] / x->sh.d[i] : 0;
+	} else if ((n = pb_imp_known_ints(s, rv, rep, PB_MAX_RANK,
+					  "repeats")) < 0) {
+		return PB_ERR;
+	}
+	if (n != x->sh.rank)
+		return pb_imp_node_error(s, "repeats has %d values for rank %d",
+					 n, x->sh.rank);
+	struct shape out = x->sh;
+	for (int i = 0; i < n; i++) {
+		if (rep[i] < 0)
+			return pb_imp_node_error(s, "negative repeat");
+		out.d[i] *= rep[i];
+	}
+	struct tile_u u = {&x->sh};
+	if (pb_imp_fold_ok(x) && pb_imp_numel(&out) <= PB_FOLD_MAX) {
+		struct pb_tensor *k = pb_imp_known(s, x);
+		return k ? fold_gather(s, k, &out, tile_src, &u) : PB_ERR;
+	}
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	struct text m;
+	size_t k = snprintf(m.s, sizeof(m.s), "affine_map<(");
+	for (int i = 0; i < n; i++)
+		k += snprintf(m.s + k, sizeof(m.s) - k, "%sd%d", i ? ", " : "", i);
+	k += snprintf(m.s + k, sizeof(m.s) - k, ") -> (");
+	for (int i = 0; i < n; i++) {
+		const char *sep = i ? ", " : "";
+		if (x->sh.d[i] == 1)
+			k += snprintf(m.s + k, sizeof(m.s) - k, "%s0", sep);
+		else if (rep[i] == 1)
+			k += snprintf(m.s + k, sizeof(m.s) - k, "%sd%d", sep, i);
+		else
+			k += snprintf(m.s + k, sizeof(m.s) - k, "%sd%d mod %lld",
+				      sep, i, (long long)x->sh.d[i]);
+	}
+	snprintf(m.s + k, sizeof(m.s) - k, ")>");
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < n; i++)
+		all[i] = i;
+	char iters[PB_MAX_RANK + 1] = "pppppppppppppppp";
+	struct text id = pb_imp_map(n, n, all);
+	struct name e = pb_imp_empty(s, &out);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, n, iters, 1, &in, &x->sh, &m, e.s, &out, &id);
+	struct name r = pb_imp_gen_end(s, &g, g.arg[0].s);
+	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
 const struct pb_imp_op pb_imp_ops_shape[] = {
 	{"Identity", op_identity, ""},
 	{"Dropout", op_identity, "ratio,seed,is_test"},
@@ -1076,5 +1163,6 @@ const struct pb_imp_op pb_imp_ops_shape[] = {
 	{"Range", op_range, ""},
 	{"Split", op_split, "axis,num_outputs,split"},
 	{"Pad", op_pad, "mode,pads,value"},
+	{"Tile", op_tile, ""},
 	{NULL, NULL, NULL},
 };
