@@ -151,7 +151,8 @@ static int fold_ew(struct imp *s, const char *op, int nin, struct val **in,
 {
 	struct pb_tensor *k[16];
 	for (int i = 0; i < nin; i++)
-		k[i] = pb_imp_known(s, in[i]);
+		if (!(k[i] = pb_imp_known(s, in[i])))
+			return PB_ERR;
 	enum pb_dtype dt = in[0]->dtype;
 	struct pb_tensor *t = pb_imp_new_known(dt, out);
 	if (!t)
