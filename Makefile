@@ -120,10 +120,10 @@ unit: $(UNIT_BIN)
 	@fail=0; for t in $(UNIT_BIN); do $$t || fail=1; done; exit $$fail
 
 lit: all
-	$(Q)PB_BUILD=$(CURDIR)/$(B) $(LLVM)/bin/lit -sv tests/lit
+	$(Q)PB_BUILD=$(abspath $(B)) $(LLVM)/bin/lit -sv tests/lit
 
 e2e: all
-	$(Q)PB_BUILD=$(CURDIR)/$(B) PYTHON=$(PYTHON) tests/e2e/run.sh
+	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) tests/e2e/run.sh
 
 # check builds first (deps installed), then runs every suite even if one fails.
 check:
@@ -138,7 +138,7 @@ check:
 demo:
 	@scripts/deps.sh
 	@$(MAKE) --no-print-directory all
-	$(Q)PB_BUILD=$(CURDIR)/$(B) PYTHON=$(PYTHON) examples/demo.sh
+	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) examples/demo.sh
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/pb

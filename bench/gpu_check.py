@@ -328,8 +328,12 @@ def first_error(err):
     return line.split("error: ", 1)[-1]
 
 
-def run(cmd):
-    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def run(cmd, timeout=120):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return 124, "", "error: timed out after %d s" % timeout
     return p.returncode, p.stdout, p.stderr
 
 
