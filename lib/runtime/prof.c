@@ -279,7 +279,12 @@ void pb_prof_table(const struct pb_prof *p, struct pb_buf *b)
 		      "%.2f us per run (median; min %.2f)\n", p->device, p->n,
 		      p->n == 1 ? "" : "s", p->warmup, p->repeat,
 		      p->total_median * 1e3, p->total_min * 1e3);
-	pb_buf_printf(b, "%3s  %-28s %-24s ", "#", "kernel", "nodes");
+	int w = 6;
+	for (int i = 0; i < p->n; i++) {
+		int n = (int)strlen(p->k[i].name);
+		w = n > w ? (n < 64 ? n : 64) : w;
+	}
+	pb_buf_printf(b, "%3s  %-*s %-24s ", "#", w, "kernel", "nodes");
 	if (p->gpu)
 		pb_buf_printf(b, "%-12s %-12s ", "grid", "block");
 	pb_buf_printf(b, "%10s %10s %6s %9s %9s\n", "median us", "min us",
@@ -288,7 +293,7 @@ void pb_prof_table(const struct pb_prof *p, struct pb_buf *b)
 		const struct pb_prof_kernel *k = &p->k[i];
 		double s = secs(k->median);
 		nodes_str(k, nodes, 24);
-		pb_buf_printf(b, "%3d  %-28s %-24s ", i, k->name, nodes);
+		pb_buf_printf(b, "%3d  %-*s %-24s ", i, w, k->name, nodes);
 		if (p->gpu) {
 			snprintf(gr, sizeof(gr), "%lldx%lldx%lld",
 				 (long long)k->grid[0], (long long)k->grid[1],
