@@ -27,6 +27,8 @@ static int nallocs;
 static char *ptx;
 static double clock_ms;
 static int failed;
+static void *funcs[1024]; /* freed when the module is unloaded */
+static int nfuncs;
 
 struct func {
 	char name[256];
@@ -115,6 +117,11 @@ CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n,
 CUresult cuModuleUnload(void *mod)
 {
 	(void)mod;
+	for (int i = 0; i < nfuncs; i++)
+		free(funcs[i]);
+	nfuncs = 0;
+	free(ptx);
+	ptx = NULL;
 	return 0;
 }
 
@@ -140,10 +147,11 @@ CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
 {
 	(void)mod;
 	struct func *f = calloc(1, sizeof(*f));
-	if (!find_entry(f, name)) {
+	if (!find_entry(f, name) || nfuncs == 1024) {
 		free(f);
 		return 500;
 	}
+	funcs[nfuncs++] = f;
 	*fn = f;
 	return 0;
 }
