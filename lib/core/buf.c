@@ -32,27 +32,31 @@ void pb_buf_puts(struct pb_buf *b, const char *s)
 	pb_buf_append(b, s, strlen(s));
 }
 
+void pb_buf_vprintf(struct pb_buf *b, const char *fmt, va_list ap)
+{
+	char small[256];
+	va_list again;
+	va_copy(again, ap);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n >= 0 && (size_t)n < sizeof(small)) {
+		pb_buf_append(b, small, n);
+	} else if (n >= 0) {
+		char *big = malloc(n + 1);
+		if (big) {
+			vsnprintf(big, n + 1, fmt, again);
+			pb_buf_append(b, big, n);
+			free(big);
+		}
+	}
+	va_end(again);
+}
+
 void pb_buf_printf(struct pb_buf *b, const char *fmt, ...)
 {
 	va_list ap;
-	char small[256];
 	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	pb_buf_vprintf(b, fmt, ap);
 	va_end(ap);
-	if (n < 0)
-		return;
-	if ((size_t)n < sizeof(small)) {
-		pb_buf_append(b, small, n);
-		return;
-	}
-	char *big = malloc(n + 1);
-	if (!big)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(big, n + 1, fmt, ap);
-	va_end(ap);
-	pb_buf_append(b, big, n);
-	free(big);
 }
 
 void pb_buf_free(struct pb_buf *b)

@@ -30,6 +30,8 @@ void pb_buf_append(struct pb_buf *b, const void *p, size_t n);
 void pb_buf_puts(struct pb_buf *b, const char *s);
 void pb_buf_printf(struct pb_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void pb_buf_vprintf(struct pb_buf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 void pb_buf_free(struct pb_buf *b);
 /* MlirStringCallback that appends to the pb_buf in "user". */
 void pb_buf_mlir_callback(MlirStringRef s, void *user);

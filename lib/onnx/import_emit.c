@@ -110,24 +110,14 @@ void pb_imp_str(struct pb_buf *b, const char *str)
 void pb_imp_emit(struct imp *s, const char *fmt, ...)
 {
 	va_list ap;
-	struct pb_buf line = {0};
-	char small[1024];
-	va_start(ap, fmt);
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
-	if (n >= (int)sizeof(small)) {
-		line.data = malloc(n + 1);
-		va_start(ap, fmt);
-		vsnprintf(line.data, n + 1, fmt, ap);
-		va_end(ap);
-	}
 	pb_buf_puts(&s->body, "    ");
-	pb_buf_puts(&s->body, line.data ? line.data : small);
+	va_start(ap, fmt);
+	pb_buf_vprintf(&s->body, fmt, ap);
+	va_end(ap);
 	if (s->loc >= 0)
 		pb_buf_printf(&s->body, " loc(#l%d)\n", s->loc);
 	else
 		pb_buf_puts(&s->body, " loc(unknown)\n");
-	free(line.data);
 }
 
 /* Append a line "fmt" that is not an op (a block header) to the body. */
@@ -136,19 +126,8 @@ void pb_imp_raw(struct imp *s, const char *fmt, ...)
 	va_list ap;
 	pb_buf_puts(&s->body, "    ");
 	va_start(ap, fmt);
-	char small[2048];
-	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	pb_buf_vprintf(&s->body, fmt, ap);
 	va_end(ap);
-	if (n >= 0 && n < (int)sizeof(small)) {
-		pb_buf_puts(&s->body, small);
-	} else if (n >= 0) {
-		char *big = malloc(n + 1);
-		va_start(ap, fmt);
-		vsnprintf(big, n + 1, fmt, ap);
-		va_end(ap);
-		pb_buf_puts(&s->body, big);
-		free(big);
-	}
 	pb_buf_puts(&s->body, "\n");
 }
 
@@ -157,16 +136,14 @@ void pb_imp_raw(struct imp *s, const char *fmt, ...)
 int pb_imp_node_error(struct imp *s, const char *fmt, ...)
 {
 	struct pb_buf msg = {0};
-	char small[1024];
 	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(small, sizeof(small), fmt, ap);
-	va_end(ap);
 	if (s->node)
 		pb_buf_printf(&msg, "node '%s' (%s, opset %lld): ",
 			      s->node_name, s->node->op_type,
 			      (long long)s->opset);
-	pb_buf_puts(&msg, small);
+	va_start(ap, fmt);
+	pb_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
 	pb_error(s->ctx, "%s", msg.data);
 	pb_buf_free(&msg);
 	return PB_ERR;
