@@ -135,17 +135,17 @@ static int expand_copy(struct pb_ctx *ctx, MlirOperation op)
 
 int pb_codegen_expand_copies(struct pb_ctx *ctx, MlirModule m)
 {
-	struct pb_codegen_ops l = {0};
+	struct pb_ir_ops l = {0};
 	int rc = PB_OK;
-	pb_codegen_collect(mlirModuleGetOperation(m), "memref.copy", &l);
+	pb_ir_collect(mlirModuleGetOperation(m), "memref.copy", &l);
 	for (int i = 0; i < l.n && rc == PB_OK; i++)
 		rc = expand_copy(ctx, l.v[i]);
-	pb_codegen_ops_free(&l);
+	pb_ir_ops_free(&l);
 	return rc;
 }
 
 /* The number of func.call operations in "calls" that call "name". */
-static int count_calls(const struct pb_codegen_ops *calls, MlirStringRef name)
+static int count_calls(const struct pb_ir_ops *calls, MlirStringRef name)
 {
 	int n = 0;
 	for (int i = 0; i < calls->n; i++) {
@@ -160,7 +160,7 @@ static int count_calls(const struct pb_codegen_ops *calls, MlirStringRef name)
  * calls that take it, when "m" calls them only once: a clone of "g" at the
  * start of the callee replaces the argument. Returns how many moved. */
 static int push_global(MlirModule m, MlirOperation g,
-		       const struct pb_codegen_ops *calls)
+		       const struct pb_ir_ops *calls)
 {
 	MlirValue v = mlirOperationGetResult(g, 0);
 	int moved = 0;
@@ -198,15 +198,15 @@ int pb_codegen_push_globals(struct pb_ctx *ctx, MlirModule m)
 	int moved = 1;
 	(void)ctx;
 	for (int round = 0; moved && round < 16; round++) {
-		struct pb_codegen_ops gets = {0}, calls = {0};
+		struct pb_ir_ops gets = {0}, calls = {0};
 		MlirOperation root = mlirModuleGetOperation(m);
-		pb_codegen_collect(root, "memref.get_global", &gets);
-		pb_codegen_collect(root, "func.call", &calls);
+		pb_ir_collect(root, "memref.get_global", &gets);
+		pb_ir_collect(root, "func.call", &calls);
 		moved = 0;
 		for (int i = 0; i < gets.n; i++)
 			moved += push_global(m, gets.v[i], &calls);
-		pb_codegen_ops_free(&gets);
-		pb_codegen_ops_free(&calls);
+		pb_ir_ops_free(&gets);
+		pb_ir_ops_free(&calls);
 	}
 	return PB_OK;
 }

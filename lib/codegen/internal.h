@@ -10,27 +10,8 @@
 /* The gpu.module that holds every kernel. */
 #define PB_CODEGEN_MODULE "pb_kernels"
 
-/* A growable list of operations. */
-struct pb_codegen_ops {
-	MlirOperation *v;
-	int n, cap;
-};
-void pb_codegen_ops_push(struct pb_codegen_ops *l, MlirOperation op);
-void pb_codegen_ops_free(struct pb_codegen_ops *l);
-/* Append the operations nested in "root" (not "root" itself) named "name"
- * (any when NULL) to "l" in pre-order. */
-void pb_codegen_collect(MlirOperation root, const char *name,
-			struct pb_codegen_ops *l);
-/* The operations directly in "block", in order, into "l". */
-void pb_codegen_block_ops(MlirBlock block, struct pb_codegen_ops *l);
-
 /* Does the name of "op" start with "prefix" ("arith.")? */
 int pb_codegen_op_has_prefix(MlirOperation op, const char *prefix);
-/* Is "op" "ancestor" or nested in it? */
-int pb_codegen_inside(MlirOperation op, MlirOperation ancestor);
-/* The operation defining "v" (for a block argument: the operation owning
- * its block). */
-MlirOperation pb_codegen_def(MlirValue v);
 /* Print "t" or "a" into "out" (NUL-terminated). */
 void pb_codegen_type_str(MlirType t, struct pb_buf *out);
 void pb_codegen_attr_str(MlirAttribute a, struct pb_buf *out);
@@ -45,7 +26,7 @@ int pb_codegen_is_workgroup(MlirType t);
 int pb_codegen_instantiate(struct pb_ctx *ctx, const char *text,
 			   MlirOperation before, int nargs,
 			   const MlirValue *args, MlirLocation loc,
-			   struct pb_codegen_ops *out);
+			   struct pb_ir_ops *out);
 
 /* Check that every operation in the host functions of "m" is one that
  * pb-codegen can lower; report the first that is not. */

@@ -223,16 +223,16 @@ static int make_launch(struct pb_ctx *ctx, const struct spec *sp,
 		       MlirOperation *launch, struct site *site)
 {
 	struct pb_buf t = {0};
-	struct pb_codegen_ops out = {0};
+	struct pb_ir_ops out = {0};
 	launch_text(&t, sp);
 	int rc = pb_codegen_instantiate(ctx, t.data, before, 0, NULL, loc, &out);
 	pb_buf_free(&t);
 	if (rc) {
-		pb_codegen_ops_free(&out);
+		pb_ir_ops_free(&out);
 		return rc;
 	}
 	*launch = out.v[out.n - 1];
-	pb_codegen_ops_free(&out);
+	pb_ir_ops_free(&out);
 	MlirBlock body = body_of(*launch);
 	if (sp->guard) {
 		MlirOperation op = mlirBlockGetFirstOperation(body);
@@ -423,7 +423,7 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
 			   MlirValue tx, int64_t nthreads)
 {
 	struct pb_buf t = {0};
-	struct pb_codegen_ops out = {0};
+	struct pb_ir_ops out = {0};
 	struct tdims td;
 	struct site site;
 	MlirValue args[1 + 64];
@@ -449,7 +449,7 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
 				      ? mlirBlockGetTerminator(body_of(last))
 				      : op;
 	}
-	pb_codegen_ops_free(&out);
+	pb_ir_ops_free(&out);
 	if (rc)
 		return rc;
 	move_ops(body_of(op), site.before);
@@ -461,13 +461,13 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
 /* The thread loops of "root" (outermost ones) into "l" and the largest
  * number of threads one of them needs into "*nthreads". */
 static int thread_loops(struct pb_ctx *ctx, MlirOperation root,
-			struct pb_codegen_ops *l, int64_t *nthreads)
+			struct pb_ir_ops *l, int64_t *nthreads)
 {
-	struct pb_codegen_ops all = {0};
+	struct pb_ir_ops all = {0};
 	int rc = PB_OK;
 	if (map_is(root, "thread"))
-		pb_codegen_ops_push(&all, root);
-	pb_codegen_collect(root, "affine.parallel", &all);
+		pb_ir_ops_push(&all, root);
+	pb_ir_collect(root, "affine.parallel", &all);
 	*nthreads = 1;
 	for (int i = 0; i < all.n && rc == PB_OK; i++) {
 		MlirOperation op = all.v[i];
@@ -496,7 +496,7 @@ static int thread_loops(struct pb_ctx *ctx, MlirOperation root,
 		} else {
 			int nested = 0;
 			for (int j = 0; j < l->n; j++)
-				nested |= pb_codegen_inside(op, l->v[j]);
+				nested |= pb_ir_is_inside(op, l->v[j]);
 			if (nested) {
 				pb_error_at(ctx, mlirOperationGetLocation(op),
 					    "cannot lower nested thread-mapped "
@@ -504,22 +504,22 @@ static int thread_loops(struct pb_ctx *ctx, MlirOperation root,
 				rc = PB_ERR;
 				break;
 			}
-			pb_codegen_ops_push(l, op);
+			pb_ir_ops_push(l, op);
 			if (band_total(&b) > *nthreads)
 				*nthreads = band_total(&b);
 		}
 	}
-	pb_codegen_ops_free(&all);
+	pb_ir_ops_free(&all);
 	return rc;
 }
 
 /* The workgroup buffers allocated in "root" into "l", and the text of the
  * matching launch attributions into "wg". */
-static void workgroup_allocs(MlirOperation root, struct pb_codegen_ops *l,
+static void workgroup_allocs(MlirOperation root, struct pb_ir_ops *l,
 			     struct pb_buf *wg)
 {
-	struct pb_codegen_ops all = {0};
-	pb_codegen_collect(root, NULL, &all);
+	struct pb_ir_ops all = {0};
+	pb_ir_collect(root, NULL, &all);
 	pb_buf_puts(wg, "");
 	for (int i = 0; i < all.n; i++) {
 		MlirOperation op = all.v[i];
@@ -532,24 +532,24 @@ static void workgroup_allocs(MlirOperation root, struct pb_codegen_ops *l,
 		pb_buf_printf(wg, "%%w%d : ", l->n);
 		pb_codegen_type_str(mlirValueGetType(mlirOperationGetResult(op, 0)),
 				    wg);
-		pb_codegen_ops_push(l, op);
+		pb_ir_ops_push(l, op);
 	}
 	if (l->n)
 		pb_buf_puts(wg, ")");
-	pb_codegen_ops_free(&all);
+	pb_ir_ops_free(&all);
 }
 
 /* Destroy the memref.dealloc users of "v". */
 static void drop_deallocs(MlirValue v)
 {
-	struct pb_codegen_ops d = {0};
+	struct pb_ir_ops d = {0};
 	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
 	     u = mlirOpOperandGetNextUse(u))
 		if (pb_ir_op_is(mlirOpOperandGetOwner(u), "memref.dealloc"))
-			pb_codegen_ops_push(&d, mlirOpOperandGetOwner(u));
+			pb_ir_ops_push(&d, mlirOpOperandGetOwner(u));
 	for (int i = 0; i < d.n; i++)
 		mlirOperationDestroy(d.v[i]);
-	pb_codegen_ops_free(&d);
+	pb_ir_ops_free(&d);
 }
 
 /* The mapping chosen by an earlier stage for nest "op": a block-mapped
@@ -557,7 +557,7 @@ static void drop_deallocs(MlirValue v)
 static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 {
 	struct band b = {0};
-	struct pb_codegen_ops threads = {0}, wg = {0};
+	struct pb_ir_ops threads = {0}, wg = {0};
 	struct pb_buf wgtext = {0};
 	struct spec sp = {0};
 	struct site site;
@@ -602,8 +602,8 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 		for (int i = 0; i < threads.n && rc == PB_OK; i++)
 			rc = map_thread_loop(ctx, threads.v[i], tx, sp.block);
 	}
-	pb_codegen_ops_free(&threads);
-	pb_codegen_ops_free(&wg);
+	pb_ir_ops_free(&threads);
+	pb_ir_ops_free(&wg);
 	pb_buf_free(&wgtext);
 	return rc;
 }
@@ -639,7 +639,7 @@ static int is_host(MlirOperation op)
 static int uses_group(MlirOperation op, MlirOperation *g, int n)
 {
 	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
-		MlirOperation d = pb_codegen_def(mlirOperationGetOperand(op, i));
+		MlirOperation d = pb_ir_value_parent(mlirOperationGetOperand(op, i));
 		for (int j = 0; j < n; j++)
 			if (mlirOperationEqual(d, g[j]))
 				return 1;
@@ -678,7 +678,7 @@ static int check_escape(struct pb_ctx *ctx, MlirOperation op,
 		MlirValue v = mlirOperationGetResult(op, i);
 		for (MlirOpOperand u = mlirValueGetFirstUse(v);
 		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-			if (!pb_codegen_inside(mlirOpOperandGetOwner(u), launch)) {
+			if (!pb_ir_is_inside(mlirOpOperandGetOwner(u), launch)) {
 				pb_error_at(ctx, mlirOperationGetLocation(op),
 					    "cannot lower '%.*s': its result is "
 					    "used outside its kernel",
@@ -691,7 +691,7 @@ static int check_escape(struct pb_ctx *ctx, MlirOperation op,
 }
 
 /* Run the "n" operations "g" (in order) in one single-thread launch. */
-static int flush(struct pb_ctx *ctx, struct pb_codegen_ops *g)
+static int flush(struct pb_ctx *ctx, struct pb_ir_ops *g)
 {
 	struct spec sp = {1, 1, "", 0, 0, NULL};
 	struct site site;
@@ -713,9 +713,9 @@ static int flush(struct pb_ctx *ctx, struct pb_codegen_ops *g)
 /* Map the top-level work of the body of function "func". */
 static int map_func(struct pb_ctx *ctx, MlirOperation func)
 {
-	struct pb_codegen_ops ops = {0}, group = {0};
+	struct pb_ir_ops ops = {0}, group = {0};
 	int rc = PB_OK;
-	pb_codegen_block_ops(body_of(func), &ops);
+	pb_ir_block_ops(body_of(func), &ops);
 	for (int i = 0; i < ops.n && rc == PB_OK; i++) {
 		MlirOperation op = ops.v[i];
 		struct band b;
@@ -734,7 +734,7 @@ static int map_func(struct pb_ctx *ctx, MlirOperation func)
 		if (uses_group_deep(op, group.v, group.n)) {
 			/* it needs values computed by the pending serial
 			 * work: run it in the same thread */
-			pb_codegen_ops_push(&group, op);
+			pb_ir_ops_push(&group, op);
 			continue;
 		}
 		band_collect(op, &b);
@@ -744,12 +744,12 @@ static int map_func(struct pb_ctx *ctx, MlirOperation func)
 				rc = map_band(ctx, op, &b);
 			continue;
 		}
-		pb_codegen_ops_push(&group, op);
+		pb_ir_ops_push(&group, op);
 	}
 	if (rc == PB_OK)
 		rc = flush(ctx, &group);
-	pb_codegen_ops_free(&ops);
-	pb_codegen_ops_free(&group);
+	pb_ir_ops_free(&ops);
+	pb_ir_ops_free(&group);
 	return rc;
 }
 
@@ -757,10 +757,10 @@ static int map_func(struct pb_ctx *ctx, MlirOperation func)
  * allocation at the start of the kernel (no device-side malloc). */
 static int private_allocs(struct pb_ctx *ctx, MlirOperation launch)
 {
-	struct pb_codegen_ops all = {0};
+	struct pb_ir_ops all = {0};
 	MlirBlock body = body_of(launch);
 	int rc = PB_OK;
-	pb_codegen_collect(launch, NULL, &all);
+	pb_ir_collect(launch, NULL, &all);
 	for (int i = 0; i < all.n && rc == PB_OK; i++) {
 		MlirOperation op = all.v[i];
 		int alloc = pb_ir_op_is(op, "memref.alloc");
@@ -780,7 +780,7 @@ static int private_allocs(struct pb_ctx *ctx, MlirOperation launch)
 			continue;
 		}
 		struct pb_buf t = {0};
-		struct pb_codegen_ops out = {0};
+		struct pb_ir_ops out = {0};
 		pb_buf_puts(&t, "func.func @t() {\n  %a = memref.alloca() : ");
 		pb_codegen_type_str(mlirValueGetType(v), &t);
 		pb_buf_puts(&t, "\n  return\n}\n");
@@ -793,9 +793,9 @@ static int private_allocs(struct pb_ctx *ctx, MlirOperation launch)
 			mlirOperationDestroy(op);
 		}
 		pb_buf_free(&t);
-		pb_codegen_ops_free(&out);
+		pb_ir_ops_free(&out);
 	}
-	pb_codegen_ops_free(&all);
+	pb_ir_ops_free(&all);
 	return rc;
 }
 
@@ -803,15 +803,15 @@ static int private_allocs(struct pb_ctx *ctx, MlirOperation launch)
  * it uses from outside: kernels read them from device globals. */
 static void sink_globals(MlirOperation launch)
 {
-	struct pb_codegen_ops all = {0};
+	struct pb_ir_ops all = {0};
 	MlirBlock body = body_of(launch);
-	pb_codegen_collect(launch, NULL, &all);
+	pb_ir_collect(launch, NULL, &all);
 	for (int i = 0; i < all.n; i++)
 		for (intptr_t j = 0; j < mlirOperationGetNumOperands(all.v[i]); j++) {
 			MlirValue v = mlirOperationGetOperand(all.v[i], j);
-			MlirOperation d = pb_codegen_def(v);
+			MlirOperation d = pb_ir_value_parent(v);
 			if (!pb_ir_op_is(d, "memref.get_global") ||
-			    pb_codegen_inside(d, launch))
+			    pb_ir_is_inside(d, launch))
 				continue;
 			MlirOperation c = mlirOperationClone(d);
 			mlirBlockInsertOwnedOperationBefore(
@@ -820,27 +820,27 @@ static void sink_globals(MlirOperation launch)
 				mlirOperationReplaceUsesOfWith(
 					all.v[k], v, mlirOperationGetResult(c, 0));
 		}
-	pb_codegen_ops_free(&all);
+	pb_ir_ops_free(&all);
 }
 
 int pb_codegen_map(struct pb_ctx *ctx, MlirModule m)
 {
-	struct pb_codegen_ops funcs = {0}, launches = {0};
+	struct pb_ir_ops funcs = {0}, launches = {0};
 	int rc = PB_OK;
-	pb_codegen_block_ops(mlirModuleGetBody(m), &funcs);
+	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
 	for (int i = 0; i < funcs.n && rc == PB_OK; i++)
 		if (pb_ir_op_is(funcs.v[i], "func.func") &&
 		    !mlirRegionIsNull(mlirOperationGetRegion(funcs.v[i], 0)) &&
 		    !mlirBlockIsNull(body_of(funcs.v[i])))
 			rc = map_func(ctx, funcs.v[i]);
 	if (rc == PB_OK)
-		pb_codegen_collect(mlirModuleGetOperation(m), "gpu.launch",
+		pb_ir_collect(mlirModuleGetOperation(m), "gpu.launch",
 				   &launches);
 	for (int i = 0; i < launches.n && rc == PB_OK; i++) {
 		sink_globals(launches.v[i]);
 		rc = private_allocs(ctx, launches.v[i]);
 	}
-	pb_codegen_ops_free(&funcs);
-	pb_codegen_ops_free(&launches);
+	pb_ir_ops_free(&funcs);
+	pb_ir_ops_free(&launches);
 	return rc;
 }

@@ -129,9 +129,9 @@ static MlirOperation merged_module(struct pb_ctx *ctx, MlirModule m,
 
 int pb_codegen_merge(struct pb_ctx *ctx, MlirModule m)
 {
-	struct pb_codegen_ops mods = {0}, launches = {0};
-	pb_codegen_block_ops(mlirModuleGetBody(m), &mods);
-	pb_codegen_collect(mlirModuleGetOperation(m), "gpu.launch_func",
+	struct pb_ir_ops mods = {0}, launches = {0};
+	pb_ir_block_ops(mlirModuleGetBody(m), &mods);
+	pb_ir_collect(mlirModuleGetOperation(m), "gpu.launch_func",
 			   &launches);
 	MlirOperation first = {NULL}, target = {NULL};
 	for (int i = 0; i < mods.n && mlirOperationIsNull(first); i++)
@@ -157,7 +157,7 @@ int pb_codegen_merge(struct pb_ctx *ctx, MlirModule m)
 	for (int i = 0; i < mods.n; i++)
 		if (pb_ir_op_is(mods.v[i], "gpu.module") && !is_merged(mods.v[i]))
 			mlirOperationDestroy(mods.v[i]);
-	pb_codegen_ops_free(&mods);
-	pb_codegen_ops_free(&launches);
+	pb_ir_ops_free(&mods);
+	pb_ir_ops_free(&launches);
 	return PB_OK;
 }

@@ -7,75 +7,11 @@
 
 #include "codegen/internal.h"
 
-void pb_codegen_ops_push(struct pb_codegen_ops *l, MlirOperation op)
-{
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 16;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
-		if (!l->v)
-			abort();
-	}
-	l->v[l->n++] = op;
-}
-
-void pb_codegen_ops_free(struct pb_codegen_ops *l)
-{
-	free(l->v);
-	l->v = NULL;
-	l->n = l->cap = 0;
-}
-
-struct collect {
-	MlirOperation root;
-	const char *name;
-	struct pb_codegen_ops *l;
-};
-
-/* Walk callback of pb_codegen_collect on "op" ("user": struct collect). */
-static MlirWalkResult collect_cb(MlirOperation op, void *user)
-{
-	struct collect *c = user;
-	if (!mlirOperationEqual(op, c->root) &&
-	    (!c->name || pb_ir_op_is(op, c->name)))
-		pb_codegen_ops_push(c->l, op);
-	return MlirWalkResultAdvance;
-}
-
-void pb_codegen_collect(MlirOperation root, const char *name,
-			struct pb_codegen_ops *l)
-{
-	struct collect c = {root, name, l};
-	mlirOperationWalk(root, collect_cb, &c, MlirWalkPreOrder);
-}
-
-void pb_codegen_block_ops(MlirBlock block, struct pb_codegen_ops *l)
-{
-	for (MlirOperation op = mlirBlockGetFirstOperation(block);
-	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-		pb_codegen_ops_push(l, op);
-}
-
 int pb_codegen_op_has_prefix(MlirOperation op, const char *prefix)
 {
 	MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
 	size_t n = strlen(prefix);
 	return s.length >= n && !strncmp(s.data, prefix, n);
-}
-
-int pb_codegen_inside(MlirOperation op, MlirOperation ancestor)
-{
-	for (; !mlirOperationIsNull(op);
-	     op = mlirOperationGetParentOperation(op))
-		if (mlirOperationEqual(op, ancestor))
-			return 1;
-	return 0;
-}
-
-MlirOperation pb_codegen_def(MlirValue v)
-{
-	if (mlirValueIsAOpResult(v))
-		return mlirOpResultGetOwner(v);
-	return mlirBlockGetParentOperation(mlirBlockArgumentGetOwner(v));
 }
 
 void pb_codegen_type_str(MlirType t, struct pb_buf *out)
@@ -152,7 +88,7 @@ static MlirWalkResult remap_cb(MlirOperation op, void *user)
 int pb_codegen_instantiate(struct pb_ctx *ctx, const char *text,
 			   MlirOperation before, int nargs,
 			   const MlirValue *args, MlirLocation loc,
-			   struct pb_codegen_ops *out)
+			   struct pb_ir_ops *out)
 {
 	MlirModule t = mlirModuleCreateParse(ctx->mlir, pb_str(text));
 	if (mlirModuleIsNull(t)) {
@@ -177,7 +113,7 @@ int pb_codegen_instantiate(struct pb_ctx *ctx, const char *text,
 				 mlirOperationGetResult(c, i));
 		mlirBlockInsertOwnedOperationBefore(dest, before, c);
 		if (out)
-			pb_codegen_ops_push(out, c);
+			pb_ir_ops_push(out, c);
 	}
 	free(m.from);
 	free(m.to);

@@ -188,6 +188,13 @@ void pb_ir_collect(MlirOperation root, const char *name, struct pb_ir_ops *l)
 	mlirOperationWalk(root, collect_cb, &d, MlirWalkPreOrder);
 }
 
+void pb_ir_block_ops(MlirBlock block, struct pb_ir_ops *l)
+{
+	for (MlirOperation op = mlirBlockGetFirstOperation(block);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		pb_ir_ops_push(l, op);
+}
+
 void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to)
 {
 	if (m->n == m->cap) {
