@@ -26,6 +26,33 @@ static void print_opt(FILE *f, const char *name, const char *metavar,
 	fprintf(f, "  %-26s %s\n", left, help);
 }
 
+/* Print the options of "table" (and of the groups it includes) to "f". */
+static void print_opts(FILE *f, const struct pb_opt *table)
+{
+	for (const struct pb_opt *o = table; o && o->name; o++)
+		if (o->kind == PB_OPT_GROUP)
+			print_opts(f, o->dest);
+		else
+			print_opt(f, o->name, o->metavar, o->kind, o->help);
+}
+
+/* The option of "table" (or of a group it includes) named by the "len"
+ * characters at "name", or NULL. */
+static const struct pb_opt *find_opt(const struct pb_opt *table,
+				     const char *name, size_t len)
+{
+	for (const struct pb_opt *o = table; o && o->name; o++) {
+		if (o->kind == PB_OPT_GROUP) {
+			const struct pb_opt *g = find_opt(o->dest, name, len);
+			if (g)
+				return g;
+		} else if (strlen(o->name) == len && !strncmp(o->name, name, len)) {
+			return o;
+		}
+	}
+	return NULL;
+}
+
 static void usage(const struct pb_tool *t, FILE *f, int full)
 {
 	fprintf(f, "usage: %s [options] [FILE|-]\n", t->name);
@@ -37,8 +64,7 @@ static void usage(const struct pb_tool *t, FILE *f, int full)
 	if (t->description)
 		fprintf(f, "\n%s", t->description);
 	fprintf(f, "\noptions:\n");
-	for (const struct pb_opt *o = t->opts; o && o->name; o++)
-		print_opt(f, o->name, o->metavar, o->kind, o->help);
+	print_opts(f, t->opts);
 	fprintf(f, "  %-26s %s\n", "-o FILE",
 		"write the output to FILE (atomically; nothing on failure)");
 	print_opt(f, "arch", "ARCH", PB_OPT_STR,
@@ -80,6 +106,8 @@ static int set_opt(const struct pb_opt *o, const char *val)
 		errno = 0;
 		*(double *)o->dest = strtod(val, &end);
 		return (errno || *end || end == val) ? -1 : 0;
+	case PB_OPT_GROUP:
+		return -1;
 	case PB_OPT_LIST: {
 		struct pb_strlist *l = o->dest;
 		l->v = realloc(l->v, sizeof(*l->v) * (l->n + 1));
@@ -131,13 +159,9 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 			return bad_usage(t, "unknown option '%s'", a);
 		const char *name = a + 2, *eq = strchr(name, '=');
 		size_t len = eq ? (size_t)(eq - name) : strlen(name);
-		const struct pb_opt *o = NULL;
-		for (const struct pb_opt *p = t->opts; !o && p && p->name; p++)
-			if (strlen(p->name) == len && !strncmp(p->name, name, len))
-				o = p;
-		for (const struct pb_opt *p = common; !o && p->name; p++)
-			if (strlen(p->name) == len && !strncmp(p->name, name, len))
-				o = p;
+		const struct pb_opt *o = find_opt(t->opts, name, len);
+		if (!o)
+			o = find_opt(common, name, len);
 		if (!o)
 			return bad_usage(t, "unknown option '%s'", a);
 		const char *val = eq ? eq + 1 : NULL;
@@ -266,6 +290,9 @@ int pb_main(const struct pb_tool *t, int argc, char **argv)
 		fprintf(stderr, "%s: error: cannot write: %s\n",
 			c.out ? c.out : "<stdout>", strerror(errno));
 		rc = PB_ERR;
+	} else if (rc != PB_OK && (t->flags & PB_TOOL_REPORT) && out.len) {
+		/* what was checked before the failure, e.g. mismatch lines */
+		pb_write_file(NULL, out.data, out.len);
 	}
 	pb_buf_free(&out);
 	pb_ctx_free(ctx);

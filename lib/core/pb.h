@@ -85,6 +85,7 @@ enum pb_opt_kind {
 	PB_OPT_INT,     /* long * */
 	PB_OPT_DOUBLE,  /* double * */
 	PB_OPT_LIST,    /* struct pb_strlist *: repeatable */
+	PB_OPT_GROUP,   /* const struct pb_opt *: a table shared by tools */
 };
 struct pb_strlist {
 	const char **v;
@@ -110,6 +111,8 @@ struct pb_input {
 enum {
 	PB_TOOL_BINARY_INPUT = 1, /* input is not MLIR text: no splitting */
 	PB_TOOL_NO_INPUT_OK = 2,  /* input is optional (e.g. --random runs) */
+	PB_TOOL_REPORT = 4,       /* output is a report: on failure it still
+				     goes to stdout (never to -o) */
 };
 
 /* A tool: its option table and the function that turns one input into

@@ -21,6 +21,38 @@ void pb_runtime_opts_init(struct pb_runtime_opts *o)
 	o->device = "auto";
 }
 
+void pb_runtime_opts_table(struct pb_runtime_opts *o,
+			   struct pb_opt table[PB_RUNTIME_NOPTS + 1])
+{
+	const struct pb_opt t[PB_RUNTIME_NOPTS + 1] = {
+		{"input", PB_OPT_LIST, &o->inputs, "FILE",
+		 "an input (.npy or ONNX TensorProto .pb), in argument order; "
+		 "repeatable"},
+		{"data", PB_OPT_STR, &o->data, "DIR",
+		 "ONNX test_data_set dir: input_N.pb in, check against "
+		 "output_N.pb"},
+		{"random", PB_OPT_OPTSTR, &o->random, "SEED",
+		 "fill inputs not given deterministically (uniform [-1,1))"},
+		{"output", PB_OPT_STR, &o->output, "DIR",
+		 "write each result to DIR/<name>.npy"},
+		{"check", PB_OPT_LIST, &o->checks, "FILE",
+		 "compare a result with FILE (.npy or .pb), in result order; "
+		 "repeatable"},
+		{"rtol", PB_OPT_DOUBLE, &o->rtol, "X",
+		 "relative tolerance of --check/--data (default 1e-4)"},
+		{"atol", PB_OPT_DOUBLE, &o->atol, "X",
+		 "absolute tolerance of --check/--data (default 1e-5)"},
+		{"weights", PB_OPT_STR, &o->weights, "FILE",
+		 "the .onnx holding the weights (default: the plan's or "
+		 "module's pb.source)"},
+		{"device", PB_OPT_STR, &o->device, "DEV",
+		 "cpu, gpu or auto (default: the GPU when there is one)"},
+		{"print", PB_OPT_FLAG, &o->print, NULL, "print the results"},
+		{NULL, 0, NULL, NULL, NULL},
+	};
+	memcpy(table, t, sizeof(t));
+}
+
 void pb_runtime_sig_free(struct pb_runtime_sig *sig)
 {
 	for (int i = 0; i < sig->nargs; i++)

@@ -61,6 +61,14 @@ struct pb_runtime_opts {
 /* Set the defaults (rtol 1e-4, atol 1e-5, device auto) in "o". */
 void pb_runtime_opts_init(struct pb_runtime_opts *o);
 
+/* The command-line options of pb-run that pb-prof shares (--input, --data,
+ * --random, --output, --check, --rtol, --atol, --weights, --device,
+ * --print): fill "table" (PB_RUNTIME_NOPTS entries plus the terminating
+ * one) with options bound to "o". Tools include it with PB_OPT_GROUP. */
+#define PB_RUNTIME_NOPTS 10
+void pb_runtime_opts_table(struct pb_runtime_opts *o,
+			   struct pb_opt table[PB_RUNTIME_NOPTS + 1]);
+
 /* --- run.c: no MLIR ------------------------------------------------------ */
 
 /* Read a tensor file "path": .npy (by magic) or an ONNX TensorProto .pb. */

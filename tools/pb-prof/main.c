@@ -6,27 +6,10 @@
 
 static struct pb_prof_opts opts;
 
+static struct pb_opt run_options[PB_RUNTIME_NOPTS + 1];
+
 static const struct pb_opt options[] = {
-	{"input", PB_OPT_LIST, &opts.run.inputs, "FILE",
-	 "an input (.npy or ONNX TensorProto .pb), in argument order; repeatable"},
-	{"data", PB_OPT_STR, &opts.run.data, "DIR",
-	 "ONNX test_data_set dir: input_N.pb in, check against output_N.pb"},
-	{"random", PB_OPT_OPTSTR, &opts.run.random, "SEED",
-	 "fill inputs not given deterministically (uniform [-1,1))"},
-	{"output", PB_OPT_STR, &opts.run.output, "DIR",
-	 "write each result to DIR/<name>.npy"},
-	{"check", PB_OPT_LIST, &opts.run.checks, "FILE",
-	 "compare a result with FILE (.npy or .pb), in result order; repeatable"},
-	{"rtol", PB_OPT_DOUBLE, &opts.run.rtol, "X",
-	 "relative tolerance of --check/--data (default 1e-4)"},
-	{"atol", PB_OPT_DOUBLE, &opts.run.atol, "X",
-	 "absolute tolerance of --check/--data (default 1e-5)"},
-	{"weights", PB_OPT_STR, &opts.run.weights, "FILE",
-	 "the .onnx holding the weights (default: the plan's or module's "
-	 "pb.source)"},
-	{"device", PB_OPT_STR, &opts.run.device, "DEV",
-	 "cpu, gpu or auto (default: the GPU when there is one)"},
-	{"print", PB_OPT_FLAG, &opts.run.print, NULL, "print the results"},
+	{"", PB_OPT_GROUP, run_options, NULL, NULL},
 	{"warmup", PB_OPT_INT, &opts.warmup, "N",
 	 "untimed runs before timing (default 3)"},
 	{"repeat", PB_OPT_INT, &opts.repeat, "N",
@@ -44,13 +27,7 @@ static int run(struct pb_ctx *ctx, const struct pb_input *in,
 	       struct pb_buf *out, void *user)
 {
 	(void)user;
-	int rc = pb_prof_main(ctx, in, &opts, out);
-	if (rc != PB_OK && out->len) { /* the driver prints only on success */
-		fwrite(out->data, 1, out->len, stdout);
-		fflush(stdout);
-		out->len = 0;
-	}
-	return rc;
+	return pb_prof_main(ctx, in, &opts, out);
 }
 
 int main(int argc, char **argv)
@@ -73,10 +50,11 @@ int main(int argc, char **argv)
 			"times, then --repeat timed times. Prints one line per kernel:\n"
 			"nodes, grid/block, median and min time, share, GB/s, GFLOP/s.\n",
 		.opts = options,
-		.flags = PB_TOOL_BINARY_INPUT,
+		.flags = PB_TOOL_BINARY_INPUT | PB_TOOL_REPORT,
 		.run = run,
 	};
 	pb_prof_opts_init(&opts);
+	pb_runtime_opts_table(&opts.run, run_options);
 	int rc = pb_main(&tool, argc, argv);
 	free(opts.run.inputs.v);
 	free(opts.run.checks.v);

@@ -6,40 +6,13 @@
 
 static struct pb_runtime_opts opts;
 
-static const struct pb_opt options[] = {
-	{"input", PB_OPT_LIST, &opts.inputs, "FILE",
-	 "an input (.npy or ONNX TensorProto .pb), in argument order; repeatable"},
-	{"data", PB_OPT_STR, &opts.data, "DIR",
-	 "ONNX test_data_set dir: input_N.pb in, check against output_N.pb"},
-	{"random", PB_OPT_OPTSTR, &opts.random, "SEED",
-	 "fill inputs not given deterministically (uniform [-1,1))"},
-	{"output", PB_OPT_STR, &opts.output, "DIR",
-	 "write each result to DIR/<name>.npy"},
-	{"check", PB_OPT_LIST, &opts.checks, "FILE",
-	 "compare a result with FILE (.npy or .pb), in result order; repeatable"},
-	{"rtol", PB_OPT_DOUBLE, &opts.rtol, "X",
-	 "relative tolerance of --check/--data (default 1e-4)"},
-	{"atol", PB_OPT_DOUBLE, &opts.atol, "X",
-	 "absolute tolerance of --check/--data (default 1e-5)"},
-	{"weights", PB_OPT_STR, &opts.weights, "FILE",
-	 "the .onnx holding the weights (default: the module's pb.source)"},
-	{"device", PB_OPT_STR, &opts.device, "DEV",
-	 "cpu, gpu or auto (default: the GPU when there is one)"},
-	{"print", PB_OPT_FLAG, &opts.print, NULL, "print the results"},
-	{NULL, 0, NULL, NULL, NULL},
-};
+static struct pb_opt options[PB_RUNTIME_NOPTS + 1];
 
 static int run(struct pb_ctx *ctx, const struct pb_input *in,
 	       struct pb_buf *out, void *user)
 {
 	(void)user;
-	int rc = pb_runtime_main(ctx, in, &opts, out);
-	if (rc != PB_OK && out->len) { /* the driver prints only on success */
-		fwrite(out->data, 1, out->len, stdout);
-		fflush(stdout);
-		out->len = 0;
-	}
-	return rc;
+	return pb_runtime_main(ctx, in, &opts, out);
 }
 
 int main(int argc, char **argv)
@@ -62,10 +35,11 @@ int main(int argc, char **argv)
 			"bound to --input/--data/--random values, the model's weights\n"
 			"and output buffers; see docs/pb-run.md.\n",
 		.opts = options,
-		.flags = PB_TOOL_BINARY_INPUT,
+		.flags = PB_TOOL_BINARY_INPUT | PB_TOOL_REPORT,
 		.run = run,
 	};
 	pb_runtime_opts_init(&opts);
+	pb_runtime_opts_table(&opts, options);
 	int rc = pb_main(&tool, argc, argv);
 	free(opts.inputs.v);
 	free(opts.checks.v);
