@@ -2,6 +2,8 @@
 # End-to-end numerics: ONNX node conformance tests and the shared models,
 # each through every stage and run on the CPU against its reference:
 #   pb-import m.onnx | pb-fuse | pb-tile | pb-mma | pb-smem | pb-run --data DIR -
+# When CUDA's ptxas is present, each one's pb-codegen PTX must also assemble
+# for sm_80 and sm_90 (ptx-sm_80/..., ptx-sm_90/...).
 # Prints one line per test and the summary line "N passed, M failed".
 # Environment: PB_BUILD (default ./build), ONNX_DATA, PB_MODELS.
 set -u
@@ -13,6 +15,9 @@ models=${PB_MODELS:-$root/../shared/models}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0 fail=0 skip=0
+cuda=${CUDA_HOME:-/usr/local/cuda}
+ptxas=$cuda/bin/ptxas
+[ -x "$ptxas" ] || ptxas=
 
 # run NAME MODEL ARGS...: the whole pipeline, pb-run with ARGS.
 run() {
@@ -32,10 +37,31 @@ run() {
 	fi
 }
 
+# ptx NAME MODEL: pb-codegen's PTX for sm_80 and sm_90 must assemble.
+ptx() {
+	name=$1 model=$2
+	[ -n "$ptxas" ] || return 0
+	for arch in sm_80 sm_90; do
+		if "$bin/pb-import" "$model" </dev/null 2>"$tmp/err" |
+			"$bin/pb-codegen" --arch=$arch -o "$tmp/k.ptx" 2>>"$tmp/err" &&
+			"$ptxas" -arch=$arch "$tmp/k.ptx" -o "$tmp/k.cubin" 2>>"$tmp/err"; then
+			pass=$((pass + 1))
+			echo "PASS: ptx-$arch/$name"
+		else
+			fail=$((fail + 1))
+			echo "FAIL: ptx-$arch/$name"
+			sed 's/^/    /' "$tmp/err" | head -8
+		fi
+	done
+}
+
+[ -n "$ptxas" ] || echo "SKIP: PTX assembly checks (no ptxas under $cuda)"
+
 if [ -d "$data/node" ]; then
 	for t in $(grep -v '^#' "$here/node-tests.txt"); do
 		run "node/$t" "$data/node/$t/model.onnx" \
 			--data "$data/node/$t/test_data_set_0"
+		ptx "node/$t" "$data/node/$t/model.onnx"
 	done
 else
 	echo "SKIP: ONNX node tests ($data/node is absent; install libonnx-testdata)"
@@ -49,6 +75,7 @@ if [ -d "$models" ]; then
 	while read -r m rtol atol; do
 		run "models/$m" "$models/$m.onnx" --input "$models/$m.in.npy" \
 			--check "$models/$m.out.npy" --rtol "$rtol" --atol "$atol"
+		ptx "models/$m" "$models/$m.onnx"
 	done <"$tmp/models"
 else
 	echo "SKIP: shared models ($models is absent)"
