@@ -36,5 +36,22 @@ step "pb-import tiny_cnn.onnx | pb-fuse | pb-tile | pb-mma | pb-smem | pb-run --
 pb-import "$m" | pb-fuse | pb-tile | pb-mma | pb-smem |
 	pb-run --input "$here/tiny_cnn.in.npy" --print -
 
+step "pb-codegen --arch=sm_90 < 4-smem.mlir > k.ptx"
+pb-codegen --arch=sm_90 "$out/4-smem.mlir" -o "$out/k.ptx"
+echo "  $(grep -c '^.visible .entry' "$out/k.ptx") GPU kernels; the launch plan rides in the header:"
+sed -n '/pb-plan-begin/,/pb-plan-end/p' "$out/k.ptx" | head -6
+ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
+if [ -x "$ptxas" ]; then
+	step "ptxas -arch=sm_90 k.ptx"
+	"$ptxas" -arch=sm_90 "$out/k.ptx" -o "$out/k.cubin" && echo "  assembles"
+fi
+step "pb-run k.ptx --input tiny_cnn.in.npy --check tiny_cnn.out.npy   (needs a GPU)"
+pb-run "$out/k.ptx" --input "$here/tiny_cnn.in.npy" \
+	--check "$here/tiny_cnn.out.npy" || echo "  (no GPU here: the CPU runs above are the check)"
+
+step "pb-prof --device=cpu 1-fuse.mlir --input tiny_cnn.in.npy --repeat 5"
+pb-prof --device=cpu "$out/1-fuse.mlir" --input "$here/tiny_cnn.in.npy" \
+	--repeat 5 --json "$out/prof.json" --trace "$out/trace.json" | head -8
+
 echo
 echo "stage outputs are in $out"
