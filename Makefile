@@ -141,9 +141,10 @@ demo:
 	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) examples/demo.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/pb
-	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin
-	install -m 644 README.md docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pb
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/pb/docs
+	install -m 755 $(BINS) $(LITE_BINS) $(DESTDIR)$(PREFIX)/bin
+	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/pb
+	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pb/docs
 
 clean:
 	rm -rf build build-san
