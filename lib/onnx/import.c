@@ -404,13 +404,25 @@ static int in_list(const char *list, const char *name)
 	return 0;
 }
 
+/* The op tables: the one list of what the importer lowers, used by the
+ * dispatch (lookup_op) and by pb-import --list-ops. */
+static const struct pb_imp_op *const op_tables[] = {
+	pb_imp_ops_math, pb_imp_ops_nn, pb_imp_ops_shape};
+#define N_OP_TABLES (sizeof(op_tables) / sizeof(*op_tables))
+
+void pb_onnx_list_ops(struct pb_buf *out)
+{
+	for (size_t t = 0; t < N_OP_TABLES; t++)
+		for (const struct pb_imp_op *o = op_tables[t]; o->name; o++)
+			pb_buf_printf(out, "%-22s %s\n", o->name,
+				      *o->attrs ? o->attrs : "-");
+}
+
 /* The lowering of "op_type" and the attributes it understands. */
 static pb_imp_op_fn lookup_op(const char *op_type, const char **attrs)
 {
-	static const struct pb_imp_op *tables[] = {
-		pb_imp_ops_math, pb_imp_ops_nn, pb_imp_ops_shape};
-	for (size_t t = 0; t < sizeof(tables) / sizeof(*tables); t++)
-		for (const struct pb_imp_op *o = tables[t]; o->name; o++)
+	for (size_t t = 0; t < N_OP_TABLES; t++)
+		for (const struct pb_imp_op *o = op_tables[t]; o->name; o++)
 			if (!strcmp(o->name, op_type)) {
 				*attrs = o->attrs;
 				return o->fn;
@@ -449,6 +461,8 @@ static int import_node(struct imp *s, size_t i)
 			return pb_imp_node_error(s, "attribute '%s' is not "
 						 "supported",
 						 n->attribute[a]->name);
+	if (!n->n_output) /* every op defines output 0 */
+		return pb_imp_node_error(s, "node has no output");
 	for (size_t k = 0; k < n->n_input; k++)
 		if (n->input[k][0] && !lookup(s, n->input[k]))
 			return pb_imp_node_error(s, "input '%s' is not defined",

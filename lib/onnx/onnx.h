@@ -18,6 +18,11 @@ struct pb_import_opts {
 int pb_onnx_import(struct pb_ctx *ctx, const struct pb_input *in,
 		   const struct pb_import_opts *opts, MlirModule *out);
 
+/* The ONNX ops the importer lowers (default domain, every opset: version
+ * changes are followed by the model's opset), one a line: the op and the
+ * attributes it understands ("-" for none), from the dispatch table. */
+void pb_onnx_list_ops(struct pb_buf *out);
+
 /* Verify "m" and print it into "out" with its locations (each op's
  * loc("<onnx node>")), so that later stages still name the node. */
 int pb_onnx_print(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out);

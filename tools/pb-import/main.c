@@ -1,7 +1,10 @@
 /* pb-import: an ONNX model in, linalg on tensors out. */
+#include <stdlib.h>
+
 #include "onnx/onnx.h"
 
 static struct pb_import_opts opts;
+static int list_ops;
 
 static const struct pb_opt options[] = {
 	{"inline-weights", PB_OPT_FLAG, &opts.inline_weights, NULL,
@@ -9,6 +12,9 @@ static const struct pb_opt options[] = {
 	 "arguments"},
 	{"shape", PB_OPT_LIST, &opts.shapes, "NAME=DxD..",
 	 "static shape of input NAME (repeatable; binds dynamic dims)"},
+	{"list-ops", PB_OPT_FLAG, &list_ops, NULL,
+	 "print the supported ONNX ops and the attributes each understands, "
+	 "then exit (no input read)"},
 	{"debug-text", PB_OPT_FLAG, &opts.debug_text, NULL,
 	 "write the generated MLIR text to stderr before parsing it"},
 	{NULL, 0, NULL, NULL, NULL},
@@ -19,7 +25,25 @@ static int run(struct pb_ctx *ctx, const struct pb_input *in,
 {
 	MlirModule m;
 	(void)user;
-	if (pb_onnx_import(ctx, in, &opts, &m))
+	if (list_ops) {
+		pb_onnx_list_ops(out);
+		return PB_OK;
+	}
+	/* no input file named: read stdin (NO_INPUT_OK is for --list-ops) */
+	struct pb_input sin = *in;
+	char *data = NULL;
+	if (!in->data) {
+		data = pb_read_file(NULL, &sin.len);
+		if (!data) {
+			pb_error(ctx, "cannot read <stdin>");
+			return PB_ERR;
+		}
+		sin.data = data;
+		in = &sin;
+	}
+	int err = pb_onnx_import(ctx, in, &opts, &m);
+	free(data);
+	if (err)
 		return PB_ERR;
 	int rc = pb_onnx_print(ctx, m, out);
 	mlirModuleDestroy(m);
@@ -41,7 +65,7 @@ int main(int argc, char **argv)
 			"stdin needs --inline-weights when the model has weights.\n"
 			"See docs/pb-import.md for the supported operators.\n",
 		.opts = options,
-		.flags = PB_TOOL_BINARY_INPUT,
+		.flags = PB_TOOL_BINARY_INPUT | PB_TOOL_NO_INPUT_OK,
 		.run = run,
 	};
 	return pb_main(&tool, argc, argv);
