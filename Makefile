@@ -1,6 +1,8 @@
 # pb: one non-recursive Makefile.
 #   make            libpb and the tools into build/
-#   make check      deps, build, unit tests, lit suite, end-to-end tests
+#   make check      deps, build, unit tests, lit suite, end-to-end tests,
+#                   the fast ONNX conformance subset
+#   make conformance  the whole ONNX conformance suite, writes docs/ops.md
 #   make demo       the bundled example through every stage
 #   make install PREFIX=/usr/local
 #   make SANITIZE=1 build with AddressSanitizer + UBSan (into build-san/)
@@ -125,6 +127,16 @@ lit: all
 e2e: all
 	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) tests/e2e/run.sh
 
+# ONNX conformance suite (docs/testing.md): the full run writes docs/ops.md;
+# the fast subset (tests/e2e/node-tests.txt, tests/conformance/fast.txt) is
+# part of check.
+.PHONY: conformance conformance-fast
+conformance: all
+	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) tests/conformance/run.sh --report docs/ops.md
+
+conformance-fast: all
+	$(Q)PB_BUILD=$(abspath $(B)) tests/conformance/run.sh --fast
+
 # check builds first (deps installed), then runs every suite even if one fails.
 check:
 	@scripts/deps.sh
@@ -133,6 +145,7 @@ check:
 	$(MAKE) --no-print-directory unit || fail=1; \
 	$(MAKE) --no-print-directory lit || fail=1; \
 	$(MAKE) --no-print-directory e2e || fail=1; \
+	$(MAKE) --no-print-directory conformance-fast || fail=1; \
 	exit $$fail
 
 demo:
