@@ -159,10 +159,30 @@ install: all
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/pb
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pb/docs
 
-clean:
-	rm -rf build build-san
+# make fuzz FUZZ_SECONDS=N: libFuzzer (clang-14) over the ONNX importer and
+# tensor reader, libpb rebuilt with ASan+UBSan into $(B)-fuzz, seeded with
+# small model.onnx files of libonnx-testdata (docs/testing.md, "Fuzzing").
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= clang-14
+FB := $(B)-fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
+fuzz:
+	@command -v $(FUZZ_CC) >/dev/null || apt-get install -y clang-14 libclang-rt-14-dev
+	$(Q)$(MAKE) --no-print-directory B=$(FB) CC=$(FUZZ_CC) CFLAGS="-O1 -g" \
+		SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FB)/lib/libpb.a
+	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer \
+		-Ilib -I$(FB)/gen -I$(LLVM)/include tests/fuzz/fuzz_import.c \
+		$(FB)/lib/libpb.a $(LIBS) -o $(FB)/fuzz_import
+	$(Q)tests/fuzz/seed.sh $(FB)/corpus
+	$(Q)mkdir -p $(FB)/found
+	$(Q)cd $(FB)/found && ASAN_OPTIONS=detect_leaks=1 ../fuzz_import \
+		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
+		-max_len=65536 -close_fd_mask=2 $(FUZZ_FLAGS) ../corpus
 
-.PHONY: all deps unit lit e2e check demo install clean pb-run-lite
+clean:
+	rm -rf build build-san build-fuzz
+
+.PHONY: all deps unit lit e2e check demo install clean pb-run-lite fuzz
 .SECONDARY:
 
 -include $(shell find $(B)/obj $(B)/lite -name '*.d' 2>/dev/null)

@@ -463,6 +463,8 @@ static int import_node(struct imp *s, size_t i)
 						 n->attribute[a]->name);
 	if (!n->n_output) /* every op defines output 0 */
 		return pb_imp_node_error(s, "node has no output");
+	if ((!n->n_input || !n->input[0][0]) && strcmp(n->op_type, "Constant"))
+		return pb_imp_node_error(s, "input 0 is missing");
 	for (size_t k = 0; k < n->n_input; k++)
 		if (n->input[k][0] && !lookup(s, n->input[k]))
 			return pb_imp_node_error(s, "input '%s' is not defined",

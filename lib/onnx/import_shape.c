@@ -827,6 +827,16 @@ static int op_constant_of_shape(struct imp *s)
 	if (n < 0)
 		return PB_ERR;
 	sh.rank = n;
+	int64_t numel = 1;
+	for (int i = 0; i < n; i++) {
+		if (sh.d[i] < 0)
+			return pb_imp_node_error(s, "negative dimension %lld "
+						 "in the shape",
+						 (long long)sh.d[i]);
+		if (sh.d[i] && numel > (INT64_C(1) << 32) / sh.d[i])
+			return pb_imp_node_error(s, "the shape is too large");
+		numel *= sh.d[i];
+	}
 	const Onnx__AttributeProto *a = pb_imp_attr(s, "value");
 	struct pb_tensor val = {0};
 	float zero = 0;
@@ -855,6 +865,10 @@ static int op_constant_of_shape(struct imp *s)
 		struct val *v = pb_imp_def(s, 0, PB_DT_F32, &sh);
 		if (v)
 			v->ssa = r;
+	} else if (numel > (1 << 24)) {
+		rc = pb_imp_node_error(s, "a %s fill of %lld elements is not "
+				       "supported", pb_dtype_name(val.dtype),
+				       (long long)numel);
 	} else {
 		struct pb_tensor *t = pb_imp_new_known(val.dtype, &sh);
 		size_t esz = pb_dtype_size(val.dtype);

@@ -14,6 +14,49 @@ struct pb_onnx_weights {
 
 /* Unpack the ModelProto in "data" ("len" bytes) and check that it has a
  * graph; errors name "where". */
+/* Absent optional strings unpack as NULL; the readers compare names
+ * with strcmp, so give each one an empty string (allocated: protobuf-c
+ * frees every string that is not the field's default). 0 when out of
+ * memory. */
+static int fill_str(char **s)
+{
+	return *s || (*s = strdup(""));
+}
+
+static int fill_value_infos(Onnx__ValueInfoProto **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!fill_str(&v[i]->name))
+			return 0;
+	return 1;
+}
+
+static int fill_names(Onnx__ModelProto *m)
+{
+	Onnx__GraphProto *g = m->graph;
+	for (size_t i = 0; i < m->n_opset_import; i++)
+		if (!fill_str(&m->opset_import[i]->domain))
+			return 0;
+	if (!fill_str(&g->name) ||
+	    !fill_value_infos(g->input, g->n_input) ||
+	    !fill_value_infos(g->output, g->n_output) ||
+	    !fill_value_infos(g->value_info, g->n_value_info))
+		return 0;
+	for (size_t i = 0; i < g->n_initializer; i++)
+		if (!fill_str(&g->initializer[i]->name))
+			return 0;
+	for (size_t i = 0; i < g->n_node; i++) {
+		Onnx__NodeProto *n = g->node[i];
+		if (!fill_str(&n->name) || !fill_str(&n->op_type) ||
+		    !fill_str(&n->domain))
+			return 0;
+		for (size_t a = 0; a < n->n_attribute; a++)
+			if (!fill_str(&n->attribute[a]->name))
+				return 0;
+	}
+	return 1;
+}
+
 Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
 				       const void *data, size_t len)
 {
@@ -23,6 +66,11 @@ Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
 		if (m)
 			onnx__model_proto__free_unpacked(m, NULL);
 		pb_onnx_error(ctx, where, "cannot parse ONNX model");
+		return NULL;
+	}
+	if (!fill_names(m)) {
+		onnx__model_proto__free_unpacked(m, NULL);
+		pb_onnx_error(ctx, where, "out of memory");
 		return NULL;
 	}
 	return m;
