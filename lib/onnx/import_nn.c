@@ -66,6 +66,11 @@ static int window_setup(struct imp *s, struct window *w, const struct shape *x,
 		} else if (!strcmp(ap, "NOTSET")) {
 			w->lo[i] = pads[i];
 			w->hi[i] = pads[sr + i];
+			if (pool && (pads[i] < 0 || pads[sr + i] < 0 ||
+				     pads[i] >= ek || pads[sr + i] >= ek))
+				return pb_imp_node_error(s, "pads must be "
+							 "smaller than the "
+							 "kernel");
 		} else {
 			return pb_imp_node_error(s, "auto_pad '%s' is not "
 						 "supported", ap);
