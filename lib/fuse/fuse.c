@@ -96,6 +96,26 @@ static void check_type(struct static_check *c, MlirType t, MlirLocation loc)
 	c->bad = 1;
 }
 
+/* Call "fn" with "user" on every argument of every block of the regions
+ * of "op" (not of the operations nested deeper). */
+static void for_block_args(MlirOperation op, void (*fn)(MlirValue, void *),
+			   void *user)
+{
+	for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++) {
+		MlirRegion reg = mlirOperationGetRegion(op, r);
+		for (MlirBlock b = mlirRegionGetFirstBlock(reg);
+		     !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+			for (intptr_t a = 0; a < mlirBlockGetNumArguments(b); a++)
+				fn(mlirBlockGetArgument(b, a), user);
+	}
+}
+
+/* for_block_args callback: check the type of block argument "v". */
+static void check_arg(MlirValue v, void *user)
+{
+	check_type(user, mlirValueGetType(v), mlirValueGetLocation(v));
+}
+
 /* Walk callback: check the result types of "op" and the types of the
  * arguments of its blocks for static shapes. */
 static MlirWalkResult check_static_cb(MlirOperation op, void *user)
@@ -105,17 +125,7 @@ static MlirWalkResult check_static_cb(MlirOperation op, void *user)
 	for (intptr_t i = 0; i < n; i++)
 		check_type(c, mlirValueGetType(mlirOperationGetResult(op, i)),
 			   mlirOperationGetLocation(op));
-	for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++) {
-		MlirRegion reg = mlirOperationGetRegion(op, r);
-		for (MlirBlock b = mlirRegionGetFirstBlock(reg);
-		     !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
-			for (intptr_t a = 0; a < mlirBlockGetNumArguments(b);
-			     a++) {
-				MlirValue v = mlirBlockGetArgument(b, a);
-				check_type(c, mlirValueGetType(v),
-					   mlirValueGetLocation(v));
-			}
-	}
+	for_block_args(op, check_arg, c);
 	return c->bad ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }
 
@@ -246,23 +256,20 @@ static MlirLocation untag(MlirLocation loc, int depth)
 	return r;
 }
 
+/* for_block_args callback: remove the tags from the location of "v". */
+static void untag_arg(MlirValue v, void *user)
+{
+	(void)user;
+	mlirBlockArgumentSetLocation(v, untag(mlirValueGetLocation(v), 0));
+}
+
 /* Walk callback: remove the tags from the location of "op" and of the
  * arguments of its blocks. */
 static MlirWalkResult untag_cb(MlirOperation op, void *user)
 {
 	(void)user;
 	mlirOperationSetLocation(op, untag(mlirOperationGetLocation(op), 0));
-	for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++) {
-		MlirRegion reg = mlirOperationGetRegion(op, r);
-		for (MlirBlock b = mlirRegionGetFirstBlock(reg);
-		     !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
-			for (intptr_t a = 0; a < mlirBlockGetNumArguments(b);
-			     a++) {
-				MlirValue v = mlirBlockGetArgument(b, a);
-				mlirBlockArgumentSetLocation(
-					v, untag(mlirValueGetLocation(v), 0));
-			}
-	}
+	for_block_args(op, untag_arg, NULL);
 	return MlirWalkResultAdvance;
 }
 

@@ -73,9 +73,7 @@ char *pb_runtime_find_source(const char *source, const char *near,
 
 void pb_runtime_ptx_clear(struct pb_runtime_ptx *r)
 {
-	for (int i = 0; r->vals && i < r->sig.nargs; i++)
-		pb_tensor_clear(&r->vals[i]);
-	free(r->vals);
+	pb_runtime_vals_free(r->vals, r->sig.nargs);
 	pb_runtime_sig_free(&r->sig);
 	pb_plan_free(r->plan);
 	memset(r, 0, sizeof(*r));

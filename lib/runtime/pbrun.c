@@ -200,9 +200,7 @@ int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 		rc = pb_runtime_cpu_run(ctx, m, &sig, vals);
 	if (rc == PB_OK)
 		rc = pb_runtime_finish(ctx, &sig, o, vals, report);
-	for (int i = 0; vals && i < sig.nargs; i++)
-		pb_tensor_clear(&vals[i]);
-	free(vals);
+	pb_runtime_vals_free(vals, sig.nargs);
 	free(weights);
 	pb_runtime_sig_free(&sig);
 	if (!mlirModuleIsNull(m))
@@ -270,9 +268,7 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 	if (rc == PB_OK)
 		rc = pb_prof_report(ctx, p, o, report);
 	pb_prof_free(p);
-	for (int i = 0; vals && i < sig.nargs; i++)
-		pb_tensor_clear(&vals[i]);
-	free(vals);
+	pb_runtime_vals_free(vals, sig.nargs);
 	free(weights);
 	pb_runtime_sig_free(&sig);
 	if (!mlirModuleIsNull(m))

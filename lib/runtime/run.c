@@ -53,6 +53,13 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 	memcpy(table, t, sizeof(t));
 }
 
+void pb_runtime_vals_free(struct pb_tensor *vals, int n)
+{
+	for (int i = 0; vals && i < n; i++)
+		pb_tensor_clear(&vals[i]);
+	free(vals);
+}
+
 void pb_runtime_sig_free(struct pb_runtime_sig *sig)
 {
 	for (int i = 0; i < sig->nargs; i++)

@@ -45,6 +45,8 @@ struct pb_runtime_sig {
 	struct pb_runtime_arg *args;
 };
 void pb_runtime_sig_free(struct pb_runtime_sig *sig);
+/* Clear the "n" tensors of "vals" (may be NULL) and free the array. */
+void pb_runtime_vals_free(struct pb_tensor *vals, int n);
 
 /* pb-run's options (docs/pb-run.md). */
 struct pb_runtime_opts {
