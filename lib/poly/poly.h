@@ -35,6 +35,7 @@
 #include <isl/map.h>
 #include <isl/schedule.h>
 #include <isl/set.h>
+#include <isl/space.h>
 #include <isl/union_map.h>
 #include <isl/union_set.h>
 

@@ -1,0 +1,43 @@
+/* lib/poly internals shared by its files: memref roots and views
+ * (view.c), access relations (access.c). */
+#ifndef PB_POLY_INTERNAL_H
+#define PB_POLY_INTERNAL_H
+
+#include <isl/aff.h>
+#include <isl/local_space.h>
+#include <isl/val.h>
+
+#include "poly/poly.h"
+
+/* Is "op" a view operation (its result aliases its first operand)? */
+int pb_poly_is_view(MlirOperation op);
+/* The root of memref value "v": "v" itself unless it is the result of a
+ * view operation, then the root of the view's source. */
+MlirValue pb_poly_root(MlirValue v);
+/* Does "v" have a memref type (ranked or not)? */
+int pb_poly_is_memref(MlirValue v);
+
+/* Rewrite the subscripts "idx" (affine functions on "dom") of an access
+ * of memref value "v" into subscripts of its root, through every view in
+ * between. Returns the new list (of the root's rank) or NULL when some
+ * view cannot be composed exactly; "idx" is consumed either way. */
+__isl_give isl_aff_list *pb_poly_view_compose(MlirValue v,
+					      __isl_keep isl_space *dom,
+					      __isl_take isl_aff_list *idx);
+
+/* The exact access relation S<id>[...] -> B<buf>[...] of the load or
+ * store "op" of statement "st" through memref operand "mem" to buffer
+ * "b", or NULL when its subscripts are not affine in the loop counters of
+ * "st" (or an isl error occurred). */
+__isl_give isl_map *pb_poly_access_exact(const struct pb_poly_stmt *st,
+					 const struct pb_poly_buf *b,
+					 MlirOperation op, MlirValue mem);
+
+/* Build the schedule tree and schedule map of "s" from its statements
+ * (sched.c); fields stay NULL on an isl error. */
+void pb_poly_sched_build(struct pb_poly_scop *s);
+/* Compute dep_flow, dep_mem and no_source of "s" from its accesses and
+ * schedule (sched.c). */
+void pb_poly_deps_build(struct pb_poly_scop *s);
+
+#endif
