@@ -63,10 +63,12 @@ static __isl_give isl_aff *expr_aff(MlirAffineExpr e, __isl_keep isl_space *dom,
 				    isl_aff **ops, int nd, int nops)
 {
 	isl_ctx *ctx = isl_space_get_ctx(dom);
-	if (mlirAffineExprIsAConstant(e))
+	if (mlirAffineExprIsAConstant(e)) {
+		long c = (long)mlirAffineConstantExprGetValue(e);
 		return isl_aff_val_on_domain(
 			isl_local_space_from_space(isl_space_copy(dom)),
-			isl_val_int_from_si(ctx, mlirAffineConstantExprGetValue(e)));
+			isl_val_int_from_si(ctx, c));
+	}
 	if (mlirAffineExprIsADim(e) || mlirAffineExprIsASymbol(e)) {
 		int p = mlirAffineExprIsADim(e)
 			? (int)mlirAffineDimExprGetPosition(e)
@@ -75,7 +77,8 @@ static __isl_give isl_aff *expr_aff(MlirAffineExpr e, __isl_keep isl_space *dom,
 	}
 	if (!mlirAffineExprIsABinary(e))
 		return NULL;
-	isl_aff *l = expr_aff(mlirAffineBinaryOpExprGetLHS(e), dom, ops, nd, nops);
+	isl_aff *l = expr_aff(mlirAffineBinaryOpExprGetLHS(e), dom, ops, nd,
+			      nops);
 	if (mlirAffineExprIsAAdd(e) || mlirAffineExprIsAMul(e)) {
 		isl_aff *r = expr_aff(mlirAffineBinaryOpExprGetRHS(e), dom, ops,
 				      nd, nops);
@@ -126,12 +129,13 @@ static __isl_give isl_aff_list *subscripts(const struct pb_poly_stmt *st,
 	int nops = (int)mlirOperationGetNumOperands(op) - first;
 	isl_ctx *ctx = isl_space_get_ctx(dom);
 	isl_aff **ops = calloc(nops > 0 ? nops : 1, sizeof(*ops));
-	for (int i = 0; i < nops; i++)
-		if (!(ops[i] = operand_aff(st, dom,
-					   mlirOperationGetOperand(op, first + i)))) {
+	for (int i = 0; i < nops; i++) {
+		MlirValue v = mlirOperationGetOperand(op, first + i);
+		if (!(ops[i] = operand_aff(st, dom, v))) {
 			free_affs(ops, nops);
 			return NULL;
 		}
+	}
 	MlirAttribute ma = pb_ir_attr(op, "map");
 	isl_aff_list *l;
 	if (mlirAttributeIsNull(ma)) {
@@ -183,7 +187,7 @@ __isl_give isl_map *pb_poly_access_exact(const struct pb_poly_stmt *st,
 			first = i + 1;
 			break;
 		}
-	if (first < 0 || b->rank < 0 || !mlirTypeIsAMemRef(mlirValueGetType(b->root)))
+	if (first < 0 || !mlirTypeIsAMemRef(mlirValueGetType(b->root)))
 		return NULL;
 	isl_space *dom = isl_set_get_space(st->domain);
 	isl_aff_list *l = subscripts(st, dom, op, first);

@@ -25,7 +25,8 @@
 static const char *const skip_ops[] = {
 	"memref.alloc",	  "memref.alloca", "memref.dealloc",
 	"memref.get_global", "memref.dim", "memref.rank",
-	"memref.extract_strided_metadata", "memref.extract_aligned_pointer_as_index",
+	"memref.extract_strided_metadata",
+	"memref.extract_aligned_pointer_as_index",
 	"func.return",	  "ub.poison",	   "affine.apply",
 	NULL,
 };
@@ -69,7 +70,8 @@ static int touches_memref(MlirOperation op)
  * Sets *write and *mem (the memref operand). */
 static int is_access(MlirOperation op, int *write, MlirValue *mem)
 {
-	int load = pb_ir_op_is(op, "affine.load") || pb_ir_op_is(op, "memref.load");
+	int load = pb_ir_op_is(op, "affine.load") ||
+		   pb_ir_op_is(op, "memref.load");
 	int store = pb_ir_op_is(op, "affine.store") ||
 		    pb_ir_op_is(op, "memref.store");
 	int pos = store ? 1 : 0;
@@ -145,24 +147,26 @@ static int nest_of(struct pb_poly_stmt *st, MlirOperation op)
 {
 	int cap = 0;
 	int64_t n;
-	while (simple_for(op, &n)) {
+	for (;;) {
+		if (!simple_for(op, &n))
+			goto not_nest;
 		if (st->depth == cap) {
 			cap = cap ? 2 * cap : 4;
-			st->loops = realloc(st->loops, cap * sizeof(*st->loops));
-			st->extent = realloc(st->extent, cap * sizeof(*st->extent));
+			st->loops = realloc(st->loops, cap * sizeof(MlirOperation));
+			st->extent = realloc(st->extent, cap * sizeof(int64_t));
 			if (!st->loops || !st->extent)
 				abort();
 		}
 		st->loops[st->depth] = op;
 		st->extent[st->depth++] = n;
 		st->body = pb_ir_entry_block(op);
-		MlirOperation inner = only_op(st->body);
-		if (mlirOperationIsNull(inner) || !pb_ir_op_is(inner, "affine.for"))
+		op = only_op(st->body);
+		if (mlirOperationIsNull(op) || !pb_ir_op_is(op, "affine.for"))
 			break;
-		op = inner;
 	}
-	if (st->depth && simple_for(op, &n) && simple_body(st->body))
+	if (simple_body(st->body))
 		return 1;
+not_nest:
 	free(st->loops);
 	free(st->extent);
 	st->loops = NULL;
@@ -348,7 +352,8 @@ static MlirWalkResult opaque_cb(MlirOperation op, void *user)
 			d->seen = realloc(d->seen, (b + 1) * sizeof(*d->seen));
 			if (!d->seen)
 				abort();
-			memset(d->seen + d->nseen, 0, (b + 1 - d->nseen) * sizeof(int));
+			memset(d->seen + d->nseen, 0,
+			       (b + 1 - d->nseen) * sizeof(int));
 			d->nseen = b + 1;
 		}
 		if (d->seen[b]++)

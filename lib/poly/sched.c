@@ -36,7 +36,8 @@ static __isl_give isl_multi_union_pw_aff *band_of(isl_ctx *ctx,
 /* The sequence of the statements of "s", each NEST under its band. */
 static __isl_give isl_schedule *tree(struct pb_poly_scop *s)
 {
-	isl_schedule *sch = isl_schedule_from_domain(isl_union_set_copy(s->domain));
+	isl_union_set *dom = isl_union_set_copy(s->domain);
+	isl_schedule *sch = isl_schedule_from_domain(dom);
 	if (!s->nstmt)
 		return sch;
 	isl_union_set_list *filters = isl_union_set_list_alloc(s->ctx, s->nstmt);
@@ -109,7 +110,8 @@ static __isl_give isl_union_map *flow(struct pb_poly_scop *s,
 	isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
 	ai = isl_union_access_info_set_must_source(ai, must);
 	ai = isl_union_access_info_set_may_source(ai, may);
-	ai = isl_union_access_info_set_schedule(ai, isl_schedule_copy(s->schedule));
+	ai = isl_union_access_info_set_schedule(ai,
+						isl_schedule_copy(s->schedule));
 	isl_union_flow *f = isl_union_access_info_compute_flow(ai);
 	if (no_source)
 		*no_source = isl_union_flow_get_may_no_source(f);

@@ -121,10 +121,11 @@ static __isl_give isl_aff_list *collapse(MlirOperation op, MlirValue src,
 			if (s < 0 || s >= n || (j > 0 && size <= 0))
 				goto error;
 			isl_aff *a = isl_aff_list_get_aff(idx, g);
-			a = isl_aff_scale_down_val(a, isl_val_int_from_si(ctx, below));
-			a = isl_aff_floor(a);
+			a = isl_aff_floor(isl_aff_scale_down_val(a,
+					isl_val_int_from_si(ctx, below)));
 			if (j > 0)
-				a = isl_aff_mod_val(a, isl_val_int_from_si(ctx, size));
+				a = isl_aff_mod_val(a,
+					isl_val_int_from_si(ctx, size));
 			out = isl_aff_list_set_aff(out, s, a);
 			below *= size;
 		}
