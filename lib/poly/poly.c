@@ -23,11 +23,17 @@
 
 /* Operations that are never statements although they may use memrefs. */
 static const char *const skip_ops[] = {
-	"memref.alloc",	  "memref.alloca", "memref.dealloc",
-	"memref.get_global", "memref.dim", "memref.rank",
+	"memref.alloc",
+	"memref.alloca",
+	"memref.dealloc",
+	"memref.get_global",
+	"memref.dim",
+	"memref.rank",
 	"memref.extract_strided_metadata",
 	"memref.extract_aligned_pointer_as_index",
-	"func.return",	  "ub.poison",	   "affine.apply",
+	"func.return",
+	"ub.poison",
+	"affine.apply",
 	NULL,
 };
 

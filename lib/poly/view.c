@@ -10,11 +10,16 @@
 
 /* The view operations: their result is a memref aliasing operand 0. */
 static const char *const view_ops[] = {
-	"memref.cast",		"memref.collapse_shape",
-	"memref.expand_shape",	"memref.subview",
-	"memref.reinterpret_cast", "memref.reshape",
-	"memref.transpose",	"memref.view",
-	"memref.memory_space_cast", "memref.assume_alignment",
+	"memref.cast",
+	"memref.collapse_shape",
+	"memref.expand_shape",
+	"memref.subview",
+	"memref.reinterpret_cast",
+	"memref.reshape",
+	"memref.transpose",
+	"memref.view",
+	"memref.memory_space_cast",
+	"memref.assume_alignment",
 	NULL,
 };
 

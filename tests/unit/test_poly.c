@@ -407,6 +407,27 @@ static const char inexact_src[] =
 	"  return\n"
 	"}\n";
 
+/* Rank-0 buffers: a sum into memref<f32> (carried from i to i + 1), a
+ * collapse_shape to rank 0 and an expand_shape from it. */
+static const char scalar_src[] =
+	"func.func @f(%X: memref<8xf32>, %O: memref<1x1xf32>,"
+	"             %A: memref<f32>) {\n"
+	"  %o = memref.collapse_shape %O [] : memref<1x1xf32> into memref<f32>\n"
+	"  %w = memref.expand_shape %A [] output_shape [1, 1]"
+	" : memref<f32> into memref<1x1xf32>\n"
+	"  affine.for %i = 0 to 8 {\n"
+	"    %x = affine.load %X[%i] : memref<8xf32>\n"
+	"    %a = affine.load %A[] : memref<f32>\n"
+	"    %s = arith.addf %a, %x : f32\n"
+	"    affine.store %s, %A[] : memref<f32>\n"
+	"  }\n"
+	"  affine.for %i = 0 to 1 {\n"
+	"    %a = affine.load %w[%i, 0] : memref<1x1xf32>\n"
+	"    memref.store %a, %o[] : memref<f32>\n"
+	"  }\n"
+	"  return\n"
+	"}\n";
+
 /* No compute at all: no statements, an empty schedule. */
 static const char empty_src[] =
 	"func.func @f(%X: memref<4xf32>) {\n"
@@ -535,6 +556,14 @@ static const struct scop_case cases[] = {
 		{SHAPE, 1, 2, -1, NULL},
 		{READS, 2, 0, 0, "{ S2[] -> B1[a, b] : a >= 0 and 0 <= b < 8 }"},
 		{FLOW, 1, 2, 0, "{ S1[i, j] -> S2[] : 0 <= i < 4 and 0 <= j < 8 }"},
+		{0}}},
+	{"scalar", scalar_src, "NN", 3, {
+		{ACC, 0, 1, 0, "{ S0[i] -> B2[] : 0 <= i < 8 }"},
+		{FLOW, 0, 0, 0, "{ S0[i] -> S0[i + 1] : 0 <= i < 7 }"},
+		{ACC, 1, 0, 0, "{ S1[0] -> B2[] }"},
+		{ACC, 1, 1, 0, "{ S1[0] -> B1[0, 0] }"},
+		{FLOW, 0, 1, 0, "{ S0[7] -> S1[0] }"},
+		{NOSRC, 0, 0, 0, "{ S0[i] -> B0[i] : 0 <= i < 8; S0[0] -> B2[] }"},
 		{0}}},
 	{"empty", empty_src, "", 2, {
 		{SCHED, 0, 0, 0, "{ }"},
