@@ -135,3 +135,16 @@ void pb_error_at(struct pb_ctx *ctx, MlirLocation loc, const char *fmt, ...)
 	pb_verror(ctx, where, fmt, ap);
 	va_end(ap);
 }
+
+void pb_remark_at(struct pb_ctx *ctx, MlirLocation loc, const char *fmt, ...)
+{
+	char where[1024];
+	struct pb_buf msg = {0};
+	format_loc(loc, ctx->input_name, 0, where, sizeof(where));
+	va_list ap;
+	va_start(ap, fmt);
+	pb_buf_vprintf(&msg, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s: remark: %s\n", where, msg.data ? msg.data : "");
+	pb_buf_free(&msg);
+}

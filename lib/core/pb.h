@@ -68,6 +68,10 @@ void pb_verror(struct pb_ctx *ctx, const char *where, const char *fmt,
 	       va_list ap);
 void pb_warn(struct pb_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* A remark (why a stage did or did not transform something, under a
+ * tool's --remarks): "<file>:<line>:<col>: remark: <msg>" on stderr. */
+void pb_remark_at(struct pb_ctx *ctx, MlirLocation loc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* Read a whole file ("-" or NULL: stdin). Returns malloc'ed data with a
  * trailing NUL (not counted in *len), or NULL with errno set. */

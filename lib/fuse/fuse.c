@@ -10,22 +10,23 @@
  *                                               @k0_<node>(memrefs) {pb.kernel}
  *                                                 affine.for ...
  *
- * Fusion itself (grouping several nests into one kernel) is not done yet:
- * each nest becomes its own kernel. */
+ * Between lowering and outlining, fusion.c merges loop nests on isl
+ * dependences and contracts the buffers that became local, so that each
+ * kernel is one (fused) top-level nest. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include "fuse/fuse.h"
+#include "fuse/internal.h"
 
 /* Metadata prefix of the fused location that records, across the
  * lowering, which operation a loop nest came from. */
 #define TAG "pb.op:"
 
 static const char *bufferize_pipeline =
-	"builtin.module(one-shot-bufferize{bufferize-function-boundaries "
+	"builtin.module(eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries "
 	"function-boundary-type-conversion=identity-layout-map},"
 	"buffer-results-to-out-params{hoist-static-allocs "
 	"modify-public-functions},canonicalize,cse)";
@@ -880,7 +881,12 @@ static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main)
 
 int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 {
-	(void)o;
+	static const struct pb_fuse_opts defaults;
+	struct pb_fuse_plan plan = {0};
+	if (!o)
+		o = &defaults;
+	if (pb_fuse_parse_kinds(ctx, o->fusion) < 0)
+		return PB_ERR;
 	if (pb_ir_get_stage(m) >= PB_STAGE_FUSE)
 		return PB_OK;
 	if (!has_funcs(m)) {
@@ -891,8 +897,12 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 	if (mlirOperationIsNull(main))
 		return PB_ERR;
 	int rc = lower(ctx, m, main);
-	if (rc != PB_OK)
+	if (rc == PB_OK)
+		rc = pb_fuse_nests(ctx, m, pb_ir_entry_block(main), o, &plan);
+	if (rc != PB_OK) {
+		pb_fuse_plan_free(&plan);
 		return rc;
+	}
 	struct outliner out = {ctx, m, main, pb_ir_entry_block(main), {0}, NULL, 0};
 	rc = outline_all(&out);
 	pb_ir_ops_free(&out.ops);
@@ -902,6 +912,12 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 			      "not verify");
 		rc = PB_ERR;
 	}
+	if (rc == PB_OK && o->report)
+		rc = pb_fuse_write_report(ctx, m, o->report, &plan,
+					  o->upstream    ? "upstream"
+					  : o->no_fusion ? "none"
+							 : "pb");
+	pb_fuse_plan_free(&plan);
 	if (rc == PB_OK)
 		rc = pb_ir_run_pipeline(ctx, m, cleanup_pipeline);
 	if (rc != PB_OK)

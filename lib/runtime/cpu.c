@@ -343,6 +343,33 @@ static void keep_kernels_out_of_line(struct pb_ctx *ctx, MlirModule m)
 	}
 }
 
+/* Move every statically sized memref.alloca nested in a loop of a
+ * function of "m" to the start of the function: on the CPU the iterations
+ * run one after another, so one buffer serves them all, and LLVM can
+ * promote the scalar ones to registers (allocas in loops would also grow
+ * the stack on every iteration). */
+static void hoist_allocas(MlirModule m)
+{
+	for (MlirOperation fn = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+	     !mlirOperationIsNull(fn); fn = mlirOperationGetNextInBlock(fn)) {
+		MlirBlock entry = pb_ir_entry_block(fn);
+		struct pb_ir_ops all = {0};
+		if (!pb_ir_op_is(fn, "func.func") || mlirBlockIsNull(entry))
+			continue;
+		pb_ir_collect(fn, "memref.alloca", &all);
+		for (int i = 0; i < all.n; i++) {
+			MlirOperation op = all.v[i];
+			MlirBlock b = mlirOperationGetBlock(op);
+			if (mlirOperationGetNumOperands(op) ||
+			    mlirBlockEqual(b, entry))
+				continue;
+			mlirOperationMoveBefore(op,
+						mlirBlockGetFirstOperation(entry));
+		}
+		pb_ir_ops_free(&all);
+	}
+}
+
 /* Lower "m" for the CPU: strip GPU constructs, ask for @main's C
  * interface and run the lowering pipeline. */
 static int lower(struct pb_ctx *ctx, MlirModule m)
@@ -350,6 +377,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 	if (pb_runtime_cpu_strip_gpu(ctx, m) != PB_OK)
 		return PB_ERR;
 	keep_kernels_out_of_line(ctx, m);
+	hoist_allocas(m);
 	MlirOperation fn = pb_ir_lookup_func(m, "main");
 	pb_ir_set_attr(fn, "llvm.emit_c_interface", mlirUnitAttrGet(ctx->mlir));
 	return pb_ir_run_pipeline(ctx, m, lowering);

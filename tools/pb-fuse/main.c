@@ -1,11 +1,28 @@
-/* pb-fuse: bufferize, lower to affine, outline loop nests into kernels. */
+/* pb-fuse: bufferize, lower to affine, fuse loop nests on isl dependences,
+ * contract intermediate buffers, outline kernels. */
 #include "fuse/fuse.h"
 
 static struct pb_fuse_opts opts;
 
 static const struct pb_opt options[] = {
 	{"no-fusion", PB_OPT_FLAG, &opts.no_fusion, NULL,
-	 "one kernel per operation (today's only behaviour)"},
+	 "one kernel per loop nest"},
+	{"fusion", PB_OPT_STR, &opts.fusion, "KINDS",
+	 "fusion kinds to do, comma-separated: producer, epilogue, sibling,\n"
+	 "reduction (default: all)"},
+	{"min-parallelism", PB_OPT_INT, &opts.min_parallel, "N",
+	 "never leave a fused kernel with fewer outer parallel iterations\n"
+	 "than min(N, those of the nests fused) (default 256)"},
+	{"max-local-bytes", PB_OPT_INT, &opts.max_local, "N",
+	 "largest per-iteration footprint a buffer may be contracted to\n"
+	 "(default 16384)"},
+	{"report", PB_OPT_STR, &opts.report, "FILE",
+	 "write a JSON report: per kernel its ONNX nodes, loops and global\n"
+	 "bytes, and the totals before and after fusion"},
+	{"remarks", PB_OPT_FLAG, &opts.remarks, NULL,
+	 "say on stderr which nests were fused and why others were not"},
+	{"upstream-fusion", PB_OPT_FLAG, &opts.upstream, NULL,
+	 "fuse with MLIR's affine-loop-fusion instead (the baseline)"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 
@@ -21,13 +38,13 @@ int main(int argc, char **argv)
 {
 	static const struct pb_tool tool = {
 		.name = "pb-fuse",
-		.summary = "pb-fuse: bufferize, lower to affine loops and outline "
-			   "kernels (MLIR in, MLIR out).",
+		.summary = "pb-fuse: bufferize, lower to affine loops, fuse them "
+			   "into kernels (MLIR in, MLIR out).",
 		.description =
 			"Input: linalg on tensors (pb-import's output). Output: affine loops\n"
-			"on memrefs, each loop nest outlined into a private func.func with\n"
-			"the pb.kernel attribute, called from @main (docs/ir-contract.md).\n"
-			"FUSION IS NOT IMPLEMENTED YET: each operation becomes its own kernel.\n",
+			"on memrefs, fused on isl dependences into kernels, each outlined into\n"
+			"a private func.func with the pb.kernel attribute, called from @main\n"
+			"(docs/pb-fuse.md, docs/ir-contract.md).\n",
 		.opts = options,
 		.run = run,
 	};

@@ -1,5 +1,5 @@
-// RUN: pb-fuse %s | FileCheck %s
-// RUN: pb-fuse %s -o %t && %python %S/Inputs/numcheck.py %s %t | FileCheck --check-prefix=NUM %s
+// RUN: pb-fuse --no-fusion %s | FileCheck %s
+// RUN: pb-fuse --no-fusion %s -o %t && %python %S/Inputs/numcheck.py %s %t | FileCheck --check-prefix=NUM %s
 
 // A convolution with tensor.pad, a bias broadcast, max pooling and a
 // flatten (tensor.collapse_shape). The padded buffer's interior is a

@@ -1,5 +1,5 @@
-// RUN: pb-fuse %s | FileCheck %s
-// RUN: pb-fuse %s -o %t && %python %S/Inputs/numcheck.py %s %t | FileCheck --check-prefix=NUM %s
+// RUN: pb-fuse --no-fusion %s | FileCheck %s
+// RUN: pb-fuse --no-fusion %s -o %t && %python %S/Inputs/numcheck.py %s %t | FileCheck --check-prefix=NUM %s
 
 // Bufferization and @main's contract signature: graph inputs (pb.name),
 // then parameters (pb.param) in their order, then one out-parameter per

@@ -1,4 +1,4 @@
-// RUN: pb-fuse --split-input-file %s | FileCheck %s
+// RUN: pb-fuse --no-fusion --split-input-file %s | FileCheck %s
 
 // Outlining details: what is passed, what is cloned, how kernels are named.
 

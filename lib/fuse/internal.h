@@ -1,0 +1,61 @@
+/* Internals of pb-fuse shared by its files: the fusion plan computed on
+ * the isl lifting of @main (fusion.c) and the report (report.c). */
+#ifndef PB_FUSE_INTERNAL_H
+#define PB_FUSE_INTERNAL_H
+
+#include "fuse/fuse.h"
+#include "poly/poly.h"
+
+/* Totals of one way of splitting @main into kernels. */
+struct pb_fuse_totals {
+	int kernels;
+	int64_t bytes_read, bytes_written; /* global memory, compulsory */
+};
+
+/* What fusion made of one kernel-to-be: the top-level operation that
+ * becomes its body (it keeps its identity through outlining). */
+struct pb_fuse_kinfo {
+	MlirOperation root;
+	int nstmts;		 /* loop nests fused into it */
+	unsigned kinds;		 /* PB_FUSE_* bits of the fusions done */
+	int64_t bytes_read, bytes_written;
+	int ncontracted;	 /* buffers contracted into it */
+	int64_t local_bytes;	 /* their footprint per iteration */
+};
+
+/* The result of pb_fuse_nests. */
+struct pb_fuse_plan {
+	int n;
+	struct pb_fuse_kinfo *k;
+	struct pb_fuse_totals before, after;
+};
+void pb_fuse_plan_free(struct pb_fuse_plan *p);
+
+/* Fuse the loop nests of @main's entry block "body" in place: merge
+ * nests into shared loops where the isl dependences allow and the cost
+ * model finds it profitable, then contract the buffers that became local.
+ * Afterwards every kernel is one top-level compute operation of "body",
+ * described in "plan" with the traffic before and after fusion (computed
+ * from the access relations). With o->upstream, MLIR's affine-loop-fusion
+ * does the fusing instead and "plan" measures its result. */
+int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
+		  const struct pb_fuse_opts *o, struct pb_fuse_plan *plan);
+
+/* Parse the --fusion list "s" into PB_FUSE_* bits; -1 (reported) when a
+ * name is unknown. NULL: all kinds. */
+int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s);
+
+/* Global-memory traffic of the statements "stmts" (n of them) of "s" run
+ * as one kernel, not counting buffers for which "local" (indexed by buffer,
+ * may be NULL) is set: per buffer, the bounding box of the elements read,
+ * and of those written, times the element size. */
+void pb_fuse_traffic(const struct pb_poly_scop *s, const int *stmts, int n,
+		     const char *local, int64_t *read, int64_t *written);
+
+/* Write the JSON report of the outlined module "m" to "path": per kernel
+ * its nodes, loop structure and global bytes (from "plan"), and the
+ * totals before and after fusion; "mode" names the fusion that ran. */
+int pb_fuse_write_report(struct pb_ctx *ctx, MlirModule m, const char *path,
+			 const struct pb_fuse_plan *plan, const char *mode);
+
+#endif
