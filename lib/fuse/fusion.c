@@ -35,14 +35,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <isl/fixed_box.h>
-#include <isl/val.h>
-
-#include "mlir-c/AffineExpr.h"
-#include "mlir-c/AffineMap.h"
-#include "mlir-c/BuiltinAttributes.h"
-#include "mlir-c/BuiltinTypes.h"
-
 #include "fuse/internal.h"
 
 /* Parallel iterations under which fusion may leave a kernel when the
@@ -81,33 +73,8 @@ int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s)
 	return kinds;
 }
 
-/* Per statement: the loops it runs in after the fusions so far. */
-struct fstmt {
-	int group;
-	MlirOperation *path; /* [depth]: loop at each level */
-};
-
-/* A group of statements becoming one kernel. */
-struct fgroup {
-	int *stmt;
-	int n;
-	unsigned kinds;
-};
-
-struct fusion {
-	struct pb_ctx *ctx;
-	const struct pb_fuse_opts *o;
-	struct pb_poly_scop *s;
-	int kinds;
-	long min_parallel, max_local;
-	struct fstmt *st;
-	struct fgroup *g;
-	int ng;
-	char *local; /* per buffer: contracted */
-};
-
 /* The location of statement "i" of "f" for remarks. */
-static MlirLocation stmt_loc(struct fusion *f, int i)
+static MlirLocation stmt_loc(struct pb_fusion *f, int i)
 {
 	return mlirOperationGetLocation(f->s->stmt[i].access
 						? f->s->stmt[i].access[0].op
@@ -126,7 +93,7 @@ static __isl_give isl_map *equal_prefix(__isl_keep isl_map *like, int n)
 
 /* Do the dependences from statement "a" to "b" of "f" only relate
  * instances equal on their first "n" dimensions? */
-static int zero_distance(struct fusion *f, int a, int b, int n)
+static int zero_distance(struct pb_fusion *f, int a, int b, int n)
 {
 	isl_map *d = pb_poly_deps_between(f->s, f->s->dep_mem, a, b);
 	if (!d)
@@ -140,7 +107,7 @@ static int zero_distance(struct fusion *f, int a, int b, int n)
 
 /* Is the loop at level "u" (shared by statements "a" and "b" of "f")
  * free of dependences from "a" to "b" carried at that level? */
-static int not_carried(struct fusion *f, int a, int b, int u)
+static int not_carried(struct pb_fusion *f, int a, int b, int u)
 {
 	isl_map *d = pb_poly_deps_between(f->s, f->s->dep_mem, a, b);
 	if (!d)
@@ -154,7 +121,7 @@ static int not_carried(struct fusion *f, int a, int b, int u)
 }
 
 /* Is there a value-based dependence from statement "a" to "b"? */
-static int flows(struct fusion *f, int a, int b)
+static int flows(struct pb_fusion *f, int a, int b)
 {
 	isl_map *d = pb_poly_deps_between(f->s, f->s->dep_flow, a, b);
 	isl_bool empty = d ? isl_map_is_empty(d) : isl_bool_true;
@@ -163,7 +130,7 @@ static int flows(struct fusion *f, int a, int b)
 }
 
 /* Do statements "a" and "b" read a common buffer? */
-static int share_input(struct fusion *f, int a, int b)
+static int share_input(struct pb_fusion *f, int a, int b)
 {
 	const struct pb_poly_stmt *x = &f->s->stmt[a], *y = &f->s->stmt[b];
 	for (int i = 0; i < x->naccess; i++)
@@ -176,7 +143,7 @@ static int share_input(struct fusion *f, int a, int b)
 
 /* Does statement "i" have a loop carrying a dependence on itself (a
  * reduction, or a scan)? */
-static int reduces(struct fusion *f, int i)
+static int reduces(struct pb_fusion *f, int i)
 {
 	for (int u = 0; u < f->s->stmt[i].depth; u++)
 		if (!not_carried(f, i, i, u))
@@ -184,139 +151,79 @@ static int reduces(struct fusion *f, int i)
 	return 0;
 }
 
-/* The trip count of loop "l" at level "u" of some statement of "g". */
-static int64_t extent_of(struct fusion *f, const struct fgroup *g,
-			 MlirOperation l, int u)
+/* The trip count of the loop of node "i". */
+#define EXTENT(f, i) ((f)->node[i].extent)
+/* Statement "s"'s node at level "u". */
+#define PATH(f, s, u) ((f)->path[(s) * (f)->depth + (u)])
+
+/* Append child "c" to node "i". */
+static void add_child(struct pb_fusion *f, int i, int c)
 {
-	for (int k = 0; k < g->n; k++) {
-		const struct pb_poly_stmt *s = &f->s->stmt[g->stmt[k]];
-		if (s->depth > u &&
-		    mlirOperationEqual(f->st[g->stmt[k]].path[u], l))
-			return s->extent[u];
+	f->child[i * f->cap + f->nchild[i]++] = c;
+}
+
+/* The last child of node "i" if it is a loop, else -1. */
+static int last_loop(const struct pb_fusion *f, int i)
+{
+	int n = f->nchild[i];
+	int c = n ? f->child[i * f->cap + n - 1] : -1;
+	return c >= 0 ? c : -1;
+}
+
+/* Put statement "i" back on its own loops: path and children as in the
+ * original nest. */
+static void reset_stmt(struct pb_fusion *f, int i)
+{
+	const struct pb_poly_stmt *s = &f->s->stmt[i];
+	for (int u = 0; u < s->depth; u++) {
+		int nd = f->base[i] + u;
+		PATH(f, i, u) = nd;
+		f->nchild[nd] = 0;
+		add_child(f, nd, u + 1 < s->depth ? nd + 1 : -1 - i);
 	}
-	return -1;
 }
 
-/* The body block of loop "l". */
-static MlirBlock loop_body(MlirOperation l)
-{
-	return mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
-}
-
-/* The operation before the terminator of "b" (null when none). */
-static MlirOperation last_op(MlirBlock b)
-{
-	MlirOperation t = mlirBlockGetTerminator(b);
-	MlirOperation last = (MlirOperation){NULL};
-	for (MlirOperation op = mlirBlockGetFirstOperation(b);
-	     !mlirOperationIsNull(op) && !mlirOperationEqual(op, t);
-	     op = mlirOperationGetNextInBlock(op))
-		last = op;
-	return last;
-}
-
-/* The outer parallelism of statements "set" (n of them, with their
- * paths in f->st) run as one nest: the product of the trip counts of the
- * outermost chain of loops that carry no dependence among the statements
- * below them and hold a single loop each. */
-static int64_t parallelism(struct fusion *f, const int *set, int n)
+/* The outer parallelism of statements "set" (n of them) run as one nest:
+ * the product of the trip counts of the outermost chain of loops that
+ * carry no dependence among the statements below them and hold a single
+ * loop each. */
+static int64_t parallelism(struct pb_fusion *f, const int *set, int n)
 {
 	int64_t par = 1;
-	MlirOperation node = f->st[set[0]].path[0];
+	int node = PATH(f, set[0], 0);
 	for (int u = 0;; u++) {
-		int64_t ext = -1;
 		for (int a = 0; a < n; a++) {
 			int sa = set[a];
-			if (f->s->stmt[sa].depth <= u ||
-			    !mlirOperationEqual(f->st[sa].path[u], node))
+			if (f->s->stmt[sa].depth <= u || PATH(f, sa, u) != node)
 				continue;
-			ext = f->s->stmt[sa].extent[u];
 			for (int b = a; b < n; b++) {
 				int sb = set[b];
-				if (f->s->stmt[sb].depth <= u ||
-				    !mlirOperationEqual(f->st[sb].path[u], node))
-					continue;
-				if (!not_carried(f, sa, sb, u))
+				if (f->s->stmt[sb].depth > u &&
+				    PATH(f, sb, u) == node &&
+				    !not_carried(f, sa, sb, u))
 					return par;
 			}
 		}
-		if (ext < 0)
+		par *= EXTENT(f, node);
+		if (f->nchild[node] != 1 || last_loop(f, node) < 0)
 			return par;
-		par *= ext;
-		/* one child loop and nothing else below "node"? */
-		MlirOperation child = (MlirOperation){NULL};
-		for (int a = 0; a < n; a++) {
-			int sa = set[a];
-			if (f->s->stmt[sa].depth <= u ||
-			    !mlirOperationEqual(f->st[sa].path[u], node))
-				continue;
-			if (f->s->stmt[sa].depth == u + 1)
-				return par;
-			if (mlirOperationIsNull(child))
-				child = f->st[sa].path[u + 1];
-			else if (!mlirOperationEqual(child, f->st[sa].path[u + 1]))
-				return par;
-		}
-		if (mlirOperationIsNull(child))
-			return par;
-		node = child;
+		node = last_loop(f, node);
 	}
 }
 
-/* Move group "g"'s nest to just before statement "n"'s nest and merge
- * n's loops 0..t-1 into g's loops "shared" (ivs remapped). */
-static void merge(struct fusion *f, struct fgroup *g, int n,
-		  MlirOperation *shared, int t)
+/* Classify the fusion of "n" into "g" at "t" shared loops; *feeds tells
+ * whether "g" produces a value "n" reads. */
+static unsigned classify(struct pb_fusion *f, const struct pb_fuse_group *g,
+			 int n, int t, int *feeds)
 {
-	struct pb_poly_stmt *s = &f->s->stmt[n];
-	MlirOperation root = f->st[g->stmt[0]].path[0];
-	MlirBlock dst = loop_body(shared[t - 1]);
-	MlirOperation term = mlirBlockGetTerminator(dst);
-	struct pb_ir_map map = {0};
-	struct pb_ir_ops moved = {0};
-
-	mlirOperationMoveBefore(root, s->loops[0]);
-	for (int k = 0; k < t; k++)
-		pb_ir_map_add(&map, mlirBlockGetArgument(loop_body(s->loops[k]), 0),
-			      mlirBlockGetArgument(loop_body(shared[k]), 0));
-	if (t < s->depth) {
-		pb_ir_ops_push(&moved, s->loops[t]);
-	} else {
-		MlirBlock src = loop_body(s->loops[s->depth - 1]);
-		MlirOperation st = mlirBlockGetTerminator(src);
-		for (MlirOperation op = mlirBlockGetFirstOperation(src);
-		     !mlirOperationEqual(op, st);
-		     op = mlirOperationGetNextInBlock(op))
-			pb_ir_ops_push(&moved, op);
-	}
-	for (int i = 0; i < moved.n; i++) {
-		mlirOperationMoveBefore(moved.v[i], term);
-		pb_ir_remap_operands(moved.v[i], &map);
-	}
-	MlirOperation shell = s->loops[0];
-	mlirOperationRemoveFromParent(shell);
-	mlirOperationDestroy(shell);
-	for (int k = 0; k < t; k++)
-		f->st[n].path[k] = shared[k];
-	for (int k = 0; k < s->depth; k++)
-		s->loops[k] = f->st[n].path[k];
-	s->op = root;
-	pb_ir_map_free(&map);
-	pb_ir_ops_free(&moved);
-}
-
-/* Classify the fusion of "n" into "g" at "t" shared loops. */
-static unsigned classify(struct fusion *f, const struct fgroup *g, int n,
-			 int t, int *producer_seen)
-{
-	int feeds = 0, red = 0;
+	int red = 0;
+	*feeds = 0;
 	for (int k = 0; k < g->n; k++)
 		if (flows(f, g->stmt[k], n)) {
-			feeds = 1;
+			*feeds = 1;
 			red |= reduces(f, g->stmt[k]);
 		}
-	*producer_seen = feeds;
-	if (!feeds)
+	if (!*feeds)
 		return PB_FUSE_SIBLING;
 	if (reduces(f, n) || t < f->s->stmt[n].depth)
 		return red || reduces(f, n) ? PB_FUSE_REDUCTION
@@ -324,379 +231,299 @@ static unsigned classify(struct fusion *f, const struct fgroup *g, int n,
 	return red ? PB_FUSE_EPILOGUE : PB_FUSE_PRODUCER;
 }
 
-/* Try to fuse statement "n" into group "g"; 1 when done. */
-static int try_fuse(struct fusion *f, struct fgroup *g, int n)
+/* How many of statement "n"'s loops can be shared with group "g": level
+ * by level the last loop of the group at that level must have n's trip
+ * count, and every dependence from a statement below it to "n" must stay
+ * within one iteration of the shared loops. Stores the shared nodes in
+ * "shared" and a statement that blocks the next level in *blocker. */
+static int shareable(struct pb_fusion *f, const struct pb_fuse_group *g,
+		     int n, int *shared, int *blocker)
 {
-	struct pb_poly_stmt *s = &f->s->stmt[n];
-	MlirOperation *shared = calloc(s->depth + 1, sizeof(*shared));
-	int t = 0, blocker = -1, done = 0;
-	if (!shared)
-		abort();
+	const struct pb_poly_stmt *s = &f->s->stmt[n];
+	int t = 0;
+	*blocker = -1;
 	for (; t < s->depth; t++) {
-		MlirOperation c = t == 0 ? f->st[g->stmt[0]].path[0]
-					 : last_op(loop_body(shared[t - 1]));
-		if (mlirOperationIsNull(c) || !pb_ir_op_is(c, "affine.for") ||
-		    extent_of(f, g, c, t) != s->extent[t])
+		int c = t == 0 ? PATH(f, g->stmt[0], 0) : last_loop(f, shared[t - 1]);
+		if (c < 0 || EXTENT(f, c) != s->extent[t])
 			break;
-		for (int k = 0; k < g->n && blocker < 0; k++) {
+		for (int k = 0; k < g->n && *blocker < 0; k++) {
 			int m = g->stmt[k];
-			if (f->s->stmt[m].depth > t &&
-			    mlirOperationEqual(f->st[m].path[t], c) &&
+			if (f->s->stmt[m].depth > t && PATH(f, m, t) == c &&
 			    !zero_distance(f, m, n, t + 1))
-				blocker = m;
+				*blocker = m;
 		}
-		if (blocker >= 0)
+		if (*blocker >= 0)
 			break;
 		shared[t] = c;
 	}
-	if (t == 0) {
-		if (f->o->remarks && blocker >= 0)
+	return t;
+}
+
+/* Attach statement "n" to group "gi" under its first "t" loops "shared". */
+static void attach(struct pb_fusion *f, int gi, int n, const int *shared,
+		   int t)
+{
+	struct pb_fuse_group *g = &f->g[gi];
+	for (int u = 0; u < t; u++)
+		PATH(f, n, u) = shared[u];
+	add_child(f, shared[t - 1],
+		  t < f->s->stmt[n].depth ? PATH(f, n, t) : -1 - n);
+	g->stmt[g->n++] = n;
+	f->group[n] = gi;
+}
+
+/* Is fusing statements "b" (nb of them) with "a" (na) still parallel
+ * enough? "all" holds both, with the fused paths. */
+static int parallel_enough(struct pb_fusion *f, int64_t par_a, int64_t par_b,
+			   const int *all, int n, MlirLocation loc)
+{
+	int64_t par = parallelism(f, all, n);
+	int64_t need_a = par_a < f->min_parallel ? par_a : f->min_parallel;
+	int64_t need_b = par_b < f->min_parallel ? par_b : f->min_parallel;
+	if (par >= need_a && par >= need_b)
+		return 1;
+	if (f->o->remarks)
+		pb_remark_at(f->ctx, loc,
+			     "not fused: the fused nest would have %lld "
+			     "parallel iterations, the nests have %lld and %lld "
+			     "(--min-parallelism=%ld)",
+			     (long long)par, (long long)par_a, (long long)par_b,
+			     f->min_parallel);
+	return 0;
+}
+
+/* Try to fuse statement "n" into group "gi"; 1 when done. */
+static int try_fuse(struct pb_fusion *f, int gi, int n)
+{
+	struct pb_fuse_group *g = &f->g[gi];
+	const struct pb_poly_stmt *s = &f->s->stmt[n];
+	int *shared = malloc(sizeof(*shared) * (s->depth + 1));
+	int blocker, feeds, done = 0;
+	if (!shared)
+		abort();
+	int t = shareable(f, g, n, shared, &blocker);
+	int last = g->stmt[g->n - 1];
+	int related = flows(f, last, n) || share_input(f, last, n);
+	for (int k = 0; k < g->n && !related; k++)
+		related = flows(f, g->stmt[k], n) || share_input(f, g->stmt[k], n);
+	unsigned kind = t ? classify(f, g, n, t, &feeds) : 0;
+	if (t == 0 && related && f->o->remarks) {
+		if (blocker >= 0)
 			pb_remark_at(f->ctx, stmt_loc(f, n),
 				     "not fused with the nest before it: a "
 				     "dependence from S%d to S%d is not within "
 				     "one iteration of the outer loop",
 				     blocker, n);
-		else if (f->o->remarks &&
-			 (flows(f, g->stmt[g->n - 1], n) ||
-			  share_input(f, g->stmt[g->n - 1], n)))
+		else
 			pb_remark_at(f->ctx, stmt_loc(f, n),
 				     "not fused with the nest before it: the "
 				     "outer loops differ (%lld iterations, "
 				     "not %lld)",
 				     (long long)s->extent[0],
-				     (long long)extent_of(
-					     f, g, f->st[g->stmt[0]].path[0], 0));
-		free(shared);
-		return 0;
-	}
-	int feeds;
-	unsigned kind = classify(f, g, n, t, &feeds);
-	int related = feeds;
-	for (int k = 0; k < g->n && !related; k++)
-		related = share_input(f, g->stmt[k], n);
-	if (!related || !(kind & f->kinds)) {
-		if (f->o->remarks && related)
+				     (long long)EXTENT(f, PATH(f, g->stmt[0], 0)));
+	} else if (t && related && !(kind & f->kinds)) {
+		if (f->o->remarks)
 			pb_remark_at(f->ctx, stmt_loc(f, n),
 				     "not fused: %s fusion is disabled",
 				     kind_names[__builtin_ctz(kind)]);
-		free(shared);
-		return 0;
+	} else if (t && related) {
+		int64_t par_g = parallelism(f, g->stmt, g->n);
+		int64_t par_n = parallelism(f, &n, 1);
+		int *all = malloc(sizeof(*all) * (g->n + 1));
+		if (!all)
+			abort();
+		memcpy(all, g->stmt, sizeof(*all) * g->n);
+		all[g->n] = n;
+		int *own = malloc(sizeof(*own) * (s->depth + 1));
+		if (!own)
+			abort();
+		memcpy(own, &PATH(f, n, 0), sizeof(*own) * s->depth);
+		for (int u = 0; u < t; u++)
+			PATH(f, n, u) = shared[u];
+		/* n's loop t (or body) would be a new child of shared[t-1] */
+		f->nchild[shared[t - 1]]++;
+		f->child[shared[t - 1] * f->cap + f->nchild[shared[t - 1]] - 1] =
+			t < s->depth ? own[t] : -1 - n;
+		done = parallel_enough(f, par_g, par_n, all, g->n + 1,
+				       stmt_loc(f, n));
+		f->nchild[shared[t - 1]]--;
+		memcpy(&PATH(f, n, 0), own, sizeof(*own) * s->depth);
+		free(own);
+		free(all);
+		if (done) {
+			attach(f, gi, n, shared, t);
+			g->kinds |= kind;
+			if (f->o->remarks)
+				pb_remark_at(f->ctx, stmt_loc(f, n),
+					     "fused (%s) into the nest of S%d at "
+					     "depth %d of %d",
+					     kind_names[__builtin_ctz(kind)],
+					     g->stmt[0], t, s->depth);
+		}
 	}
-
-	/* parallelism before and after */
-	int *set = malloc(sizeof(*set) * (g->n + 1));
-	if (!set)
-		abort();
-	memcpy(set, g->stmt, sizeof(*set) * g->n);
-	set[g->n] = n;
-	int64_t par_g = parallelism(f, g->stmt, g->n);
-	int64_t par_n = parallelism(f, &n, 1);
-	MlirOperation *own = malloc(sizeof(*own) * s->depth);
-	if (!own)
-		abort();
-	memcpy(own, f->st[n].path, sizeof(*own) * s->depth);
-	for (int k = 0; k < t; k++)
-		f->st[n].path[k] = shared[k];
-	int64_t par = parallelism(f, set, g->n + 1);
-	memcpy(f->st[n].path, own, sizeof(*own) * s->depth);
-	int64_t need_g = par_g < f->min_parallel ? par_g : f->min_parallel;
-	int64_t need_n = par_n < f->min_parallel ? par_n : f->min_parallel;
-	if (par < need_g || par < need_n) {
-		if (f->o->remarks)
-			pb_remark_at(f->ctx, stmt_loc(f, n),
-				     "not fused: the fused nest would have %lld "
-				     "parallel iterations, the nests have %lld "
-				     "and %lld (--min-parallelism=%ld)",
-				     (long long)par, (long long)par_g,
-				     (long long)par_n, f->min_parallel);
-	} else {
-		if (f->o->remarks)
-			pb_remark_at(f->ctx, stmt_loc(f, n),
-				     "fused (%s) into the nest of S%d at depth "
-				     "%d of %d, %lld parallel iterations",
-				     kind_names[__builtin_ctz(kind)],
-				     g->stmt[0], t, s->depth, (long long)par);
-		merge(f, g, n, shared, t);
-		g->stmt[g->n++] = n;
-		g->kinds |= kind;
-		f->st[n].group = f->ng - 1;
-		done = 1;
-	}
-	free(own);
-	free(set);
 	free(shared);
 	return done;
 }
 
 /* Start a new group holding statement "i". */
-static struct fgroup *new_group(struct fusion *f, int i)
+static int new_group(struct pb_fusion *f, int i)
 {
-	struct fgroup *g = &f->g[f->ng++];
-	g->stmt = malloc(sizeof(*g->stmt) * f->s->nstmt);
+	struct pb_fuse_group *g = &f->g[f->ng];
+	g->stmt = malloc(sizeof(*g->stmt) * (f->s->nstmt + 1));
 	if (!g->stmt)
 		abort();
 	g->stmt[0] = i;
 	g->n = 1;
 	g->kinds = 0;
-	f->st[i].group = f->ng - 1;
-	return g;
+	f->group[i] = f->ng;
+	return f->ng++;
 }
 
-/* Group the statements of "f" greedily in order. */
-static void group_all(struct fusion *f)
+/* Try to fuse group "b" into the group "a" before it: every statement of
+ * "b" in order must join "a" under at least one shared loop, and the
+ * result must stay parallel enough. Undone entirely otherwise. */
+static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 {
-	struct fgroup *cur = NULL;
+	struct pb_fuse_group *ga = &f->g[a], *gb = &f->g[b];
+	int related = 0;
+	for (int i = 0; i < ga->n && !related; i++)
+		for (int k = 0; k < gb->n && !related; k++)
+			related = flows(f, ga->stmt[i], gb->stmt[k]);
+	if (!related || f->s->stmt[ga->stmt[0]].kind != PB_POLY_NEST ||
+	    f->s->stmt[gb->stmt[0]].kind != PB_POLY_NEST)
+		return 0;
+	size_t csz = sizeof(int) * f->nnode * f->cap;
+	size_t psz = sizeof(int) * f->s->nstmt * f->depth;
+	int *child = malloc(csz), *nchild = malloc(sizeof(int) * f->nnode);
+	int *path = malloc(psz), *shared = malloc(sizeof(int) * (f->depth + 1));
+	int na = ga->n, ok = 1;
+	unsigned kinds = ga->kinds | gb->kinds;
+	if (!child || !nchild || !path || !shared)
+		abort();
+	memcpy(child, f->child, csz);
+	memcpy(nchild, f->nchild, sizeof(int) * f->nnode);
+	memcpy(path, f->path, psz);
+	int64_t par_a = parallelism(f, ga->stmt, ga->n);
+	int64_t par_b = parallelism(f, gb->stmt, gb->n);
+	for (int k = 0; k < gb->n && ok; k++) {
+		int n = gb->stmt[k], blocker, feeds;
+		reset_stmt(f, n);
+		int t = shareable(f, ga, n, shared, &blocker);
+		if (t == 0) {
+			ok = 0;
+			break;
+		}
+		unsigned kind = classify(f, ga, n, t, &feeds);
+		ok = (kind & f->kinds) != 0;
+		kinds |= kind;
+		if (ok)
+			attach(f, a, n, shared, t);
+	}
+	if (ok)
+		ok = parallel_enough(f, par_a, par_b, ga->stmt, ga->n,
+				     stmt_loc(f, gb->stmt[0]));
+	if (ok) {
+		ga->kinds = kinds;
+		if (f->o->remarks)
+			pb_remark_at(f->ctx, stmt_loc(f, gb->stmt[0]),
+				     "fused the kernel of S%d into the one of "
+				     "S%d",
+				     gb->stmt[0], ga->stmt[0]);
+		free(gb->stmt);
+		memmove(gb, gb + 1, sizeof(*gb) * (f->ng - b - 1));
+		f->ng--;
+		for (int i = 0; i < f->ng; i++)
+			for (int k = 0; k < f->g[i].n; k++)
+				f->group[f->g[i].stmt[k]] = i;
+	} else {
+		memcpy(f->child, child, csz);
+		memcpy(f->nchild, nchild, sizeof(int) * f->nnode);
+		memcpy(f->path, path, psz);
+		for (int k = 0; k < gb->n; k++)
+			f->group[gb->stmt[k]] = b;
+		ga->n = na;
+	}
+	free(child);
+	free(nchild);
+	free(path);
+	free(shared);
+	return ok;
+}
+
+/* Group the statements of "f": greedily in order, statement by statement,
+ * then neighbouring groups whole (a fill that starts the next reduction
+ * can then follow the reduction before it into one kernel). */
+static void group_all(struct pb_fusion *f)
+{
+	int cur = -1;
 	for (int i = 0; i < f->s->nstmt; i++) {
 		int nest = f->s->stmt[i].kind == PB_POLY_NEST;
-		if (nest && cur && !f->o->no_fusion && try_fuse(f, cur, i))
+		if (nest && cur >= 0 && !f->o->no_fusion && try_fuse(f, cur, i))
 			continue;
 		cur = new_group(f, i);
 		if (!nest)
-			cur = NULL;
+			cur = -1;
 	}
-}
-
-/* The position of the result of access "a" indexed by exactly the
- * induction variable "iv", or -1. */
-static int dim_indexed_by(const struct pb_poly_access *a, MlirValue iv)
-{
-	MlirAttribute ma = pb_ir_attr(a->op, "map");
-	if (mlirAttributeIsNull(ma) || !mlirAttributeIsAAffineMap(ma))
-		return -1;
-	MlirAffineMap map = mlirAffineMapAttrGetValue(ma);
-	int first = a->write ? 2 : 1;
-	for (intptr_t k = 0; k < mlirAffineMapGetNumResults(map); k++) {
-		MlirAffineExpr e = mlirAffineMapGetResult(map, k);
-		if (!mlirAffineExprIsADim(e))
-			continue;
-		intptr_t d = mlirAffineDimExprGetPosition(e);
-		if (first + d < mlirOperationGetNumOperands(a->op) &&
-		    mlirValueEqual(mlirOperationGetOperand(a->op, first + d), iv))
-			return (int)k;
-	}
-	return -1;
-}
-
-/* The accesses to buffer "b" in "f": appended to "acc" (pointers), their
- * statements to "stm"; returns the count. */
-static int accesses_of(struct fusion *f, int b, struct pb_poly_access **acc,
-		       int *stm)
-{
-	int n = 0;
-	for (int i = 0; i < f->s->nstmt; i++)
-		for (int k = 0; k < f->s->stmt[i].naccess; k++)
-			if (f->s->stmt[i].access[k].buf == b) {
-				acc[n] = &f->s->stmt[i].access[k];
-				stm[n++] = i;
+	for (int changed = !f->o->no_fusion; changed;) {
+		changed = 0;
+		for (int a = 0; a + 1 < f->ng; a++)
+			if (try_fuse_groups(f, a, a + 1)) {
+				changed = 1;
+				a--;
 			}
-	return n;
+	}
 }
 
-/* Does some read of buffer "b" see a value from before the block? */
-static int reads_live_in(struct fusion *f, int b)
+/* Set up the abstract loop trees of "f": one chain per nest. */
+static void init_trees(struct pb_fusion *f)
 {
-	isl_union_map *ns = isl_union_map_copy(f->s->no_source);
-	isl_space *sp = isl_space_set_alloc(f->s->ctx, 0,
-					    f->s->buf[b].rank);
-	char name[16];
-	snprintf(name, sizeof(name), "B%d", b);
-	sp = isl_space_set_tuple_name(sp, isl_dim_set, name);
-	ns = isl_union_map_intersect_range(
-		ns, isl_union_set_from_set(isl_set_universe(sp)));
-	isl_bool empty = isl_union_map_is_empty(ns);
-	isl_union_map_free(ns);
-	return empty != isl_bool_true;
-}
-
-/* Number of uses of "v". */
-static int num_uses(MlirValue v)
-{
-	int n = 0;
-	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
-	     u = mlirOpOperandGetNextUse(u))
-		n++;
-	return n;
-}
-
-/* Rewrite access "a" to use "buf" with the results "drop" (a mask over
- * the old map's results) removed from its map. */
-static void retarget(const struct pb_poly_access *a, MlirValue buf,
-		     const char *drop)
-{
-	MlirAffineMap map =
-		mlirAffineMapAttrGetValue(pb_ir_attr(a->op, "map"));
-	intptr_t n = mlirAffineMapGetNumResults(map), m = 0;
-	MlirAffineExpr *e = malloc(sizeof(*e) * (n ? n : 1));
-	if (!e)
+	int n = f->s->nstmt;
+	f->depth = 1;
+	for (int i = 0; i < n; i++) {
+		if (f->s->stmt[i].depth > f->depth)
+			f->depth = f->s->stmt[i].depth;
+		f->nnode += f->s->stmt[i].depth;
+	}
+	f->cap = n + 1;
+	f->node = calloc(f->nnode + 1, sizeof(*f->node));
+	f->nchild = calloc(f->nnode + 1, sizeof(*f->nchild));
+	f->child = calloc((size_t)(f->nnode + 1) * f->cap, sizeof(*f->child));
+	f->path = calloc((size_t)n * f->depth + 1, sizeof(*f->path));
+	f->base = calloc(n + 1, sizeof(*f->base));
+	f->group = calloc(n + 1, sizeof(*f->group));
+	f->g = calloc(n + 1, sizeof(*f->g));
+	f->local = calloc(f->s->nbuf + 1, 1);
+	if (!f->node || !f->nchild || !f->child || !f->path || !f->base ||
+	    !f->group || !f->g || !f->local)
 		abort();
-	for (intptr_t k = 0; k < n; k++)
-		if (!drop[k])
-			e[m++] = mlirAffineMapGetResult(map, k);
-	MlirAffineMap nm = mlirAffineMapGet(
-		mlirAffineMapGetContext(map), mlirAffineMapGetNumDims(map),
-		mlirAffineMapGetNumSymbols(map), m, e);
-	free(e);
-	mlirOperationSetOperand(a->op, a->write ? 1 : 0, buf);
-	pb_ir_set_attr(a->op, "map", mlirAffineMapAttrGet(nm));
+	for (int i = 0, nd = 0; i < n; i++) {
+		const struct pb_poly_stmt *s = &f->s->stmt[i];
+		f->base[i] = nd;
+		for (int u = 0; u < s->depth; u++, nd++) {
+			f->node[nd].extent = s->extent[u];
+			f->node[nd].creator = i;
+			f->node[nd].level = u;
+		}
+		reset_stmt(f, i);
+	}
 }
 
-/* Contract buffer "b" if the conditions in the file comment hold;
- * returns its new footprint in bytes, or -1. */
-static int64_t contract(struct fusion *f, int b, int *group_out)
+static void free_trees(struct pb_fusion *f)
 {
-	const struct pb_poly_buf *buf = &f->s->buf[b];
-	int total = 0;
-	for (int i = 0; i < f->s->nstmt; i++)
-		total += f->s->stmt[i].naccess;
-	struct pb_poly_access **acc = malloc(sizeof(*acc) * (total + 1));
-	int *stm = malloc(sizeof(*stm) * (total + 1));
-	char *drop = calloc(buf->rank + 1, 1);
-	int64_t bytes = -1;
-	if (!acc || !stm || !drop)
-		abort();
-	int n = accesses_of(f, b, acc, stm);
-	MlirOperation def = pb_ir_value_parent(buf->root);
-	if (n == 0 || buf->is_arg || !pb_ir_op_is(def, "memref.alloc") ||
-	    num_uses(buf->root) != n || reads_live_in(f, b))
-		goto out;
-	int g = f->st[stm[0]].group;
-	for (int i = 0; i < n; i++)
-		if (!acc[i]->direct || !acc[i]->exact ||
-		    f->st[stm[i]].group != g ||
-		    f->s->stmt[stm[i]].kind != PB_POLY_NEST)
-			goto out;
-	/* the loops shared by every accessing statement, each indexing one
-	 * dimension of the buffer the same way in every access */
-	int e = 0;
-	for (;; e++) {
-		MlirOperation l = (MlirOperation){NULL};
-		int k = -1, ok = 1;
-		for (int i = 0; i < n && ok; i++) {
-			const struct fstmt *fs = &f->st[stm[i]];
-			if (f->s->stmt[stm[i]].depth <= e) {
-				ok = 0;
-				break;
-			}
-			if (mlirOperationIsNull(l))
-				l = fs->path[e];
-			ok = mlirOperationEqual(l, fs->path[e]);
-			int ki = ok ? dim_indexed_by(acc[i], mlirBlockGetArgument(
-							     loop_body(l), 0))
-				    : -1;
-			if (i == 0)
-				k = ki;
-			ok = ok && ki >= 0 && ki == k && !drop[k];
-		}
-		if (!ok)
-			break;
-		drop[k] = 1;
-	}
-	if (e == 0)
-		goto out;
-	bytes = buf->elem_bytes;
-	int rank = 0;
-	int64_t *shape = malloc(sizeof(*shape) * (buf->rank + 1));
-	if (!shape)
-		abort();
-	for (int k = 0; k < buf->rank; k++)
-		if (!drop[k]) {
-			shape[rank++] = buf->shape[k];
-			bytes *= buf->shape[k];
-		}
-	if (bytes > f->max_local) {
-		if (f->o->remarks)
-			pb_remark_at(f->ctx, mlirOperationGetLocation(def),
-				     "buffer not contracted: %lld bytes per "
-				     "iteration exceed --max-local-bytes=%ld",
-				     (long long)bytes, f->max_local);
-		free(shape);
-		bytes = -1;
-		goto out;
-	}
-	/* a memref.alloca at the start of the innermost shared loop */
-	MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(buf->root));
-	MlirType t = mlirMemRefTypeContiguousGet(et, rank, shape,
-						 mlirAttributeGetNull());
-	free(shape);
-	MlirOperation inner = f->st[stm[0]].path[e - 1];
-	MlirOperationState st = mlirOperationStateGet(
-		pb_str("memref.alloca"), mlirOperationGetLocation(def));
-	MlirContext mctx = mlirOperationGetContext(def);
-	int32_t seg[2] = {0, 0};
-	MlirNamedAttribute na = mlirNamedAttributeGet(
-		mlirIdentifierGet(mctx, pb_str("operandSegmentSizes")),
-		mlirDenseI32ArrayGet(mctx, 2, seg));
-	mlirOperationStateAddResults(&st, 1, &t);
-	mlirOperationStateAddAttributes(&st, 1, &na);
-	MlirOperation al = mlirOperationCreate(&st);
-	mlirBlockInsertOwnedOperation(loop_body(inner), 0, al);
-	for (int i = 0; i < n; i++)
-		retarget(acc[i], mlirOperationGetResult(al, 0), drop);
-	if (num_uses(buf->root) == 0) {
-		mlirOperationRemoveFromParent(def);
-		mlirOperationDestroy(def);
-	}
-	*group_out = g;
-out:
-	free(acc);
-	free(stm);
-	free(drop);
-	return bytes;
-}
-
-void pb_fuse_traffic(const struct pb_poly_scop *s, const int *stmts, int n,
-		     const char *local, int64_t *read, int64_t *written)
-{
-	*read = *written = 0;
-	for (int b = 0; b < s->nbuf; b++) {
-		if (local && local[b])
-			continue;
-		for (int w = 0; w < 2; w++) {
-			isl_union_map *acc = isl_union_map_empty(
-				isl_union_map_get_space(s->reads));
-			for (int i = 0; i < n; i++)
-				acc = isl_union_map_union(
-					acc, isl_union_map_copy(
-						     w ? s->stmt[stmts[i]].may_writes
-						       : s->stmt[stmts[i]].reads));
-			isl_union_set *r = isl_union_map_range(acc);
-			char name[16];
-			snprintf(name, sizeof(name), "B%d", b);
-			isl_space *sp = isl_space_set_alloc(s->ctx, 0,
-							    s->buf[b].rank);
-			sp = isl_space_set_tuple_name(sp, isl_dim_set, name);
-			isl_set *set = isl_union_set_extract_set(r, sp);
-			isl_union_set_free(r);
-			int64_t cnt = 0;
-			if (set && isl_set_is_empty(set) == isl_bool_false) {
-				isl_fixed_box *box =
-					isl_set_get_simple_fixed_box_hull(set);
-				cnt = 1;
-				if (box && isl_fixed_box_is_valid(box) ==
-						   isl_bool_true) {
-					isl_multi_val *sz =
-						isl_fixed_box_get_size(box);
-					for (int k = 0; k < s->buf[b].rank; k++) {
-						isl_val *v = isl_multi_val_get_at(
-							sz, k);
-						cnt *= isl_val_get_num_si(v);
-						isl_val_free(v);
-					}
-					isl_multi_val_free(sz);
-				} else {
-					for (int k = 0; k < s->buf[b].rank; k++)
-						cnt *= s->buf[b].shape[k];
-				}
-				isl_fixed_box_free(box);
-			}
-			isl_set_free(set);
-			*(w ? written : read) += cnt * s->buf[b].elem_bytes;
-		}
-	}
+	for (int i = 0; i < f->ng; i++)
+		free(f->g[i].stmt);
+	free(f->node);
+	free(f->nchild);
+	free(f->child);
+	free(f->path);
+	free(f->base);
+	free(f->group);
+	free(f->g);
+	free(f->local);
 }
 
 /* Fill "p" with the kernels of "f" and their traffic. */
-static void make_plan(struct fusion *f, struct pb_fuse_plan *p,
+static void make_plan(struct pb_fusion *f, struct pb_fuse_plan *p,
 		      const int64_t *local_bytes, const int *ncontracted)
 {
 	p->n = f->ng;
@@ -704,7 +531,7 @@ static void make_plan(struct fusion *f, struct pb_fuse_plan *p,
 	if (!p->k)
 		abort();
 	for (int i = 0; i < f->ng; i++) {
-		struct fgroup *g = &f->g[i];
+		struct pb_fuse_group *g = &f->g[i];
 		struct pb_fuse_kinfo *k = &p->k[i];
 		k->root = f->s->stmt[g->stmt[0]].op;
 		k->nstmts = g->n;
@@ -740,9 +567,11 @@ static const char *upstream_pipeline =
 int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		  const struct pb_fuse_opts *o, struct pb_fuse_plan *plan)
 {
-	struct fusion f = {ctx, o, NULL, 0, 0, 0, NULL, NULL, 0, NULL};
+	struct pb_fusion f = {0};
 	struct pb_fuse_totals before = {0};
 	memset(plan, 0, sizeof(*plan));
+	f.ctx = ctx;
+	f.o = o;
 	f.kinds = pb_fuse_parse_kinds(ctx, o->fusion);
 	if (f.kinds < 0)
 		return PB_ERR;
@@ -768,30 +597,20 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	f.s = pb_poly_extract(ctx, ctx->isl, body);
 	if (!f.s)
 		return PB_ERR;
-	f.st = calloc(f.s->nstmt + 1, sizeof(*f.st));
-	f.g = calloc(f.s->nstmt + 1, sizeof(*f.g));
-	f.local = calloc(f.s->nbuf + 1, 1);
+	init_trees(&f);
 	int64_t *local_bytes = calloc(f.s->nstmt + 1, sizeof(*local_bytes));
 	int *ncontracted = calloc(f.s->nstmt + 1, sizeof(*ncontracted));
-	if (!f.st || !f.g || !f.local || !local_bytes || !ncontracted)
+	if (!local_bytes || !ncontracted)
 		abort();
-	for (int i = 0; i < f.s->nstmt; i++) {
-		struct pb_poly_stmt *s = &f.s->stmt[i];
-		f.st[i].group = -1;
-		f.st[i].path = malloc(sizeof(MlirOperation) * (s->depth + 1));
-		if (!f.st[i].path)
-			abort();
-		for (int k = 0; k < s->depth; k++)
-			f.st[i].path[k] = s->loops[k];
-	}
 	if (o->upstream) {
 		for (int i = 0; i < f.s->nstmt; i++)
 			new_group(&f, i);
 	} else {
 		group_all(&f);
+		pb_fuse_apply(&f);
 		for (int b = 0; b < f.s->nbuf && !o->no_fusion; b++) {
 			int g = -1;
-			int64_t bytes = contract(&f, b, &g);
+			int64_t bytes = pb_fuse_contract(&f, b, &g);
 			if (bytes < 0)
 				continue;
 			f.local[b] = 1;
@@ -802,15 +621,9 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	make_plan(&f, plan, local_bytes, ncontracted);
 	if (o->upstream)
 		plan->before = before;
-	for (int i = 0; i < f.s->nstmt; i++)
-		free(f.st[i].path);
-	for (int i = 0; i < f.ng; i++)
-		free(f.g[i].stmt);
-	free(f.st);
-	free(f.g);
-	free(f.local);
 	free(local_bytes);
 	free(ncontracted);
+	free_trees(&f);
 	pb_poly_scop_free(f.s);
 	return PB_OK;
 }

@@ -41,6 +41,47 @@ void pb_fuse_plan_free(struct pb_fuse_plan *p);
 int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		  const struct pb_fuse_opts *o, struct pb_fuse_plan *plan);
 
+/* The fusion state: statements are attached to abstract loop trees
+ * (one per group) and only applied to the IR once every decision is
+ * made (apply.c). Node i's loop is loop "level" of statement "creator";
+ * a child c >= 0 is a node, c < 0 the body of statement -1 - c. */
+struct pb_fuse_node {
+	int64_t extent;
+	int creator, level;
+};
+
+struct pb_fuse_group {
+	int *stmt; /* in program order */
+	int n;
+	unsigned kinds;
+};
+
+struct pb_fusion {
+	struct pb_ctx *ctx;
+	const struct pb_fuse_opts *o;
+	struct pb_poly_scop *s;
+	int kinds;
+	long min_parallel, max_local;
+	int nnode, cap;		   /* cap: children per node */
+	struct pb_fuse_node *node;
+	int *nchild, *child;	   /* child[i * cap + k] */
+	int depth;		   /* deepest nest */
+	int *path;		   /* path[stmt * depth + level]: node */
+	int *base;		   /* first node of each statement */
+	int *group;		   /* per statement */
+	struct pb_fuse_group *g;
+	int ng;
+	char *local;		   /* per buffer: contracted */
+};
+
+/* The loop of node "i" in the IR. */
+MlirOperation pb_fuse_node_op(const struct pb_fusion *f, int i);
+/* Apply the decisions of "f" to the IR: merge the nests of each group. */
+void pb_fuse_apply(struct pb_fusion *f);
+/* Contract buffer "b" if it became local to one fused nest (fusion.c's
+ * file comment); returns its footprint in bytes and sets *group, or -1. */
+int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group);
+
 /* Parse the --fusion list "s" into PB_FUSE_* bits; -1 (reported) when a
  * name is unknown. NULL: all kinds. */
 int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s);

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <isl/fixed_box.h>
+#include <isl/val.h>
 #include <jansson.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -14,6 +16,57 @@
 
 static const char *kind_names[] = {"producer", "epilogue", "sibling",
 				   "reduction"};
+
+void pb_fuse_traffic(const struct pb_poly_scop *s, const int *stmts, int n,
+		     const char *local, int64_t *read, int64_t *written)
+{
+	*read = *written = 0;
+	for (int b = 0; b < s->nbuf; b++) {
+		if (local && local[b])
+			continue;
+		for (int w = 0; w < 2; w++) {
+			isl_union_map *acc = isl_union_map_empty(
+				isl_union_map_get_space(s->reads));
+			for (int i = 0; i < n; i++)
+				acc = isl_union_map_union(
+					acc, isl_union_map_copy(
+						     w ? s->stmt[stmts[i]].may_writes
+						       : s->stmt[stmts[i]].reads));
+			isl_union_set *r = isl_union_map_range(acc);
+			char name[16];
+			snprintf(name, sizeof(name), "B%d", b);
+			isl_space *sp = isl_space_set_alloc(s->ctx, 0,
+							    s->buf[b].rank);
+			sp = isl_space_set_tuple_name(sp, isl_dim_set, name);
+			isl_set *set = isl_union_set_extract_set(r, sp);
+			isl_union_set_free(r);
+			int64_t cnt = 0;
+			if (set && isl_set_is_empty(set) == isl_bool_false) {
+				isl_fixed_box *box =
+					isl_set_get_simple_fixed_box_hull(set);
+				cnt = 1;
+				if (box && isl_fixed_box_is_valid(box) ==
+						   isl_bool_true) {
+					isl_multi_val *sz =
+						isl_fixed_box_get_size(box);
+					for (int k = 0; k < s->buf[b].rank; k++) {
+						isl_val *v = isl_multi_val_get_at(
+							sz, k);
+						cnt *= isl_val_get_num_si(v);
+						isl_val_free(v);
+					}
+					isl_multi_val_free(sz);
+				} else {
+					for (int k = 0; k < s->buf[b].rank; k++)
+						cnt *= s->buf[b].shape[k];
+				}
+				isl_fixed_box_free(box);
+			}
+			isl_set_free(set);
+			*(w ? written : read) += cnt * s->buf[b].elem_bytes;
+		}
+	}
+}
 
 /* Append the loop structure of the operations of "b" to "out":
  * "for 64 { for 32 { for 32 } for 32 }". */

@@ -35,7 +35,7 @@
 // CHECK: call @k0_MatMul_0
 // CHECK-NEXT: return
 
-// REM: remark: fused (reduction) into the nest of S0 at depth 2 of 3, 64 parallel iterations
+// REM: remark: fused (reduction) into the nest of S0 at depth 2 of 3
 // REM: node 'Add_1': remark: fused (epilogue) into the nest of S0 at depth 2 of 2
 // REM: node 'Relu_2': remark: fused (producer) into the nest of S0 at depth 2 of 2
 

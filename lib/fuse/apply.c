@@ -1,0 +1,273 @@
+/* Applying fusion decisions to the IR: merging the nests of each group
+ * under their shared loops, and contracting the buffers that became local
+ * (the rules are in fusion.c's file comment). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "fuse/internal.h"
+
+/* The body block of loop "l". */
+static MlirBlock loop_body(MlirOperation l)
+{
+	return mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
+}
+
+MlirOperation pb_fuse_node_op(const struct pb_fusion *f, int i)
+{
+	const struct pb_fuse_node *n = &f->node[i];
+	return f->s->stmt[n->creator].loops[n->level];
+}
+
+/* Move the nest of "root" to just before statement "n"'s nest, and merge
+ * n's first "t" loops into the loops "shared" of root's nest: n's loop t
+ * (or its body when t is its depth) goes to the end of shared[t - 1]'s
+ * body with the induction variables remapped; n's outer loops go. */
+static void merge(struct pb_fusion *f, MlirOperation root, int n,
+		  const MlirOperation *shared, int t)
+{
+	const struct pb_poly_stmt *s = &f->s->stmt[n];
+	MlirBlock dst = loop_body(shared[t - 1]);
+	MlirOperation term = mlirBlockGetTerminator(dst);
+	struct pb_ir_map map = {0};
+	struct pb_ir_ops moved = {0};
+
+	mlirOperationMoveBefore(root, s->loops[0]);
+	for (int k = 0; k < t; k++)
+		pb_ir_map_add(&map, mlirBlockGetArgument(loop_body(s->loops[k]), 0),
+			      mlirBlockGetArgument(loop_body(shared[k]), 0));
+	if (t < s->depth) {
+		pb_ir_ops_push(&moved, s->loops[t]);
+	} else {
+		MlirBlock src = loop_body(s->loops[s->depth - 1]);
+		MlirOperation st = mlirBlockGetTerminator(src);
+		for (MlirOperation op = mlirBlockGetFirstOperation(src);
+		     !mlirOperationEqual(op, st);
+		     op = mlirOperationGetNextInBlock(op))
+			pb_ir_ops_push(&moved, op);
+	}
+	for (int i = 0; i < moved.n; i++) {
+		mlirOperationMoveBefore(moved.v[i], term);
+		pb_ir_remap_operands(moved.v[i], &map);
+	}
+	MlirOperation shell = s->loops[0];
+	mlirOperationRemoveFromParent(shell);
+	mlirOperationDestroy(shell);
+	pb_ir_map_free(&map);
+	pb_ir_ops_free(&moved);
+}
+
+void pb_fuse_apply(struct pb_fusion *f)
+{
+	MlirOperation *shared = malloc(sizeof(*shared) * (f->depth + 1));
+	if (!shared)
+		abort();
+	for (int gi = 0; gi < f->ng; gi++) {
+		const struct pb_fuse_group *g = &f->g[gi];
+		MlirOperation root = f->s->stmt[g->stmt[0]].op;
+		for (int k = 1; k < g->n; k++) {
+			int n = g->stmt[k], t = 0;
+			const int *path = &f->path[n * f->depth];
+			while (t < f->s->stmt[n].depth &&
+			       f->node[path[t]].creator != n) {
+				shared[t] = pb_fuse_node_op(f, path[t]);
+				t++;
+			}
+			merge(f, root, n, shared, t);
+		}
+	}
+	free(shared);
+}
+
+/* The position of the result of access "a" indexed by exactly the
+ * induction variable "iv", or -1. */
+static int dim_indexed_by(const struct pb_poly_access *a, MlirValue iv)
+{
+	MlirAttribute ma = pb_ir_attr(a->op, "map");
+	if (mlirAttributeIsNull(ma) || !mlirAttributeIsAAffineMap(ma))
+		return -1;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(ma);
+	int first = a->write ? 2 : 1;
+	for (intptr_t k = 0; k < mlirAffineMapGetNumResults(map); k++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, k);
+		if (!mlirAffineExprIsADim(e))
+			continue;
+		intptr_t d = mlirAffineDimExprGetPosition(e);
+		if (first + d < mlirOperationGetNumOperands(a->op) &&
+		    mlirValueEqual(mlirOperationGetOperand(a->op, first + d), iv))
+			return (int)k;
+	}
+	return -1;
+}
+
+/* The accesses to buffer "b" in "f": appended to "acc" (pointers), their
+ * statements to "stm"; returns the count. */
+static int accesses_of(struct pb_fusion *f, int b, struct pb_poly_access **acc,
+		       int *stm)
+{
+	int n = 0;
+	for (int i = 0; i < f->s->nstmt; i++)
+		for (int k = 0; k < f->s->stmt[i].naccess; k++)
+			if (f->s->stmt[i].access[k].buf == b) {
+				acc[n] = &f->s->stmt[i].access[k];
+				stm[n++] = i;
+			}
+	return n;
+}
+
+/* Does some read of buffer "b" see a value from before the block? */
+static int reads_live_in(struct pb_fusion *f, int b)
+{
+	isl_union_map *ns = isl_union_map_copy(f->s->no_source);
+	isl_space *sp = isl_space_set_alloc(f->s->ctx, 0,
+					    f->s->buf[b].rank);
+	char name[16];
+	snprintf(name, sizeof(name), "B%d", b);
+	sp = isl_space_set_tuple_name(sp, isl_dim_set, name);
+	ns = isl_union_map_intersect_range(
+		ns, isl_union_set_from_set(isl_set_universe(sp)));
+	isl_bool empty = isl_union_map_is_empty(ns);
+	isl_union_map_free(ns);
+	return empty != isl_bool_true;
+}
+
+/* Number of uses of "v". */
+static int num_uses(MlirValue v)
+{
+	int n = 0;
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u))
+		n++;
+	return n;
+}
+
+/* Rewrite access "a" to use "buf" with the results "drop" (a mask over
+ * the old map's results) removed from its map. */
+static void retarget(const struct pb_poly_access *a, MlirValue buf,
+		     const char *drop)
+{
+	MlirAffineMap map =
+		mlirAffineMapAttrGetValue(pb_ir_attr(a->op, "map"));
+	intptr_t n = mlirAffineMapGetNumResults(map), m = 0;
+	MlirAffineExpr *e = malloc(sizeof(*e) * (n ? n : 1));
+	if (!e)
+		abort();
+	for (intptr_t k = 0; k < n; k++)
+		if (!drop[k])
+			e[m++] = mlirAffineMapGetResult(map, k);
+	MlirAffineMap nm = mlirAffineMapGet(
+		mlirAffineMapGetContext(map), mlirAffineMapGetNumDims(map),
+		mlirAffineMapGetNumSymbols(map), m, e);
+	free(e);
+	mlirOperationSetOperand(a->op, a->write ? 1 : 0, buf);
+	pb_ir_set_attr(a->op, "map", mlirAffineMapAttrGet(nm));
+}
+
+int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group_out)
+{
+	const struct pb_poly_buf *buf = &f->s->buf[b];
+	int total = 0;
+	for (int i = 0; i < f->s->nstmt; i++)
+		total += f->s->stmt[i].naccess;
+	struct pb_poly_access **acc = malloc(sizeof(*acc) * (total + 1));
+	int *stm = malloc(sizeof(*stm) * (total + 1));
+	char *drop = calloc(buf->rank + 1, 1);
+	int64_t bytes = -1;
+	if (!acc || !stm || !drop)
+		abort();
+	int n = accesses_of(f, b, acc, stm);
+	MlirOperation def = pb_ir_value_parent(buf->root);
+	if (n == 0 || buf->is_arg || !pb_ir_op_is(def, "memref.alloc") ||
+	    num_uses(buf->root) != n || reads_live_in(f, b))
+		goto out;
+	int g = f->group[stm[0]];
+	for (int i = 0; i < n; i++)
+		if (!acc[i]->direct || !acc[i]->exact ||
+		    f->group[stm[i]] != g ||
+		    f->s->stmt[stm[i]].kind != PB_POLY_NEST)
+			goto out;
+	/* the loops shared by every accessing statement, each indexing one
+	 * dimension of the buffer the same way in every access */
+	int e = 0;
+	for (;; e++) {
+		int l = -1, k = -1, ok = 1;
+		for (int i = 0; i < n && ok; i++) {
+			const int *path = &f->path[stm[i] * f->depth];
+			if (f->s->stmt[stm[i]].depth <= e) {
+				ok = 0;
+				break;
+			}
+			if (l < 0)
+				l = path[e];
+			ok = l == path[e];
+			int ki = ok ? dim_indexed_by(
+					      acc[i],
+					      mlirBlockGetArgument(
+						      loop_body(pb_fuse_node_op(f, l)),
+						      0))
+				    : -1;
+			if (i == 0)
+				k = ki;
+			ok = ok && ki >= 0 && ki == k && !drop[k];
+		}
+		if (!ok)
+			break;
+		drop[k] = 1;
+	}
+	if (e == 0)
+		goto out;
+	bytes = buf->elem_bytes;
+	int rank = 0;
+	int64_t *shape = malloc(sizeof(*shape) * (buf->rank + 1));
+	if (!shape)
+		abort();
+	for (int k = 0; k < buf->rank; k++)
+		if (!drop[k]) {
+			shape[rank++] = buf->shape[k];
+			bytes *= buf->shape[k];
+		}
+	if (bytes > f->max_local) {
+		if (f->o->remarks)
+			pb_remark_at(f->ctx, mlirOperationGetLocation(def),
+				     "buffer not contracted: %lld bytes per "
+				     "iteration exceed --max-local-bytes=%ld",
+				     (long long)bytes, f->max_local);
+		free(shape);
+		bytes = -1;
+		goto out;
+	}
+	/* a memref.alloca at the start of the innermost shared loop */
+	MlirType et = mlirShapedTypeGetElementType(mlirValueGetType(buf->root));
+	MlirType t = mlirMemRefTypeContiguousGet(et, rank, shape,
+						 mlirAttributeGetNull());
+	free(shape);
+	MlirOperation inner = pb_fuse_node_op(f, f->path[stm[0] * f->depth + e - 1]);
+	MlirOperationState st = mlirOperationStateGet(
+		pb_str("memref.alloca"), mlirOperationGetLocation(def));
+	MlirContext mctx = mlirOperationGetContext(def);
+	int32_t seg[2] = {0, 0};
+	MlirNamedAttribute na = mlirNamedAttributeGet(
+		mlirIdentifierGet(mctx, pb_str("operandSegmentSizes")),
+		mlirDenseI32ArrayGet(mctx, 2, seg));
+	mlirOperationStateAddResults(&st, 1, &t);
+	mlirOperationStateAddAttributes(&st, 1, &na);
+	MlirOperation al = mlirOperationCreate(&st);
+	mlirBlockInsertOwnedOperation(loop_body(inner), 0, al);
+	for (int i = 0; i < n; i++)
+		retarget(acc[i], mlirOperationGetResult(al, 0), drop);
+	if (num_uses(buf->root) == 0) {
+		mlirOperationRemoveFromParent(def);
+		mlirOperationDestroy(def);
+	}
+	*group_out = g;
+out:
+	free(acc);
+	free(stm);
+	free(drop);
+	return bytes;
+}
+
