@@ -1,0 +1,50 @@
+/* GPU target descriptions (docs/targets.md): what the cost models of
+ * pb-fuse and pb-tile know about a GPU. The built-in ones are the JSON
+ * files under targets/ (embedded in the tools at build time); a user's
+ * file has the same format. */
+#ifndef PB_TARGET_TARGET_H
+#define PB_TARGET_TARGET_H
+
+#include <stdint.h>
+
+#include "core/pb.h"
+
+struct pb_target {
+	char arch[16];		    /* "sm_90": also the PTX target */
+	char name[64];		    /* "NVIDIA H100 SXM5 80GB" */
+	int sm_count;
+	int warp_size;
+	int max_threads_per_block;
+	int max_threads_per_sm;
+	int max_blocks_per_sm;
+	int regs_per_sm;	    /* 32-bit registers */
+	int max_regs_per_thread;
+	int64_t smem_per_block;	    /* bytes without opt-in (48 KiB) */
+	int64_t smem_per_block_optin; /* bytes with opt-in */
+	int64_t smem_per_sm;
+	int64_t l2_bytes;
+	double dram_bytes_per_s;
+	double clock_hz;	    /* boost clock of the SMs */
+	double launch_s;	    /* kernel launch overhead, seconds */
+	/* peak rates in operations per second (a multiply-add is 2) */
+	double fp32_flops;	    /* CUDA cores */
+	double fp64_flops;
+	double tc_fp16_flops;	    /* tensor cores, dense, f32 accumulate */
+	double tc_bf16_flops;
+	double tc_tf32_flops;
+	double tc_int8_ops;
+};
+
+/* Fill "t" with the target for "arch" ("sm_80", "sm_86", "sm_89",
+ * "sm_90", "sm_90a"; NULL: ctx->arch, else "sm_90") or, when "file" is
+ * not NULL, with the description in that JSON file (whose "arch" must
+ * then be one pb can generate PTX for). Errors (unknown arch, unreadable
+ * file, missing or out-of-range field: one line naming the file and the
+ * field) are reported through "ctx"; returns PB_OK or PB_ERR. */
+int pb_target_get(struct pb_ctx *ctx, const char *arch, const char *file,
+		  struct pb_target *t);
+
+/* The architectures with a built-in description, NULL-terminated. */
+extern const char *const pb_target_archs[];
+
+#endif
