@@ -35,6 +35,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
 #include "fuse/internal.h"
 
 /* Parallel iterations under which fusion may leave a kernel when the
@@ -474,6 +479,76 @@ static void group_all(struct pb_fusion *f)
 	}
 }
 
+/* Is "op" an affine.for running exactly once (from constant 0 to 1, step
+ * 1, no results)? */
+static int unit_loop(MlirOperation op)
+{
+	if (!pb_ir_op_is(op, "affine.for") || mlirOperationGetNumResults(op))
+		return 0;
+	const char *names[2] = {"lowerBoundMap", "upperBoundMap"};
+	for (int i = 0; i < 2; i++) {
+		MlirAttribute a = pb_ir_attr(op, names[i]);
+		if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a))
+			return 0;
+		MlirAffineMap m = mlirAffineMapAttrGetValue(a);
+		if (mlirAffineMapGetNumResults(m) != 1 ||
+		    !mlirAffineExprIsAConstant(mlirAffineMapGetResult(m, 0)) ||
+		    mlirAffineConstantExprGetValue(mlirAffineMapGetResult(m, 0)) !=
+			    i)
+			return 0;
+	}
+	MlirAttribute st = pb_ir_attr(op, "step");
+	return !mlirAttributeIsNull(st) && mlirAttributeIsAInteger(st) &&
+	       mlirIntegerAttrGetValueInt(st) == 1;
+}
+
+/* Replace the loops of @main's nests that run once ("for %n = 0 to 1",
+ * the batch dimension of most models) by their bodies with the counter
+ * 0, so that nests of different ranks line up by their real loops (a 2-d
+ * matmul and the 3-d bias add after it). */
+static void drop_unit_loops(MlirBlock body)
+{
+	struct pb_ir_ops loops = {0};
+	for (MlirOperation op = mlirBlockGetFirstOperation(body);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		if (pb_ir_op_is(op, "affine.for")) {
+			if (unit_loop(op))
+				pb_ir_ops_push(&loops, op);
+			pb_ir_collect(op, "affine.for", &loops);
+		}
+	for (int i = 0; i < loops.n; i++) {
+		MlirOperation l = loops.v[i];
+		if (!unit_loop(l))
+			continue;
+		MlirContext mctx = mlirOperationGetContext(l);
+		MlirType idx = mlirIndexTypeGet(mctx);
+		MlirOperationState st = mlirOperationStateGet(
+			pb_str("arith.constant"), mlirOperationGetLocation(l));
+		MlirNamedAttribute v = mlirNamedAttributeGet(
+			mlirIdentifierGet(mctx, pb_str("value")),
+			mlirIntegerAttrGet(idx, 0));
+		mlirOperationStateAddResults(&st, 1, &idx);
+		mlirOperationStateAddAttributes(&st, 1, &v);
+		MlirOperation zero = mlirOperationCreate(&st);
+		/* before the whole nest, which stays perfect */
+		mlirBlockInsertOwnedOperationBefore(
+			body, pb_ir_ancestor_in(l, body), zero);
+		MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
+		mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(b, 0),
+					      mlirOperationGetResult(zero, 0));
+		MlirOperation term = mlirBlockGetTerminator(b);
+		for (MlirOperation op = mlirBlockGetFirstOperation(b);
+		     !mlirOperationEqual(op, term);) {
+			MlirOperation next = mlirOperationGetNextInBlock(op);
+			mlirOperationMoveBefore(op, l);
+			op = next;
+		}
+		mlirOperationRemoveFromParent(l);
+		mlirOperationDestroy(l);
+	}
+	pb_ir_ops_free(&loops);
+}
+
 /* Set up the abstract loop trees of "f": one chain per nest. */
 static void init_trees(struct pb_fusion *f)
 {
@@ -594,6 +669,8 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		if (pb_ir_run_pipeline(ctx, m, upstream_pipeline) != PB_OK)
 			return PB_ERR;
 	}
+	if (!o->no_fusion && !o->upstream)
+		drop_unit_loops(body);
 	f.s = pb_poly_extract(ctx, ctx->isl, body);
 	if (!f.s)
 		return PB_ERR;
