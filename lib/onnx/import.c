@@ -170,8 +170,30 @@ static void put_hex(struct pb_buf *b, const unsigned char *p, size_t n)
 	pb_buf_append(b, chunk, k);
 }
 
-/* Emit the known f32 contents "t" of shape "sh" as a dense arith.constant
- * (hex form; one element when all are equal) named "res". */
+/* Append the bool contents "p" of shape "sh" from dim "d" on as a
+ * nested literal ("[[true, false], ..]") to "b". */
+static void put_bools(struct pb_buf *b, const unsigned char *p,
+		      const struct shape *sh, int d)
+{
+	if (d == sh->rank) {
+		pb_buf_puts(b, *p ? "true" : "false");
+		return;
+	}
+	int64_t inner = 1;
+	for (int i = d + 1; i < sh->rank; i++)
+		inner *= sh->d[i];
+	pb_buf_puts(b, "[");
+	for (int64_t i = 0; i < sh->d[d]; i++) {
+		if (i)
+			pb_buf_puts(b, ", ");
+		put_bools(b, p + i * inner, sh, d + 1);
+	}
+	pb_buf_puts(b, "]");
+}
+
+/* Emit the known contents "t" of shape "sh" as a dense arith.constant
+ * (hex form, one element when all are equal; a literal for bools) named
+ * "res". */
 static void emit_dense(struct imp *s, const struct name *res,
 		       const struct pb_tensor *t, const struct shape *sh)
 {
@@ -179,9 +201,18 @@ static void emit_dense(struct imp *s, const struct name *res,
 	int splat = n > 0;
 	for (size_t i = 1; splat && i < n; i++)
 		splat = !memcmp((char *)t->data + i * esz, t->data, esz);
-	pb_buf_printf(&s->body, "    %s = arith.constant dense<\"0x", res->s);
-	put_hex(&s->body, t->data, splat ? esz : t->nbytes);
-	pb_buf_printf(&s->body, "\"> : %s", pb_imp_ty(sh).s);
+	pb_buf_printf(&s->body, "    %s = arith.constant dense<", res->s);
+	if (t->dtype == PB_DT_BOOL && splat) {
+		pb_buf_puts(&s->body, *(unsigned char *)t->data ? "true"
+								: "false");
+	} else if (t->dtype == PB_DT_BOOL) {
+		put_bools(&s->body, t->data, sh, 0);
+	} else {
+		pb_buf_puts(&s->body, "\"0x");
+		put_hex(&s->body, t->data, splat ? esz : t->nbytes);
+		pb_buf_puts(&s->body, "\"");
+	}
+	pb_buf_printf(&s->body, "> : %s", pb_imp_ty_dt(sh, t->dtype).s);
 	if (s->loc >= 0)
 		pb_buf_printf(&s->body, " loc(#l%d)\n", s->loc);
 	else
@@ -194,23 +225,24 @@ static void add_param(struct imp *s, struct val *v)
 {
 	snprintf(v->ssa.s, sizeof(v->ssa.s), "%%p%d", s->nparams++);
 	pb_buf_printf(&s->args, "%s%s: %s {pb.param = ", s->nargs++ ? ",\n      " : "",
-		      v->ssa.s, pb_imp_ty(&v->sh).s);
+		      v->ssa.s, pb_imp_ty_dt(&v->sh, v->dtype).s);
 	pb_imp_str(&s->args, v->name);
 	pb_buf_puts(&s->args, "} loc(unknown)");
 }
 
-/* The SSA tensor of "v", materializing it on first use: an initializer
- * becomes a pb.param argument (or a dense constant with
- * --inline-weights), other known contents a dense constant. Only float32
- * values can be used as data. NULL after reporting an error. */
-const char *pb_imp_use(struct imp *s, struct val *v)
+/* The SSA tensor of "v" of any type the importer computes on (see
+ * pb_imp_elt), materializing it on first use: an initializer becomes a
+ * pb.param argument (or a dense constant with --inline-weights), other
+ * known contents a dense constant. NULL after reporting an error. */
+const char *pb_imp_use_dt(struct imp *s, struct val *v)
 {
 	if (v->ssa.s[0])
 		return v->ssa.s;
-	if (v->dtype != PB_DT_F32) {
-		pb_imp_node_error(s, "tensor '%s' has type %s: only float32 "
-				  "data is supported",
-				  v->name, pb_dtype_name(v->dtype));
+	if (!pb_imp_elt(v->dtype)) {
+		pb_imp_node_error(s, "tensor '%s' has type %s: only float32, "
+				  "float64, int64, int32 and bool data is "
+				  "supported", v->name,
+				  pb_dtype_name(v->dtype));
 		return NULL;
 	}
 	if (v->init && !s->opts->inline_weights &&
@@ -227,6 +259,19 @@ const char *pb_imp_use(struct imp *s, struct val *v)
 	v->ssa = pb_imp_fresh(s);
 	emit_dense(s, &v->ssa, t, &v->sh);
 	return v->ssa.s;
+}
+
+/* The SSA tensor of float32 value "v" (see pb_imp_use_dt): the ops that
+ * compute on float32 only use this one. NULL after reporting an error. */
+const char *pb_imp_use(struct imp *s, struct val *v)
+{
+	if (v->dtype != PB_DT_F32) {
+		pb_imp_node_error(s, "tensor '%s' has type %s: only float32 "
+				  "data is supported",
+				  v->name, pb_dtype_name(v->dtype));
+		return NULL;
+	}
+	return pb_imp_use_dt(s, v);
 }
 
 /* Parse "spec" ("name=1x3x224x224") of --shape and, when it names
@@ -369,11 +414,10 @@ static int add_inputs(struct imp *s)
 		/* integer inputs (shapes, indices) may be arguments: their
 		 * values are unknown here, so only declared shapes use them */
 		enum pb_dtype dt = vi->type->tensor_type->elem_type;
-		if (dt != PB_DT_F32 && dt != PB_DT_I64 && dt != PB_DT_I32 &&
-		    dt != PB_DT_BOOL) {
-			pb_error(s->ctx, "input '%s' has type %s: only float32 "
-				 "inputs are supported", vi->name,
-				 pb_dtype_name(dt));
+		if (!pb_imp_elt(dt)) {
+			pb_error(s->ctx, "input '%s' has type %s: only float32, "
+				 "float64, int64, int32 and bool inputs are "
+				 "supported", vi->name, pb_dtype_name(dt));
 			return PB_ERR;
 		}
 		struct shape sh;
@@ -407,7 +451,7 @@ static int in_list(const char *list, const char *name)
 /* The op tables: the one list of what the importer lowers, used by the
  * dispatch (lookup_op) and by pb-import --list-ops. */
 static const struct pb_imp_op *const op_tables[] = {
-	pb_imp_ops_math, pb_imp_ops_nn, pb_imp_ops_shape};
+	pb_imp_ops_math, pb_imp_ops_nn, pb_imp_ops_shape, pb_imp_ops_typed};
 #define N_OP_TABLES (sizeof(op_tables) / sizeof(*op_tables))
 
 void pb_onnx_list_ops(struct pb_buf *out)
@@ -491,12 +535,12 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 		const char *x = NULL;
 		if (!v)
 			pb_error(s->ctx, "output '%s' is not defined", name);
-		else if (v->dtype != PB_DT_F32)
-			pb_error(s->ctx, "output '%s' has type %s: only float32 "
-				 "outputs are supported", name,
-				 pb_dtype_name(v->dtype));
+		else if (!pb_imp_elt(v->dtype))
+			pb_error(s->ctx, "output '%s' has type %s: only float32, "
+				 "float64, int64, int32 and bool outputs are "
+				 "supported", name, pb_dtype_name(v->dtype));
 		else
-			x = pb_imp_use(s, v);
+			x = pb_imp_use_dt(s, v);
 		if (!x) {
 			pb_buf_free(&ret);
 			pb_buf_free(&tys);
@@ -504,8 +548,9 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 		}
 		const char *sep = i ? ", " : "";
 		pb_buf_printf(&ret, "%s%s", sep, x);
-		pb_buf_printf(&tys, "%s%s", sep, pb_imp_ty(&v->sh).s);
-		pb_buf_printf(res, "%s%s {pb.name = ", sep, pb_imp_ty(&v->sh).s);
+		struct text ty = pb_imp_ty_dt(&v->sh, v->dtype);
+		pb_buf_printf(&tys, "%s%s", sep, ty.s);
+		pb_buf_printf(res, "%s%s {pb.name = ", sep, ty.s);
 		pb_imp_str(res, name);
 		pb_buf_puts(res, "}");
 	}

@@ -67,6 +67,8 @@ struct name pb_imp_fresh(struct imp *s);
 struct text pb_imp_ty(const struct shape *sh);
 struct text pb_imp_ty_rank(int rank, const int64_t *d);
 struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt);
+const char *pb_imp_elt(enum pb_dtype dt);
+int pb_imp_is_float(enum pb_dtype dt);
 struct text pb_imp_map(int ndims, int nres, const int *res);
 struct text pb_imp_ints(int n, const int64_t *v);
 struct text pb_imp_f32(double x);
@@ -85,6 +87,7 @@ struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
 		       const struct shape *sh);
 struct pb_tensor *pb_imp_known(struct imp *s, struct val *v);
 const char *pb_imp_use(struct imp *s, struct val *v);
+const char *pb_imp_use_dt(struct imp *s, struct val *v);
 int pb_imp_alias(struct imp *s, size_t out, struct val *v);
 
 /* Node attributes. */
@@ -97,8 +100,16 @@ int pb_imp_attr_ints(struct imp *s, const char *name, int64_t *v, int max);
 /* Building blocks shared by the op lowerings. */
 struct name pb_imp_empty(struct imp *s, const struct shape *sh);
 struct name pb_imp_fill(struct imp *s, const struct shape *sh, double x);
+struct name pb_imp_empty_dt(struct imp *s, const struct shape *sh,
+			    enum pb_dtype dt);
+struct name pb_imp_fill_dt(struct imp *s, const struct shape *sh,
+			   enum pb_dtype dt, double x);
+struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x);
 struct name pb_imp_reshape(struct imp *s, const char *x,
 			   const struct shape *from, const struct shape *to);
+struct name pb_imp_reshape_dt(struct imp *s, const char *x,
+			      const struct shape *from, const struct shape *to,
+			      enum pb_dtype dt);
 struct name pb_imp_pad(struct imp *s, const char *x, struct shape *sh,
 		       const int64_t *lo, const int64_t *hi, double v);
 struct text pb_imp_bcast_map(const struct shape *out, const struct shape *in);
@@ -118,6 +129,7 @@ struct gen {
 	int ndims;
 	int nin;
 	struct name arg[16]; /* block arguments: ins, then the out */
+	enum pb_dtype dt[16]; /* their element types */
 	struct shape out;
 };
 void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,
@@ -125,6 +137,12 @@ void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,
 		      const struct shape *in_sh, const struct text *in_maps,
 		      const char *init, const struct shape *out,
 		      const struct text *out_map);
+void pb_imp_gen_begin_dt(struct imp *s, struct gen *g, int ndims,
+			 const char *iters, int nin, const char *const *ins,
+			 const struct shape *in_sh, const enum pb_dtype *in_dt,
+			 const struct text *in_maps, const char *init,
+			 const struct shape *out, enum pb_dtype out_dt,
+			 const struct text *out_map);
 struct name pb_imp_gen_end(struct imp *s, struct gen *g, const char *yield);
 struct name pb_imp_scalar(struct imp *s, double x);
 
@@ -140,6 +158,12 @@ struct pb_imp_op {
 extern const struct pb_imp_op pb_imp_ops_math[];
 extern const struct pb_imp_op pb_imp_ops_nn[];
 extern const struct pb_imp_op pb_imp_ops_shape[];
+extern const struct pb_imp_op pb_imp_ops_typed[];
+
+/* Gather ("elements" = 0) or GatherElements of "x" by the run-time
+ * integer indices "iv" along "axis" (import_typed.c). */
+int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
+		     int elements);
 
 /* Shared by the tables: reduce "x" over the dims set in "red" (a bit per
  * dim) with "kind" ("sum", "mean", "max", ..); "keep" keeps them as 1. */
@@ -150,6 +174,12 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
  * element at linear index "o" of "out". */
 int64_t pb_imp_bcast_index(const struct shape *out, const struct shape *in,
 			   int64_t o);
+/* Element "i" of known "t" as a double; store "x" as element "i". */
+double pb_imp_elem_get(const struct pb_tensor *t, int64_t i);
+void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x);
+/* Emit the conversion of scalar "x" from "from" to "to" (ONNX Cast). */
+struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
+			   enum pb_dtype to);
 /* A new known tensor of type "dt" and shape "sh" (zeroed). */
 struct pb_tensor *pb_imp_new_known(enum pb_dtype dt, const struct shape *sh);
 /* Define output "i" as the known tensor "t" (taking it). */

@@ -28,14 +28,34 @@ struct text pb_imp_ty_rank(int rank, const int64_t *d)
 	return t;
 }
 
-/* The tensor type of shape "sh" and element type "dt". */
+/* The MLIR element type of ONNX type "dt" ("f32", "i64", "i1", ..), or
+ * NULL when the importer cannot compute on it. */
+const char *pb_imp_elt(enum pb_dtype dt)
+{
+	switch (dt) {
+	case PB_DT_F32: return "f32";
+	case PB_DT_F64: return "f64";
+	case PB_DT_I64: return "i64";
+	case PB_DT_I32: return "i32";
+	case PB_DT_BOOL: return "i1";
+	default: return NULL;
+	}
+}
+
+/* Is "dt" a float type the importer computes on? */
+int pb_imp_is_float(enum pb_dtype dt)
+{
+	return dt == PB_DT_F32 || dt == PB_DT_F64;
+}
+
+/* The tensor type of shape "sh" and element type "dt" (f32 when the
+ * importer has no element type for "dt"). */
 struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt)
 {
 	struct text t = pb_imp_ty(sh);
-	const char *el = dt == PB_DT_I64 ? "i64" : dt == PB_DT_I32 ? "i32"
-		       : dt == PB_DT_BOOL ? "i1" : "f32";
+	const char *el = pb_imp_elt(dt);
 	size_t n = strlen(t.s);
-	if (n >= 4 && strcmp(el, "f32")) {
+	if (n >= 4 && el && strcmp(el, "f32")) {
 		t.s[n - 4] = 0; /* drop "f32>" */
 		snprintf(t.s + n - 4, sizeof(t.s) - (n - 4), "%s>", el);
 	}
@@ -277,32 +297,66 @@ int pb_imp_broadcast(struct imp *s, const struct shape *a,
 	return PB_OK;
 }
 
-/* Emit "tensor.empty" of shape "sh". */
-struct name pb_imp_empty(struct imp *s, const struct shape *sh)
+/* Emit "tensor.empty" of shape "sh" and type "dt". */
+struct name pb_imp_empty_dt(struct imp *s, const struct shape *sh,
+			    enum pb_dtype dt)
 {
 	struct name e = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = tensor.empty() : %s", e.s, pb_imp_ty(sh).s);
+	pb_imp_emit(s, "%s = tensor.empty() : %s", e.s, pb_imp_ty_dt(sh, dt).s);
 	return e;
+}
+
+/* Emit "tensor.empty" of shape "sh" (f32). */
+struct name pb_imp_empty(struct imp *s, const struct shape *sh)
+{
+	return pb_imp_empty_dt(s, sh, PB_DT_F32);
+}
+
+/* Emit a scalar constant "x" of type "dt" (floats exactly, as hex). */
+struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
+{
+	struct name c = pb_imp_fresh(s);
+	if (dt == PB_DT_F64) {
+		uint64_t bits;
+		memcpy(&bits, &x, 8);
+		pb_imp_emit(s, "%s = arith.constant 0x%016llX : f64", c.s,
+			    (unsigned long long)bits);
+	} else if (dt == PB_DT_BOOL) {
+		pb_imp_emit(s, "%s = arith.constant %s", c.s,
+			    x != 0 ? "true" : "false");
+	} else if (!pb_imp_is_float(dt)) {
+		pb_imp_emit(s, "%s = arith.constant %lld : %s", c.s,
+			    (long long)x, pb_imp_elt(dt));
+	} else {
+		pb_imp_emit(s, "%s = arith.constant %s : f32", c.s,
+			    pb_imp_f32(x).s);
+	}
+	return c;
 }
 
 /* Emit an f32 scalar constant "x". */
 struct name pb_imp_scalar(struct imp *s, double x)
 {
-	struct name c = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = arith.constant %s : f32", c.s, pb_imp_f32(x).s);
-	return c;
+	return pb_imp_scalar_dt(s, PB_DT_F32, x);
 }
 
-/* Emit a tensor of shape "sh" filled with "x" (tensor.empty + fill). */
+/* Emit a tensor of shape "sh" and type "dt" filled with "x". */
+struct name pb_imp_fill_dt(struct imp *s, const struct shape *sh,
+			   enum pb_dtype dt, double x)
+{
+	struct name c = pb_imp_scalar_dt(s, dt, x);
+	struct name e = pb_imp_empty_dt(s, sh, dt);
+	struct name r = pb_imp_fresh(s);
+	struct text t = pb_imp_ty_dt(sh, dt);
+	pb_imp_emit(s, "%s = linalg.fill ins(%s : %s) outs(%s : %s) -> %s",
+		    r.s, c.s, pb_imp_elt(dt), e.s, t.s, t.s);
+	return r;
+}
+
+/* Emit a tensor of shape "sh" filled with the f32 "x". */
 struct name pb_imp_fill(struct imp *s, const struct shape *sh, double x)
 {
-	struct name c = pb_imp_scalar(s, x);
-	struct name e = pb_imp_empty(s, sh);
-	struct name r = pb_imp_fresh(s);
-	struct text t = pb_imp_ty(sh);
-	pb_imp_emit(s, "%s = linalg.fill ins(%s : f32) outs(%s : %s) -> %s",
-		    r.s, c.s, e.s, t.s, t.s);
-	return r;
+	return pb_imp_fill_dt(s, sh, PB_DT_F32, x);
 }
 
 /* Group the dims of "a" and "b" (same element count) into "n" runs of
@@ -351,7 +405,8 @@ static void reassoc(struct pb_buf *b, int n, const int *g)
  * with the "n" runs "g" of the larger-rank side. */
 static struct name collapse_expand(struct imp *s, int expand, const char *x,
 				   const struct shape *from,
-				   const struct shape *to, int n, const int *g)
+				   const struct shape *to, enum pb_dtype dt,
+				   int n, const int *g)
 {
 	struct name r = pb_imp_fresh(s);
 	struct pb_buf ra = {0};
@@ -359,21 +414,23 @@ static struct name collapse_expand(struct imp *s, int expand, const char *x,
 	if (expand)
 		pb_imp_emit(s, "%s = tensor.expand_shape %s %s output_shape %s "
 			    ": %s into %s", r.s, x, ra.data ? ra.data : "[]",
-			    pb_imp_ints(to->rank, to->d).s, pb_imp_ty(from).s,
-			    pb_imp_ty(to).s);
+			    pb_imp_ints(to->rank, to->d).s,
+			    pb_imp_ty_dt(from, dt).s, pb_imp_ty_dt(to, dt).s);
 	else
 		pb_imp_emit(s, "%s = tensor.collapse_shape %s %s : %s into %s",
-			    r.s, x, ra.data ? ra.data : "[]", pb_imp_ty(from).s,
-			    pb_imp_ty(to).s);
+			    r.s, x, ra.data ? ra.data : "[]",
+			    pb_imp_ty_dt(from, dt).s, pb_imp_ty_dt(to, dt).s);
 	pb_buf_free(&ra);
 	return r;
 }
 
-/* Emit a reshape of "x" from "from" to "to" (same element count) as a
- * collapse_shape, an expand_shape, or a collapse followed by an expand
- * (all views of the same buffer). Returns "x" when the shapes agree. */
-struct name pb_imp_reshape(struct imp *s, const char *x,
-			   const struct shape *from, const struct shape *to)
+/* Emit a reshape of "x" (element type "dt") from "from" to "to" (same
+ * element count) as a collapse_shape, an expand_shape, or a collapse
+ * followed by an expand (all views of the same buffer). Returns "x" when
+ * the shapes agree. */
+struct name pb_imp_reshape_dt(struct imp *s, const char *x,
+			      const struct shape *from, const struct shape *to,
+			      enum pb_dtype dt)
 {
 	struct name r;
 	int ga[PB_MAX_RANK + 1], gb[PB_MAX_RANK + 1];
@@ -386,13 +443,14 @@ struct name pb_imp_reshape(struct imp *s, const char *x,
 	}
 	int n = group_dims(from, to, ga, gb);
 	if (n == 0) /* a rank-0 side: all dims are 1 */
-		return collapse_expand(s, from->rank == 0, x, from, to, 0, ga);
+		return collapse_expand(s, from->rank == 0, x, from, to, dt, 0,
+				       ga);
 	if (n < 0 || pb_imp_numel(from) == 0) {
 		/* no common grouping: go through the flat vector */
 		struct shape flat = {1, {pb_imp_numel(from)}};
 		int g1[2] = {0, from->rank}, g2[2] = {0, to->rank};
-		struct name f = collapse_expand(s, 0, x, from, &flat, 1, g1);
-		return collapse_expand(s, 1, f.s, &flat, to, 1, g2);
+		struct name f = collapse_expand(s, 0, x, from, &flat, dt, 1, g1);
+		return collapse_expand(s, 1, f.s, &flat, to, dt, 1, g2);
 	}
 	int need_collapse = 0, need_expand = 0;
 	struct shape mid = {n, {0}};
@@ -405,27 +463,39 @@ struct name pb_imp_reshape(struct imp *s, const char *x,
 	}
 	snprintf(r.s, sizeof(r.s), "%s", x);
 	if (need_collapse)
-		r = collapse_expand(s, 0, r.s, from, &mid, n, ga);
+		r = collapse_expand(s, 0, r.s, from, &mid, dt, n, ga);
 	if (need_expand)
-		r = collapse_expand(s, 1, r.s, &mid, to, n, gb);
+		r = collapse_expand(s, 1, r.s, &mid, to, dt, n, gb);
 	return r;
 }
 
+/* pb_imp_reshape_dt of an f32 "x". */
+struct name pb_imp_reshape(struct imp *s, const char *x,
+			   const struct shape *from, const struct shape *to)
+{
+	return pb_imp_reshape_dt(s, x, from, to, PB_DT_F32);
+}
+
 /* Begin a linalg.generic with "ndims" loops of kinds "iters" ('p'
- * parallel, 'r' reduction), "nin" inputs "ins" of shapes "in_sh" read
- * through "in_maps", and init "init" of shape "out" written through
- * "out_map". Emits the header and the block; the caller emits the body
- * over g->arg[] and ends it with pb_imp_gen_end. */
-void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,
-		      const char *iters, int nin, const char *const *ins,
-		      const struct shape *in_sh, const struct text *in_maps,
-		      const char *init, const struct shape *out,
-		      const struct text *out_map)
+ * parallel, 'r' reduction), "nin" inputs "ins" of shapes "in_sh" and
+ * element types "in_dt" (NULL: all f32) read through "in_maps", and init
+ * "init" of shape "out" and type "out_dt" written through "out_map".
+ * Emits the header and the block; the caller emits the body over
+ * g->arg[] and ends it with pb_imp_gen_end. */
+void pb_imp_gen_begin_dt(struct imp *s, struct gen *g, int ndims,
+			 const char *iters, int nin, const char *const *ins,
+			 const struct shape *in_sh, const enum pb_dtype *in_dt,
+			 const struct text *in_maps, const char *init,
+			 const struct shape *out, enum pb_dtype out_dt,
+			 const struct text *out_map)
 {
 	struct pb_buf b = {0};
 	g->ndims = ndims;
 	g->nin = nin;
 	g->out = *out;
+	for (int i = 0; i < nin; i++)
+		g->dt[i] = in_dt ? in_dt[i] : PB_DT_F32;
+	g->dt[nin] = out_dt;
 	g->arg[15] = pb_imp_fresh(s); /* the result */
 	pb_buf_printf(&b, "%s = linalg.generic {indexing_maps = [",
 		      g->arg[15].s);
@@ -443,26 +513,39 @@ void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,
 		pb_buf_puts(&b, " : ");
 		for (int i = 0; i < nin; i++)
 			pb_buf_printf(&b, "%s%s", i ? ", " : "",
-				      pb_imp_ty(&in_sh[i]).s);
+				      pb_imp_ty_dt(&in_sh[i], g->dt[i]).s);
 		pb_buf_puts(&b, ")");
 	}
-	pb_buf_printf(&b, " outs(%s : %s) {", init, pb_imp_ty(out).s);
+	pb_buf_printf(&b, " outs(%s : %s) {", init,
+		      pb_imp_ty_dt(out, out_dt).s);
 	pb_imp_raw(s, "%s", b.data);
 	pb_buf_free(&b);
 	pb_buf_puts(&s->body, "    ^bb0(");
 	for (int i = 0; i <= nin; i++) {
 		g->arg[i] = pb_imp_fresh(s);
-		pb_buf_printf(&s->body, "%s%s: f32 loc(#l%d)", i ? ", " : "",
-			      g->arg[i].s, s->loc);
+		pb_buf_printf(&s->body, "%s%s: %s loc(#l%d)", i ? ", " : "",
+			      g->arg[i].s, pb_imp_elt(g->dt[i]), s->loc);
 	}
 	pb_buf_puts(&s->body, "):\n");
+}
+
+/* pb_imp_gen_begin_dt with every operand f32. */
+void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,
+		      const char *iters, int nin, const char *const *ins,
+		      const struct shape *in_sh, const struct text *in_maps,
+		      const char *init, const struct shape *out,
+		      const struct text *out_map)
+{
+	pb_imp_gen_begin_dt(s, g, ndims, iters, nin, ins, in_sh, NULL,
+			    in_maps, init, out, PB_DT_F32, out_map);
 }
 
 /* End the generic "g" yielding "yield"; returns its result. */
 struct name pb_imp_gen_end(struct imp *s, struct gen *g, const char *yield)
 {
-	pb_imp_emit(s, "  linalg.yield %s : f32", yield);
-	pb_imp_emit(s, "} -> %s", pb_imp_ty(&g->out).s);
+	const char *el = pb_imp_elt(g->dt[g->nin]);
+	pb_imp_emit(s, "  linalg.yield %s : %s", yield, el);
+	pb_imp_emit(s, "} -> %s", pb_imp_ty_dt(&g->out, g->dt[g->nin]).s);
 	return g->arg[15];
 }
 
@@ -573,4 +656,67 @@ struct text pb_imp_bcast_map(const struct shape *out, const struct shape *in)
 		res[i] = in->d[i] == 1 && out->d[o] != 1 ? -1 : o;
 	}
 	return pb_imp_map(out->rank, in->rank, res);
+}
+
+/* Element "i" of known "t" as a double. */
+double pb_imp_elem_get(const struct pb_tensor *t, int64_t i)
+{
+	switch (t->dtype) {
+	case PB_DT_F32: return ((float *)t->data)[i];
+	case PB_DT_F64: return ((double *)t->data)[i];
+	case PB_DT_I64: return (double)((int64_t *)t->data)[i];
+	case PB_DT_I32: return ((int32_t *)t->data)[i];
+	case PB_DT_I8: return ((int8_t *)t->data)[i];
+	case PB_DT_U8: case PB_DT_BOOL: return ((uint8_t *)t->data)[i];
+	default: return NAN;
+	}
+}
+
+/* Store "x" as element "i" of known "t". */
+void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x)
+{
+	switch (t->dtype) {
+	case PB_DT_F32: ((float *)t->data)[i] = (float)x; break;
+	case PB_DT_F64: ((double *)t->data)[i] = x; break;
+	case PB_DT_I64: ((int64_t *)t->data)[i] = (int64_t)x; break;
+	case PB_DT_I32: ((int32_t *)t->data)[i] = (int32_t)x; break;
+	case PB_DT_I8: ((int8_t *)t->data)[i] = (int8_t)x; break;
+	case PB_DT_U8: ((uint8_t *)t->data)[i] = (uint8_t)x; break;
+	case PB_DT_BOOL: ((uint8_t *)t->data)[i] = x != 0; break;
+	default: break;
+	}
+}
+
+/* Emit the conversion of scalar "x" from type "from" to type "to"
+ * (ONNX Cast: floats truncate toward zero into integers, anything nonzero
+ * is true); returns the converted value. */
+struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
+			   enum pb_dtype to)
+{
+	struct name r = pb_imp_fresh(s);
+	const char *f = pb_imp_elt(from), *t = pb_imp_elt(to);
+	int ff = pb_imp_is_float(from), tf = pb_imp_is_float(to);
+	size_t fb = from == PB_DT_BOOL ? 1 : 8 * pb_dtype_size(from);
+	size_t tb = to == PB_DT_BOOL ? 1 : 8 * pb_dtype_size(to);
+	if (from == to) {
+		snprintf(r.s, sizeof(r.s), "%s", x);
+	} else if (to == PB_DT_BOOL) {
+		struct name z = pb_imp_scalar_dt(s, from, 0);
+		pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
+			    ff ? "cmpf une," : "cmpi ne,", x, z.s, f);
+	} else if (ff && tf) {
+		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
+			    fb < tb ? "extf" : "truncf", x, f, t);
+	} else if (ff) {
+		pb_imp_emit(s, "%s = arith.fptosi %s : %s to %s", r.s, x, f, t);
+	} else if (tf) {
+		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
+			    from == PB_DT_BOOL ? "uitofp" : "sitofp", x, f, t);
+	} else {
+		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
+			    fb > tb ? "trunci" : from == PB_DT_BOOL ? "extui"
+								 : "extsi",
+			    x, f, t);
+	}
+	return r;
 }

@@ -633,6 +633,11 @@ static int op_gather(struct imp *s)
 	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
 		return PB_ERR;
 	int64_t ind[64];
+	/* run-time or many indices, or data other than float32 that is not
+	 * folded: one generic reading the indices */
+	if ((!iv->k && !iv->init) || pb_imp_numel(&iv->sh) > 64 ||
+	    (x->dtype != PB_DT_F32 && !pb_imp_fold_ok(x)))
+		return pb_imp_gather_rt(s, x, iv, axis, 0);
 	int ni = pb_imp_known_ints(s, iv, ind, 64, "the indices");
 	if (ni < 0)
 		return PB_ERR;
@@ -752,35 +757,6 @@ static int op_expand(struct imp *s)
 	return PB_OK;
 }
 
-/* Element "i" of known "t" as a double. */
-static double elem_f(const struct pb_tensor *t, int64_t i)
-{
-	switch (t->dtype) {
-	case PB_DT_F32: return ((float *)t->data)[i];
-	case PB_DT_F64: return ((double *)t->data)[i];
-	case PB_DT_I64: return (double)((int64_t *)t->data)[i];
-	case PB_DT_I32: return ((int32_t *)t->data)[i];
-	case PB_DT_I8: return ((int8_t *)t->data)[i];
-	case PB_DT_U8: case PB_DT_BOOL: return ((uint8_t *)t->data)[i];
-	default: return NAN;
-	}
-}
-
-/* Store "x" as element "i" of known "t". */
-static void set_elem(struct pb_tensor *t, int64_t i, double x)
-{
-	switch (t->dtype) {
-	case PB_DT_F32: ((float *)t->data)[i] = (float)x; break;
-	case PB_DT_F64: ((double *)t->data)[i] = x; break;
-	case PB_DT_I64: ((int64_t *)t->data)[i] = (int64_t)x; break;
-	case PB_DT_I32: ((int32_t *)t->data)[i] = (int32_t)x; break;
-	case PB_DT_I8: ((int8_t *)t->data)[i] = (int8_t)x; break;
-	case PB_DT_U8: ((uint8_t *)t->data)[i] = (uint8_t)x; break;
-	case PB_DT_BOOL: ((uint8_t *)t->data)[i] = x != 0; break;
-	default: break;
-	}
-}
-
 /* Is "dt" a type Cast can fold between? */
 static int castable(enum pb_dtype dt)
 {
@@ -789,7 +765,8 @@ static int castable(enum pb_dtype dt)
 	       dt == PB_DT_BOOL;
 }
 
-/* Cast: folded for known data; float32 to float32 at run time. */
+/* Cast: folded for known data; at run time a converting generic between
+ * the types the importer computes on (pb_imp_elt). */
 static int op_cast(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
@@ -807,14 +784,35 @@ static int op_cast(struct imp *s)
 		if (!t)
 			return pb_imp_node_error(s, "out of memory");
 		for (int64_t i = 0; i < pb_tensor_numel(k); i++)
-			set_elem(t, i, elem_f(k, i));
+			pb_imp_elem_set(t, i, pb_imp_elem_get(k, i));
 		pb_imp_def_known(s, 0, t);
 		return PB_OK;
 	}
 	if (x->dtype == to)
 		return pb_imp_alias(s, 0, x);
-	return pb_imp_node_error(s, "cast from %s to %s is not supported",
-				 pb_dtype_name(x->dtype), pb_dtype_name(to));
+	const char *in = pb_imp_elt(x->dtype) && pb_imp_elt(to)
+				 ? pb_imp_use_dt(s, x) : NULL;
+	if (!in)
+		return s->ctx->nerrors ? PB_ERR
+		       : pb_imp_node_error(s, "cast from %s to %s is not "
+					   "supported", pb_dtype_name(x->dtype),
+					   pb_dtype_name(to));
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < x->sh.rank; i++)
+		all[i] = i;
+	struct text id = pb_imp_map(x->sh.rank, x->sh.rank, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', x->sh.rank);
+	struct name e = pb_imp_empty_dt(s, &x->sh, to);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, x->sh.rank, iters, 1, &in, &x->sh,
+			    &x->dtype, &id, e.s, &x->sh, to, &id);
+	struct name y = pb_imp_convert(s, g.arg[0].s, x->dtype, to);
+	struct name r = pb_imp_gen_end(s, &g, y.s);
+	struct val *v = pb_imp_def(s, 0, to, &x->sh);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
 }
 
 /* ConstantOfShape: a known tensor of the "value" (default f32 0); large
@@ -896,7 +894,7 @@ static int op_range(struct imp *s)
 			       : pb_imp_node_error(s, "start, limit and delta "
 						   "must be known scalars");
 	}
-	double b = elem_f(k[0], 0), e = elem_f(k[1], 0), d = elem_f(k[2], 0);
+	double b = pb_imp_elem_get(k[0], 0), e = pb_imp_elem_get(k[1], 0), d = pb_imp_elem_get(k[2], 0);
 	if (d == 0 || !castable(k[0]->dtype))
 		return pb_imp_node_error(s, "bad range");
 	double cnt = ceil((e - b) / d);
@@ -908,7 +906,7 @@ static int op_range(struct imp *s)
 	if (!t)
 		return pb_imp_node_error(s, "out of memory");
 	for (int64_t i = 0; i < sh.d[0]; i++)
-		set_elem(t, i, b + i * d);
+		pb_imp_elem_set(t, i, b + i * d);
 	pb_imp_def_known(s, 0, t);
 	return PB_OK;
 }

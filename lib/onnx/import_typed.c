@@ -1,0 +1,682 @@
+/* Op lowerings on data of any type the importer computes on (float32,
+ * float64, int64, int32, bool; see pb_imp_elt): comparisons, logic,
+ * Where, Gather and GatherElements with run-time indices, ArgMax/ArgMin,
+ * CumSum and Einsum. Each is folded at import time when its inputs are
+ * known and small, else one or two linalg.generic ops. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnx/import.h"
+
+/* The identity map of rank "n". */
+static struct text id_map(int n)
+{
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < n; i++)
+		all[i] = i;
+	return pb_imp_map(n, n, all);
+}
+
+/* Check that input "v" has a type the importer computes on, and (when
+ * "want" is not PB_DT_UNDEFINED) that it is "want". */
+static int check_type(struct imp *s, struct val *v, enum pb_dtype want)
+{
+	if (!pb_imp_elt(v->dtype) || (want && v->dtype != want))
+		return pb_imp_node_error(s, "input '%s' has type %s: %s",
+					 v->name, pb_dtype_name(v->dtype),
+					 want ? "expected bool" : "only "
+					 "float32, float64, int64, int32 and "
+					 "bool are supported");
+	return PB_OK;
+}
+
+/* An elementwise node over the "nin" inputs "in" broadcast NumPy-style:
+ * the output shape, known contents when every input is known and small. */
+struct bcast {
+	int nin;
+	struct val *in[3];
+	struct shape out;
+	int fold;
+};
+
+/* Broadcast the inputs of "b" (set by the caller) into b->out; decide
+ * whether to fold. */
+static int bcast_shape(struct imp *s, struct bcast *b)
+{
+	b->out = b->in[0]->sh;
+	b->fold = 1;
+	for (int i = 0; i < b->nin; i++) {
+		if (i && pb_imp_broadcast(s, &b->out, &b->in[i]->sh, &b->out))
+			return PB_ERR;
+		b->fold &= pb_imp_fold_ok(b->in[i]);
+	}
+	b->fold &= pb_imp_numel(&b->out) <= PB_FOLD_MAX;
+	return PB_OK;
+}
+
+/* Begin the generic of "b" producing type "odt"; its block arguments are
+ * g->arg[0..nin). */
+static int bcast_begin(struct imp *s, struct bcast *b, struct gen *g,
+		       enum pb_dtype odt)
+{
+	const char *ins[3];
+	struct shape sh[3];
+	struct text maps[3];
+	enum pb_dtype dt[3];
+	for (int i = 0; i < b->nin; i++) {
+		if (!(ins[i] = pb_imp_use_dt(s, b->in[i])))
+			return PB_ERR;
+		sh[i] = b->in[i]->sh;
+		maps[i] = pb_imp_bcast_map(&b->out, &sh[i]);
+		dt[i] = b->in[i]->dtype;
+	}
+	struct name e = pb_imp_empty_dt(s, &b->out, odt);
+	struct text om = id_map(b->out.rank);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', b->out.rank);
+	pb_imp_gen_begin_dt(s, g, b->out.rank, iters, b->nin, ins, sh, dt,
+			    maps, e.s, &b->out, odt, &om);
+	return PB_OK;
+}
+
+/* Define output 0 as generic result "r" of type "dt" and shape "sh". */
+static int def_out(struct imp *s, struct name r, enum pb_dtype dt,
+		   const struct shape *sh)
+{
+	struct val *v = pb_imp_def(s, 0, dt, sh);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
+/* The comparison and logic ops: ONNX name, arity, the predicates of
+ * arith.cmpf and arith.cmpi (NULL: no such comparison), or the i1 op. */
+static const struct cmp_op {
+	const char *name;
+	int arity;
+	const char *fpred, *ipred, *logic;
+} cmp_ops[] = {
+	{"Equal", 2, "oeq", "eq", NULL},
+	{"Less", 2, "olt", "slt", NULL},
+	{"Greater", 2, "ogt", "sgt", NULL},
+	{"LessOrEqual", 2, "ole", "sle", NULL},
+	{"GreaterOrEqual", 2, "oge", "sge", NULL},
+	{"And", 2, NULL, NULL, "andi"},
+	{"Or", 2, NULL, NULL, "ori"},
+	{"Xor", 2, NULL, NULL, "xori"},
+	{"Not", 1, NULL, NULL, "xori"},
+	{NULL, 0, NULL, NULL, NULL},
+};
+
+/* The known result of comparison or logic op "c" on "a" and "b". */
+static int cmp_fold1(const struct cmp_op *c, double a, double b)
+{
+	switch (c->name[0] == 'G' ? (c->name[7] ? 'g' : '>')
+		: c->name[0] == 'L' ? (c->name[4] ? 'l' : '<')
+		: c->name[0]) {
+	case 'E': return a == b;
+	case '<': return a < b;
+	case '>': return a > b;
+	case 'l': return a <= b;
+	case 'g': return a >= b;
+	case 'A': return a != 0 && b != 0;
+	case 'O': return a != 0 || b != 0;
+	case 'X': return (a != 0) != (b != 0);
+	default: return a == 0; /* Not */
+	}
+}
+
+/* Equal, Less, Greater, LessOrEqual, GreaterOrEqual (float or integer
+ * operands of one type, Equal also bool), And, Or, Xor, Not (bool): a
+ * bool result, broadcast NumPy-style. */
+static int op_compare(struct imp *s)
+{
+	const struct cmp_op *c = cmp_ops;
+	while (strcmp(c->name, s->node->op_type))
+		c++;
+	struct bcast b = {.nin = c->arity};
+	if (pb_imp_nin(s) != c->arity)
+		return pb_imp_node_error(s, "expected %d inputs, got %d",
+					 c->arity, pb_imp_nin(s));
+	for (int i = 0; i < b.nin; i++) {
+		b.in[i] = pb_imp_in(s, i);
+		if (check_type(s, b.in[i], c->logic ? PB_DT_BOOL : 0))
+			return PB_ERR;
+	}
+	enum pb_dtype dt = b.in[0]->dtype;
+	if (b.nin == 2 && b.in[1]->dtype != dt)
+		return pb_imp_node_error(s, "inputs of types %s and %s differ",
+					 pb_dtype_name(dt),
+					 pb_dtype_name(b.in[1]->dtype));
+	if (!c->logic && dt == PB_DT_BOOL && strcmp(c->name, "Equal"))
+		return pb_imp_node_error(s, "bool operands are not ordered");
+	if (bcast_shape(s, &b))
+		return PB_ERR;
+	if (b.fold) {
+		struct pb_tensor *k[2], *t;
+		for (int i = 0; i < b.nin; i++)
+			if (!(k[i] = pb_imp_known(s, b.in[i])))
+				return PB_ERR;
+		if (!(t = pb_imp_new_known(PB_DT_BOOL, &b.out)))
+			return pb_imp_node_error(s, "out of memory");
+		for (int64_t o = 0; o < pb_imp_numel(&b.out); o++) {
+			double x = pb_imp_elem_get(k[0], pb_imp_bcast_index(
+				&b.out, &b.in[0]->sh, o));
+			double y = b.nin < 2 ? 0 : pb_imp_elem_get(k[1],
+				pb_imp_bcast_index(&b.out, &b.in[1]->sh, o));
+			((unsigned char *)t->data)[o] = cmp_fold1(c, x, y);
+		}
+		pb_imp_def_known(s, 0, t);
+		return PB_OK;
+	}
+	struct gen g;
+	if (bcast_begin(s, &b, &g, PB_DT_BOOL))
+		return PB_ERR;
+	struct name r = pb_imp_fresh(s);
+	if (c->logic && b.nin == 1) {
+		struct name t = pb_imp_scalar_dt(s, PB_DT_BOOL, 1);
+		pb_imp_emit(s, "%s = arith.xori %s, %s : i1", r.s, g.arg[0].s,
+			    t.s);
+	} else if (c->logic) {
+		pb_imp_emit(s, "%s = arith.%s %s, %s : i1", r.s, c->logic,
+			    g.arg[0].s, g.arg[1].s);
+	} else {
+		int fl = pb_imp_is_float(dt);
+		pb_imp_emit(s, "%s = arith.%s %s, %s, %s : %s", r.s,
+			    fl ? "cmpf" : "cmpi", fl ? c->fpred : c->ipred,
+			    g.arg[0].s, g.arg[1].s, pb_imp_elt(dt));
+	}
+	return def_out(s, pb_imp_gen_end(s, &g, r.s), PB_DT_BOOL, &b.out);
+}
+
+/* Where(condition, X, Y): X where the bool condition holds, else Y, all
+ * three broadcast NumPy-style. */
+static int op_where(struct imp *s)
+{
+	struct bcast b = {.nin = 3};
+	if (pb_imp_nin(s) != 3)
+		return pb_imp_node_error(s, "expected 3 inputs, got %d",
+					 pb_imp_nin(s));
+	for (int i = 0; i < 3; i++)
+		b.in[i] = pb_imp_in(s, i);
+	if (check_type(s, b.in[0], PB_DT_BOOL) || check_type(s, b.in[1], 0) ||
+	    check_type(s, b.in[2], 0))
+		return PB_ERR;
+	enum pb_dtype dt = b.in[1]->dtype;
+	if (b.in[2]->dtype != dt)
+		return pb_imp_node_error(s, "X and Y have types %s and %s",
+					 pb_imp_elt(dt),
+					 pb_imp_elt(b.in[2]->dtype));
+	if (bcast_shape(s, &b))
+		return PB_ERR;
+	if (b.fold) {
+		struct pb_tensor *k[3], *t;
+		for (int i = 0; i < 3; i++)
+			if (!(k[i] = pb_imp_known(s, b.in[i])))
+				return PB_ERR;
+		if (!(t = pb_imp_new_known(dt, &b.out)))
+			return pb_imp_node_error(s, "out of memory");
+		size_t esz = pb_dtype_size(dt);
+		for (int64_t o = 0; o < pb_imp_numel(&b.out); o++) {
+			int64_t j = pb_imp_bcast_index(&b.out, &b.in[0]->sh, o);
+			int w = ((unsigned char *)k[0]->data)[j] ? 1 : 2;
+			j = pb_imp_bcast_index(&b.out, &b.in[w]->sh, o);
+			memcpy((char *)t->data + o * esz,
+			       (char *)k[w]->data + j * esz, esz);
+		}
+		pb_imp_def_known(s, 0, t);
+		return PB_OK;
+	}
+	struct gen g;
+	if (bcast_begin(s, &b, &g, dt))
+		return PB_ERR;
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", r.s, g.arg[0].s,
+		    g.arg[1].s, g.arg[2].s, pb_imp_elt(dt));
+	return def_out(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
+}
+
+/* Emit "%i = linalg.index <d> : index" and return %i. */
+static struct name loop_index(struct imp *s, int d)
+{
+	struct name i = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.index %d : index", i.s, d);
+	return i;
+}
+
+/* Emit the index into a dim of size "n" of the integer "idx" of type
+ * "dt": negative values count from the end; the result is clamped into
+ * [0, n) so that an out-of-range index cannot read outside the tensor. */
+static struct name index_of(struct imp *s, const char *idx, enum pb_dtype dt,
+			    int64_t n)
+{
+	const char *el = pb_imp_elt(dt);
+	struct name z = pb_imp_scalar_dt(s, dt, 0);
+	struct name nn = pb_imp_scalar_dt(s, dt, (double)n);
+	struct name hi = pb_imp_scalar_dt(s, dt, (double)(n - 1));
+	struct name neg = pb_imp_fresh(s), add = pb_imp_fresh(s),
+		    sel = pb_imp_fresh(s), lo = pb_imp_fresh(s),
+		    cl = pb_imp_fresh(s), r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : %s", neg.s, idx, z.s, el);
+	pb_imp_emit(s, "%s = arith.addi %s, %s : %s", add.s, idx, nn.s, el);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", sel.s, neg.s,
+		    add.s, idx, el);
+	pb_imp_emit(s, "%s = arith.maxsi %s, %s : %s", lo.s, sel.s, z.s, el);
+	pb_imp_emit(s, "%s = arith.minsi %s, %s : %s", cl.s, lo.s, hi.s, el);
+	pb_imp_emit(s, "%s = arith.index_cast %s : %s to index", r.s, cl.s, el);
+	return r;
+}
+
+/* Emit "tensor.extract <x>[<idx>..]" of "x" (shape "sh", type "dt"). */
+static struct name extract(struct imp *s, const char *x,
+			   const struct shape *sh, enum pb_dtype dt,
+			   const struct name *idx)
+{
+	struct pb_buf b = {0};
+	for (int i = 0; i < sh->rank; i++)
+		pb_buf_printf(&b, "%s%s", i ? ", " : "", idx[i].s);
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = tensor.extract %s[%s] : %s", r.s, x,
+		    b.data ? b.data : "", pb_imp_ty_dt(sh, dt).s);
+	pb_buf_free(&b);
+	return r;
+}
+
+/* Gather (run-time indices) and GatherElements: one generic over the
+ * output reading the indices through a map and the data with
+ * tensor.extract. Gather: out = data.shape[:axis] + ind.shape +
+ * data.shape[axis+1:]; GatherElements: out = ind.shape, the index
+ * replacing the coordinate along "axis". */
+int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
+		     int elements)
+{
+	if (check_type(s, x, 0) || check_type(s, iv, 0))
+		return PB_ERR;
+	if (iv->dtype != PB_DT_I64 && iv->dtype != PB_DT_I32)
+		return pb_imp_node_error(s, "indices have type %s: expected "
+					 "int64 or int32",
+					 pb_dtype_name(iv->dtype));
+	int r = x->sh.rank, q = iv->sh.rank;
+	struct shape out = {0};
+	int imap[PB_MAX_RANK];
+	if (elements) {
+		if (q != r)
+			return pb_imp_node_error(s, "indices of rank %d for data "
+						 "of rank %d", q, r);
+		out = iv->sh;
+		for (int i = 0; i < q; i++)
+			imap[i] = i;
+	} else {
+		if (r + q - 1 > PB_MAX_RANK)
+			return pb_imp_node_error(s, "the result has rank %d: at "
+						 "most %d is supported",
+						 r + q - 1, PB_MAX_RANK);
+		for (int i = 0; i < axis; i++)
+			out.d[out.rank++] = x->sh.d[i];
+		for (int i = 0; i < q; i++) {
+			imap[i] = out.rank;
+			out.d[out.rank++] = iv->sh.d[i];
+		}
+		for (int i = axis + 1; i < r; i++)
+			out.d[out.rank++] = x->sh.d[i];
+	}
+	const char *data = pb_imp_use_dt(s, x);
+	const char *ind = data ? pb_imp_use_dt(s, iv) : NULL;
+	if (!ind)
+		return PB_ERR;
+	struct text im = pb_imp_map(out.rank, q, imap), om = id_map(out.rank);
+	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', out.rank);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, out.rank, iters, 1, &ind, &iv->sh,
+			    &iv->dtype, &im, e.s, &out, x->dtype, &om);
+	struct name idx[PB_MAX_RANK];
+	for (int i = 0; i < r; i++) {
+		if (i == axis)
+			idx[i] = index_of(s, g.arg[0].s, iv->dtype,
+					  x->sh.d[axis]);
+		else
+			idx[i] = loop_index(s, elements || i < axis ? i
+							   : i - 1 + q);
+	}
+	struct name y = extract(s, data, &x->sh, x->dtype, idx);
+	return def_out(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
+}
+
+/* GatherElements along "axis" (default 0). */
+static int op_gather_elements(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *iv = pb_imp_in(s, 1);
+	int axis;
+	if (!iv)
+		return pb_imp_node_error(s, "expected 2 inputs");
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
+		return PB_ERR;
+	return pb_imp_gather_rt(s, x, iv, axis, 1);
+}
+
+/* ArgMax and ArgMin along "axis" (default 0), keepdims (default 1),
+ * select_last_index: the max (min) is reduced first, then a second
+ * reduction takes the first (last) index holding it. int64 result. */
+static int op_argmax(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int is_min = !strcmp(s->node->op_type, "ArgMin"), axis;
+	int keep = pb_imp_attr_int(s, "keepdims", 1) != 0;
+	int last = pb_imp_attr_int(s, "select_last_index", 0) != 0;
+	if (check_type(s, x, 0))
+		return PB_ERR;
+	if (x->dtype != PB_DT_F32)
+		return pb_imp_node_error(s, "input '%s' has type %s: only "
+					 "float32 is supported", x->name,
+					 pb_dtype_name(x->dtype));
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
+		return PB_ERR;
+	struct name m;
+	struct shape msh, full = x->sh, part = {0};
+	if (pb_imp_reduce(s, x, 1u << axis, is_min ? "min" : "max", 0, &m,
+			  &msh))
+		return PB_ERR;
+	const char *ins[2] = {pb_imp_use(s, x), m.s};
+	int kept[PB_MAX_RANK];
+	for (int i = 0; i < full.rank; i++)
+		if (i != axis) {
+			kept[part.rank] = i;
+			part.d[part.rank++] = full.d[i];
+		}
+	struct text maps[2] = {id_map(full.rank),
+			       pb_imp_map(full.rank, part.rank, kept)};
+	struct text om = maps[1];
+	struct shape shs[2] = {full, part};
+	enum pb_dtype dts[2] = {PB_DT_F32, PB_DT_F32};
+	/* first index: the min over the matching indices (init: dim size);
+	 * last index: the max (init: -1) */
+	struct name init = pb_imp_fill_dt(s, &part, PB_DT_I64,
+					  last ? -1 : (double)full.d[axis]);
+	char iters[PB_MAX_RANK + 1];
+	for (int i = 0; i < full.rank; i++)
+		iters[i] = i == axis ? 'r' : 'p';
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 2, ins, shs, dts, maps,
+			    init.s, &part, PB_DT_I64, &om);
+	struct name i = loop_index(s, axis), ii = pb_imp_fresh(s),
+		    eq = pb_imp_fresh(s), best = pb_imp_fresh(s),
+		    r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s, i.s);
+	pb_imp_emit(s, "%s = arith.cmpf oeq, %s, %s : f32", eq.s, g.arg[0].s,
+		    g.arg[1].s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : i64", best.s,
+		    last ? "maxsi" : "minsi", g.arg[2].s, ii.s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", r.s, eq.s, best.s,
+		    g.arg[2].s);
+	struct name res = pb_imp_gen_end(s, &g, r.s);
+	struct shape out = part;
+	if (keep) {
+		out = full;
+		out.d[axis] = 1;
+		res = pb_imp_reshape_dt(s, res.s, &part, &out, PB_DT_I64);
+	}
+	return def_out(s, res, PB_DT_I64, &out);
+}
+
+/* CumSum(x, axis) with exclusive and reverse: y[.., i, ..] = sum of
+ * x[.., k, ..] over k <= i (k < i exclusive; k >= i, k > i reversed),
+ * one generic whose extra reduction loop k reads x along the axis and
+ * adds only the selected terms. The axis must be known, or x 1-d. */
+static int op_cumsum(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *av = pb_imp_in(s, 1);
+	int exclusive = pb_imp_attr_int(s, "exclusive", 0) != 0;
+	int reverse = pb_imp_attr_int(s, "reverse", 0) != 0;
+	int r = x->sh.rank, axis;
+	int64_t a;
+	if (!av)
+		return pb_imp_node_error(s, "expected 2 inputs");
+	if (check_type(s, x, 0))
+		return PB_ERR;
+	if (x->dtype == PB_DT_BOOL)
+		return pb_imp_node_error(s, "input '%s' has type bool: "
+					 "expected a number", x->name);
+	if (r == 1 && !av->k && !av->init)
+		a = 0; /* the only axis of a 1-d input */
+	else if (pb_imp_known_ints(s, av, &a, 1, "axis") != 1)
+		return s->ctx->nerrors ? PB_ERR
+		       : pb_imp_node_error(s, "axis must be a scalar");
+	if (r >= PB_MAX_RANK)
+		return pb_imp_node_error(s, "rank %d: at most %d is supported",
+					 r, PB_MAX_RANK - 1);
+	if (pb_imp_axis(s, a, r, &axis))
+		return PB_ERR;
+	const char *in = pb_imp_use_dt(s, x);
+	if (!in)
+		return PB_ERR;
+	/* loops: the output's dims, then k */
+	int xm[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		xm[i] = i == axis ? r : i;
+	struct text im = pb_imp_map(r + 1, r, xm), om;
+	for (int i = 0; i < r; i++)
+		xm[i] = i;
+	om = pb_imp_map(r + 1, r, xm);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	iters[r] = 'r';
+	struct name init = pb_imp_fill_dt(s, &x->sh, x->dtype, 0);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r + 1, iters, 1, &in, &x->sh, &x->dtype,
+			    &im, init.s, &x->sh, x->dtype, &om);
+	const char *el = pb_imp_elt(x->dtype);
+	int fl = pb_imp_is_float(x->dtype);
+	struct name i = loop_index(s, axis), k = loop_index(s, r);
+	struct name c = pb_imp_fresh(s), sum = pb_imp_fresh(s),
+		    y = pb_imp_fresh(s);
+	const char *pred = reverse ? (exclusive ? "ugt" : "uge")
+				   : (exclusive ? "ult" : "ule");
+	pb_imp_emit(s, "%s = arith.cmpi %s, %s, %s : index", c.s, pred, k.s,
+		    i.s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", sum.s, fl ? "addf" : "addi",
+		    g.arg[1].s, g.arg[0].s, el);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", y.s, c.s, sum.s,
+		    g.arg[1].s, el);
+	return def_out(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
+}
+
+/* Einsum: the equation's letters become the loops of one generic (the
+ * output's letters parallel, in their order, then the summed ones), each
+ * operand read through the map of its letters (a repeated letter reads a
+ * diagonal), the product of the operands accumulated into zeros. An
+ * ellipsis stands for the same leading dims in every operand and the
+ * output. Without "->" the output is the letters that occur once, in
+ * alphabetical order. */
+static int op_einsum(struct imp *s)
+{
+	const char *eq = pb_imp_attr_str(s, "equation", NULL);
+	int nin = pb_imp_nin(s);
+	struct val *in[8];
+	if (!eq)
+		return pb_imp_node_error(s, "attribute 'equation' is missing");
+	if (nin < 1 || nin > 8)
+		return pb_imp_node_error(s, "expected 1 to 8 inputs, got %d",
+					 nin);
+	for (int i = 0; i < nin; i++) {
+		in[i] = pb_imp_in(s, i);
+		if (!in[i] || check_type(s, in[i], 0))
+			return in[i] ? PB_ERR
+			       : pb_imp_node_error(s, "input %d is missing", i);
+		if (in[i]->dtype != in[0]->dtype || in[i]->dtype == PB_DT_BOOL)
+			return pb_imp_node_error(s, "inputs must be numbers of "
+						 "one type");
+	}
+	enum pb_dtype dt = in[0]->dtype;
+	/* the terms: letters per operand, the output's after "->";
+	 * '.' marks an ellipsis */
+	char terms[9][PB_MAX_RANK + 1];
+	int nterm = 0, len = 0, has_out = 0, ell_rank = -1;
+	for (const char *p = eq;; p++) {
+		if (*p == ' ')
+			continue;
+		if (*p == ',' || *p == '-' || !*p) {
+			if (nterm == 9)
+				break;
+			terms[nterm++][len] = 0;
+			len = 0;
+			if (*p == '-') {
+				if (p[1] != '>' || has_out)
+					return pb_imp_node_error(
+						s, "bad equation '%s'", eq);
+				has_out = 1;
+				p++;
+			}
+			if (!*p)
+				break;
+			continue;
+		}
+		if (*p == '.' && p[1] == '.' && p[2] == '.') {
+			p += 2;
+		} else if (!((*p >= 'a' && *p <= 'z') ||
+			     (*p >= 'A' && *p <= 'Z'))) {
+			return pb_imp_node_error(s, "bad equation '%s'", eq);
+		}
+		if (len == PB_MAX_RANK)
+			return pb_imp_node_error(s, "bad equation '%s'", eq);
+		terms[nterm][len++] = *p;
+	}
+	if (nterm != nin + has_out)
+		return pb_imp_node_error(s, "equation '%s' has %d operands for %d "
+					 "inputs", eq, nterm - has_out, nin);
+	/* letters: their sizes; ellipsis dims get the letters '0'.. */
+	int64_t size[128];
+	int seen[128] = {0};
+	char full[9][2 * PB_MAX_RANK + 1];
+	for (int t = 0; t < nin; t++) {
+		int nl = (int)strlen(terms[t]), e = strchr(terms[t], '.') != NULL;
+		int er = in[t]->sh.rank - (nl - e);
+		if ((!e && er) || er < 0 || (e && ell_rank >= 0 && er != ell_rank))
+			return pb_imp_node_error(s, "equation term '%s' does not "
+						 "match input of rank %d",
+						 terms[t], in[t]->sh.rank);
+		if (e)
+			ell_rank = er;
+		int d = 0, k = 0;
+		for (const char *p = terms[t]; *p; p++) {
+			if (*p == '.') {
+				for (int j = 0; j < er; j++)
+					full[t][k++] = (char)('0' + j);
+			} else {
+				full[t][k++] = *p;
+			}
+		}
+		full[t][k] = 0;
+		for (k = 0; full[t][k]; k++, d++) {
+			int l = (unsigned char)full[t][k];
+			if (seen[l] && size[l] != in[t]->sh.d[d])
+				return pb_imp_node_error(s, "letter '%c' has sizes "
+							 "%lld and %lld",
+							 full[t][k],
+							 (long long)size[l],
+							 (long long)in[t]->sh.d[d]);
+			seen[l]++;
+			size[l] = in[t]->sh.d[d];
+		}
+	}
+	char outl[2 * PB_MAX_RANK + 1] = "";
+	int no = 0;
+	if (has_out) {
+		for (const char *p = terms[nin]; *p; p++) {
+			if (*p == '.') {
+				for (int j = 0; j < (ell_rank > 0 ? ell_rank : 0);
+				     j++)
+					outl[no++] = (char)('0' + j);
+			} else {
+				if (!seen[(unsigned char)*p] || strchr(outl, *p))
+					return pb_imp_node_error(
+						s, "bad output term '%s'",
+						terms[nin]);
+				outl[no++] = *p;
+			}
+			outl[no] = 0;
+		}
+	} else {
+		for (int j = 0; j < (ell_rank > 0 ? ell_rank : 0); j++)
+			outl[no++] = (char)('0' + j);
+		for (int l = 'A'; l <= 'z'; l++)
+			if (seen[l] == 1 && l > '9')
+				outl[no++] = (char)l;
+	}
+	outl[no] = 0;
+	/* loops: output letters, then the summed ones */
+	char loops[2 * PB_MAX_RANK + 1];
+	int nl = 0;
+	memcpy(loops, outl, no);
+	nl = no;
+	for (int t = 0; t < nin; t++)
+		for (const char *p = full[t]; *p; p++)
+			if (!memchr(loops, *p, nl))
+				loops[nl++] = *p;
+	if (nl > 2 * PB_MAX_RANK || no > PB_MAX_RANK)
+		return pb_imp_node_error(s, "equation '%s' has too many indices",
+					 eq);
+	struct shape out = {no, {0}};
+	char iters[2 * PB_MAX_RANK + 1];
+	int res[PB_MAX_RANK];
+	for (int i = 0; i < nl; i++) {
+		iters[i] = i < no ? 'p' : 'r';
+		if (i < no)
+			out.d[i] = size[(unsigned char)loops[i]];
+	}
+	const char *ins[8];
+	struct shape shs[8];
+	struct text maps[8];
+	enum pb_dtype dts[8];
+	for (int t = 0; t < nin; t++) {
+		if (!(ins[t] = pb_imp_use_dt(s, in[t])))
+			return PB_ERR;
+		shs[t] = in[t]->sh;
+		dts[t] = dt;
+		for (int k = 0; full[t][k]; k++)
+			res[k] = (int)((char *)memchr(loops, full[t][k], nl) -
+				       loops);
+		maps[t] = pb_imp_map(nl, in[t]->sh.rank, res);
+	}
+	for (int i = 0; i < no; i++)
+		res[i] = i;
+	struct text om = pb_imp_map(nl, no, res);
+	struct name init = pb_imp_fill_dt(s, &out, dt, 0);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, nl, iters, nin, ins, shs, dts, maps, init.s,
+			    &out, dt, &om);
+	const char *el = pb_imp_elt(dt);
+	int fl = pb_imp_is_float(dt);
+	struct name p = g.arg[0];
+	for (int t = 1; t < nin; t++) {
+		struct name q = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.%s %s, %s : %s", q.s,
+			    fl ? "mulf" : "muli", p.s, g.arg[t].s, el);
+		p = q;
+	}
+	struct name y = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", y.s, fl ? "addf" : "addi",
+		    g.arg[nin].s, p.s, el);
+	return def_out(s, pb_imp_gen_end(s, &g, y.s), dt, &out);
+}
+
+const struct pb_imp_op pb_imp_ops_typed[] = {
+	{"Equal", op_compare, ""},
+	{"Less", op_compare, ""},
+	{"Greater", op_compare, ""},
+	{"LessOrEqual", op_compare, ""},
+	{"GreaterOrEqual", op_compare, ""},
+	{"And", op_compare, ""},
+	{"Or", op_compare, ""},
+	{"Xor", op_compare, ""},
+	{"Not", op_compare, ""},
+	{"Where", op_where, ""},
+	{"GatherElements", op_gather_elements, "axis"},
+	{"ArgMax", op_argmax, "axis,keepdims,select_last_index"},
+	{"ArgMin", op_argmax, "axis,keepdims,select_last_index"},
+	{"CumSum", op_cumsum, "exclusive,reverse"},
+	{"Einsum", op_einsum, "equation"},
+	{NULL, NULL, NULL},
+};
