@@ -240,8 +240,8 @@ const char *pb_imp_use_dt(struct imp *s, struct val *v)
 		return v->ssa.s;
 	if (!pb_imp_elt(v->dtype)) {
 		pb_imp_node_error(s, "tensor '%s' has type %s: only float32, "
-				  "float64, int64, int32 and bool data is "
-				  "supported", v->name,
+				  "float16, float64, int64, int32 and bool "
+				  "data is supported", v->name,
 				  pb_dtype_name(v->dtype));
 		return NULL;
 	}
@@ -416,7 +416,8 @@ static int add_inputs(struct imp *s)
 		enum pb_dtype dt = vi->type->tensor_type->elem_type;
 		if (!pb_imp_elt(dt)) {
 			pb_error(s->ctx, "input '%s' has type %s: only float32, "
-				 "float64, int64, int32 and bool inputs are "
+				 "float16, float64, int64, int32 and bool "
+				 "inputs are "
 				 "supported", vi->name, pb_dtype_name(dt));
 			return PB_ERR;
 		}
@@ -537,7 +538,8 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 			pb_error(s->ctx, "output '%s' is not defined", name);
 		else if (!pb_imp_elt(v->dtype))
 			pb_error(s->ctx, "output '%s' has type %s: only float32, "
-				 "float64, int64, int32 and bool outputs are "
+				 "float16, float64, int64, int32 and bool "
+				 "outputs are "
 				 "supported", name, pb_dtype_name(v->dtype));
 		else
 			x = pb_imp_use_dt(s, v);

@@ -164,6 +164,11 @@ extern const struct pb_imp_op pb_imp_ops_typed[];
  * integer indices "iv" along "axis" (import_typed.c). */
 int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
 		     int elements);
+/* Resample "x" into "out" by per-dim coordinate tables (import_typed.c):
+ * nearest (lo only) or linear (lo, hi, w); a NULL lo[d] copies dim d. */
+int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
+		    double *const *lo, double *const *hi,
+		    double *const *w);
 
 /* Shared by the tables: reduce "x" over the dims set in "red" (a bit per
  * dim) with "kind" ("sum", "mean", "max", ..); "keep" keeps them as 1. */

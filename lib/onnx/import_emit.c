@@ -35,6 +35,7 @@ const char *pb_imp_elt(enum pb_dtype dt)
 	switch (dt) {
 	case PB_DT_F32: return "f32";
 	case PB_DT_F64: return "f64";
+	case PB_DT_F16: return "f16";
 	case PB_DT_I64: return "i64";
 	case PB_DT_I32: return "i32";
 	case PB_DT_BOOL: return "i1";
@@ -45,7 +46,7 @@ const char *pb_imp_elt(enum pb_dtype dt)
 /* Is "dt" a float type the importer computes on? */
 int pb_imp_is_float(enum pb_dtype dt)
 {
-	return dt == PB_DT_F32 || dt == PB_DT_F64;
+	return dt == PB_DT_F32 || dt == PB_DT_F64 || dt == PB_DT_F16;
 }
 
 /* The tensor type of shape "sh" and element type "dt" (f32 when the
@@ -321,6 +322,11 @@ struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
 		memcpy(&bits, &x, 8);
 		pb_imp_emit(s, "%s = arith.constant 0x%016llX : f64", c.s,
 			    (unsigned long long)bits);
+	} else if (dt == PB_DT_F16) {
+		_Float16 h = (_Float16)x;
+		uint16_t bits;
+		memcpy(&bits, &h, 2);
+		pb_imp_emit(s, "%s = arith.constant 0x%04X : f16", c.s, bits);
 	} else if (dt == PB_DT_BOOL) {
 		pb_imp_emit(s, "%s = arith.constant %s", c.s,
 			    x != 0 ? "true" : "false");

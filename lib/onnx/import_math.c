@@ -409,6 +409,93 @@ static struct text legacy_map(const struct shape *out, const struct shape *b,
 	return pb_imp_map(out->rank, b->rank, res);
 }
 
+/* The arith op computing integer elementwise op "name" ("" when it has
+ * its own body), or NULL when there is none. */
+static const char *int_ew_op(const char *name)
+{
+	static const char *ops[][2] = {
+		{"Add", "arith.addi"}, {"Sub", "arith.subi"},
+		{"Mul", "arith.muli"}, {"Div", "arith.divsi"},
+		{"Max", "arith.maxsi"}, {"Min", "arith.minsi"},
+		{"Sum", "arith.addi"}, {"Neg", ""}, {"Abs", "math.absi"},
+		{"Relu", ""},
+	};
+	for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++)
+		if (!strcmp(ops[i][0], name))
+			return ops[i][1];
+	return NULL;
+}
+
+/* Lower integer elementwise node "e" (see int_ew_op) over the "nin"
+ * inputs "in" of one integer type into one generic of shape "out". Div
+ * truncates toward zero, as ONNX's integer Div does. */
+static int lower_ew_int(struct imp *s, const struct ew *e, int nin,
+			struct val **in, const struct shape *out)
+{
+	enum pb_dtype dt = in[0]->dtype;
+	const char *ins[16], *op = int_ew_op(e->name), *el = pb_imp_elt(dt);
+	struct shape in_sh[16];
+	struct text maps[16];
+	enum pb_dtype dts[16];
+	int pw = !strcmp(e->name, "Pow");
+	for (int i = 0; i < nin; i++) {
+		/* Pow's exponent may be float32 or another integer type */
+		if (in[i]->dtype != dt &&
+		    !(pw && (in[i]->dtype == PB_DT_F32 ||
+			     in[i]->dtype == PB_DT_I64 ||
+			     in[i]->dtype == PB_DT_I32)))
+			return pb_imp_node_error(s, "inputs of types %s and %s "
+						 "differ", pb_dtype_name(dt),
+						 pb_dtype_name(in[i]->dtype));
+		if (!(ins[i] = pb_imp_use_dt(s, in[i])))
+			return PB_ERR;
+		in_sh[i] = in[i]->sh;
+		maps[i] = pb_imp_bcast_map(out, &in[i]->sh);
+		dts[i] = in[i]->dtype;
+	}
+	struct name init = pb_imp_empty_dt(s, out, dt);
+	struct text omap = pb_imp_bcast_map(out, out);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', out->rank);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, out->rank, iters, nin, ins, in_sh, dts,
+			    maps, init.s, out, dt, &omap);
+	struct name r = g.arg[0];
+	if (pw) {
+		/* in float64, truncated back to the base's type */
+		struct name x = pb_imp_convert(s, g.arg[0].s, dt, PB_DT_F64);
+		struct name y = pb_imp_convert(s, g.arg[1].s, dts[1],
+					       PB_DT_F64);
+		struct name p = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = math.powf %s, %s : f64", p.s, x.s, y.s);
+		r = pb_imp_convert(s, p.s, PB_DT_F64, dt);
+		nin = 1;
+	} else if (!strcmp(e->name, "Neg") || !strcmp(e->name, "Relu")) {
+		struct name z = pb_imp_scalar_dt(s, dt, 0);
+		r = pb_imp_fresh(s);
+		if (!strcmp(e->name, "Neg"))
+			pb_imp_emit(s, "%s = arith.subi %s, %s : %s", r.s, z.s,
+				    g.arg[0].s, el);
+		else
+			pb_imp_emit(s, "%s = arith.maxsi %s, %s : %s", r.s,
+				    g.arg[0].s, z.s, el);
+	} else if (nin == 1) {
+		r = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = %s %s : %s", r.s, op, g.arg[0].s, el);
+	}
+	for (int i = 1; i < nin; i++) {
+		struct name t = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = %s %s, %s : %s", t.s, op, r.s, g.arg[i].s,
+			    el);
+		r = t;
+	}
+	r = pb_imp_gen_end(s, &g, r.s);
+	struct val *v = pb_imp_def(s, 0, dt, out);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
 /* Lower elementwise node "e" over the "nin" inputs "in" (NULL entries are
  * absent optional inputs) into one linalg.generic with broadcasting maps.
  * Known scalar inputs become constants in the body; all-known inputs are
@@ -434,15 +521,23 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	    pb_imp_numel(&out) <= PB_FOLD_MAX)
 		return fold_ew(s, e->name, nin, in, &out);
 
+	if ((in[0]->dtype == PB_DT_I64 || in[0]->dtype == PB_DT_I32) &&
+	    (int_ew_op(e->name) || !strcmp(e->name, "Pow")))
+		return lower_ew_int(s, e, nin, in, &out);
 	const char *ins[16];
 	struct shape in_sh[16];
 	struct text maps[16];
+	enum pb_dtype dts[16];
 	int is_scalar[16] = {0}, slot[16];
 	double sval[16];
 	for (int i = 0; i < nin; i++) {
 		if (!in[i])
 			continue;
-		if (in[i]->dtype != PB_DT_F32)
+		/* Pow's exponent may be an integer */
+		int int_expo = i == 1 && !strcmp(e->name, "Pow") &&
+			       (in[i]->dtype == PB_DT_I64 ||
+				in[i]->dtype == PB_DT_I32);
+		if (in[i]->dtype != PB_DT_F32 && !int_expo)
 			return pb_imp_node_error(s, "input '%s' has type %s: "
 						 "only float32 is supported",
 						 in[i]->name,
@@ -451,9 +546,10 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 			is_scalar[i] = 1;
 			continue;
 		}
-		if (!(ins[nrt] = pb_imp_use(s, in[i])))
+		if (!(ins[nrt] = pb_imp_use_dt(s, in[i])))
 			return PB_ERR;
 		in_sh[nrt] = in[i]->sh;
+		dts[nrt] = in[i]->dtype;
 		maps[nrt] = i == 1 && legacy >= 0
 				    ? legacy_map(&out, &in[i]->sh, legacy)
 				    : pb_imp_bcast_map(&out, &in[i]->sh);
@@ -464,8 +560,8 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', out.rank);
 	struct gen g;
-	pb_imp_gen_begin(s, &g, out.rank, iters, nrt, ins, in_sh, maps,
-			 init.s, &out, &omap);
+	pb_imp_gen_begin_dt(s, &g, out.rank, iters, nrt, ins, in_sh, dts,
+			    maps, init.s, &out, PB_DT_F32, &omap);
 	struct name a[16];
 	for (int i = 0; i < nin; i++) {
 		if (!in[i])
@@ -473,7 +569,8 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 		else if (is_scalar[i])
 			a[i] = cst(s, sval[i]);
 		else
-			a[i] = g.arg[slot[i]];
+			a[i] = pb_imp_convert(s, g.arg[slot[i]].s,
+					      in[i]->dtype, PB_DT_F32);
 	}
 	int has_expo = !strcmp(e->name, "Pow") && nin > 1 && is_scalar[1];
 	struct name y = ew_body(s, e, a, nin, has_expo,

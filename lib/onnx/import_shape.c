@@ -765,12 +765,18 @@ static int castable(enum pb_dtype dt)
 	       dt == PB_DT_BOOL;
 }
 
-/* Cast: folded for known data; at run time a converting generic between
+/* Cast and CastLike (the type of input 1): folded for known data; at run time a converting generic between
  * the types the importer computes on (pb_imp_elt). */
 static int op_cast(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
+	struct val *like = pb_imp_in(s, 1);
 	enum pb_dtype to = (enum pb_dtype)pb_imp_attr_int(s, "to", 0);
+	if (!strcmp(s->node->op_type, "CastLike")) {
+		if (!like)
+			return pb_imp_node_error(s, "expected 2 inputs");
+		to = like->dtype;
+	}
 	if (x->k || x->init) {
 		struct pb_tensor *k = pb_imp_known(s, x);
 		if (!k)
@@ -986,16 +992,67 @@ static int op_split(struct imp *s)
 	return PB_OK;
 }
 
-/* Pad in constant mode with known pads (attribute before opset 11, input
- * from 11; axes from 18): tensor.pad for the positive part, then
- * tensor.extract_slice for negative pads. */
+/* Pad "x" in mode "mode" (edge, reflect, wrap) by the "na" known pads
+ * "pads" (begins, then ends) of dims "axes" (already checked): each
+ * output coordinate reads an input coordinate from a table (clamped,
+ * mirrored without repeating the edge, or wrapped around). */
+static int pad_remap(struct imp *s, struct val *x, const char *mode,
+		     const int64_t *pads, int na, const int64_t *axes)
+{
+	struct shape out = x->sh;
+	double *tab[PB_MAX_RANK] = {0};
+	int rc = PB_OK;
+	for (int i = 0; i < na && !rc; i++) {
+		int a = (int)(axes[i] < 0 ? axes[i] + x->sh.rank : axes[i]);
+		int64_t n = x->sh.d[a], b = pads[i], e = pads[na + i];
+		int64_t m = n + b + e;
+		if (!b && !e)
+			continue;
+		if (!n || m > ((int64_t)1 << 31))
+			return pb_imp_node_error(s, "cannot pad dim %d of size "
+						 "%lld by %lld and %lld", a,
+						 (long long)n, (long long)b,
+						 (long long)e);
+		out.d[a] = m;
+		if (!(tab[a] = calloc(m ? m : 1, sizeof(double)))) {
+			rc = pb_imp_node_error(s, "out of memory");
+			break;
+		}
+		for (int64_t o = 0; o < m; o++) {
+			int64_t j = o - b;
+			if (!strcmp(mode, "edge")) {
+				j = j < 0 ? 0 : j >= n ? n - 1 : j;
+			} else if (!strcmp(mode, "wrap")) {
+				j = ((j % n) + n) % n;
+			} else {
+				int64_t period = n > 1 ? 2 * (n - 1) : 1;
+				j = ((j % period) + period) % period;
+				j = j >= n ? period - j : j;
+			}
+			tab[a][o] = (double)j;
+		}
+	}
+	if (!rc)
+		rc = pb_imp_resample(s, x, &out, tab, NULL, NULL);
+	for (int i = 0; i < PB_MAX_RANK; i++)
+		free(tab[i]);
+	return rc;
+}
+
+/* Pad with known pads (attribute before opset 11, input from 11; axes
+ * from 18). Constant mode: tensor.pad for the positive part, then
+ * tensor.extract_slice for negative pads; edge, reflect and wrap: see
+ * pad_remap. */
 static int op_pad(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
 	int r = x->sh.rank, n;
 	int64_t pads[2 * PB_MAX_RANK], axes[PB_MAX_RANK];
-	const char *mode = pb_imp_attr_str(s, "mode", "constant");
-	if (strcmp(mode, "constant"))
+	char mode[16];
+	snprintf(mode, sizeof(mode), "%s",
+		 pb_imp_attr_str(s, "mode", "constant"));
+	if (strcmp(mode, "constant") && strcmp(mode, "edge") &&
+	    strcmp(mode, "reflect") && strcmp(mode, "wrap"))
 		return pb_imp_node_error(s, "mode '%s' is not supported", mode);
 	double value = pb_imp_attr_float(s, "value", 0);
 	if (s->opset < 11) {
@@ -1045,6 +1102,8 @@ static int op_pad(struct imp *s)
 			return pb_imp_node_error(s, "pads remove more than dim "
 						 "%d holds", a);
 	}
+	if (strcmp(mode, "constant"))
+		return pad_remap(s, x, mode, pads, na, axes);
 	const char *in = pb_imp_use(s, x);
 	if (!in)
 		return PB_ERR;
@@ -1171,6 +1230,7 @@ const struct pb_imp_op pb_imp_ops_shape[] = {
 	{"Gather", op_gather, "axis"},
 	{"Expand", op_expand, ""},
 	{"Cast", op_cast, "to,saturate"},
+	{"CastLike", op_cast, "saturate"},
 	{"ConstantOfShape", op_constant_of_shape, "value"},
 	{"Range", op_range, ""},
 	{"Split", op_split, "axis,num_outputs,split"},

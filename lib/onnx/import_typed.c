@@ -26,8 +26,8 @@ static int check_type(struct imp *s, struct val *v, enum pb_dtype want)
 		return pb_imp_node_error(s, "input '%s' has type %s: %s",
 					 v->name, pb_dtype_name(v->dtype),
 					 want ? "expected bool" : "only "
-					 "float32, float64, int64, int32 and "
-					 "bool are supported");
+					 "float32, float16, float64, int64, "
+					 "int32 and bool are supported");
 	return PB_OK;
 }
 
@@ -662,6 +662,310 @@ static int op_einsum(struct imp *s)
 	return def_out(s, pb_imp_gen_end(s, &g, y.s), dt, &out);
 }
 
+/* Emit the known int64 (or f32 when "w") 1-d table "v" of "n" values as
+ * a dense constant; returns its name. */
+static struct name table(struct imp *s, const double *v, int64_t n, int w)
+{
+	struct shape sh = {1, {n}};
+	struct val t = {.name = "table", .dtype = w ? PB_DT_F32 : PB_DT_I64,
+			.sh = sh};
+	struct name r = {{0}};
+	t.k = pb_imp_new_known(t.dtype, &sh);
+	if (!t.k) {
+		pb_imp_node_error(s, "out of memory");
+		return r;
+	}
+	for (int64_t i = 0; i < n; i++)
+		pb_imp_elem_set(t.k, i, v[i]);
+	const char *c = pb_imp_use_dt(s, &t);
+	if (c)
+		snprintf(r.s, sizeof(r.s), "%s", c);
+	pb_tensor_clear(t.k);
+	free(t.k);
+	return r;
+}
+
+/* Resample "x" into shape "out": along each dim d with lo[d] set, output
+ * coordinate i reads input coordinate lo[d][i] (nearest, pads), or, with
+ * hi[d] and w[d] set, (1 - w) * x[lo] + w * x[hi] (linear; the corners of
+ * all such dims are combined). Other dims are copied. The tables are
+ * constants read through 1-d maps; the data is read with tensor.extract.
+ * Defines output 0. */
+int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
+		    double *const *lo, double *const *hi,
+		    double *const *w)
+{
+	int r = out->rank, nt = 0, lin[PB_MAX_RANK], nlin = 0;
+	const char *ins[3 * PB_MAX_RANK];
+	struct name tn[3 * PB_MAX_RANK];
+	struct shape shs[3 * PB_MAX_RANK];
+	struct text maps[3 * PB_MAX_RANK];
+	enum pb_dtype dts[3 * PB_MAX_RANK];
+	int slot[PB_MAX_RANK][3];
+	if (check_type(s, x, 0))
+		return PB_ERR;
+	if (r < 0 || r > PB_MAX_RANK || r != x->sh.rank)
+		return pb_imp_node_error(s, "bad rank %d", r);
+	if (hi && w && !pb_imp_is_float(x->dtype))
+		return pb_imp_node_error(s, "linear interpolation of %s data is "
+					 "not supported",
+					 pb_dtype_name(x->dtype));
+	const char *data = pb_imp_use_dt(s, x);
+	if (!data)
+		return PB_ERR;
+	for (int d = 0; d < r; d++) {
+		double *const tabs[3] = {lo[d], hi ? hi[d] : NULL,
+					 w ? w[d] : NULL};
+		if (tabs[1])
+			lin[nlin++] = d;
+		for (int k = 0; k < 3; k++) {
+			slot[d][k] = -1;
+			if (!tabs[k])
+				continue;
+			tn[nt] = table(s, tabs[k], out->d[d], k == 2);
+			if (!tn[nt].s[0])
+				return PB_ERR;
+			ins[nt] = tn[nt].s;
+			shs[nt] = (struct shape){1, {out->d[d]}};
+			maps[nt] = pb_imp_map(r, 1, &d);
+			dts[nt] = k == 2 ? PB_DT_F32 : PB_DT_I64;
+			slot[d][k] = nt++;
+		}
+	}
+	struct name e = pb_imp_empty_dt(s, out, x->dtype);
+	struct text om = id_map(r);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, nt, ins, shs, dts, maps, e.s,
+			    out, x->dtype, &om);
+	const char *el = pb_imp_elt(x->dtype);
+	struct name idx[PB_MAX_RANK], acc = {{0}};
+	for (int d = 0; d < r; d++) {
+		if (slot[d][0] < 0) {
+			idx[d] = loop_index(s, d);
+		} else {
+			idx[d] = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
+				    idx[d].s, g.arg[slot[d][0]].s);
+		}
+	}
+	for (int c = 0; c < 1 << nlin; c++) {
+		struct name ci[PB_MAX_RANK], wt = {{0}};
+		memcpy(ci, idx, sizeof(idx[0]) * r);
+		for (int j = 0; j < nlin; j++) {
+			int d = lin[j], up = c >> j & 1;
+			struct name f = g.arg[slot[d][2]];
+			if (up) {
+				ci[d] = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.index_cast %s : i64 to "
+					    "index", ci[d].s,
+					    g.arg[slot[d][1]].s);
+			} else {
+				struct name one = pb_imp_scalar(s, 1);
+				f = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.subf %s, %s : f32",
+					    f.s, one.s, g.arg[slot[d][2]].s);
+			}
+			if (!wt.s[0]) {
+				wt = f;
+			} else {
+				struct name m = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.mulf %s, %s : f32",
+					    m.s, wt.s, f.s);
+				wt = m;
+			}
+		}
+		struct name v = extract(s, data, &x->sh, x->dtype, ci);
+		if (!nlin) {
+			acc = v;
+			break;
+		}
+		struct name wv = pb_imp_convert(s, wt.s, PB_DT_F32, x->dtype);
+		struct name p = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.mulf %s, %s : %s", p.s, v.s, wv.s, el);
+		if (!acc.s[0]) {
+			acc = p;
+		} else {
+			struct name a2 = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.addf %s, %s : %s", a2.s, acc.s,
+				    p.s, el);
+			acc = a2;
+		}
+	}
+	return def_out(s, pb_imp_gen_end(s, &g, acc.s), x->dtype, out);
+}
+
+/* The input coordinate of output coordinate "i" along a dim resized from
+ * "n" to "m" by "scale" under coordinate transformation "mode" (NULL
+ * when the mode is not supported). */
+static int src_coord(const char *mode, double i, int64_t n, int64_t m,
+		     double scale, double *x)
+{
+	if (!strcmp(mode, "half_pixel"))
+		*x = (i + 0.5) / scale - 0.5;
+	else if (!strcmp(mode, "pytorch_half_pixel"))
+		*x = m > 1 ? (i + 0.5) / scale - 0.5 : 0;
+	else if (!strcmp(mode, "align_corners"))
+		*x = m == 1 ? 0 : i * (double)(n - 1) / (double)(m - 1);
+	else if (!strcmp(mode, "asymmetric"))
+		*x = i / scale;
+	else if (!strcmp(mode, "tf_half_pixel_for_nn"))
+		*x = (i + 0.5) / scale;
+	else
+		return PB_ERR;
+	return PB_OK;
+}
+
+/* Round "x" to an integer by nearest_mode "mode" (PB_ERR when unknown). */
+static int nearest(const char *mode, double x, double *r)
+{
+	if (!strcmp(mode, "round_prefer_floor"))
+		*r = x - floor(x) == 0.5 ? floor(x) : round(x);
+	else if (!strcmp(mode, "round_prefer_ceil"))
+		*r = x - floor(x) == 0.5 ? ceil(x) : round(x);
+	else if (!strcmp(mode, "floor"))
+		*r = floor(x);
+	else if (!strcmp(mode, "ceil"))
+		*r = ceil(x);
+	else
+		return PB_ERR;
+	return PB_OK;
+}
+
+/* Resize (opset 10 on) and Upsample: nearest and linear modes; scales
+ * known (attribute of Upsample 7, else an input), or sizes known, or the
+ * output's shape declared (then the scales are out / in). Coordinates
+ * and weights are computed at import into tables (pb_imp_resample).
+ * Before opset 11: asymmetric coordinates, nearest rounds down. */
+static int op_resize(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int up = !strcmp(s->node->op_type, "Upsample"), r = x->sh.rank;
+	int old = up || s->opset < 11;
+	const char *m = pb_imp_attr_str(s, "mode", "nearest");
+	int lin = !strcmp(m, "linear") || !strcmp(m, "bilinear");
+	if (!lin && strcmp(m, "nearest"))
+		return pb_imp_node_error(s, "mode '%s' is not supported", m);
+	char ctm[64], nm[64];
+	snprintf(ctm, sizeof(ctm), "%s", old ? "asymmetric"
+		 : pb_imp_attr_str(s, "coordinate_transformation_mode",
+				   "half_pixel"));
+	snprintf(nm, sizeof(nm), "%s", old ? "floor"
+		 : pb_imp_attr_str(s, "nearest_mode", "round_prefer_floor"));
+	if (pb_imp_attr_int(s, "antialias", 0))
+		return pb_imp_node_error(s, "antialias=1 is not supported");
+	if (strcmp(pb_imp_attr_str(s, "keep_aspect_ratio_policy", "stretch"),
+		   "stretch"))
+		return pb_imp_node_error(s, "keep_aspect_ratio_policy '%s' is "
+					 "not supported", pb_imp_attr_str(
+					 s, "keep_aspect_ratio_policy", ""));
+	if (pb_imp_attr(s, "axes"))
+		return pb_imp_node_error(s, "attribute 'axes' is not supported");
+	double scale[PB_MAX_RANK], dummy;
+	struct shape out = x->sh;
+	struct val *sv = up || s->opset < 11 ? pb_imp_in(s, 1)
+			 : pb_imp_in(s, 2);
+	struct val *zv = up || s->opset < 11 ? NULL : pb_imp_in(s, 3);
+	struct pb_tensor *sk = sv && pb_imp_numel(&sv->sh) ? pb_imp_known(s, sv)
+				: NULL;
+	struct pb_tensor *zk = zv ? pb_imp_known(s, zv) : NULL;
+	const Onnx__AttributeProto *sa = pb_imp_attr(s, "scales");
+	if (s->ctx->nerrors)
+		return PB_ERR;
+	if (sa) {
+		if ((int)sa->n_floats != r)
+			return pb_imp_node_error(s, "scales has %zu values for "
+						 "rank %d", sa->n_floats, r);
+		for (int d = 0; d < r; d++)
+			scale[d] = sa->floats[d];
+	} else if (sk) {
+		if (pb_tensor_numel(sk) != r || sk->dtype != PB_DT_F32)
+			return pb_imp_node_error(s, "scales must be %d float "
+						 "values", r);
+		for (int d = 0; d < r; d++)
+			scale[d] = ((float *)sk->data)[d];
+	} else if (zk || (zv && !pb_imp_declared_shape(s, s->node->output[0],
+						       &out))) {
+		int64_t sz[PB_MAX_RANK];
+		if (zk && pb_imp_known_ints(s, zv, sz, PB_MAX_RANK,
+					    "sizes") != r)
+			return s->ctx->nerrors ? PB_ERR
+			       : pb_imp_node_error(s, "sizes must have %d "
+						   "values", r);
+		for (int d = 0; d < r; d++) {
+			out.d[d] = zk ? sz[d] : out.d[d];
+			scale[d] = (double)out.d[d] / (double)x->sh.d[d];
+		}
+		if (out.rank != r)
+			return pb_imp_node_error(s, "the declared output has rank "
+						 "%d for rank %d", out.rank, r);
+	} else {
+		return pb_imp_node_error(s, "scales or sizes must be known at "
+					 "import time");
+	}
+	if (!sa && !sk) {
+	} else {
+		for (int d = 0; d < r; d++) {
+			if (!(scale[d] > 0))
+				return pb_imp_node_error(s, "scale %g is not "
+							 "positive", scale[d]);
+			out.d[d] = (int64_t)floor(x->sh.d[d] * scale[d]);
+		}
+	}
+	if (src_coord(ctm, 0, 1, 1, 1, &dummy))
+		return pb_imp_node_error(s, "coordinate_transformation_mode "
+					 "'%s' is not supported", ctm);
+	if (!lin && nearest(nm, 0, &dummy))
+		return pb_imp_node_error(s, "nearest_mode '%s' is not supported",
+					 nm);
+	if (pb_imp_numel(&out) > ((int64_t)1 << 31))
+		return pb_imp_node_error(s, "the output is too large");
+	double *lo[PB_MAX_RANK] = {0}, *hi[PB_MAX_RANK] = {0},
+	       *w[PB_MAX_RANK] = {0};
+	int rc = PB_OK;
+	for (int d = 0; d < r && !rc; d++) {
+		int64_t n = x->sh.d[d], mm = out.d[d];
+		if (n == mm && scale[d] == 1.0)
+			continue;
+		lo[d] = calloc(mm ? mm : 1, sizeof(double));
+		hi[d] = calloc(mm ? mm : 1, sizeof(double));
+		w[d] = calloc(mm ? mm : 1, sizeof(double));
+		if (!lo[d] || !hi[d] || !w[d]) {
+			rc = pb_imp_node_error(s, "out of memory");
+			break;
+		}
+		for (int64_t i = 0; i < mm; i++) {
+			double c, k;
+			src_coord(ctm, (double)i, n, mm, scale[d], &c);
+			if (lin) {
+				c = c < 0 ? 0 : c > n - 1 ? n - 1 : c;
+				k = floor(c);
+				lo[d][i] = k;
+				hi[d][i] = k + 1 < n ? k + 1 : n - 1;
+				w[d][i] = c - k;
+			} else {
+				nearest(nm, c, &k);
+				lo[d][i] = k < 0 ? 0 : k > n - 1 ? n - 1 : k;
+			}
+		}
+		if (!lin) {
+			free(hi[d]);
+			free(w[d]);
+			hi[d] = w[d] = NULL;
+		}
+	}
+	if (!rc)
+		rc = pb_imp_resample(s, x, &out, lo, lin ? hi : NULL,
+				     lin ? w : NULL);
+	for (int d = 0; d < r; d++) {
+		free(lo[d]);
+		free(hi[d]);
+		free(w[d]);
+	}
+	return rc;
+}
+
 const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Equal", op_compare, ""},
 	{"Less", op_compare, ""},
@@ -678,5 +982,10 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"ArgMin", op_argmax, "axis,keepdims,select_last_index"},
 	{"CumSum", op_cumsum, "exclusive,reverse"},
 	{"Einsum", op_einsum, "equation"},
+	{"Resize", op_resize, "antialias,axes,coordinate_transformation_mode,"
+			      "cubic_coeff_a,exclude_outside,"
+			      "extrapolation_value,keep_aspect_ratio_policy,"
+			      "mode,nearest_mode"},
+	{"Upsample", op_resize, "mode,scales"},
 	{NULL, NULL, NULL},
 };
