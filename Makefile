@@ -52,9 +52,14 @@ TOOLS := pb-import pb-fuse pb-tile pb-mma pb-smem pb-codegen pb-run pb-prof
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 GEN_SRC := $(B)/gen/onnx/onnx.pb-c.c
 GEN_HDR := $(B)/gen/onnx/onnx.pb-c.h
+# The built-in GPU descriptions (docs/targets.md) are embedded as C strings,
+# so that no tool depends on an install path.
+TARGET_JSON := $(sort $(wildcard targets/*.json))
+GEN_TARGETS := $(B)/gen/target/builtin.c
 
 LIB_SRC := $(sort $(wildcard lib/*/*.c))
-LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o) $(B)/obj/gen/onnx.pb-c.o \
+	$(B)/obj/gen/target/builtin.o
 UNIT_SRC := $(sort $(wildcard tests/unit/*.c))
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 BINS := $(TOOLS:%=$(B)/bin/%)
@@ -71,6 +76,24 @@ $(B)/obj/gen/onnx.pb-c.o: $(GEN_SRC)
 	@mkdir -p $(dir $@)
 	@echo "  CC    $@"
 	$(Q)$(CC) -std=c11 $(CFLAGS) $(SANFLAGS) -I$(B)/gen -c $< -o $@
+
+$(GEN_TARGETS): $(TARGET_JSON)
+	@mkdir -p $(dir $@)
+	@echo "  GEN   $@"
+	$(Q){ echo '/* generated from targets/ by the Makefile: do not edit */'; \
+	echo '#include "target/internal.h"'; \
+	echo 'const struct pb_target_builtin pb_target_builtins[] = {'; \
+	for f in $(TARGET_JSON); do \
+		echo "{\"$$(basename $$f .json)\", \"$$f\","; \
+		sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/^/"/' -e 's/$$/\\n"/' $$f; \
+		echo '},'; \
+	done; \
+	echo '{0, 0, 0}};'; } > $@
+
+$(B)/obj/gen/target/builtin.o: $(GEN_TARGETS)
+	@mkdir -p $(dir $@)
+	@echo "  CC    $@"
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 $(B)/obj/%.o: %.c | $(GEN_HDR)
 	@mkdir -p $(dir $@)
@@ -99,8 +122,9 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/lib/libpb.a
 LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/core/driver.c lib/core/npy.c \
 	lib/core/tensor.c lib/onnx/tensor.c lib/onnx/weights.c lib/plan/plan.c \
 	lib/runtime/run.c lib/runtime/cuda.c lib/runtime/gpurun.c \
-	lib/runtime/prof.c
-LITE_OBJ := $(LITE_SRC:%.c=$(B)/lite/%.o) $(B)/obj/gen/onnx.pb-c.o
+	lib/runtime/prof.c lib/target/target.c
+LITE_OBJ := $(LITE_SRC:%.c=$(B)/lite/%.o) $(B)/obj/gen/onnx.pb-c.o \
+	$(B)/obj/gen/target/builtin.o
 LITE_LIBS := -Wl,-Bstatic -ljansson -lprotobuf-c -Wl,-Bdynamic -ldl -lm
 
 $(B)/lite/%.o: %.c | $(GEN_HDR)
@@ -154,10 +178,12 @@ demo:
 	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) examples/demo.sh
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/pb/docs
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/pb/docs \
+		$(DESTDIR)$(PREFIX)/share/pb/targets
 	install -m 755 $(BINS) $(LITE_BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/pb
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pb/docs
+	install -m 644 targets/*.json $(DESTDIR)$(PREFIX)/share/pb/targets
 
 # make fuzz FUZZ_SECONDS=N: libFuzzer (clang-14) over the ONNX importer and
 # tensor reader, libpb rebuilt with ASan+UBSan into $(B)-fuzz, seeded with

@@ -4,13 +4,14 @@
 #include <string.h>
 
 #include "core/pb.h"
+#include "target/target.h"
 
 static const char *arch_names[] = {"sm_80", "sm_86", "sm_89", "sm_90",
 				   "sm_90a", NULL};
 
 struct common {
 	int help, version, split;
-	const char *out, *arch;
+	const char *out, *arch, *target_file;
 };
 
 static void print_opt(FILE *f, const char *name, const char *metavar,
@@ -69,6 +70,9 @@ static void usage(const struct pb_tool *t, FILE *f, int full)
 		"write the output to FILE (atomically; nothing on failure)");
 	print_opt(f, "arch", "ARCH", PB_OPT_STR,
 		  "target GPU: sm_80, sm_86, sm_89, sm_90 (default), sm_90a");
+	print_opt(f, "target-file", "FILE", PB_OPT_STR,
+		  "GPU description (JSON, docs/targets.md) or a built-in "
+		  "name (h200, sm_80, ...)");
 	print_opt(f, "split-input-file", NULL, PB_OPT_FLAG,
 		  "process each '// -----' chunk of the input separately");
 	print_opt(f, "version", NULL, PB_OPT_FLAG, "print the version and exit");
@@ -127,6 +131,7 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 		{"version", PB_OPT_FLAG, &c->version, NULL, NULL},
 		{"split-input-file", PB_OPT_FLAG, &c->split, NULL, NULL},
 		{"arch", PB_OPT_STR, &c->arch, "ARCH", NULL},
+		{"target-file", PB_OPT_STR, &c->target_file, "FILE", NULL},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	int only_files = 0;
@@ -237,6 +242,20 @@ static int run_split(const struct pb_tool *t, struct pb_ctx *ctx,
 	return status;
 }
 
+/* Check --target-file before any work, so that a bad description fails
+ * the run at once; without --arch ("set_arch"), its arch becomes ctx->arch
+ * (the PTX target). */
+static int load_target(struct pb_ctx *ctx, int set_arch)
+{
+	struct pb_target t;
+	if (pb_target_get(ctx, NULL, ctx->target_file, &t) != PB_OK)
+		return PB_ERR;
+	for (const char *const *a = pb_target_archs; set_arch && *a; a++)
+		if (!strcmp(*a, t.arch))
+			ctx->arch = *a;
+	return PB_OK;
+}
+
 int pb_main(const struct pb_tool *t, int argc, char **argv)
 {
 	struct common c = {0};
@@ -278,6 +297,12 @@ int pb_main(const struct pb_tool *t, int argc, char **argv)
 	ctx->input_name = in.name;
 	if (c.arch)
 		ctx->arch = c.arch;
+	ctx->target_file = c.target_file;
+	if (c.target_file && load_target(ctx, !c.arch) != PB_OK) {
+		pb_ctx_free(ctx);
+		free(data);
+		return PB_ERR;
+	}
 
 	struct pb_buf out = {0};
 	if (c.split && !(t->flags & PB_TOOL_BINARY_INPUT) && data)

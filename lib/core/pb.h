@@ -45,7 +45,10 @@ struct pb_ctx {
 	struct isl_ctx *isl;
 	const char *tool;       /* "pb-fuse" */
 	const char *input_name; /* file name used in diagnostics */
-	const char *arch;       /* --arch, default "sm_90" */
+	const char *arch;       /* --arch, default "sm_90" (or the arch of
+				   --target-file when --arch is not given) */
+	const char *target_file; /* --target-file (docs/targets.md), NULL:
+				    the built-in description of "arch" */
 	int first_line;         /* line offset of the current split chunk */
 	int nerrors;
 };

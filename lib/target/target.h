@@ -40,7 +40,10 @@ struct pb_target {
  * not NULL, with the description in that JSON file (whose "arch" must
  * then be one pb can generate PTX for). Errors (unknown arch, unreadable
  * file, missing or out-of-range field: one line naming the file and the
- * field) are reported through "ctx"; returns PB_OK or PB_ERR. */
+ * field) are reported through "ctx"; returns PB_OK or PB_ERR.
+ * A "file" without '/' or '.' that names a built-in description ("h200",
+ * "sm_80", ...) selects it; with both "arch" and "file" NULL, the
+ * tool's --target-file (ctx->target_file) comes before ctx->arch. */
 int pb_target_get(struct pb_ctx *ctx, const char *arch, const char *file,
 		  struct pb_target *t);
 
