@@ -37,7 +37,7 @@ static const struct ew {
 	{"Sign", 1, ""},            {"Softsign", 1, ""},
 	{"ThresholdedRelu", 1, ""}, {"Shrink", 1, ""},
 	{"Celu", 1, ""},            {"Mish", 1, ""},
-	{"PRelu", 2, ""},
+	{"PRelu", 2, ""},           {"Gelu", 1, ""},
 	{NULL, 0, NULL},
 };
 
@@ -361,6 +361,26 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 		r = scalar_op(s, "math.tanh", r.s, NULL);
 		return scalar_op(s, "arith.mulf", a[0].s, r.s);
 	}
+	if (!strcmp(op, "Gelu")) {
+		/* 0.5 x (1 + erf(x / sqrt 2)), or with approximate = "tanh"
+		 * 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
+		if (!strcmp(pb_imp_attr_str(s, "approximate", "none"), "tanh")) {
+			r = scalar_op(s, "arith.mulf", a[0].s, a[0].s);
+			r = scalar_op(s, "arith.mulf", r.s, a[0].s);
+			r = scalar_op(s, "arith.mulf", r.s, cst(s, 0.044715).s);
+			r = scalar_op(s, "arith.addf", r.s, a[0].s);
+			r = scalar_op(s, "arith.mulf", r.s,
+				      cst(s, sqrt(2 / M_PI)).s);
+			r = scalar_op(s, "math.tanh", r.s, NULL);
+		} else {
+			r = scalar_op(s, "arith.mulf", a[0].s,
+				      cst(s, 1 / sqrt(2.0)).s);
+			r = scalar_op(s, "math.erf", r.s, NULL);
+		}
+		r = scalar_op(s, "arith.addf", r.s, cst(s, 1).s);
+		r = scalar_op(s, "arith.mulf", r.s, a[0].s);
+		return scalar_op(s, "arith.mulf", r.s, cst(s, 0.5).s);
+	}
 	if (!strcmp(op, "Reciprocal"))
 		return scalar_op(s, "arith.divf", cst(s, 1).s, a[0].s);
 	if (!strcmp(op, "Softplus")) {
@@ -594,6 +614,10 @@ static int op_ew(struct imp *s)
 					 e->arity ? e->arity : 1, nin);
 	for (int i = 0; i < nin; i++)
 		in[i] = pb_imp_in(s, i);
+	const char *appr = pb_imp_attr_str(s, "approximate", "none");
+	if (strcmp(appr, "none") && strcmp(appr, "tanh"))
+		return pb_imp_node_error(s, "approximate '%s' is not supported",
+					 appr);
 	/* min and max were attributes of Clip before opset 11 */
 	float flo = pb_imp_attr_float(s, "min", -INFINITY);
 	float fhi = pb_imp_attr_float(s, "max", INFINITY);
@@ -1087,6 +1111,7 @@ const struct pb_imp_op pb_imp_ops_math[] = {
 	EW("Atanh", ""), EW("Round", ""), EW("Sign", ""), EW("Softsign", ""),
 	EW("ThresholdedRelu", "alpha"), EW("Shrink", "bias,lambd"),
 	EW("Celu", "alpha"), EW("Mish", ""), EW("PRelu", ""),
+	EW("Gelu", "approximate"),
 	{"MatMul", op_matmul, ""},
 	{"Gemm", op_gemm, "alpha,beta,broadcast,transA,transB"},
 	RED("ReduceMean"), RED("ReduceSum"), RED("ReduceMax"),

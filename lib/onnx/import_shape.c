@@ -32,11 +32,11 @@ static int reshape_to(struct imp *s, struct val *x, const struct shape *to)
 		struct pb_tensor *k = pb_imp_known(s, x);
 		return k ? def_known_reshaped(s, k, to) : PB_ERR;
 	}
-	const char *in = pb_imp_use(s, x);
+	const char *in = pb_imp_use_dt(s, x);
 	if (!in)
 		return PB_ERR;
-	struct name r = pb_imp_reshape(s, in, &x->sh, to);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, to);
+	struct name r = pb_imp_reshape_dt(s, in, &x->sh, to, x->dtype);
+	struct val *v = pb_imp_def(s, 0, x->dtype, to);
 	if (v)
 		v->ssa = r;
 	return PB_OK;
@@ -328,14 +328,16 @@ static int op_transpose(struct imp *s)
 		struct perm_u u = {&x->sh, perm};
 		return k ? fold_gather(s, k, &out, perm_src, &u) : PB_ERR;
 	}
-	const char *in = pb_imp_use(s, x);
+	const char *in = pb_imp_use_dt(s, x);
 	if (!in)
 		return PB_ERR;
-	struct name e = pb_imp_empty(s, &out), res = pb_imp_fresh(s);
+	struct name e = pb_imp_empty_dt(s, &out, x->dtype),
+		    res = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
-		    "permutation = %s", res.s, in, pb_imp_ty(&x->sh).s, e.s,
-		    pb_imp_ty(&out).s, pb_imp_ints(r, perm).s);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+		    "permutation = %s", res.s, in,
+		    pb_imp_ty_dt(&x->sh, x->dtype).s, e.s,
+		    pb_imp_ty_dt(&out, x->dtype).s, pb_imp_ints(r, perm).s);
+	struct val *v = pb_imp_def(s, 0, x->dtype, &out);
 	if (v)
 		v->ssa = res;
 	return PB_OK;
@@ -401,15 +403,20 @@ static int op_concat(struct imp *s)
 	for (int i = 0; i < nin; i++) {
 		if (!pb_imp_numel(&in[i]->sh))
 			continue;
-		const char *x = pb_imp_use(s, in[i]);
+		const char *x = in[i]->dtype == in[0]->dtype
+					? pb_imp_use_dt(s, in[i]) : NULL;
 		if (!x) {
 			pb_buf_free(&vals);
 			pb_buf_free(&tys);
-			return PB_ERR;
+			return s->ctx->nerrors ? PB_ERR
+			       : pb_imp_node_error(s, "inputs have types %s and "
+						   "%s", pb_dtype_name(
+						   in[0]->dtype), pb_dtype_name(
+						   in[i]->dtype));
 		}
 		pb_buf_printf(&vals, "%s%s", n ? ", " : "", x);
 		pb_buf_printf(&tys, "%s%s", n ? ", " : "",
-			      pb_imp_ty(&in[i]->sh).s);
+			      pb_imp_ty_dt(&in[i]->sh, in[i]->dtype).s);
 		last = x;
 		n++;
 	}
@@ -417,15 +424,16 @@ static int op_concat(struct imp *s)
 	if (n == 1) {
 		snprintf(r.s, sizeof(r.s), "%s", last);
 	} else if (n == 0) {
-		r = pb_imp_empty(s, &out);
+		r = pb_imp_empty_dt(s, &out, in[0]->dtype);
 	} else {
 		r = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = tensor.concat dim(%d) %s : (%s) -> %s", r.s,
-			    axis, vals.data, tys.data, pb_imp_ty(&out).s);
+			    axis, vals.data, tys.data,
+			    pb_imp_ty_dt(&out, in[0]->dtype).s);
 	}
 	pb_buf_free(&vals);
 	pb_buf_free(&tys);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	struct val *v = pb_imp_def(s, 0, in[0]->dtype, &out);
 	if (v)
 		v->ssa = r;
 	return PB_OK;
@@ -732,7 +740,7 @@ static int op_expand(struct imp *s)
 		struct expand_u u = {&x->sh};
 		return k ? fold_gather(s, k, &out, expand_src, &u) : PB_ERR;
 	}
-	const char *in = pb_imp_use(s, x);
+	const char *in = pb_imp_use_dt(s, x);
 	if (!in)
 		return PB_ERR;
 	int all[PB_MAX_RANK], res[PB_MAX_RANK];
@@ -746,12 +754,12 @@ static int op_expand(struct imp *s)
 	memset(iters, 'p', out.rank);
 	struct text im = pb_imp_map(out.rank, x->sh.rank, res),
 		    om = pb_imp_map(out.rank, out.rank, all);
-	struct name e = pb_imp_empty(s, &out);
+	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
 	struct gen g;
-	pb_imp_gen_begin(s, &g, out.rank, iters, 1, &in, &x->sh, &im, e.s, &out,
-			 &om);
+	pb_imp_gen_begin_dt(s, &g, out.rank, iters, 1, &in, &x->sh, &x->dtype,
+			    &im, e.s, &out, x->dtype, &om);
 	struct name r = pb_imp_gen_end(s, &g, g.arg[0].s);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
+	struct val *v = pb_imp_def(s, 0, x->dtype, &out);
 	if (v)
 		v->ssa = r;
 	return PB_OK;

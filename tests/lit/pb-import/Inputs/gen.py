@@ -139,3 +139,95 @@ x = rng.standard_normal((2, 5)).astype(np.float32)
 np.save(os.path.join(out, "pad.in.npy"), x)
 np.save(os.path.join(out, "pad.out.npy"),
         np.pad(x, ((1, 0), (2, 0)), constant_values=1.5)[:, :6])
+
+# Attention as transformers export it with Einsum: scores = q k^T (scaled),
+# softmax, then scores v (batched, "bhid,bhjd->bhij" and "bhij,bhjd->bhid").
+def i64(name, shape):
+    return helper.make_tensor_value_info(name, TensorProto.INT64, shape)
+
+
+save("einsum_attention",
+     [helper.make_node("Einsum", ["q", "k"], ["s"], name="qk",
+                       equation="bhid,bhjd->bhij"),
+      helper.make_node("Mul", ["s", "scale"], ["t"], name="scale"),
+      helper.make_node("Softmax", ["t"], ["p"], name="sm", axis=-1),
+      helper.make_node("Einsum", ["p", "v"], ["y"], name="pv",
+                       equation="bhij,bhjd->bhid")],
+     [f32("q", [1, 2, 4, 8]), f32("k", [1, 2, 4, 8]), f32("v", [1, 2, 4, 8])],
+     [f32("y", [1, 2, 4, 8])],
+     [init("scale", np.array(8 ** -0.5, dtype=np.float32))])
+q, k, v = (rng.standard_normal((1, 2, 4, 8)).astype(np.float32)
+           for _ in range(3))
+s = np.einsum("bhid,bhjd->bhij", q, k) * np.float32(8 ** -0.5)
+p = np.exp(s - s.max(-1, keepdims=True))
+p /= p.sum(-1, keepdims=True)
+for n, a in (("q", q), ("k", k), ("v", v)):
+    np.save(os.path.join(out, "einsum_attention.%s.npy" % n), a)
+np.save(os.path.join(out, "einsum_attention.out.npy"),
+        np.einsum("bhij,bhjd->bhid", p, v).astype(np.float32))
+
+# GELU as PyTorch exports it (the Erf pattern) and as opset 20's Gelu.
+erf = np.vectorize(__import__("math").erf)
+save("gelu_erf",
+     [helper.make_node("Div", ["x", "sqrt2"], ["a"]),
+      helper.make_node("Erf", ["a"], ["b"]),
+      helper.make_node("Add", ["b", "one"], ["c"]),
+      helper.make_node("Mul", ["x", "c"], ["d"]),
+      helper.make_node("Mul", ["d", "half"], ["y"])],
+     [f32("x", [4, 16])], [f32("y", [4, 16])],
+     [init("sqrt2", np.array(2 ** 0.5, dtype=np.float32)),
+      init("one", np.array(1, dtype=np.float32)),
+      init("half", np.array(0.5, dtype=np.float32))])
+save("gelu_v20", [helper.make_node("Gelu", ["x"], ["y"], name="gelu")],
+     [f32("x", [4, 16])], [f32("y", [4, 16])], opset=20, check=False)
+save("gelu_tanh", [helper.make_node("Gelu", ["x"], ["y"], name="gelu",
+                                    approximate="tanh")],
+     [f32("x", [4, 16])], [f32("y", [4, 16])], opset=20, check=False)
+x = rng.standard_normal((4, 16)).astype(np.float32) * 3
+np.save(os.path.join(out, "gelu.in.npy"), x)
+np.save(os.path.join(out, "gelu.out.npy"),
+        (0.5 * x * (1 + erf(x / 2 ** 0.5))).astype(np.float32))
+np.save(os.path.join(out, "gelu_tanh.out.npy"),
+        (0.5 * x * (1 + np.tanh((2 / np.pi) ** 0.5 *
+                                (x + 0.044715 * x ** 3)))).astype(np.float32))
+
+# An embedding lookup with run-time int64 ids and a padding mask computed
+# from them (Equal, Where, Cast), as in a BERT-like encoder's input.
+save("embedding",
+     [helper.make_node("Gather", ["table", "ids"], ["e"], name="embed"),
+      helper.make_node("Equal", ["ids", "pad_id"], ["m"], name="is_pad"),
+      helper.make_node("Unsqueeze", ["m", "ax"], ["m3"], name="m3"),
+      helper.make_node("Where", ["m3", "zero", "e"], ["y"], name="mask"),
+      helper.make_node("Cast", ["m"], ["mf"], name="maskf", to=1),
+      helper.make_node("ReduceSum", ["mf"], ["npad"], name="npad",
+                       keepdims=0)],
+     [i64("ids", [2, 5])], [f32("y", [2, 5, 16]), f32("npad", [])],
+     [init("table", rng.standard_normal((50, 16)).astype(np.float32)),
+      init("pad_id", np.array(0, dtype=np.int64)),
+      init("ax", np.array([2], dtype=np.int64)),
+      init("zero", np.array(0, dtype=np.float32))])
+ids = np.array([[5, 7, 0, 0, 49], [1, 0, 2, 3, 4]], dtype=np.int64)
+from onnx import numpy_helper as nh
+m = onnx.load(os.path.join(out, "embedding.onnx"))
+table = nh.to_array(m.graph.initializer[0])
+np.save(os.path.join(out, "embedding.in.npy"), ids)
+np.save(os.path.join(out, "embedding.out.npy"),
+        np.where((ids == 0)[:, :, None], np.float32(0), table[ids]))
+np.save(os.path.join(out, "embedding.npad.npy"),
+        np.array((ids == 0).sum(), dtype=np.float32))
+
+# A PyTorch-style shape subgraph with Equal/Where on known shape data:
+# folded at import, so no i1 value reaches the IR.
+save("where_fold",
+     [helper.make_node("Shape", ["x"], ["s"]),
+      helper.make_node("Equal", ["target", "minus1"], ["eq"]),
+      helper.make_node("Where", ["eq", "s", "target"], ["shape"]),
+      helper.make_node("Expand", ["x", "shape"], ["y"])],
+     [f32("x", [3, 1])], [f32("y", [3, 4])],
+     [init("target", np.array([-1, 4], dtype=np.int64)),
+      init("minus1", np.array(-1, dtype=np.int64))])
+
+# A bad Einsum equation: one error line naming the node.
+save("bad_typed", [helper.make_node("Einsum", ["a", "b"], ["y"], name="ein",
+                                    equation="ij,jk->ik->x")],
+     [f32("a", [2, 3]), f32("b", [3, 4])], [f32("y", [2, 4])], check=False)
