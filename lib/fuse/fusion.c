@@ -22,9 +22,16 @@
  *
  * Profitability: N must consume a value G produces or read a buffer G
  * reads (sibling), at least one loop must be shared, the kind of fusion
- * must be enabled (--fusion), and the outer parallelism of the fused nest
- * must stay at least min(parallelism before, --min-parallelism) for both
- * sides, so that fusing never starves the GPU of blocks.
+ * must be enabled (--fusion), and the cost model (cost.c) must predict
+ * the fused kernel no slower than the two apart on the target GPU: it
+ * weighs the launches and traffic saved against the parallelism lost
+ * (a reduction's row loop has fewer iterations than an elementwise
+ * nest). --min-parallelism adds a hard floor.
+ *
+ * After that statement-by-statement pass, neighbouring groups are fused
+ * whole the same way (all of the second group's statements must join),
+ * so that e.g. the fill that starts a reduction follows that reduction
+ * into the kernel before it.
  *
  * Contraction: a buffer allocated by @main and accessed only inside one
  * fused nest, always directly and with the shared loop l indexing the
@@ -42,10 +49,6 @@
 
 #include "fuse/internal.h"
 
-/* Parallel iterations under which fusion may leave a kernel when the
- * nests had more: about two blocks per SM of an H100-class GPU (132
- * SMs), once pb-tile maps the shared parallel loops to blocks. */
-#define DEFAULT_MIN_PARALLEL 256
 /* Largest footprint of a contracted buffer per iteration of the shared
  * loops: a softmax or LayerNorm row of 4096 floats. */
 #define DEFAULT_MAX_LOCAL (16 * 1024)
@@ -277,23 +280,37 @@ static void attach(struct pb_fusion *f, int gi, int n, const int *shared,
 	f->group[n] = gi;
 }
 
-/* Is fusing statements "b" (nb of them) with "a" (na) still parallel
- * enough? "all" holds both, with the fused paths. */
-static int parallel_enough(struct pb_fusion *f, int64_t par_a, int64_t par_b,
-			   const int *all, int n, MlirLocation loc)
+/* Is running "all" (n statements, with the fused paths) as one kernel
+ * profitable against running its parts "a" and "b" apart, whose outer
+ * parallelism and predicted times are given? Says why not under
+ * --remarks. */
+static int profitable(struct pb_fusion *f, int64_t par_a, double t_a,
+		      int64_t par_b, double t_b, const int *all, int n,
+		      MlirLocation loc, int quiet)
 {
 	int64_t par = parallelism(f, all, n);
 	int64_t need_a = par_a < f->min_parallel ? par_a : f->min_parallel;
 	int64_t need_b = par_b < f->min_parallel ? par_b : f->min_parallel;
-	if (par >= need_a && par >= need_b)
+	if (par < need_a || par < need_b) {
+		if (f->o->remarks && !quiet)
+			pb_remark_at(f->ctx, loc,
+				     "not fused: the fused nest would have %lld "
+				     "parallel iterations, the nests have %lld "
+				     "and %lld (--min-parallelism=%ld)",
+				     (long long)par, (long long)par_a,
+				     (long long)par_b, f->min_parallel);
+		return 0;
+	}
+	double t = pb_fuse_cost(f, all, n, par);
+	if (t <= t_a + t_b)
 		return 1;
-	if (f->o->remarks)
+	if (f->o->remarks && !quiet)
 		pb_remark_at(f->ctx, loc,
-			     "not fused: the fused nest would have %lld "
-			     "parallel iterations, the nests have %lld and %lld "
-			     "(--min-parallelism=%ld)",
-			     (long long)par, (long long)par_a, (long long)par_b,
-			     f->min_parallel);
+			     "not fused: predicted %.2f us fused (%lld parallel "
+			     "iterations) against %.2f + %.2f us apart (%lld and "
+			     "%lld) on %s",
+			     t * 1e6, (long long)par, t_a * 1e6, t_b * 1e6,
+			     (long long)par_a, (long long)par_b, f->target.arch);
 	return 0;
 }
 
@@ -334,6 +351,8 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 	} else if (t && related) {
 		int64_t par_g = parallelism(f, g->stmt, g->n);
 		int64_t par_n = parallelism(f, &n, 1);
+		double t_g = pb_fuse_cost(f, g->stmt, g->n, par_g);
+		double t_n = pb_fuse_cost(f, &n, 1, par_n);
 		int *all = malloc(sizeof(*all) * (g->n + 1));
 		if (!all)
 			abort();
@@ -349,8 +368,8 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 		f->nchild[shared[t - 1]]++;
 		f->child[shared[t - 1] * f->cap + f->nchild[shared[t - 1]] - 1] =
 			t < s->depth ? own[t] : -1 - n;
-		done = parallel_enough(f, par_g, par_n, all, g->n + 1,
-				       stmt_loc(f, n));
+		done = profitable(f, par_g, t_g, par_n, t_n, all, g->n + 1,
+				  stmt_loc(f, n), 0);
 		f->nchild[shared[t - 1]]--;
 		memcpy(&PATH(f, n, 0), own, sizeof(*own) * s->depth);
 		free(own);
@@ -410,6 +429,8 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 	memcpy(path, f->path, psz);
 	int64_t par_a = parallelism(f, ga->stmt, ga->n);
 	int64_t par_b = parallelism(f, gb->stmt, gb->n);
+	double t_a = pb_fuse_cost(f, ga->stmt, ga->n, par_a);
+	double t_b = pb_fuse_cost(f, gb->stmt, gb->n, par_b);
 	for (int k = 0; k < gb->n && ok; k++) {
 		int n = gb->stmt[k], blocker, feeds;
 		reset_stmt(f, n);
@@ -425,8 +446,8 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 			attach(f, a, n, shared, t);
 	}
 	if (ok)
-		ok = parallel_enough(f, par_a, par_b, ga->stmt, ga->n,
-				     stmt_loc(f, gb->stmt[0]));
+		ok = profitable(f, par_a, t_a, par_b, t_b, ga->stmt, ga->n,
+				stmt_loc(f, gb->stmt[0]), gb->n == 1);
 	if (ok) {
 		ga->kinds = kinds;
 		if (f->o->remarks)
@@ -650,8 +671,9 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	f.kinds = pb_fuse_parse_kinds(ctx, o->fusion);
 	if (f.kinds < 0)
 		return PB_ERR;
-	f.min_parallel = o->min_parallel > 0 ? o->min_parallel
-					     : DEFAULT_MIN_PARALLEL;
+	f.min_parallel = o->min_parallel > 0 ? o->min_parallel : 0;
+	if (pb_target_get(ctx, NULL, ctx->target_file, &f.target) != PB_OK)
+		return PB_ERR;
 	f.max_local = o->max_local > 0 ? o->max_local : DEFAULT_MAX_LOCAL;
 	if (o->upstream) {
 		/* measure the unfused nests, let MLIR fuse, measure again */

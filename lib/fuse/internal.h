@@ -5,6 +5,7 @@
 
 #include "fuse/fuse.h"
 #include "poly/poly.h"
+#include "target/target.h"
 
 /* Totals of one way of splitting @main into kernels. */
 struct pb_fuse_totals {
@@ -72,7 +73,13 @@ struct pb_fusion {
 	struct pb_fuse_group *g;
 	int ng;
 	char *local;		   /* per buffer: contracted */
+	struct pb_target target;   /* the GPU the cost model predicts for */
 };
+
+/* Predicted time in seconds of statements "set" (n of them, with their
+ * current paths) run as one kernel whose outer parallelism is "par"
+ * (cost.c). */
+double pb_fuse_cost(struct pb_fusion *f, const int *set, int n, int64_t par);
 
 /* The loop of node "i" in the IR. */
 MlirOperation pb_fuse_node_op(const struct pb_fusion *f, int i);

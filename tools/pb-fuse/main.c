@@ -12,7 +12,8 @@ static const struct pb_opt options[] = {
 	 "reduction (default: all)"},
 	{"min-parallelism", PB_OPT_INT, &opts.min_parallel, "N",
 	 "never leave a fused kernel with fewer outer parallel iterations\n"
-	 "than min(N, those of the nests fused) (default 256)"},
+	 "than min(N, those of the nests fused) (default: no floor, the\n"
+	 "cost model decides)"},
 	{"max-local-bytes", PB_OPT_INT, &opts.max_local, "N",
 	 "largest per-iteration footprint a buffer may be contracted to\n"
 	 "(default 16384)"},
