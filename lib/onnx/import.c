@@ -459,19 +459,19 @@ void pb_onnx_list_ops(struct pb_buf *out)
 {
 	for (size_t t = 0; t < N_OP_TABLES; t++)
 		for (const struct pb_imp_op *o = op_tables[t]; o->name; o++)
-			pb_buf_printf(out, "%-22s %s\n", o->name,
+			pb_buf_printf(out, "%-22s %2d-%-2d  %s\n", o->name,
+				      o->since, o->until ? o->until
+							 : PB_OPSET_MAX,
 				      *o->attrs ? o->attrs : "-");
 }
 
-/* The lowering of "op_type" and the attributes it understands. */
-static pb_imp_op_fn lookup_op(const char *op_type, const char **attrs)
+/* The table entry of "op_type", or NULL. */
+static const struct pb_imp_op *lookup_op(const char *op_type)
 {
 	for (size_t t = 0; t < N_OP_TABLES; t++)
 		for (const struct pb_imp_op *o = op_tables[t]; o->name; o++)
-			if (!strcmp(o->name, op_type)) {
-				*attrs = o->attrs;
-				return o->fn;
-			}
+			if (!strcmp(o->name, op_type))
+				return o;
 	return NULL;
 }
 
@@ -495,10 +495,15 @@ static int import_node(struct imp *s, size_t i)
 	if (n->domain && *n->domain && strcmp(n->domain, "ai.onnx"))
 		return pb_imp_node_error(s, "domain '%s' is not supported",
 					 n->domain);
-	const char *attrs = NULL;
-	pb_imp_op_fn fn = lookup_op(n->op_type, &attrs);
-	if (!fn)
+	const struct pb_imp_op *op = lookup_op(n->op_type);
+	if (!op)
 		return pb_imp_node_error(s, "operator not supported");
+	int until = op->until ? op->until : PB_OPSET_MAX;
+	if (s->opset < op->since || s->opset > until)
+		return pb_imp_node_error(s, "opset %lld is not supported (%s: "
+					 "opsets %d to %d)", (long long)s->opset,
+					 op->name, op->since, until);
+	const char *attrs = op->attrs;
 	/* consumed_inputs (opset < 6) only concerned in-place training */
 	for (size_t a = 0; a < n->n_attribute; a++)
 		if (!in_list(attrs, n->attribute[a]->name) &&
@@ -514,7 +519,7 @@ static int import_node(struct imp *s, size_t i)
 		if (n->input[k][0] && !lookup(s, n->input[k]))
 			return pb_imp_node_error(s, "input '%s' is not defined",
 						 n->input[k]);
-	if (fn(s))
+	if (op->fn(s))
 		return PB_ERR;
 	for (size_t k = 0; k < n->n_output; k++)
 		if (n->output[k][0] && !lookup(s, n->output[k]))

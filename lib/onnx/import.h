@@ -146,14 +146,22 @@ void pb_imp_gen_begin_dt(struct imp *s, struct gen *g, int ndims,
 struct name pb_imp_gen_end(struct imp *s, struct gen *g, const char *yield);
 struct name pb_imp_scalar(struct imp *s, double x);
 
+/* The newest default-domain opset whose op definitions the importer
+ * follows. */
+#define PB_OPSET_MAX 21
+
 /* The op lowerings, one function per op kind: tables of op type, the
- * function and the comma-separated attributes it understands, each ended
- * by a NULL name (import_math.c, import_nn.c, import_shape.c). */
+ * function, the comma-separated attributes it understands and the model
+ * opsets it accepts (from "since", the op's first version in ai.onnx or
+ * the first the lowering follows, to "until", 0 for PB_OPSET_MAX), each
+ * ended by a NULL name (import_math.c, import_nn.c, import_shape.c,
+ * import_typed.c). */
 typedef int (*pb_imp_op_fn)(struct imp *s);
 struct pb_imp_op {
 	const char *name;
 	pb_imp_op_fn fn;
 	const char *attrs;
+	int since, until;
 };
 extern const struct pb_imp_op pb_imp_ops_math[];
 extern const struct pb_imp_op pb_imp_ops_nn[];

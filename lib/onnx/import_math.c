@@ -1093,31 +1093,36 @@ static int op_softmax(struct imp *s)
 	return PB_OK;
 }
 
-#define EW(n, attrs) {n, op_ew, attrs}
+#define EW(n, since, until, attrs) {n, op_ew, attrs, since, until}
 #define LEGACY "axis,broadcast,consumed_inputs"
-#define RED(n) {n, op_reduce, "axes,keepdims,noop_with_empty_axes"}
+#define RED(n) {n, op_reduce, "axes,keepdims,noop_with_empty_axes", 1, 0}
 const struct pb_imp_op pb_imp_ops_math[] = {
-	EW("Add", LEGACY), EW("Sub", LEGACY), EW("Mul", LEGACY),
-	EW("Div", LEGACY), EW("Pow", LEGACY), EW("Max", ""), EW("Min", ""), EW("Sum", ""),
-	EW("Mean", ""), EW("Relu", ""), EW("LeakyRelu", "alpha"),
-	EW("Sigmoid", ""), EW("HardSigmoid", "alpha,beta"),
-	EW("HardSwish", ""), EW("Clip", "min,max"), EW("Sqrt", ""),
-	EW("Exp", ""), EW("Log", ""), EW("Tanh", ""), EW("Erf", ""),
-	EW("Neg", ""), EW("Abs", ""), EW("Floor", ""), EW("Ceil", ""),
-	EW("Reciprocal", ""), EW("Softplus", ""), EW("Elu", "alpha"),
-	EW("Selu", "alpha,gamma"), EW("Sin", ""), EW("Cos", ""),
-	EW("Tan", ""), EW("Sinh", ""), EW("Cosh", ""), EW("Asin", ""),
-	EW("Acos", ""), EW("Atan", ""), EW("Asinh", ""), EW("Acosh", ""),
-	EW("Atanh", ""), EW("Round", ""), EW("Sign", ""), EW("Softsign", ""),
-	EW("ThresholdedRelu", "alpha"), EW("Shrink", "bias,lambd"),
-	EW("Celu", "alpha"), EW("Mish", ""), EW("PRelu", ""),
-	EW("Gelu", "approximate"),
-	{"MatMul", op_matmul, ""},
-	{"Gemm", op_gemm, "alpha,beta,broadcast,transA,transB"},
+	EW("Add", 1, 0, LEGACY), EW("Sub", 1, 0, LEGACY),
+	EW("Mul", 1, 0, LEGACY), EW("Div", 1, 0, LEGACY),
+	EW("Pow", 1, 0, LEGACY), EW("Max", 1, 0, ""), EW("Min", 1, 0, ""),
+	EW("Sum", 1, 0, ""), EW("Mean", 1, 0, ""), EW("Relu", 1, 0, ""),
+	EW("LeakyRelu", 1, 0, "alpha"), EW("Sigmoid", 1, 0, ""),
+	EW("HardSigmoid", 1, 0, "alpha,beta"), EW("HardSwish", 14, 0, ""),
+	EW("Clip", 1, 0, "min,max"), EW("Sqrt", 1, 0, ""), EW("Exp", 1, 0, ""),
+	EW("Log", 1, 0, ""), EW("Tanh", 1, 0, ""), EW("Erf", 9, 0, ""),
+	EW("Neg", 1, 0, ""), EW("Abs", 1, 0, ""), EW("Floor", 1, 0, ""),
+	EW("Ceil", 1, 0, ""), EW("Reciprocal", 1, 0, ""),
+	EW("Softplus", 1, 0, ""), EW("Elu", 1, 0, "alpha"),
+	EW("Selu", 1, 0, "alpha,gamma"), EW("Sin", 7, 0, ""),
+	EW("Cos", 7, 0, ""), EW("Tan", 7, 0, ""), EW("Sinh", 9, 0, ""),
+	EW("Cosh", 9, 0, ""), EW("Asin", 7, 0, ""), EW("Acos", 7, 0, ""),
+	EW("Atan", 7, 0, ""), EW("Asinh", 9, 0, ""), EW("Acosh", 9, 0, ""),
+	EW("Atanh", 9, 0, ""), EW("Round", 11, 0, ""), EW("Sign", 9, 0, ""),
+	EW("Softsign", 1, 0, ""), EW("ThresholdedRelu", 10, 0, "alpha"),
+	EW("Shrink", 9, 0, "bias,lambd"), EW("Celu", 12, 0, "alpha"),
+	EW("Mish", 18, 0, ""), EW("PRelu", 1, 0, ""),
+	EW("Gelu", 20, 0, "approximate"),
+	{"MatMul", op_matmul, "", 1, 0},
+	{"Gemm", op_gemm, "alpha,beta,broadcast,transA,transB", 1, 0},
 	RED("ReduceMean"), RED("ReduceSum"), RED("ReduceMax"),
 	RED("ReduceMin"), RED("ReduceProd"), RED("ReduceSumSquare"),
 	RED("ReduceL1"), RED("ReduceL2"),
-	{"Softmax", op_softmax, "axis"},
-	{"LogSoftmax", op_softmax, "axis"},
-	{NULL, NULL, NULL},
+	{"Softmax", op_softmax, "axis", 1, 0},
+	{"LogSoftmax", op_softmax, "axis", 1, 0},
+	{NULL, NULL, NULL, 0, 0},
 };

@@ -761,18 +761,18 @@ static int op_conv_transpose(struct imp *s)
 }
 
 const struct pb_imp_op pb_imp_ops_nn[] = {
-	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides"},
+	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides", 1, 0},
 	{"ConvTranspose", op_conv_transpose, "auto_pad,dilations,group,"
-		"kernel_shape,output_padding,output_shape,pads,strides"},
+		"kernel_shape,output_padding,output_shape,pads,strides", 1, 0},
 	{"MaxPool", op_pool, "auto_pad,ceil_mode,dilations,kernel_shape,pads,"
-			     "storage_order,strides"},
+			     "storage_order,strides", 1, 0},
 	{"AveragePool", op_pool, "auto_pad,ceil_mode,count_include_pad,"
-				 "dilations,kernel_shape,pads,strides"},
-	{"GlobalAveragePool", op_global_pool, ""},
-	{"GlobalMaxPool", op_global_pool, ""},
+				 "dilations,kernel_shape,pads,strides", 1, 0},
+	{"GlobalAveragePool", op_global_pool, "", 1, 0},
+	{"GlobalMaxPool", op_global_pool, "", 1, 0},
 	{"BatchNormalization", op_batchnorm, "consumed_inputs,epsilon,is_test,"
-					     "momentum,spatial,training_mode"},
-	{"LayerNormalization", op_layernorm, "axis,epsilon,stash_type"},
-	{"InstanceNormalization", op_instancenorm, "epsilon"},
-	{NULL, NULL, NULL},
+					     "momentum,spatial,training_mode", 1, 0},
+	{"LayerNormalization", op_layernorm, "axis,epsilon,stash_type", 17, 0},
+	{"InstanceNormalization", op_instancenorm, "epsilon", 1, 0},
+	{NULL, NULL, NULL, 0, 0},
 };

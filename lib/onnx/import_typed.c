@@ -967,25 +967,25 @@ static int op_resize(struct imp *s)
 }
 
 const struct pb_imp_op pb_imp_ops_typed[] = {
-	{"Equal", op_compare, ""},
-	{"Less", op_compare, ""},
-	{"Greater", op_compare, ""},
-	{"LessOrEqual", op_compare, ""},
-	{"GreaterOrEqual", op_compare, ""},
-	{"And", op_compare, ""},
-	{"Or", op_compare, ""},
-	{"Xor", op_compare, ""},
-	{"Not", op_compare, ""},
-	{"Where", op_where, ""},
-	{"GatherElements", op_gather_elements, "axis"},
-	{"ArgMax", op_argmax, "axis,keepdims,select_last_index"},
-	{"ArgMin", op_argmax, "axis,keepdims,select_last_index"},
-	{"CumSum", op_cumsum, "exclusive,reverse"},
-	{"Einsum", op_einsum, "equation"},
+	{"Equal", op_compare, "", 7, 0},
+	{"Less", op_compare, "", 7, 0},
+	{"Greater", op_compare, "", 7, 0},
+	{"LessOrEqual", op_compare, "", 12, 0},
+	{"GreaterOrEqual", op_compare, "", 12, 0},
+	{"And", op_compare, "", 7, 0},
+	{"Or", op_compare, "", 7, 0},
+	{"Xor", op_compare, "", 7, 0},
+	{"Not", op_compare, "", 1, 0},
+	{"Where", op_where, "", 9, 0},
+	{"GatherElements", op_gather_elements, "axis", 11, 0},
+	{"ArgMax", op_argmax, "axis,keepdims,select_last_index", 1, 0},
+	{"ArgMin", op_argmax, "axis,keepdims,select_last_index", 1, 0},
+	{"CumSum", op_cumsum, "exclusive,reverse", 11, 0},
+	{"Einsum", op_einsum, "equation", 12, 0},
 	{"Resize", op_resize, "antialias,axes,coordinate_transformation_mode,"
 			      "cubic_coeff_a,exclude_outside,"
 			      "extrapolation_value,keep_aspect_ratio_policy,"
-			      "mode,nearest_mode"},
-	{"Upsample", op_resize, "mode,scales"},
-	{NULL, NULL, NULL},
+			      "mode,nearest_mode", 10, 0},
+	{"Upsample", op_resize, "mode,scales", 7, 9},
+	{NULL, NULL, NULL, 0, 0},
 };

@@ -231,3 +231,8 @@ save("where_fold",
 save("bad_typed", [helper.make_node("Einsum", ["a", "b"], ["y"], name="ein",
                                     equation="ij,jk->ik->x")],
      [f32("a", [2, 3]), f32("b", [3, 4])], [f32("y", [2, 4])], check=False)
+
+# Gelu in a model of opset 17 (before Gelu existed): rejected by the op
+# table's opset range.
+save("gelu_old_opset", [helper.make_node("Gelu", ["x"], ["y"], name="gelu")],
+     [f32("x", [4, 16])], [f32("y", [4, 16])], opset=17, check=False)
