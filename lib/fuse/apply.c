@@ -271,3 +271,45 @@ out:
 	return bytes;
 }
 
+
+/* Replace the affine.for "l" (from 0 to a constant, step 1) by an
+ * affine.parallel over the same range holding the same body; returns it
+ * ("l" itself if that fails). */
+static MlirOperation to_parallel(MlirOperation l, int64_t extent)
+{
+	char text[160];
+	snprintf(text, sizeof(text),
+		 "func.func @f() {\n  affine.parallel (%%i) = (0) to (%lld) {\n"
+		 "  }\n  return\n}\n",
+		 (long long)extent);
+	MlirOperation par = pb_ir_clone_from_text(mlirOperationGetContext(l),
+						  text, "affine.parallel", 0, NULL);
+	if (mlirOperationIsNull(par))
+		return l;
+	mlirOperationSetLocation(par, mlirOperationGetLocation(l));
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(l), l, par);
+	MlirBlock from = loop_body(l), to = loop_body(par);
+	mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(from, 0),
+				      mlirBlockGetArgument(to, 0));
+	MlirOperation end = mlirBlockGetTerminator(to);
+	MlirOperation term = mlirBlockGetTerminator(from);
+	for (MlirOperation op = mlirBlockGetFirstOperation(from);
+	     !mlirOperationEqual(op, term);) {
+		MlirOperation next = mlirOperationGetNextInBlock(op);
+		mlirOperationMoveBefore(op, end);
+		op = next;
+	}
+	mlirOperationDestroy(l);
+	return par;
+}
+
+void pb_fuse_parallelize(struct pb_fusion *f, int gi, const int *chain, int n)
+{
+	/* innermost first: each loop's body moves into its replacement */
+	MlirOperation par = (MlirOperation){NULL};
+	for (int i = n - 1; i >= 0; i--)
+		par = to_parallel(pb_fuse_node_op(f, chain[i]),
+				  f->node[chain[i]].extent);
+	if (n > 0)
+		f->s->stmt[f->g[gi].stmt[0]].op = par;
+}

@@ -195,10 +195,13 @@ static void reset_stmt(struct pb_fusion *f, int i)
  * the product of the trip counts of the outermost chain of loops that
  * carry no dependence among the statements below them and hold a single
  * loop each. */
-static int64_t parallelism(struct pb_fusion *f, const int *set, int n)
+static int64_t parallel_chain(struct pb_fusion *f, const int *set, int n,
+			      int *chain, int *nchain)
 {
 	int64_t par = 1;
 	int node = PATH(f, set[0], 0);
+	if (nchain)
+		*nchain = 0;
 	for (int u = 0;; u++) {
 		for (int a = 0; a < n; a++) {
 			int sa = set[a];
@@ -213,10 +216,18 @@ static int64_t parallelism(struct pb_fusion *f, const int *set, int n)
 			}
 		}
 		par *= EXTENT(f, node);
+		if (chain)
+			chain[(*nchain)++] = node;
 		if (f->nchild[node] != 1 || last_loop(f, node) < 0)
 			return par;
 		node = last_loop(f, node);
 	}
+}
+
+/* The same, only the parallelism. */
+static int64_t parallelism(struct pb_fusion *f, const int *set, int n)
+{
+	return parallel_chain(f, set, n, NULL, NULL);
 }
 
 /* Classify the fusion of "n" into "g" at "t" shared loops; *feeds tells
@@ -618,6 +629,18 @@ static void free_trees(struct pb_fusion *f)
 	free(f->local);
 }
 
+/* Add the traffic of every statement of "s" as its own kernel to "t". */
+static void measure(const struct pb_poly_scop *s, struct pb_fuse_totals *t)
+{
+	for (int i = 0; i < s->nstmt; i++) {
+		int64_t r, w;
+		pb_fuse_traffic(s, &i, 1, NULL, &r, &w);
+		t->kernels++;
+		t->bytes_read += r;
+		t->bytes_written += w;
+	}
+}
+
 /* Fill "p" with the kernels of "f" and their traffic. */
 static void make_plan(struct pb_fusion *f, struct pb_fuse_plan *p,
 		      const int64_t *local_bytes, const int *ncontracted)
@@ -640,13 +663,7 @@ static void make_plan(struct pb_fusion *f, struct pb_fuse_plan *p,
 		p->after.bytes_read += k->bytes_read;
 		p->after.bytes_written += k->bytes_written;
 	}
-	for (int i = 0; i < f->s->nstmt; i++) {
-		int64_t r, w;
-		pb_fuse_traffic(f->s, &i, 1, NULL, &r, &w);
-		p->before.kernels++;
-		p->before.bytes_read += r;
-		p->before.bytes_written += w;
-	}
+	measure(f->s, &p->before);
 }
 
 void pb_fuse_plan_free(struct pb_fuse_plan *p)
@@ -675,24 +692,21 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	if (pb_target_get(ctx, NULL, ctx->target_file, &f.target) != PB_OK)
 		return PB_ERR;
 	f.max_local = o->max_local > 0 ? o->max_local : DEFAULT_MAX_LOCAL;
-	if (o->upstream) {
-		/* measure the unfused nests, let MLIR fuse, measure again */
+	if (!o->no_fusion && !o->upstream)
+		drop_unit_loops(body);
+	if (!o->no_fusion) {
+		/* measure the unfused nests; fold pads or let MLIR fuse */
 		struct pb_poly_scop *s0 = pb_poly_extract(ctx, ctx->isl, body);
 		if (!s0)
 			return PB_ERR;
-		for (int i = 0; i < s0->nstmt; i++) {
-			int64_t r, w;
-			pb_fuse_traffic(s0, &i, 1, NULL, &r, &w);
-			before.kernels++;
-			before.bytes_read += r;
-			before.bytes_written += w;
-		}
+		measure(s0, &before);
+		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER))
+			pb_fuse_fold_pads(ctx, o, s0);
 		pb_poly_scop_free(s0);
-		if (pb_ir_run_pipeline(ctx, m, upstream_pipeline) != PB_OK)
+		if (o->upstream &&
+		    pb_ir_run_pipeline(ctx, m, upstream_pipeline) != PB_OK)
 			return PB_ERR;
 	}
-	if (!o->no_fusion && !o->upstream)
-		drop_unit_loops(body);
 	f.s = pb_poly_extract(ctx, ctx->isl, body);
 	if (!f.s)
 		return PB_ERR;
@@ -716,9 +730,23 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			local_bytes[g] += bytes;
 			ncontracted[g]++;
 		}
+		/* the outer loops that isl found parallel become
+		 * affine.parallel: the kernels' private buffers and the
+		 * folded pads' loads hide that from affine-parallelize */
+		int *chain = malloc(sizeof(*chain) * (f.depth + 1));
+		if (!chain)
+			abort();
+		for (int g = 0; g < f.ng && !o->no_fusion; g++) {
+			int nchain = 0;
+			if (f.s->stmt[f.g[g].stmt[0]].kind != PB_POLY_NEST)
+				continue;
+			parallel_chain(&f, f.g[g].stmt, f.g[g].n, chain, &nchain);
+			pb_fuse_parallelize(&f, g, chain, nchain);
+		}
+		free(chain);
 	}
 	make_plan(&f, plan, local_bytes, ncontracted);
-	if (o->upstream)
+	if (!o->no_fusion)
 		plan->before = before;
 	free(local_bytes);
 	free(ncontracted);

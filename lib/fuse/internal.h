@@ -89,6 +89,17 @@ void pb_fuse_apply(struct pb_fusion *f);
  * file comment); returns its footprint in bytes and sets *group, or -1. */
 int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group);
 
+/* Make the loops "chain" (n nodes, outermost first) of group "gi",
+ * which carry no dependence, affine.parallel loops (after contraction:
+ * their bodies keep the private buffers). */
+void pb_fuse_parallelize(struct pb_fusion *f, int gi, const int *chain, int n);
+
+/* Fold every pad of "s" (a fill and a copy into the interior of a
+ * buffer read only by later nests) into the loads of its readers (pad.c).
+ * Returns how many were folded; "s" is stale afterwards. */
+int pb_fuse_fold_pads(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s);
+
 /* Parse the --fusion list "s" into PB_FUSE_* bits; -1 (reported) when a
  * name is unknown. NULL: all kinds. */
 int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s);

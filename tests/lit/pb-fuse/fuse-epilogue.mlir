@@ -13,8 +13,8 @@
 // CHECK-LABEL: func.func private @k0_MatMul_0
 // CHECK-SAME: (%[[X:.*]]: memref<4x8xf32>, %[[W:.*]]: memref<8x16xf32>, %[[B:.*]]: memref<16xf32>, %[[Y:.*]]: memref<4x16xf32>)
 // CHECK-SAME: pb.nodes = ["MatMul_0", "Add_1", "Relu_2"]
-// CHECK: affine.for %[[I:.*]] = 0 to 4 {
-// CHECK-NEXT: affine.for %[[J:.*]] = 0 to 16 {
+// CHECK: affine.parallel (%[[I:.*]]) = (0) to (4) {
+// CHECK-NEXT: affine.parallel (%[[J:.*]]) = (0) to (16) {
 // CHECK-DAG: %[[T:.*]] = memref.alloca() : memref<f32>
 // CHECK-DAG: %[[ACC:.*]] = memref.alloca() : memref<f32>
 // CHECK: affine.store %{{.*}}, %[[ACC]][] : memref<f32>
@@ -49,7 +49,7 @@
 // JSON-NEXT: "bytes_read": 704,
 // JSON-NEXT: "bytes_written": 256,
 // JSON: "name": "k0_MatMul_0",
-// JSON: "loops": "for 4 {for 16 {for 8 } }",
+// JSON: "loops": "parallel 4 {parallel 16 {for 8 } }",
 // JSON-NEXT: "nests": 4,
 // JSON: "contracted_buffers": 2,
 // JSON-NEXT: "local_bytes": 8,

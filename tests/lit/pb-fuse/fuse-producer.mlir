@@ -11,8 +11,8 @@
 
 // CHECK-LABEL: func.func private @k0_Add_0
 // CHECK-SAME: pb.nodes = ["Add_0", "Mul_1", "Tanh_2", "Exp_3"]
-// CHECK: affine.for %[[I:.*]] = 0 to 64 {
-// CHECK-NEXT: affine.for %[[J:.*]] = 0 to 32 {
+// CHECK: affine.parallel (%[[I:.*]]) = (0) to (64) {
+// CHECK-NEXT: affine.parallel (%[[J:.*]]) = (0) to (32) {
 // CHECK-DAG: memref.alloca() : memref<f32>
 // CHECK-DAG: memref.alloca() : memref<f32>
 // CHECK: arith.addf

@@ -17,7 +17,7 @@
 
 // CHECK-LABEL: func.func private @k0_Softmax_0
 // CHECK-SAME: (%[[X:.*]]: memref<3x5xf32>, %[[Y:.*]]: memref<3x5xf32>)
-// CHECK: affine.for %[[I:.*]] = 0 to 3 {
+// CHECK: affine.parallel (%[[I:.*]]) = (0) to (3) {
 // CHECK-NEXT: %[[MAX:.*]] = memref.alloca() : memref<f32>
 // CHECK: affine.store %{{.*}}, %[[MAX]][]
 // CHECK: affine.for

@@ -1,0 +1,356 @@
+/* Folding pads into their readers (docs/pb-fuse.md, "Pads").
+ *
+ * tensor.pad bufferizes to a buffer P, a nest F filling all of P with the
+ * pad value c, and a nest C copying X into the interior of P (a subview
+ * with static offsets and unit strides); the convolution or pooling nests
+ * K then read P. When P is used by nothing else and X is not written
+ * between C and the last K, every load P[e] in K becomes
+ *
+ *     t_k = e_k - off_k                       (per padded dimension k)
+ *     in  = AND_k (0 <= t_k < size_k)
+ *     v   = memref.load X[clamp(t_k, 0, size_k - 1)]
+ *     r   = select(in, v, c)
+ *
+ * and F, C, the subview and P go: two kernels and P's traffic fewer, at
+ * the price of a bound check per load in K. The loads of X become
+ * inexact for lib/poly (whole-buffer reads), which only matters for
+ * fusing K with X's producer, and that fusion is never legal at the
+ * stencil's depth anyway. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "fuse/internal.h"
+
+/* Create an operation "name" before "at" with "n" operands, one result of
+ * type "t" (none when null) and the "na" attributes "names"/"attrs". */
+static MlirValue make(MlirOperation at, const char *name, int n,
+		      const MlirValue *ops, MlirType t, int na,
+		      const char **names, const MlirAttribute *attrs)
+{
+	MlirContext mctx = mlirOperationGetContext(at);
+	MlirOperationState st =
+		mlirOperationStateGet(pb_str(name), mlirOperationGetLocation(at));
+	MlirNamedAttribute nattr[4];
+	for (int i = 0; i < na; i++)
+		nattr[i] = mlirNamedAttributeGet(
+			mlirIdentifierGet(mctx, pb_str(names[i])), attrs[i]);
+	mlirOperationStateAddOperands(&st, n, ops);
+	if (!mlirTypeIsNull(t))
+		mlirOperationStateAddResults(&st, 1, &t);
+	mlirOperationStateAddAttributes(&st, na, nattr);
+	MlirOperation op = mlirOperationCreate(&st);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
+	return mlirOperationGetResult(op, 0);
+}
+
+/* An index constant "v" before "at". */
+static MlirValue index_const(MlirOperation at, int64_t v)
+{
+	MlirType idx = mlirIndexTypeGet(mlirOperationGetContext(at));
+	const char *name = "value";
+	MlirAttribute a = mlirIntegerAttrGet(idx, v);
+	return make(at, "arith.constant", 0, NULL, idx, 1, &name, &a);
+}
+
+/* affine.apply / affine.min / affine.max "kind" of "map" on "ops". */
+static MlirValue affine_op(MlirOperation at, const char *kind,
+			   MlirAffineMap map, int n, const MlirValue *ops)
+{
+	const char *name = "map";
+	MlirAttribute a = mlirAffineMapAttrGet(map);
+	return make(at, kind, n, ops,
+		    mlirIndexTypeGet(mlirOperationGetContext(at)), 1, &name, &a);
+}
+
+/* arith.cmpi "pred" (MLIR's numbering: slt 2, sge 5) of "a" and "b". */
+static MlirValue cmpi(MlirOperation at, int64_t pred, MlirValue a, MlirValue b)
+{
+	MlirContext mctx = mlirOperationGetContext(at);
+	MlirValue ops[2] = {a, b};
+	const char *name = "predicate";
+	MlirAttribute p = mlirIntegerAttrGet(mlirIntegerTypeGet(mctx, 64), pred);
+	return make(at, "arith.cmpi", 2, ops, mlirIntegerTypeGet(mctx, 1), 1,
+		    &name, &p);
+}
+
+/* The pattern around buffer P. */
+struct pad {
+	int b;			/* P's buffer */
+	int fill, copy;		/* statements F and C */
+	MlirValue value;	/* the pad value c */
+	MlirValue src;		/* X as C loads it */
+	MlirOperation view;	/* the subview of P that C writes */
+	int rank;
+	int64_t off[8], size[8]; /* of the interior */
+	int64_t shape[8];	 /* of P */
+};
+
+/* Does access "a" of "st" index its memref (of shape "shape", rank
+ * "rank") with the loop counters of "st" in order, or the constant 0 in
+ * a dimension of size 1 (a loop that ran once and was dropped)? */
+static int identity_access(const struct pb_poly_stmt *st,
+			   const struct pb_poly_access *a, MlirType type)
+{
+	MlirAttribute ma = pb_ir_attr(a->op, "map");
+	int first = a->write ? 2 : 1, u = 0;
+	if (mlirAttributeIsNull(ma) || !mlirAttributeIsAAffineMap(ma) ||
+	    !mlirTypeIsAMemRef(type))
+		return 0;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(ma);
+	int rank = mlirShapedTypeGetRank(type);
+	if (mlirAffineMapGetNumResults(map) != rank)
+		return 0;
+	for (int k = 0; k < rank; k++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, k);
+		int64_t dim = mlirShapedTypeGetDimSize(type, k);
+		if (mlirAffineExprIsAConstant(e) &&
+		    mlirAffineConstantExprGetValue(e) == 0 && dim == 1)
+			continue;
+		if (!mlirAffineExprIsADim(e))
+			return 0;
+		intptr_t pos = first + mlirAffineDimExprGetPosition(e);
+		if (pos >= mlirOperationGetNumOperands(a->op))
+			return 0;
+		MlirValue v = mlirOperationGetOperand(a->op, pos);
+		if (u < st->depth &&
+		    mlirValueEqual(v, mlirBlockGetArgument(
+					      mlirRegionGetFirstBlock(
+						      mlirOperationGetRegion(
+							      st->loops[u], 0)),
+					      0)) &&
+		    st->extent[u] == dim) {
+			u++;
+			continue;
+		}
+		MlirOperation def = mlirValueIsAOpResult(v)
+					    ? mlirOpResultGetOwner(v)
+					    : (MlirOperation){NULL};
+		MlirAttribute c = mlirOperationIsNull(def)
+					  ? (MlirAttribute){NULL}
+					  : pb_ir_attr(def, "value");
+		if (dim != 1 || !pb_ir_op_is(def, "arith.constant") ||
+		    !mlirAttributeIsAInteger(c) ||
+		    mlirIntegerAttrGetValueInt(c) != 0)
+			return 0;
+	}
+	return u == st->depth;
+}
+
+/* The memref operand of access "a". */
+static MlirValue memref_of(const struct pb_poly_access *a)
+{
+	return mlirOperationGetOperand(a->op, a->write ? 1 : 0);
+}
+
+/* Is statement "i" the fill F of buffer "b": all of it, with one value
+ * defined outside the nest? */
+static int is_fill(const struct pb_poly_scop *s, int i, int b, struct pad *p)
+{
+	const struct pb_poly_stmt *st = &s->stmt[i];
+	if (st->kind != PB_POLY_NEST || st->naccess != 1 ||
+	    !st->access[0].write || !st->access[0].direct ||
+	    !identity_access(st, &st->access[0],
+			     mlirValueGetType(s->buf[b].root)))
+		return 0;
+	MlirValue v = mlirOperationGetOperand(st->access[0].op, 0);
+	if (!mlirValueIsAOpResult(v) ||
+	    !pb_ir_op_is(mlirOpResultGetOwner(v), "arith.constant") ||
+	    pb_ir_is_inside(mlirOpResultGetOwner(v), st->op))
+		return 0;
+	p->value = v;
+	return 1;
+}
+
+/* Is statement "i" the copy C of X into a subview of buffer "b"? */
+static int is_copy(const struct pb_poly_scop *s, int i, int b, struct pad *p)
+{
+	const struct pb_poly_stmt *st = &s->stmt[i];
+	if (st->kind != PB_POLY_NEST || st->naccess != 2)
+		return 0;
+	const struct pb_poly_access *ld = &st->access[0], *sto = &st->access[1];
+	MlirValue view = memref_of(sto), src = memref_of(ld);
+	if (ld->write || !sto->write || sto->buf != b || ld->buf == b ||
+	    !mlirValueIsAOpResult(view) ||
+	    !identity_access(st, ld, mlirValueGetType(src)) ||
+	    !identity_access(st, sto, mlirValueGetType(view)) ||
+	    !mlirValueEqual(mlirOperationGetOperand(sto->op, 0),
+			    mlirOperationGetResult(ld->op, 0)))
+		return 0;
+	MlirOperation sv = mlirOpResultGetOwner(view);
+	int rank = s->buf[b].rank;
+	if (!pb_ir_op_is(sv, "memref.subview") ||
+	    !mlirValueEqual(mlirOperationGetOperand(sv, 0), s->buf[b].root) ||
+	    mlirOperationGetNumOperands(sv) != 1 || rank > 8 ||
+	    mlirShapedTypeGetRank(mlirValueGetType(view)) != rank ||
+	    mlirShapedTypeGetRank(mlirValueGetType(src)) != rank)
+		return 0;
+	MlirAttribute off = pb_ir_attr(sv, "static_offsets");
+	MlirAttribute size = pb_ir_attr(sv, "static_sizes");
+	MlirAttribute str = pb_ir_attr(sv, "static_strides");
+	if (mlirAttributeIsNull(off) || mlirAttributeIsNull(size) ||
+	    mlirAttributeIsNull(str))
+		return 0;
+	p->rank = rank;
+	for (int k = 0; k < rank; k++) {
+		p->shape[k] = s->buf[b].shape[k];
+		p->off[k] = mlirDenseI64ArrayGetElement(off, k);
+		p->size[k] = mlirDenseI64ArrayGetElement(size, k);
+		if (mlirDenseI64ArrayGetElement(str, k) != 1 || p->off[k] < 0 ||
+		    p->size[k] != mlirShapedTypeGetDimSize(mlirValueGetType(src),
+							   k))
+			return 0;
+	}
+	p->view = sv;
+	p->src = src;
+	return 1;
+}
+
+/* Number of uses of "v". */
+static int uses(MlirValue v)
+{
+	int n = 0;
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u))
+		n++;
+	return n;
+}
+
+/* Rewrite the load "ld" of P (with map and operands of the padded
+ * buffer) into a guarded load of the source. */
+static void rewrite_load(MlirOperation ld, const struct pad *p)
+{
+	MlirContext mctx = mlirOperationGetContext(ld);
+	MlirAffineMap map =
+		mlirAffineMapAttrGetValue(pb_ir_attr(ld, "map"));
+	int nd = mlirAffineMapGetNumDims(map), ns = mlirAffineMapGetNumSymbols(map);
+	int nops = mlirOperationGetNumOperands(ld) - 1;
+	MlirValue *ops = malloc(sizeof(*ops) * (nops + 1));
+	MlirValue idx[8], in = {NULL};
+	if (!ops)
+		abort();
+	for (int i = 0; i < nops; i++)
+		ops[i] = mlirOperationGetOperand(ld, i + 1);
+	for (int k = 0; k < p->rank; k++) {
+		MlirAffineExpr e = mlirAffineAddExprGet(
+			mlirAffineMapGetResult(map, k),
+			mlirAffineConstantExprGet(mctx, -p->off[k]));
+		MlirAffineMap one = mlirAffineMapGet(mctx, nd, ns, 1, &e);
+		idx[k] = affine_op(ld, "affine.apply", one, nops, ops);
+		if (p->off[k] == 0 && p->size[k] == p->shape[k])
+			continue;
+		MlirValue lo = cmpi(ld, 5, idx[k], index_const(ld, 0));
+		MlirValue hi = cmpi(ld, 2, idx[k], index_const(ld, p->size[k]));
+		MlirValue both[2] = {lo, hi};
+		MlirValue ok = make(ld, "arith.andi", 2, both,
+				    mlirIntegerTypeGet(mctx, 1), 0, NULL, NULL);
+		if (mlirValueIsNull(in)) {
+			in = ok;
+		} else {
+			MlirValue two[2] = {in, ok};
+			in = make(ld, "arith.andi", 2, two,
+				  mlirIntegerTypeGet(mctx, 1), 0, NULL, NULL);
+		}
+		/* clamp into [0, size - 1] */
+		MlirAffineExpr d0 = mlirAffineDimExprGet(mctx, 0);
+		MlirAffineExpr lo_e[2] = {d0, mlirAffineConstantExprGet(mctx, 0)};
+		MlirAffineExpr hi_e[2] = {
+			d0, mlirAffineConstantExprGet(mctx, p->size[k] - 1)};
+		idx[k] = affine_op(ld, "affine.max",
+				   mlirAffineMapGet(mctx, 1, 0, 2, lo_e), 1,
+				   &idx[k]);
+		idx[k] = affine_op(ld, "affine.min",
+				   mlirAffineMapGet(mctx, 1, 0, 2, hi_e), 1,
+				   &idx[k]);
+	}
+	MlirValue lops[9];
+	lops[0] = p->src;
+	memcpy(lops + 1, idx, sizeof(*idx) * p->rank);
+	MlirValue res = mlirOperationGetResult(ld, 0);
+	MlirValue v = make(ld, "memref.load", p->rank + 1, lops,
+			   mlirValueGetType(res), 0, NULL, NULL);
+	if (!mlirValueIsNull(in)) {
+		MlirValue sel[3] = {in, v, p->value};
+		v = make(ld, "arith.select", 3, sel, mlirValueGetType(res), 0,
+			 NULL, NULL);
+	}
+	mlirValueReplaceAllUsesOfWith(res, v);
+	mlirOperationDestroy(ld);
+	free(ops);
+}
+
+/* Fold the pad of buffer "b" of "s" if the pattern of the file comment
+ * holds; 1 when done. */
+static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		const struct pb_poly_scop *s, int b)
+{
+	struct pad p = {.b = b, .fill = -1, .copy = -1};
+	const struct pb_poly_buf *buf = &s->buf[b];
+	MlirOperation alloc = pb_ir_value_parent(buf->root);
+	int nread = 0, last = -1, xbuf = -1;
+	if (buf->is_arg || !pb_ir_op_is(alloc, "memref.alloc"))
+		return 0;
+	for (int i = 0; i < s->nstmt; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[i];
+		for (int k = 0; k < st->naccess; k++) {
+			const struct pb_poly_access *a = &st->access[k];
+			if (a->buf != b)
+				continue;
+			if (!a->write && a->direct && a->exact &&
+			    pb_ir_op_is(a->op, "affine.load") && p.copy >= 0) {
+				nread++;
+				last = i;
+			} else if (a->write && p.fill < 0 && is_fill(s, i, b, &p)) {
+				p.fill = i;
+			} else if (a->write && p.fill >= 0 && p.copy < 0 &&
+				   is_copy(s, i, b, &p)) {
+				p.copy = i;
+				xbuf = st->access[0].buf;
+			} else {
+				return 0;
+			}
+		}
+	}
+	if (p.fill < 0 || p.copy < 0 || !nread ||
+	    uses(buf->root) != nread + 2 ||
+	    uses(mlirOperationGetResult(p.view, 0)) != 1)
+		return 0;
+	/* X keeps its value from C to the last reader */
+	for (int i = p.copy + 1; i <= last; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[i];
+		if (st->kind != PB_POLY_NEST)
+			return 0;
+		for (int k = 0; k < st->naccess; k++)
+			if (st->access[k].write && st->access[k].buf == xbuf)
+				return 0;
+	}
+	if (o->remarks)
+		pb_remark_at(ctx, mlirOperationGetLocation(s->stmt[p.copy].op),
+			     "pad folded into its %d reads: they load the "
+			     "unpadded buffer with a bound check",
+			     nread);
+	for (int i = p.copy + 1; i <= last; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[i];
+		for (int k = 0; k < st->naccess; k++)
+			if (st->access[k].buf == b)
+				rewrite_load(st->access[k].op, &p);
+	}
+	mlirOperationDestroy(s->stmt[p.copy].op);
+	mlirOperationDestroy(p.view);
+	mlirOperationDestroy(s->stmt[p.fill].op);
+	mlirOperationDestroy(alloc);
+	return 1;
+}
+
+int pb_fuse_fold_pads(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s)
+{
+	int n = 0;
+	for (int b = 0; b < s->nbuf; b++)
+		n += fold(ctx, o, s, b);
+	return n;
+}
