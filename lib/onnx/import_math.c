@@ -967,6 +967,14 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 	return PB_OK;
 }
 
+/* Does reducing a dim of size 1 with "kind" keep the values? */
+static int runtime_axes_ok(const char *kind)
+{
+	return !strcmp(kind, "sum") || !strcmp(kind, "mean") ||
+	       !strcmp(kind, "max") || !strcmp(kind, "min") ||
+	       !strcmp(kind, "prod");
+}
+
 /* ReduceMean, ReduceSum, ReduceMax, ...: axes from the attribute (or the
  * second input: ReduceSum from opset 13, the others from 18), keepdims,
  * noop_with_empty_axes. */
@@ -987,12 +995,37 @@ static int op_reduce(struct imp *s)
 	int nax = pb_imp_attr_ints(s, "axes", axes, PB_MAX_RANK);
 	if (nax == -2)
 		return PB_ERR;
-	if (ax && (nax = pb_imp_known_ints(s, ax, axes, PB_MAX_RANK,
-					   "axes")) < 0)
-		return PB_ERR;
 	int keep = pb_imp_attr_int(s, "keepdims", 1) != 0;
 	unsigned red = 0;
-	if (nax <= 0) {
+	/* axes given at run time: with keepdims, the output's declared shape
+	 * has 1 where a dim was reduced; reducing a dim of size 1 keeps the
+	 * values for these kinds, so the dims that shrink to 1 decide */
+	struct shape decl;
+	if (ax && !ax->k && !ax->init && keep && runtime_axes_ok(kind) &&
+	    !pb_imp_declared_shape(s, s->node->output[0], &decl)) {
+		if (decl.rank != x->sh.rank)
+			return pb_imp_node_error(s, "the declared shape %s does "
+						 "not keep the dims of %s",
+						 pb_imp_ty(&decl).s,
+						 pb_imp_ty(&x->sh).s);
+		for (int i = 0; i < decl.rank; i++) {
+			if (decl.d[i] != x->sh.d[i] && decl.d[i] != 1)
+				return pb_imp_node_error(s, "the declared shape "
+							 "%s is not a reduction "
+							 "of %s",
+							 pb_imp_ty(&decl).s,
+							 pb_imp_ty(&x->sh).s);
+			if (decl.d[i] != x->sh.d[i])
+				red |= 1u << i;
+		}
+		if (!red)
+			return pb_imp_alias(s, 0, x);
+		nax = 0;
+	} else if (ax && (nax = pb_imp_known_ints(s, ax, axes, PB_MAX_RANK,
+						  "axes")) < 0) {
+		return PB_ERR;
+	}
+	if (nax <= 0 && !red) {
 		if (pb_imp_attr_int(s, "noop_with_empty_axes", 0)) {
 			return pb_imp_alias(s, 0, x);
 		}

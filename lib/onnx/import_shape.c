@@ -175,7 +175,8 @@ static int op_flatten(struct imp *s)
 }
 
 /* The axes of (Un)Squeeze: the attribute before opset 13, the second
- * input from 13. Returns the count (-1: absent, -2: error). */
+ * input from 13. Returns the count (-1: absent, -2: error, -3: given at
+ * run time, not reported). */
 static int squeeze_axes(struct imp *s, int64_t *axes)
 {
 	if (s->opset < 13)
@@ -183,8 +184,37 @@ static int squeeze_axes(struct imp *s, int64_t *axes)
 	struct val *a = pb_imp_in(s, 1);
 	if (!a)
 		return -1;
+	if (!a->k && !a->init)
+		return -3;
 	int n = pb_imp_known_ints(s, a, axes, PB_MAX_RANK, "axes");
 	return n < 0 ? -2 : n;
+}
+
+/* (Un)Squeeze whose axes are given at run time: the result is "x"
+ * reshaped to the output's declared shape (the axes only decide that
+ * shape), which must keep the dims other than 1 in order. */
+static int squeeze_declared(struct imp *s, struct val *x)
+{
+	struct shape to;
+	if (pb_imp_declared_shape(s, s->node->output[0], &to))
+		return pb_imp_node_error(s, "axes must be a constant known at "
+					 "import time");
+	int i = 0, j = 0;
+	for (;;) {
+		while (i < x->sh.rank && x->sh.d[i] == 1)
+			i++;
+		while (j < to.rank && to.d[j] == 1)
+			j++;
+		if (i == x->sh.rank || j == to.rank)
+			break;
+		if (x->sh.d[i++] != to.d[j++])
+			break;
+	}
+	if (i != x->sh.rank || j != to.rank)
+		return pb_imp_node_error(s, "the declared shape %s does not "
+					 "(un)squeeze %s", pb_imp_ty(&to).s,
+					 pb_imp_ty(&x->sh).s);
+	return reshape_to(s, x, &to);
 }
 
 /* Squeeze: drop the listed dims of size 1 (all of them by default). */
@@ -195,6 +225,8 @@ static int op_squeeze(struct imp *s)
 	int n = squeeze_axes(s, axes);
 	if (n == -2)
 		return PB_ERR;
+	if (n == -3)
+		return squeeze_declared(s, x);
 	unsigned drop = 0;
 	for (int i = 0; i < n; i++) {
 		int a;
@@ -218,6 +250,8 @@ static int op_unsqueeze(struct imp *s)
 	struct val *x = pb_imp_in(s, 0);
 	int64_t axes[PB_MAX_RANK];
 	int n = squeeze_axes(s, axes);
+	if (n == -3)
+		return squeeze_declared(s, x);
 	if (n < 0)
 		return n == -1 ? pb_imp_node_error(s, "missing axes") : PB_ERR;
 	int r = x->sh.rank + n;

@@ -966,6 +966,62 @@ static int op_resize(struct imp *s)
 	return rc;
 }
 
+/* Trilu: the upper (upper = 1, default) or lower triangle of the last two
+ * dims, above or below diagonal k (input 1, default 0; read with
+ * tensor.extract when it is given at run time), the rest zero. */
+static int op_trilu(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *kv = pb_imp_in(s, 1);
+	int upper = pb_imp_attr_int(s, "upper", 1) != 0, r = x->sh.rank;
+	if (check_type(s, x, 0))
+		return PB_ERR;
+	if (r < 2)
+		return pb_imp_node_error(s, "input must have rank >= 2");
+	if (kv && (kv->dtype != PB_DT_I64 || pb_imp_numel(&kv->sh) != 1))
+		return pb_imp_node_error(s, "k must be an int64 scalar");
+	int64_t k = 0;
+	const char *kt = NULL;
+	if (kv && (kv->k || kv->init)) {
+		if (pb_imp_known_ints(s, kv, &k, 1, "k") != 1)
+			return PB_ERR;
+	} else if (kv && kv->sh.rank) {
+		return pb_imp_node_error(s, "k given at run time must have "
+					 "rank 0");
+	} else if (kv && !(kt = pb_imp_use_dt(s, kv))) {
+		return PB_ERR;
+	}
+	const char *in = pb_imp_use_dt(s, x);
+	if (!in)
+		return PB_ERR;
+	struct text id = id_map(r);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct name e = pb_imp_empty_dt(s, &x->sh, x->dtype);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 1, &in, &x->sh, &x->dtype, &id,
+			    e.s, &x->sh, x->dtype, &id);
+	struct name i = loop_index(s, r - 2), j = loop_index(s, r - 1);
+	struct name ii = pb_imp_fresh(s), jj = pb_imp_fresh(s),
+		    d = pb_imp_fresh(s), c = pb_imp_fresh(s), y = pb_imp_fresh(s);
+	struct name kk;
+	if (kt) {
+		kk = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = tensor.extract %s[] : %s", kk.s, kt,
+			    pb_imp_ty_dt(&kv->sh, PB_DT_I64).s);
+	} else {
+		kk = pb_imp_scalar_dt(s, PB_DT_I64, (double)k);
+	}
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s, i.s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", jj.s, j.s);
+	pb_imp_emit(s, "%s = arith.subi %s, %s : i64", d.s, jj.s, ii.s);
+	pb_imp_emit(s, "%s = arith.cmpi %s, %s, %s : i64", c.s,
+		    upper ? "sge" : "sle", d.s, kk.s);
+	struct name z = pb_imp_scalar_dt(s, x->dtype, 0);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", y.s, c.s,
+		    g.arg[0].s, z.s, pb_imp_elt(x->dtype));
+	return def_out(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
+}
+
 const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Equal", op_compare, "", 7, 0},
 	{"Less", op_compare, "", 7, 0},
@@ -987,5 +1043,6 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 			      "extrapolation_value,keep_aspect_ratio_policy,"
 			      "mode,nearest_mode", 10, 0},
 	{"Upsample", op_resize, "mode,scales", 7, 9},
+	{"Trilu", op_trilu, "upper", 14, 0},
 	{NULL, NULL, NULL, 0, 0},
 };
