@@ -5,7 +5,9 @@
 # (pb-fuse --upstream-fusion) and pb's fusion -- with pb-fuse --report
 # giving kernels and global bytes, and pb-run checking every result:
 # models against their reference outputs, operator cases against the
-# unfused result on the same random inputs. Prints one table.
+# unfused result on the same random inputs, the ONNX node tests of the e2e
+# suite (tests/e2e/node-tests.txt) against their test_data_set_0. Prints
+# one table.
 #
 #   bench/fusion.sh [--build DIR]
 set -u
@@ -51,9 +53,14 @@ done
 for m in "$tmp"/ops/*/model.onnx; do
 	[ -e "$m" ] && cases="$cases $m"
 done
+data=${ONNX_DATA:-/usr/share/libonnx-testdata/data}/node
+for t in $(grep -v '^#' "$root/tests/e2e/node-tests.txt"); do
+	[ -e "$data/$t/model.onnx" ] && cases="$cases $data/$t/model.onnx"
+done
 
 for m in $cases; do
 	case $m in
+	"$data"/*) name=$(basename "$(dirname "$m")") ref=data ;;
 	*/model.onnx) name=$(basename "$(dirname "$m")") ref= ;;
 	*) name=$(basename "$m" .onnx) ref=${m%.onnx} ;;
 	esac
@@ -63,7 +70,9 @@ for m in $cases; do
 	"$bin/pb-fuse" --upstream-fusion --report "$tmp/up.json" "$tmp/in.mlir" -o "$tmp/up.mlir" &&
 	s=$( { /usr/bin/time -f %e "$bin/pb-fuse" --report "$tmp/pb.json" "$tmp/in.mlir" -o "$tmp/pb.mlir" ; } 2>&1 ) ||
 		{ echo "$name: pb-fuse failed"; continue; }
-	if [ -n "$ref" ]; then
+	if [ "$ref" = data ]; then
+		set -- --data "$(dirname "$m")/test_data_set_0" --rtol 1e-3
+	elif [ -n "$ref" ]; then
 		set -- --input "$ref.in.npy" --check "$ref.out.npy" --rtol 1e-3
 	else
 		"$bin/pb-run" --device=cpu --random=7 --output "$tmp/ref" "$tmp/none.mlir" >/dev/null 2>&1
