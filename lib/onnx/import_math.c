@@ -446,14 +446,16 @@ static const char *int_ew_op(const char *name)
 	return NULL;
 }
 
-/* Lower integer elementwise node "e" (see int_ew_op) over the "nin"
- * inputs "in" of one integer type into one generic of shape "out". Div
- * truncates toward zero, as ONNX's integer Div does. */
-static int lower_ew_int(struct imp *s, const struct ew *e, int nin,
-			struct val **in, const struct shape *out)
+/* Lower elementwise node "e" over the "nin" inputs "in" of one integer
+ * type (see int_ew_op; Div truncates toward zero, as ONNX's integer Div
+ * does), or of float16 or float64 (the ops of ew_ops with one MLIR op),
+ * into one generic of shape "out". */
+static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
+			struct val **in, const struct shape *out, int legacy)
 {
 	enum pb_dtype dt = in[0]->dtype;
-	const char *ins[16], *op = int_ew_op(e->name), *el = pb_imp_elt(dt);
+	const char *ins[16], *el = pb_imp_elt(dt);
+	const char *op = pb_imp_is_float(dt) ? e->op : int_ew_op(e->name);
 	struct shape in_sh[16];
 	struct text maps[16];
 	enum pb_dtype dts[16];
@@ -470,7 +472,9 @@ static int lower_ew_int(struct imp *s, const struct ew *e, int nin,
 		if (!(ins[i] = pb_imp_use_dt(s, in[i])))
 			return PB_ERR;
 		in_sh[i] = in[i]->sh;
-		maps[i] = pb_imp_bcast_map(out, &in[i]->sh);
+		maps[i] = i == 1 && legacy >= 0
+				  ? legacy_map(out, &in[i]->sh, legacy)
+				  : pb_imp_bcast_map(out, &in[i]->sh);
 		dts[i] = in[i]->dtype;
 	}
 	struct name init = pb_imp_empty_dt(s, out, dt);
@@ -481,7 +485,7 @@ static int lower_ew_int(struct imp *s, const struct ew *e, int nin,
 	pb_imp_gen_begin_dt(s, &g, out->rank, iters, nin, ins, in_sh, dts,
 			    maps, init.s, out, dt, &omap);
 	struct name r = g.arg[0];
-	if (pw) {
+	if (pw && !pb_imp_is_float(dt)) {
 		/* in float64, truncated back to the base's type */
 		struct name x = pb_imp_convert(s, g.arg[0].s, dt, PB_DT_F64);
 		struct name y = pb_imp_convert(s, g.arg[1].s, dts[1],
@@ -490,7 +494,8 @@ static int lower_ew_int(struct imp *s, const struct ew *e, int nin,
 		pb_imp_emit(s, "%s = math.powf %s, %s : f64", p.s, x.s, y.s);
 		r = pb_imp_convert(s, p.s, PB_DT_F64, dt);
 		nin = 1;
-	} else if (!strcmp(e->name, "Neg") || !strcmp(e->name, "Relu")) {
+	} else if (!pb_imp_is_float(dt) && (!strcmp(e->name, "Neg") ||
+					    !strcmp(e->name, "Relu"))) {
 		struct name z = pb_imp_scalar_dt(s, dt, 0);
 		r = pb_imp_fresh(s);
 		if (!strcmp(e->name, "Neg"))
@@ -543,7 +548,10 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 
 	if ((in[0]->dtype == PB_DT_I64 || in[0]->dtype == PB_DT_I32) &&
 	    (int_ew_op(e->name) || !strcmp(e->name, "Pow")))
-		return lower_ew_int(s, e, nin, in, &out);
+		return lower_ew_typed(s, e, nin, in, &out, legacy);
+	if ((in[0]->dtype == PB_DT_F64 || in[0]->dtype == PB_DT_F16) &&
+	    e->op[0])
+		return lower_ew_typed(s, e, nin, in, &out, legacy);
 	const char *ins[16];
 	struct shape in_sh[16];
 	struct text maps[16];
