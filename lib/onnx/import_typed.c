@@ -237,6 +237,59 @@ static int op_where(struct imp *s)
 	return def_out(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
+/* Mod: the remainder with the sign of the divisor (integers, fmod = 0)
+ * or of the dividend (fmod = 1: arith.remsi, or arith.remf for floats,
+ * where fmod = 0 is not defined), broadcast NumPy-style. */
+static int op_mod(struct imp *s)
+{
+	struct bcast b = {.nin = 2};
+	int fmod = pb_imp_attr_int(s, "fmod", 0) != 0;
+	if (pb_imp_nin(s) != 2)
+		return pb_imp_node_error(s, "expected 2 inputs, got %d",
+					 pb_imp_nin(s));
+	for (int i = 0; i < 2; i++)
+		if (check_type(s, b.in[i] = pb_imp_in(s, i), 0))
+			return PB_ERR;
+	enum pb_dtype dt = b.in[0]->dtype;
+	int fl = pb_imp_is_float(dt);
+	if (b.in[1]->dtype != dt || dt == PB_DT_BOOL)
+		return pb_imp_node_error(s, "inputs must be numbers of one type");
+	if (fl && !fmod)
+		return pb_imp_node_error(s, "fmod=0 with float inputs is not "
+					 "supported");
+	if (bcast_shape(s, &b))
+		return PB_ERR;
+	struct gen g;
+	if (bcast_begin(s, &b, &g, dt))
+		return PB_ERR;
+	const char *el = pb_imp_elt(dt);
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s, fl ? "remf" : "remsi",
+		    g.arg[0].s, g.arg[1].s, el);
+	if (!fmod) {
+		/* r != 0 and sign(r) != sign(b): r + b */
+		struct name z = pb_imp_scalar_dt(s, dt, 0);
+		struct name nz = pb_imp_fresh(s), rn = pb_imp_fresh(s),
+			    bn = pb_imp_fresh(s), diff = pb_imp_fresh(s),
+			    fix = pb_imp_fresh(s), sum = pb_imp_fresh(s),
+			    y = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.cmpi ne, %s, %s : %s", nz.s, r.s, z.s,
+			    el);
+		pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : %s", rn.s, r.s, z.s,
+			    el);
+		pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : %s", bn.s,
+			    g.arg[1].s, z.s, el);
+		pb_imp_emit(s, "%s = arith.xori %s, %s : i1", diff.s, rn.s, bn.s);
+		pb_imp_emit(s, "%s = arith.andi %s, %s : i1", fix.s, nz.s, diff.s);
+		pb_imp_emit(s, "%s = arith.addi %s, %s : %s", sum.s, r.s,
+			    g.arg[1].s, el);
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", y.s, fix.s,
+			    sum.s, r.s, el);
+		r = y;
+	}
+	return def_out(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
+}
+
 /* Emit "%i = linalg.index <d> : index" and return %i. */
 static struct name loop_index(struct imp *s, int d)
 {
@@ -1044,5 +1097,6 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 			      "mode,nearest_mode", 10, 0},
 	{"Upsample", op_resize, "mode,scales", 7, 9},
 	{"Trilu", op_trilu, "upper", 14, 0},
+	{"Mod", op_mod, "fmod", 10, 0},
 	{NULL, NULL, NULL, 0, 0},
 };
