@@ -135,8 +135,7 @@ static int reads_live_in(struct pb_fusion *f, int b)
 	return empty != isl_bool_true;
 }
 
-/* Number of uses of "v". */
-static int num_uses(MlirValue v)
+int pb_fuse_num_uses(MlirValue v)
 {
 	int n = 0;
 	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
@@ -182,7 +181,7 @@ int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group_out)
 	int n = accesses_of(f, b, acc, stm);
 	MlirOperation def = pb_ir_value_parent(buf->root);
 	if (n == 0 || buf->is_arg || !pb_ir_op_is(def, "memref.alloc") ||
-	    num_uses(buf->root) != n || reads_live_in(f, b))
+	    pb_fuse_num_uses(buf->root) != n || reads_live_in(f, b))
 		goto out;
 	int g = f->group[stm[0]];
 	for (int i = 0; i < n; i++)
@@ -259,7 +258,7 @@ int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group_out)
 	mlirBlockInsertOwnedOperation(loop_body(inner), 0, al);
 	for (int i = 0; i < n; i++)
 		retarget(acc[i], mlirOperationGetResult(al, 0), drop);
-	if (num_uses(buf->root) == 0) {
+	if (pb_fuse_num_uses(buf->root) == 0) {
 		mlirOperationRemoveFromParent(def);
 		mlirOperationDestroy(def);
 	}

@@ -23,6 +23,7 @@ struct pb_fuse_opts {
 	const char *report;   /* --report FILE (JSON) */
 	int remarks;	      /* --remarks: say why fusions were (not) done */
 	int upstream;	      /* --upstream-fusion: MLIR's affine-loop-fusion */
+	int attention;	      /* --fuse-attention: online-softmax attention */
 };
 
 /* Bring "m" (linalg on tensors, pb-import's output) to the fuse stage:

@@ -700,9 +700,25 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		if (!s0)
 			return PB_ERR;
 		measure(s0, &before);
-		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER))
-			pb_fuse_fold_pads(ctx, o, s0);
+		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER)) {
+			if (pb_fuse_fold_pads(ctx, o, s0)) {
+				pb_poly_scop_free(s0);
+				s0 = pb_poly_extract(ctx, ctx->isl, body);
+				if (!s0)
+					return PB_ERR;
+			}
+			pb_fuse_fold_copies(ctx, o, s0);
+		}
 		pb_poly_scop_free(s0);
+		if (o->attention && !o->upstream && !o->no_fusion) {
+			/* QK^T -> softmax -> PV as one nest (attention.c) */
+			struct pb_poly_scop *s1 =
+				pb_poly_extract(ctx, ctx->isl, body);
+			if (!s1)
+				return PB_ERR;
+			pb_fuse_attention(ctx, o, s1);
+			pb_poly_scop_free(s1);
+		}
 		if (o->upstream &&
 		    pb_ir_run_pipeline(ctx, m, upstream_pipeline) != PB_OK)
 			return PB_ERR;

@@ -100,6 +100,27 @@ void pb_fuse_parallelize(struct pb_fusion *f, int gi, const int *chain, int n);
 int pb_fuse_fold_pads(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		      const struct pb_poly_scop *s);
 
+/* Fold every permuting copy of "s" into the loads of its readers where
+ * that keeps their accesses as good (copy.c). Returns how many were
+ * folded; "s" is stale afterwards. */
+int pb_fuse_fold_copies(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+			const struct pb_poly_scop *s);
+
+/* Number of uses of "v" (apply.c). */
+int pb_fuse_num_uses(MlirValue v);
+/* The memref operand of access "a". */
+static inline MlirValue pb_fuse_access_memref(const struct pb_poly_access *a)
+{
+	return mlirOperationGetOperand(a->op, a->write ? 1 : 0);
+}
+
+/* Replace each attention of "s" (a matmul, a softmax over its rows and a
+ * matmul of the result, with nothing else using the intermediates) by one
+ * nest computing it with an online softmax (attention.c). Returns how many
+ * were fused; "s" is stale afterwards. */
+int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s);
+
 /* Parse the --fusion list "s" into PB_FUSE_* bits; -1 (reported) when a
  * name is unknown. NULL: all kinds. */
 int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s);

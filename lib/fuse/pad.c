@@ -141,12 +141,6 @@ static int identity_access(const struct pb_poly_stmt *st,
 	return u == st->depth;
 }
 
-/* The memref operand of access "a". */
-static MlirValue memref_of(const struct pb_poly_access *a)
-{
-	return mlirOperationGetOperand(a->op, a->write ? 1 : 0);
-}
-
 /* Is statement "i" the fill F of buffer "b": all of it, with one value
  * defined outside the nest? */
 static int is_fill(const struct pb_poly_scop *s, int i, int b, struct pad *p)
@@ -173,7 +167,7 @@ static int is_copy(const struct pb_poly_scop *s, int i, int b, struct pad *p)
 	if (st->kind != PB_POLY_NEST || st->naccess != 2)
 		return 0;
 	const struct pb_poly_access *ld = &st->access[0], *sto = &st->access[1];
-	MlirValue view = memref_of(sto), src = memref_of(ld);
+	MlirValue view = pb_fuse_access_memref(sto), src = pb_fuse_access_memref(ld);
 	if (ld->write || !sto->write || sto->buf != b || ld->buf == b ||
 	    !mlirValueIsAOpResult(view) ||
 	    !identity_access(st, ld, mlirValueGetType(src)) ||
@@ -208,16 +202,6 @@ static int is_copy(const struct pb_poly_scop *s, int i, int b, struct pad *p)
 	p->view = sv;
 	p->src = src;
 	return 1;
-}
-
-/* Number of uses of "v". */
-static int uses(MlirValue v)
-{
-	int n = 0;
-	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
-	     u = mlirOpOperandGetNextUse(u))
-		n++;
-	return n;
 }
 
 /* Rewrite the load "ld" of P (with map and operands of the padded
@@ -316,8 +300,8 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		}
 	}
 	if (p.fill < 0 || p.copy < 0 || !nread ||
-	    uses(buf->root) != nread + 2 ||
-	    uses(mlirOperationGetResult(p.view, 0)) != 1)
+	    pb_fuse_num_uses(buf->root) != nread + 2 ||
+	    pb_fuse_num_uses(mlirOperationGetResult(p.view, 0)) != 1)
 		return 0;
 	/* X keeps its value from C to the last reader */
 	for (int i = p.copy + 1; i <= last; i++) {
