@@ -903,7 +903,7 @@ static void reduce_maps(int n, unsigned red, struct text *id,
 }
 
 /* Reduce "x" over the dims set in "red" with "kind" (sum, mean, max, min,
- * prod, sumsquare, meansquare, l1, l2) into "*res" of
+ * prod, sumsquare, meansquare, l1, l2, logsum) into "*res" of
  * shape "*res_sh" (the reduced dims kept as 1 when "keep"). */
 int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		  const char *kind, int keep, struct name *res,
@@ -945,7 +945,7 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 	else
 		y = scalar_op(s, "arith.addf", e.s, g.arg[1].s);
 	struct name r = pb_imp_gen_end(s, &g, y.s);
-	if (mean || !strcmp(kind, "l2")) {
+	if (mean || !strcmp(kind, "l2") || !strcmp(kind, "logsum")) {
 		struct name e2 = pb_imp_empty(s, &part);
 		struct text pid = pb_imp_map(part.rank, part.rank,
 					     (int[PB_MAX_RANK]){0, 1, 2, 3, 4, 5,
@@ -959,6 +959,8 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		if (mean)
 			y = scalar_op(s, "arith.divf", g.arg[0].s,
 				      cst(s, (double)count).s);
+		else if (!strcmp(kind, "logsum"))
+			y = scalar_op(s, "math.log", g.arg[0].s, NULL);
 		else
 			y = scalar_op(s, "math.sqrt", g.arg[0].s, NULL);
 		r = pb_imp_gen_end(s, &g, y.s);
@@ -970,6 +972,58 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 			if (red >> i & 1)
 				res_sh->d[i] = 1;
 		r = pb_imp_reshape(s, r.s, &part, res_sh);
+	}
+	*res = r;
+	return PB_OK;
+}
+
+/* log(sum(exp(x))) over the dims "red" of "x", computed as m + log(sum(
+ * exp(x - m))) with m the max (so that large inputs do not overflow):
+ * the max reduction kept as 1s, one generic for exp(x - m), the sum and
+ * a generic for m + log(sum). Result and shape as pb_imp_reduce's. */
+static int log_sum_exp(struct imp *s, struct val *x, unsigned red, int keep,
+		       struct name *res, struct shape *res_sh)
+{
+	struct name m;
+	struct shape msh, full = x->sh;
+	if (pb_imp_reduce(s, x, red, "max", 1, &m, &msh))
+		return PB_ERR;
+	const char *ins[2] = {pb_imp_use(s, x), m.s};
+	struct shape shs[2] = {full, msh};
+	struct text maps[2] = {pb_imp_bcast_map(&full, &full),
+			       pb_imp_bcast_map(&full, &msh)};
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', full.rank);
+	struct name e = pb_imp_empty(s, &full);
+	struct gen g;
+	pb_imp_gen_begin(s, &g, full.rank, iters, 2, ins, shs, maps, e.s,
+			 &full, &maps[0]);
+	struct name d = scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
+	struct name ex = pb_imp_gen_end(s, &g,
+					scalar_op(s, "math.exp", d.s, NULL).s);
+	/* the sum of exp(x - m), as a value of x's shape */
+	struct val tmp = {.name = x->name, .dtype = PB_DT_F32, .sh = full,
+			  .ssa = ex};
+	struct name sum;
+	if (pb_imp_reduce(s, &tmp, red, "sum", 1, &sum, &msh))
+		return PB_ERR;
+	const char *ins2[2] = {m.s, sum.s};
+	struct shape shs2[2] = {msh, msh};
+	struct text id = pb_imp_bcast_map(&msh, &msh), maps2[2] = {id, id};
+	memset(iters, 'p', msh.rank);
+	struct name e2 = pb_imp_empty(s, &msh);
+	pb_imp_gen_begin(s, &g, msh.rank, iters, 2, ins2, shs2, maps2, e2.s,
+			 &msh, &id);
+	struct name l = scalar_op(s, "math.log", g.arg[1].s, NULL);
+	struct name r = pb_imp_gen_end(
+		s, &g, scalar_op(s, "arith.addf", g.arg[0].s, l.s).s);
+	*res_sh = msh;
+	if (!keep) {
+		res_sh->rank = 0;
+		for (int i = 0; i < full.rank; i++)
+			if (!(red >> i & 1))
+				res_sh->d[res_sh->rank++] = full.d[i];
+		r = pb_imp_reshape(s, r.s, &msh, res_sh);
 	}
 	*res = r;
 	return PB_OK;
@@ -993,6 +1047,7 @@ static int op_reduce(struct imp *s)
 		{"ReduceMax", "max"},   {"ReduceMin", "min"},
 		{"ReduceProd", "prod"}, {"ReduceSumSquare", "sumsquare"},
 		{"ReduceL1", "l1"},     {"ReduceL2", "l2"},
+		{"ReduceLogSum", "logsum"}, {"ReduceLogSumExp", "logsumexp"},
 	};
 	const char *kind = NULL;
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(*kinds); i++)
@@ -1047,8 +1102,12 @@ static int op_reduce(struct imp *s)
 	}
 	struct name r;
 	struct shape sh;
-	if (pb_imp_reduce(s, x, red, kind, keep, &r, &sh))
+	if (!strcmp(kind, "logsumexp")) {
+		if (log_sum_exp(s, x, red, keep, &r, &sh))
+			return PB_ERR;
+	} else if (pb_imp_reduce(s, x, red, kind, keep, &r, &sh)) {
 		return PB_ERR;
+	}
 	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &sh);
 	if (v)
 		v->ssa = r;
@@ -1162,7 +1221,8 @@ const struct pb_imp_op pb_imp_ops_math[] = {
 	{"Gemm", op_gemm, "alpha,beta,broadcast,transA,transB", 1, 0},
 	RED("ReduceMean"), RED("ReduceSum"), RED("ReduceMax"),
 	RED("ReduceMin"), RED("ReduceProd"), RED("ReduceSumSquare"),
-	RED("ReduceL1"), RED("ReduceL2"),
+	RED("ReduceL1"), RED("ReduceL2"), RED("ReduceLogSum"),
+	RED("ReduceLogSumExp"),
 	{"Softmax", op_softmax, "axis", 1, 0},
 	{"LogSoftmax", op_softmax, "axis", 1, 0},
 	{NULL, NULL, NULL, 0, 0},

@@ -236,3 +236,15 @@ save("bad_typed", [helper.make_node("Einsum", ["a", "b"], ["y"], name="ein",
 # table's opset range.
 save("gelu_old_opset", [helper.make_node("Gelu", ["x"], ["y"], name="gelu")],
      [f32("x", [4, 16])], [f32("y", [4, 16])], opset=17, check=False)
+
+# ReduceLogSumExp over axis 1 with inputs near 100 (exp overflows float32
+# unless the max is subtracted first).
+save("logsumexp", [helper.make_node("ReduceLogSumExp", ["x"], ["y"],
+                                    name="lse", axes=[1], keepdims=0)],
+     [f32("x", [3, 5])], [f32("y", [3])])
+x = (rng.standard_normal((3, 5)) + 100).astype(np.float32)
+np.save(os.path.join(out, "logsumexp.in.npy"), x)
+xm = x.astype(np.float64)
+np.save(os.path.join(out, "logsumexp.out.npy"),
+        (xm.max(1) + np.log(np.exp(xm - xm.max(1, keepdims=True)).sum(1)))
+        .astype(np.float32))
