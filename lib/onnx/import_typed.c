@@ -410,50 +410,39 @@ static int op_gather_elements(struct imp *s)
 	return pb_imp_gather_rt(s, x, iv, axis, 1);
 }
 
-/* ArgMax and ArgMin along "axis" (default 0), keepdims (default 1),
- * select_last_index: the max (min) is reduced first, then a second
- * reduction takes the first (last) index holding it. int64 result. */
-static int op_argmax(struct imp *s)
+/* The index along "axis" of the max (min: "is_min") of float32 "x",
+ * the first one holding it (the last: "last"), as an i64 tensor of x's
+ * shape without "axis" ("*part"): the max reduction first, then a second
+ * reduction over the indices holding it, into an init filled with the
+ * dim size (-1). */
+static int arg_index(struct imp *s, struct val *x, int axis, int is_min,
+		     int last, struct name *res, struct shape *part)
 {
-	struct val *x = pb_imp_in(s, 0);
-	int is_min = !strcmp(s->node->op_type, "ArgMin"), axis;
-	int keep = pb_imp_attr_int(s, "keepdims", 1) != 0;
-	int last = pb_imp_attr_int(s, "select_last_index", 0) != 0;
-	if (check_type(s, x, 0))
-		return PB_ERR;
-	if (x->dtype != PB_DT_F32)
-		return pb_imp_node_error(s, "input '%s' has type %s: only "
-					 "float32 is supported", x->name,
-					 pb_dtype_name(x->dtype));
-	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
-		return PB_ERR;
 	struct name m;
-	struct shape msh, full = x->sh, part = {0};
+	struct shape msh, full = x->sh;
 	if (pb_imp_reduce(s, x, 1u << axis, is_min ? "min" : "max", 0, &m,
 			  &msh))
 		return PB_ERR;
 	const char *ins[2] = {pb_imp_use(s, x), m.s};
 	int kept[PB_MAX_RANK];
+	part->rank = 0;
 	for (int i = 0; i < full.rank; i++)
 		if (i != axis) {
-			kept[part.rank] = i;
-			part.d[part.rank++] = full.d[i];
+			kept[part->rank] = i;
+			part->d[part->rank++] = full.d[i];
 		}
 	struct text maps[2] = {id_map(full.rank),
-			       pb_imp_map(full.rank, part.rank, kept)};
-	struct text om = maps[1];
-	struct shape shs[2] = {full, part};
+			       pb_imp_map(full.rank, part->rank, kept)};
+	struct shape shs[2] = {full, *part};
 	enum pb_dtype dts[2] = {PB_DT_F32, PB_DT_F32};
-	/* first index: the min over the matching indices (init: dim size);
-	 * last index: the max (init: -1) */
-	struct name init = pb_imp_fill_dt(s, &part, PB_DT_I64,
+	struct name init = pb_imp_fill_dt(s, part, PB_DT_I64,
 					  last ? -1 : (double)full.d[axis]);
 	char iters[PB_MAX_RANK + 1];
 	for (int i = 0; i < full.rank; i++)
 		iters[i] = i == axis ? 'r' : 'p';
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 2, ins, shs, dts, maps,
-			    init.s, &part, PB_DT_I64, &om);
+			    init.s, part, PB_DT_I64, &maps[1]);
 	struct name i = loop_index(s, axis), ii = pb_imp_fresh(s),
 		    eq = pb_imp_fresh(s), best = pb_imp_fresh(s),
 		    r = pb_imp_fresh(s);
@@ -464,14 +453,79 @@ static int op_argmax(struct imp *s)
 		    last ? "maxsi" : "minsi", g.arg[2].s, ii.s);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", r.s, eq.s, best.s,
 		    g.arg[2].s);
-	struct name res = pb_imp_gen_end(s, &g, r.s);
+	*res = pb_imp_gen_end(s, &g, r.s);
+	return PB_OK;
+}
+
+/* Check that "x" is float32 and normalize attribute "axis" (default
+ * "dflt") into "*axis". */
+static int arg_input(struct imp *s, struct val *x, int64_t dflt, int *axis)
+{
+	if (check_type(s, x, 0))
+		return PB_ERR;
+	if (x->dtype != PB_DT_F32)
+		return pb_imp_node_error(s, "input '%s' has type %s: only "
+					 "float32 is supported", x->name,
+					 pb_dtype_name(x->dtype));
+	return pb_imp_axis(s, pb_imp_attr_int(s, "axis", dflt), x->sh.rank,
+			   axis);
+}
+
+/* ArgMax and ArgMin along "axis" (default 0), keepdims (default 1),
+ * select_last_index (see arg_index). int64 result. */
+static int op_argmax(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int is_min = !strcmp(s->node->op_type, "ArgMin"), axis;
+	int keep = pb_imp_attr_int(s, "keepdims", 1) != 0;
+	int last = pb_imp_attr_int(s, "select_last_index", 0) != 0;
+	struct name res;
+	struct shape part;
+	if (arg_input(s, x, 0, &axis) ||
+	    arg_index(s, x, axis, is_min, last, &res, &part))
+		return PB_ERR;
 	struct shape out = part;
 	if (keep) {
-		out = full;
+		out = x->sh;
 		out.d[axis] = 1;
 		res = pb_imp_reshape_dt(s, res.s, &part, &out, PB_DT_I64);
 	}
 	return def_out(s, res, PB_DT_I64, &out);
+}
+
+/* Hardmax (opset 13 on) along "axis" (default -1): 1 at the first index
+ * of the max, 0 elsewhere. */
+static int op_hardmax(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int axis;
+	struct name idx;
+	struct shape part, full = x->sh;
+	if (arg_input(s, x, -1, &axis) ||
+	    arg_index(s, x, axis, 0, 0, &idx, &part))
+		return PB_ERR;
+	int kept[PB_MAX_RANK], nk = 0;
+	for (int i = 0; i < full.rank; i++)
+		if (i != axis)
+			kept[nk++] = i;
+	struct text im = pb_imp_map(full.rank, nk, kept), om = id_map(full.rank);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', full.rank);
+	enum pb_dtype dt = PB_DT_I64;
+	struct name e = pb_imp_empty(s, &full);
+	const char *in = idx.s;
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 1, &in, &part, &dt, &im,
+			    e.s, &full, PB_DT_F32, &om);
+	struct name i = loop_index(s, axis), ii = pb_imp_fresh(s),
+		    eq = pb_imp_fresh(s), y = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s, i.s);
+	pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", eq.s, ii.s,
+		    g.arg[0].s);
+	struct name one = pb_imp_scalar(s, 1), zero = pb_imp_scalar(s, 0);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", y.s, eq.s, one.s,
+		    zero.s);
+	return def_out(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32, &full);
 }
 
 /* CumSum(x, axis) with exclusive and reverse: y[.., i, ..] = sum of
@@ -1098,5 +1152,6 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Upsample", op_resize, "mode,scales", 7, 9},
 	{"Trilu", op_trilu, "upper", 14, 0},
 	{"Mod", op_mod, "fmod", 10, 0},
+	{"Hardmax", op_hardmax, "axis", 13, 0},
 	{NULL, NULL, NULL, 0, 0},
 };
