@@ -135,6 +135,32 @@ static int reads_live_in(struct pb_fusion *f, int b)
 	return empty != isl_bool_true;
 }
 
+void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before)
+{
+	MlirBlock from = loop_body(l);
+	MlirOperation term = mlirBlockGetTerminator(from);
+	mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(from, 0), iv);
+	for (MlirOperation op = mlirBlockGetFirstOperation(from);
+	     !mlirOperationEqual(op, term);) {
+		MlirOperation next = mlirOperationGetNextInBlock(op);
+		mlirOperationMoveBefore(op, before);
+		op = next;
+	}
+}
+
+int pb_fuse_unwritten(const struct pb_poly_scop *s, int from, int to, int b)
+{
+	for (int i = from; i <= to; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[i];
+		if (st->kind != PB_POLY_NEST)
+			return 0;
+		for (int k = 0; k < st->naccess; k++)
+			if (st->access[k].write && st->access[k].buf == b)
+				return 0;
+	}
+	return 1;
+}
+
 int pb_fuse_num_uses(MlirValue v)
 {
 	int n = 0;
@@ -287,17 +313,9 @@ static MlirOperation to_parallel(MlirOperation l, int64_t extent)
 		return l;
 	mlirOperationSetLocation(par, mlirOperationGetLocation(l));
 	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(l), l, par);
-	MlirBlock from = loop_body(l), to = loop_body(par);
-	mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(from, 0),
-				      mlirBlockGetArgument(to, 0));
-	MlirOperation end = mlirBlockGetTerminator(to);
-	MlirOperation term = mlirBlockGetTerminator(from);
-	for (MlirOperation op = mlirBlockGetFirstOperation(from);
-	     !mlirOperationEqual(op, term);) {
-		MlirOperation next = mlirOperationGetNextInBlock(op);
-		mlirOperationMoveBefore(op, end);
-		op = next;
-	}
+	MlirBlock to = loop_body(par);
+	pb_fuse_splice_body(l, mlirBlockGetArgument(to, 0),
+			    mlirBlockGetTerminator(to));
 	mlirOperationDestroy(l);
 	return par;
 }

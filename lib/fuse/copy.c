@@ -264,14 +264,8 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	if (cp.c < 0 || !nread || pb_fuse_num_uses(buf->root) != nread + 1 ||
 	    (!once && !keeps_order(s, &cp)))
 		return 0;
-	for (int i = cp.c + 1; i <= last; i++) {
-		const struct pb_poly_stmt *st = &s->stmt[i];
-		if (st->kind != PB_POLY_NEST)
-			return 0;
-		for (int k = 0; k < st->naccess; k++)
-			if (st->access[k].write && st->access[k].buf == cp.ld->buf)
-				return 0;
-	}
+	if (!pb_fuse_unwritten(s, cp.c + 1, last, cp.ld->buf))
+		return 0;
 	if (o->remarks)
 		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
 			     "copy folded into its %d reads: they load its "

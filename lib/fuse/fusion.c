@@ -565,17 +565,7 @@ static void drop_unit_loops(MlirBlock body)
 		/* before the whole nest, which stays perfect */
 		mlirBlockInsertOwnedOperationBefore(
 			body, pb_ir_ancestor_in(l, body), zero);
-		MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
-		mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(b, 0),
-					      mlirOperationGetResult(zero, 0));
-		MlirOperation term = mlirBlockGetTerminator(b);
-		for (MlirOperation op = mlirBlockGetFirstOperation(b);
-		     !mlirOperationEqual(op, term);) {
-			MlirOperation next = mlirOperationGetNextInBlock(op);
-			mlirOperationMoveBefore(op, l);
-			op = next;
-		}
-		mlirOperationRemoveFromParent(l);
+		pb_fuse_splice_body(l, mlirOperationGetResult(zero, 0), l);
 		mlirOperationDestroy(l);
 	}
 	pb_ir_ops_free(&loops);

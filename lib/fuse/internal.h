@@ -106,6 +106,12 @@ int pb_fuse_fold_pads(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 int pb_fuse_fold_copies(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			const struct pb_poly_scop *s);
 
+/* Move the operations of the body of loop "l" but its terminator before
+ * "before", with "iv" for l's counter (apply.c). */
+void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before);
+/* Are statements "from" to "to" of "s" nests that do not write buffer
+ * "b"? (apply.c) */
+int pb_fuse_unwritten(const struct pb_poly_scop *s, int from, int to, int b);
 /* Number of uses of "v" (apply.c). */
 int pb_fuse_num_uses(MlirValue v);
 /* The memref operand of access "a". */

@@ -304,14 +304,8 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	    pb_fuse_num_uses(mlirOperationGetResult(p.view, 0)) != 1)
 		return 0;
 	/* X keeps its value from C to the last reader */
-	for (int i = p.copy + 1; i <= last; i++) {
-		const struct pb_poly_stmt *st = &s->stmt[i];
-		if (st->kind != PB_POLY_NEST)
-			return 0;
-		for (int k = 0; k < st->naccess; k++)
-			if (st->access[k].write && st->access[k].buf == xbuf)
-				return 0;
-	}
+	if (!pb_fuse_unwritten(s, p.copy + 1, last, xbuf))
+		return 0;
 	if (o->remarks)
 		pb_remark_at(ctx, mlirOperationGetLocation(s->stmt[p.copy].op),
 			     "pad folded into its %d reads: they load the "
