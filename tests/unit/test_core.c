@@ -10,17 +10,7 @@
 #include "core/pb.h"
 #include "core/tensor.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	if (ok)
-		passed++;
-	else {
-		failed++;
-		printf("FAIL: %s\n", what);
-	}
-}
+#include "check.h"
 
 /* pb_buf_printf grows past its stack buffer and stays NUL-terminated. */
 static void test_buf(void)

@@ -7,17 +7,7 @@
 
 #include "core/npy.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *detail)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-}
+#include "check.h"
 
 /* Round trips: encode a tensor of "dtype" and shape "dims" (rank "rank"),
  * decode it again and compare everything. */
@@ -51,18 +41,18 @@ static void test_round_trips(void)
 		for (size_t k = 0; k < t.nbytes; k++)
 			((unsigned char *)t.data)[k] = (unsigned char)(k * 37 + i);
 		struct pb_buf b = {0};
-		check(pb_npy_encode(&t, &b, err, sizeof(err)) == 0, name, err);
+		check_detail(pb_npy_encode(&t, &b, err, sizeof(err)) == 0, name, err);
 		size_t hdr = b.len - t.nbytes;
-		check(hdr % 64 == 0, name, "data not 64-byte aligned");
-		check(b.data[hdr - 1] == '\n', name, "header not newline ended");
+		check_detail(hdr % 64 == 0, name, "data not 64-byte aligned");
+		check_detail(b.data[hdr - 1] == '\n', name, "header not newline ended");
 		int rc = pb_npy_decode(b.data, b.len, &u, err, sizeof(err));
-		check(rc == 0, name, err);
+		check_detail(rc == 0, name, err);
 		if (rc == 0) {
 			int same = u.dtype == t.dtype && u.rank == t.rank &&
 				   u.nbytes == t.nbytes &&
 				   !memcmp(u.dims, t.dims, sizeof(int64_t) * t.rank) &&
 				   !memcmp(u.data, t.data, t.nbytes);
-			check(same, name, "decoded tensor differs");
+			check_detail(same, name, "decoded tensor differs");
 		}
 		pb_buf_free(&b);
 		pb_tensor_clear(&t);
@@ -188,15 +178,15 @@ static void test_cases(void)
 		build(i, &b);
 		int rc = pb_npy_decode(b.data, b.len, &t, err, sizeof(err));
 		if (!cases[i].want) {
-			check(rc == 0, cases[i].what, err);
-			check(rc != 0 || (t.dtype == cases[i].dtype &&
+			check_detail(rc == 0, cases[i].what, err);
+			check_detail(rc != 0 || (t.dtype == cases[i].dtype &&
 					  t.rank == cases[i].rank &&
 					  (!t.rank || t.dims[0] == cases[i].dim0)),
 			      cases[i].what, "wrong dtype or shape");
 		} else {
-			check(rc < 0 && strstr(err, cases[i].want), cases[i].what,
+			check_detail(rc < 0 && strstr(err, cases[i].want), cases[i].what,
 			      rc < 0 ? err : "accepted");
-			check(!t.data, cases[i].what, "data left after an error");
+			check_detail(!t.data, cases[i].what, "data left after an error");
 		}
 		pb_tensor_clear(&t);
 		pb_buf_free(&b);
@@ -228,12 +218,12 @@ static void test_truncations(void)
 		pb_tensor_clear(&u);
 		free(copy);
 	}
-	check(all, "every truncation fails", NULL);
+	check_detail(all, "every truncation fails", NULL);
 	b.data[1] = 'X';
 	struct pb_tensor u = {0};
 	int rc = pb_npy_decode(b.data, b.len, &u, err, sizeof(err));
-	check(rc < 0 && strstr(err, "bad magic"), "bad magic", err);
-	check(pb_npy_decode("", 0, &u, err, sizeof(err)) < 0 &&
+	check_detail(rc < 0 && strstr(err, "bad magic"), "bad magic", err);
+	check_detail(pb_npy_decode("", 0, &u, err, sizeof(err)) < 0 &&
 	      strstr(err, "bad magic"), "empty file", err);
 	pb_buf_free(&b);
 }
@@ -247,7 +237,7 @@ static void test_encode_errors(void)
 	t.dtype = PB_DT_BF16;
 	t.rank = 1;
 	t.dims[0] = 0;
-	check(pb_npy_encode(&t, &b, err, sizeof(err)) < 0 &&
+	check_detail(pb_npy_encode(&t, &b, err, sizeof(err)) < 0 &&
 	      strstr(err, "bf16 has no .npy equivalent"), "bf16 encode", err);
 	pb_buf_free(&b);
 }

@@ -6,17 +6,7 @@
 
 #include "plan/plan.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	if (ok)
-		passed++;
-	else {
-		failed++;
-		printf("FAIL: %s\n", what);
-	}
-}
+#include "check.h"
 
 /* A plan with every buffer kind and both argument kinds. */
 static struct pb_plan *sample(void)

@@ -17,17 +17,7 @@
 #include "ir/ir.h"
 #include "poly/poly.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	if (ok)
-		passed++;
-	else {
-		failed++;
-		printf("FAIL: %s\n", what);
-	}
-}
+#include "check.h"
 
 /* What one expectation looks at. */
 enum what {

@@ -11,17 +11,7 @@
 #include "plan/plan.h"
 #include "runtime/runtime.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	if (ok)
-		passed++;
-	else {
-		failed++;
-		printf("FAIL: %s\n", what);
-	}
-}
+#include "check.h"
 
 /* Silence stderr while "on" (the expected error lines of the reject
  * cases), restore it after. */

@@ -10,17 +10,7 @@
 #include "core/npy.h"
 #include "runtime/runtime.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *detail)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-}
+#include "check.h"
 
 /* Comparison cases on 3-element f32 vectors: "got" against "want" with
  * "rtol"/"atol"; "ok" says whether they must pass, "line" is a substring
@@ -71,9 +61,9 @@ static void test_compare(struct pb_ctx *ctx)
 		struct pb_buf b = {0};
 		int rc = pb_runtime_compare(ctx, "y", &g, &w, cmp_cases[i].rtol,
 					    cmp_cases[i].atol, &b);
-		check((rc == PB_OK) == cmp_cases[i].ok, cmp_cases[i].what,
+		check_detail((rc == PB_OK) == cmp_cases[i].ok, cmp_cases[i].what,
 		      b.data);
-		check(b.data && strstr(b.data, cmp_cases[i].line),
+		check_detail(b.data && strstr(b.data, cmp_cases[i].line),
 		      cmp_cases[i].what, b.data);
 		pb_buf_free(&b);
 	}
@@ -83,7 +73,7 @@ static void test_compare(struct pb_ctx *ctx)
 	w.dims[0] = 1;
 	w.rank = 2;
 	w.dims[1] = 3;
-	check(pb_runtime_compare(ctx, "y", &g, &w, 1, 1, &b) == PB_ERR &&
+	check_detail(pb_runtime_compare(ctx, "y", &g, &w, 1, 1, &b) == PB_ERR &&
 	      strstr(b.data, "result is f32 [3], reference is f32 [1, 3]: "
 			     "mismatch"), "shape mismatch", b.data);
 	pb_buf_free(&b);
@@ -110,17 +100,17 @@ static void test_random(struct pb_ctx *ctx)
 	struct pb_tensor v1[4] = {{0}}, v2[4] = {{0}}, v3[4] = {{0}};
 	pb_runtime_opts_init(&o);
 	o.random = "";
-	check(pb_runtime_bind(ctx, &sig, &o, NULL, v1) == PB_OK, "random bind",
+	check_detail(pb_runtime_bind(ctx, &sig, &o, NULL, v1) == PB_OK, "random bind",
 	      NULL);
-	check(pb_runtime_bind(ctx, &sig, &o, NULL, v2) == PB_OK, "random bind 2",
+	check_detail(pb_runtime_bind(ctx, &sig, &o, NULL, v2) == PB_OK, "random bind 2",
 	      NULL);
 	o.random = "1";
-	check(pb_runtime_bind(ctx, &sig, &o, NULL, v3) == PB_OK, "random bind 3",
+	check_detail(pb_runtime_bind(ctx, &sig, &o, NULL, v3) == PB_OK, "random bind 3",
 	      NULL);
-	check(!memcmp(v1[0].data, v2[0].data, 16), "same seed same values", NULL);
-	check(memcmp(v1[0].data, v3[0].data, 16), "other seed other values",
+	check_detail(!memcmp(v1[0].data, v2[0].data, 16), "same seed same values", NULL);
+	check_detail(memcmp(v1[0].data, v3[0].data, 16), "other seed other values",
 	      NULL);
-	check(memcmp(v1[0].data, v1[1].data, 16), "arguments differ", NULL);
+	check_detail(memcmp(v1[0].data, v1[1].data, 16), "arguments differ", NULL);
 	int in_range = 1;
 	for (int i = 0; i < 4; i++) {
 		float f = ((float *)v1[0].data)[i];
@@ -130,8 +120,8 @@ static void test_random(struct pb_ctx *ctx)
 		int64_t n = ((int64_t *)v1[2].data)[i];
 		in_range &= n >= 0 && n < 8;
 	}
-	check(in_range, "random ranges", NULL);
-	check(v1[3].dtype == PB_DT_F16 && v1[3].nbytes == 8 &&
+	check_detail(in_range, "random ranges", NULL);
+	check_detail(v1[3].dtype == PB_DT_F16 && v1[3].nbytes == 8 &&
 	      !memcmp(v1[3].data, "\0\0\0\0\0\0\0\0", 8), "zeroed f16 output",
 	      NULL);
 	clear(v1, 4);
@@ -151,7 +141,7 @@ static void test_files(struct pb_ctx *ctx)
 	char path[] = "/tmp/pb-test-runtime-XXXXXX.npy";
 	int fd = mkstemps(path, 4);
 	if (fd < 0) {
-		check(0, "temp file", NULL);
+		check_detail(0, "temp file", NULL);
 		return;
 	}
 	t.dtype = PB_DT_F32;
@@ -164,21 +154,21 @@ static void test_files(struct pb_ctx *ctx)
 	const char *inputs[] = {path};
 	o.inputs.v = inputs;
 	o.inputs.n = 1;
-	check(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_ERR,
+	check_detail(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_ERR,
 	      "missing inputs are an error", NULL);
 	clear(v, 4);
 	o.random = "";
-	check(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_OK &&
+	check_detail(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_OK &&
 	      !memcmp(v[0].data, a, sizeof(a)), "input from file", NULL);
 	clear(v, 4);
 	const char *two[] = {path, path, path, path};
 	o.inputs.v = two;
 	o.inputs.n = 3;
-	check(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_ERR,
+	check_detail(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_ERR,
 	      "dtype mismatch", NULL);
 	clear(v, 4);
 	o.inputs.n = 4;
-	check(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_ERR,
+	check_detail(pb_runtime_bind(ctx, &sig, &o, NULL, v) == PB_ERR,
 	      "too many inputs", NULL);
 	clear(v, 4);
 	unlink(path);

@@ -14,17 +14,7 @@
 
 #include "target/internal.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what)
-{
-	if (ok)
-		passed++;
-	else {
-		failed++;
-		printf("FAIL: %s\n", what);
-	}
-}
+#include "check.h"
 
 /* Is "a" within "rel" (relative) of "b"? */
 static int near(double a, double b, double rel)
