@@ -1129,6 +1129,60 @@ static int op_trilu(struct imp *s)
 	return def_out(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
 }
 
+/* DepthToSpace (modes DCR, CRD) and SpaceToDepth with "blocksize" b on
+ * NCHW: a reshape to 6-d, a linalg.transpose, a reshape back to 4-d. */
+static int op_depth_space(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int to_space = !strcmp(s->node->op_type, "DepthToSpace");
+	int64_t b = pb_imp_attr_int(s, "blocksize", 0);
+	char mode[8];
+	snprintf(mode, sizeof(mode), "%s", pb_imp_attr_str(s, "mode", "DCR"));
+	if (check_type(s, x, 0))
+		return PB_ERR;
+	if (x->sh.rank != 4)
+		return pb_imp_node_error(s, "input must have rank 4");
+	int64_t N = x->sh.d[0], C = x->sh.d[1], H = x->sh.d[2], W = x->sh.d[3];
+	if (b < 1 || (to_space ? C % (b * b) : H % b || W % b))
+		return pb_imp_node_error(s, "blocksize %lld does not divide the "
+					 "input %s", (long long)b,
+					 pb_imp_ty(&x->sh).s);
+	int crd = !strcmp(mode, "CRD");
+	if (to_space && !crd && strcmp(mode, "DCR"))
+		return pb_imp_node_error(s, "mode '%s' is not supported", mode);
+	struct shape six, perm6, out;
+	int64_t perm[6];
+	static const int64_t dcr[6] = {0, 3, 4, 1, 5, 2},
+			     crdp[6] = {0, 1, 4, 2, 5, 3},
+			     s2d[6] = {0, 3, 5, 1, 2, 4};
+	if (to_space) {
+		int64_t c = C / (b * b);
+		six = crd ? (struct shape){6, {N, c, b, b, H, W}}
+			  : (struct shape){6, {N, b, b, c, H, W}};
+		memcpy(perm, crd ? crdp : dcr, sizeof(perm));
+		out = (struct shape){4, {N, c, H * b, W * b}};
+	} else {
+		six = (struct shape){6, {N, C, H / b, b, W / b, b}};
+		memcpy(perm, s2d, sizeof(perm));
+		out = (struct shape){4, {N, C * b * b, H / b, W / b}};
+	}
+	perm6.rank = 6;
+	for (int i = 0; i < 6; i++)
+		perm6.d[i] = six.d[perm[i]];
+	const char *in = pb_imp_use_dt(s, x);
+	if (!in)
+		return PB_ERR;
+	struct name r = pb_imp_reshape_dt(s, in, &x->sh, &six, x->dtype);
+	struct name e = pb_imp_empty_dt(s, &perm6, x->dtype),
+		    t = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.transpose ins(%s : %s) outs(%s : %s) "
+		    "permutation = %s", t.s, r.s,
+		    pb_imp_ty_dt(&six, x->dtype).s, e.s,
+		    pb_imp_ty_dt(&perm6, x->dtype).s, pb_imp_ints(6, perm).s);
+	r = pb_imp_reshape_dt(s, t.s, &perm6, &out, x->dtype);
+	return def_out(s, r, x->dtype, &out);
+}
+
 const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Equal", op_compare, "", 7, 0},
 	{"Less", op_compare, "", 7, 0},
@@ -1153,5 +1207,7 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Trilu", op_trilu, "upper", 14, 0},
 	{"Mod", op_mod, "fmod", 10, 0},
 	{"Hardmax", op_hardmax, "axis", 13, 0},
+	{"DepthToSpace", op_depth_space, "blocksize,mode", 1, 0},
+	{"SpaceToDepth", op_depth_space, "blocksize", 1, 0},
 	{NULL, NULL, NULL, 0, 0},
 };
