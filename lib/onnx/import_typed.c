@@ -1183,6 +1183,90 @@ static int op_depth_space(struct imp *s)
 	return def_out(s, r, x->dtype, &out);
 }
 
+/* LRN over the channels (dim 1): y = x / (bias + alpha / size * sum of
+ * x^2 over the window [c - (size - 1) / 2, c + size / 2])^beta. The
+ * channels are zero-padded; a reduction generic with an extra loop k
+ * reads padded[n, c + k, ..] (the map "d1 + dk"); an elementwise generic
+ * divides. */
+static int op_lrn(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0);
+	int64_t size = pb_imp_attr_int(s, "size", 0);
+	double alpha = pb_imp_attr_float(s, "alpha", 0.0001f);
+	double beta = pb_imp_attr_float(s, "beta", 0.75f);
+	double bias = pb_imp_attr_float(s, "bias", 1.0f);
+	int r = x->sh.rank;
+	if (r < 3 || r >= PB_MAX_RANK)
+		return pb_imp_node_error(s, "input must have rank 3 to %d",
+					 PB_MAX_RANK - 1);
+	if (size < 1)
+		return pb_imp_node_error(s, "size=%lld is not supported",
+					 (long long)size);
+	const char *in = pb_imp_use(s, x);
+	if (!in)
+		return PB_ERR;
+	int64_t lo[PB_MAX_RANK] = {0}, hi[PB_MAX_RANK] = {0};
+	lo[1] = (size - 1) / 2;
+	hi[1] = size / 2;
+	struct shape psh = x->sh;
+	struct name p = pb_imp_pad(s, in, &psh, lo, hi, 0);
+	/* the window sum: loops (d0 .. d<r-1>, k) */
+	struct text pm;
+	size_t n = snprintf(pm.s, sizeof(pm.s), "affine_map<(");
+	for (int i = 0; i <= r; i++)
+		n += snprintf(pm.s + n, sizeof(pm.s) - n, "%sd%d", i ? ", " : "",
+			      i);
+	n += snprintf(pm.s + n, sizeof(pm.s) - n, ") -> (");
+	for (int i = 0; i < r; i++) {
+		if (i == 1)
+			n += snprintf(pm.s + n, sizeof(pm.s) - n, ", d1 + d%d", r);
+		else
+			n += snprintf(pm.s + n, sizeof(pm.s) - n, "%sd%d",
+				      i ? ", " : "", i);
+	}
+	snprintf(pm.s + n, sizeof(pm.s) - n, ")>");
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text om = pb_imp_map(r + 1, r, all), id = id_map(r);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	iters[r] = 'r';
+	/* the window operand (only its shape is used, as in linalg's
+	 * pooling ops) makes the loop k appear alone in a map */
+	struct shape wsh = {1, {size}};
+	int kdim = r;
+	struct name win = pb_imp_empty(s, &wsh);
+	struct name z = pb_imp_fill(s, &x->sh, 0);
+	const char *ps[2] = {p.s, win.s};
+	struct shape pshs[2] = {psh, wsh};
+	struct text pms[2] = {pm, pb_imp_map(r + 1, 1, &kdim)};
+	struct gen g;
+	pb_imp_gen_begin(s, &g, r + 1, iters, 2, ps, pshs, pms, z.s, &x->sh,
+			 &om);
+	struct name sq = pb_imp_fresh(s), acc = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.mulf %s, %s : f32", sq.s, g.arg[0].s,
+		    g.arg[0].s);
+	pb_imp_emit(s, "%s = arith.addf %s, %s : f32", acc.s, g.arg[2].s, sq.s);
+	struct name sum = pb_imp_gen_end(s, &g, acc.s);
+	/* x / (bias + alpha / size * sum)^beta */
+	const char *ins[2] = {in, sum.s};
+	struct shape shs[2] = {x->sh, x->sh};
+	struct text maps[2] = {id, id};
+	struct name e = pb_imp_empty(s, &x->sh);
+	memset(iters, 'p', r);
+	pb_imp_gen_begin(s, &g, r, iters, 2, ins, shs, maps, e.s, &x->sh, &id);
+	struct name c = pb_imp_scalar(s, alpha / (double)size),
+		    bs = pb_imp_scalar(s, bias), be = pb_imp_scalar(s, beta);
+	struct name t = pb_imp_fresh(s), u = pb_imp_fresh(s),
+		    v = pb_imp_fresh(s), y = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.mulf %s, %s : f32", t.s, g.arg[1].s, c.s);
+	pb_imp_emit(s, "%s = arith.addf %s, %s : f32", u.s, t.s, bs.s);
+	pb_imp_emit(s, "%s = math.powf %s, %s : f32", v.s, u.s, be.s);
+	pb_imp_emit(s, "%s = arith.divf %s, %s : f32", y.s, g.arg[0].s, v.s);
+	return def_out(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32, &x->sh);
+}
+
 const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Equal", op_compare, "", 7, 0},
 	{"Less", op_compare, "", 7, 0},
@@ -1209,5 +1293,6 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Hardmax", op_hardmax, "axis", 13, 0},
 	{"DepthToSpace", op_depth_space, "blocksize,mode", 1, 0},
 	{"SpaceToDepth", op_depth_space, "blocksize", 1, 0},
+	{"LRN", op_lrn, "alpha,beta,bias,size", 1, 0},
 	{NULL, NULL, NULL, 0, 0},
 };
