@@ -697,7 +697,13 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 				if (!s0)
 					return PB_ERR;
 			}
-			pb_fuse_fold_copies(ctx, o, s0);
+			if (pb_fuse_fold_copies(ctx, o, s0)) {
+				pb_poly_scop_free(s0);
+				s0 = pb_poly_extract(ctx, ctx->isl, body);
+				if (!s0)
+					return PB_ERR;
+			}
+			pb_fuse_reductions_inward(ctx, o, s0);
 		}
 		pb_poly_scop_free(s0);
 		if (o->attention && !o->upstream && !o->no_fusion) {

@@ -106,6 +106,12 @@ int pb_fuse_fold_pads(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 int pb_fuse_fold_copies(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			const struct pb_poly_scop *s);
 
+/* Reorder the loops of every permutable nest of "s" whose reduction loops
+ * are not innermost: parallel loops out, reduction loops in (permute.c).
+ * Returns how many nests changed; "s" is stale afterwards. */
+int pb_fuse_reductions_inward(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+			      const struct pb_poly_scop *s);
+
 /* Move the operations of the body of loop "l" but its terminator before
  * "before", with "iv" for l's counter (apply.c). */
 void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before);
