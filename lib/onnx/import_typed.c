@@ -1267,6 +1267,87 @@ static int op_lrn(struct imp *s)
 	return def_out(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32, &x->sh);
 }
 
+/* OneHot(indices, depth, values) along "axis" (default -1): values[1]
+ * where the output's coordinate along "axis" equals the index (negative
+ * ones count from the end), values[0] elsewhere. depth must be known or
+ * the output's shape declared; values are read with tensor.extract. */
+static int op_onehot(struct imp *s)
+{
+	struct val *iv = pb_imp_in(s, 0), *dv = pb_imp_in(s, 1),
+		   *vv = pb_imp_in(s, 2);
+	if (!dv || !vv)
+		return pb_imp_node_error(s, "expected 3 inputs");
+	if (check_type(s, iv, 0) || check_type(s, vv, 0))
+		return PB_ERR;
+	if (iv->dtype == PB_DT_BOOL || pb_imp_numel(&vv->sh) != 2 ||
+	    vv->sh.rank != 1)
+		return pb_imp_node_error(s, "expected numeric indices and two "
+					 "values");
+	int r = iv->sh.rank + 1, axis;
+	if (r > PB_MAX_RANK)
+		return pb_imp_node_error(s, "rank too large");
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", -1), r, &axis))
+		return PB_ERR;
+	struct shape out = {r, {0}};
+	for (int i = 0, j = 0; i < r; i++)
+		out.d[i] = i == axis ? 0 : iv->sh.d[j++];
+	struct pb_tensor *dk = pb_imp_known(s, dv);
+	struct shape decl;
+	if (dk && pb_tensor_numel(dk) == 1) {
+		out.d[axis] = (int64_t)pb_imp_elem_get(dk, 0);
+	} else if (!dk && !pb_imp_declared_shape(s, s->node->output[0], &decl) &&
+		   decl.rank == r) {
+		out.d[axis] = decl.d[axis];
+	} else {
+		return s->ctx->nerrors ? PB_ERR
+		       : pb_imp_node_error(s, "depth must be a known scalar or "
+					   "the output's shape declared");
+	}
+	if (out.d[axis] < 1)
+		return pb_imp_node_error(s, "depth %lld is not positive",
+					 (long long)out.d[axis]);
+	const char *ind = pb_imp_use_dt(s, iv);
+	const char *vals = ind ? pb_imp_use_dt(s, vv) : NULL;
+	if (!vals)
+		return PB_ERR;
+	int im[PB_MAX_RANK];
+	for (int i = 0, j = 0; i < r; i++)
+		if (i != axis)
+			im[j++] = i;
+	struct text imap = pb_imp_map(r, r - 1, im), om = id_map(r);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	enum pb_dtype dt = vv->dtype;
+	struct name e = pb_imp_empty_dt(s, &out, dt);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 1, &ind, &iv->sh, &iv->dtype,
+			    &imap, e.s, &out, dt, &om);
+	struct name x = pb_imp_convert(s, g.arg[0].s, iv->dtype, PB_DT_I64);
+	struct name z = pb_imp_scalar_dt(s, PB_DT_I64, 0),
+		    dd = pb_imp_scalar_dt(s, PB_DT_I64, (double)out.d[axis]);
+	struct name neg = pb_imp_fresh(s), add = pb_imp_fresh(s),
+		    k = pb_imp_fresh(s), jj = pb_imp_fresh(s),
+		    eq = pb_imp_fresh(s), c0 = pb_imp_fresh(s),
+		    c1 = pb_imp_fresh(s), off = pb_imp_fresh(s),
+		    on = pb_imp_fresh(s), y = pb_imp_fresh(s);
+	struct name j = loop_index(s, axis);
+	pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : i64", neg.s, x.s, z.s);
+	pb_imp_emit(s, "%s = arith.addi %s, %s : i64", add.s, x.s, dd.s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", k.s, neg.s, add.s,
+		    x.s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", jj.s, j.s);
+	pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", eq.s, jj.s, k.s);
+	pb_imp_emit(s, "%s = arith.constant 0 : index", c0.s);
+	pb_imp_emit(s, "%s = arith.constant 1 : index", c1.s);
+	pb_imp_emit(s, "%s = tensor.extract %s[%s] : %s", off.s, vals, c0.s,
+		    pb_imp_ty_dt(&vv->sh, dt).s);
+	pb_imp_emit(s, "%s = tensor.extract %s[%s] : %s", on.s, vals, c1.s,
+		    pb_imp_ty_dt(&vv->sh, dt).s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", y.s, eq.s, on.s,
+		    off.s, pb_imp_elt(dt));
+	return def_out(s, pb_imp_gen_end(s, &g, y.s), dt, &out);
+}
+
 const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Equal", op_compare, "", 7, 0},
 	{"Less", op_compare, "", 7, 0},
@@ -1294,5 +1375,6 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"DepthToSpace", op_depth_space, "blocksize,mode", 1, 0},
 	{"SpaceToDepth", op_depth_space, "blocksize", 1, 0},
 	{"LRN", op_lrn, "alpha,beta,bias,size", 1, 0},
+	{"OneHot", op_onehot, "axis", 9, 0},
 	{NULL, NULL, NULL, 0, 0},
 };
