@@ -1,5 +1,5 @@
-/* Attention as one nest with an online softmax (--fuse-attention,
- * docs/pb-fuse.md, "Attention").
+/* Attention as one nest with an online softmax (--fuse-attention; the
+ * attention row of docs/pb-fuse.md's fusion kinds).
  *
  * Bufferized attention is a chain of nests over rows r (batch and query
  * loops) and keys j:
@@ -38,163 +38,17 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include "fuse/internal.h"
-
-/* The chain: statement indices (t = -1 without a scale) and buffers. */
-struct att {
-	int fs, a, t, mf, r1, e, lf, r2, d, of, pv;
-	int rows;			  /* R: loops shared by all */
-	int bs, bx, bm, be, bl, bp, bo; /* S, X, M, E, L, P, O */
-	int ax, ay, aacc;		  /* in A: the two factors, the sum */
-	int vv, vp, vo;			  /* in PV: v, P and O's load */
-	MlirValue m0, zero;
-	const char *why; /* why a chain that looks like attention is not */
-};
-
-/* Create an operation "name" before "at" with "n" operands, one result of
- * type "t" (none when null) and the "na" attributes "names"/"attrs"
- * (pad.c's). */
-static MlirValue make(MlirOperation at, const char *name, int n,
-		      const MlirValue *ops, MlirType t, int na,
-		      const char **names, const MlirAttribute *attrs)
-{
-	MlirContext mctx = mlirOperationGetContext(at);
-	MlirOperationState st =
-		mlirOperationStateGet(pb_str(name), mlirOperationGetLocation(at));
-	MlirNamedAttribute nattr[4];
-	for (int i = 0; i < na; i++)
-		nattr[i] = mlirNamedAttributeGet(
-			mlirIdentifierGet(mctx, pb_str(names[i])), attrs[i]);
-	mlirOperationStateAddOperands(&st, n, ops);
-	if (!mlirTypeIsNull(t))
-		mlirOperationStateAddResults(&st, 1, &t);
-	mlirOperationStateAddAttributes(&st, na, nattr);
-	MlirOperation op = mlirOperationCreate(&st);
-	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
-	return mlirTypeIsNull(t) ? (MlirValue){NULL}
-				 : mlirOperationGetResult(op, 0);
-}
-
-static MlirValue binop(MlirOperation at, const char *name, MlirValue a,
-		       MlirValue b)
-{
-	MlirValue ops[2] = {a, b};
-	return make(at, name, 2, ops, mlirValueGetType(a), 0, NULL, NULL);
-}
-
-/* affine.load / affine.store of buffer "mem" (an alloca) at "idx". */
-static MlirValue load(MlirOperation at, MlirValue mem, int n, MlirValue idx)
-{
-	MlirContext mctx = mlirOperationGetContext(at);
-	MlirValue ops[2] = {mem, idx};
-	const char *name = "map";
-	MlirAttribute map =
-		mlirAffineMapAttrGet(mlirAffineMapMultiDimIdentityGet(mctx, n));
-	return make(at, "affine.load", 1 + n, ops,
-		    mlirShapedTypeGetElementType(mlirValueGetType(mem)), 1,
-		    &name, &map);
-}
-
-static void store(MlirOperation at, MlirValue v, MlirValue mem, int n,
-		  MlirValue idx)
-{
-	MlirContext mctx = mlirOperationGetContext(at);
-	MlirValue ops[3] = {v, mem, idx};
-	const char *name = "map";
-	MlirAttribute map =
-		mlirAffineMapAttrGet(mlirAffineMapMultiDimIdentityGet(mctx, n));
-	make(at, "affine.store", 2 + n, ops, (MlirType){NULL}, 1, &name, &map);
-}
-
-/* A new empty loop from 0 to "extent" before "at" (an affine.parallel
- * when "par"); returns its body's terminator, *iv its counter. */
-static MlirOperation loop(MlirOperation at, int64_t extent, int par,
-			  MlirLocation loc, MlirValue *iv)
-{
-	char text[200];
-	if (par)
-		snprintf(text, sizeof(text),
-			 "func.func @f() {\n  affine.parallel (%%i) = (0) to "
-			 "(%lld) {\n  }\n  return\n}\n",
-			 (long long)extent);
-	else
-		snprintf(text, sizeof(text),
-			 "func.func @f() {\n  affine.for %%i = 0 to %lld {\n"
-			 "  }\n  return\n}\n",
-			 (long long)extent);
-	MlirOperation l = pb_ir_clone_from_text(
-		mlirOperationGetContext(at), text,
-		par ? "affine.parallel" : "affine.for", 0, NULL);
-	if (mlirOperationIsNull(l))
-		abort();
-	mlirOperationSetLocation(l, loc);
-	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, l);
-	MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
-	*iv = mlirBlockGetArgument(b, 0);
-	return mlirBlockGetTerminator(b);
-}
-
-/* memref.alloca of "n" (0: rank 0) elements of type "t" before "at". */
-static MlirValue alloca_(MlirOperation at, int64_t n, MlirType t)
-{
-	struct pb_buf tb = {0};
-	char text[200];
-	pb_ir_type_print(t, &tb);
-	if (n)
-		snprintf(text, sizeof(text),
-			 "func.func @f() {\n  %%a = memref.alloca() : "
-			 "memref<%lldx%s>\n  return\n}\n",
-			 (long long)n, tb.data);
-	else
-		snprintf(text, sizeof(text),
-			 "func.func @f() {\n  %%a = memref.alloca() : "
-			 "memref<%s>\n  return\n}\n",
-			 tb.data);
-	pb_buf_free(&tb);
-	MlirOperation op = pb_ir_clone_from_text(
-		mlirOperationGetContext(at), text, "memref.alloca", 0, NULL);
-	if (mlirOperationIsNull(op))
-		abort();
-	mlirOperationSetLocation(op, mlirOperationGetLocation(at));
-	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
-	return mlirOperationGetResult(op, 0);
-}
-
-/* Map "from" to "to" in "m", replacing an earlier image. */
-static void put(struct pb_ir_map *m, MlirValue from, MlirValue to)
-{
-	for (int i = 0; i < m->n; i++)
-		if (mlirValueEqual(m->from[i], from)) {
-			m->to[i] = to;
-			return;
-		}
-	pb_ir_map_add(m, from, to);
-}
-
-/* Clone "op" before "at" with its operands mapped through "m"; the
- * original's result maps to the clone's. Returns the clone's result. */
-static MlirValue clone(MlirOperation at, MlirOperation op, struct pb_ir_map *m)
-{
-	MlirOperation c = mlirOperationClone(op);
-	mlirOperationSetLocation(c, mlirOperationGetLocation(op));
-	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, c);
-	pb_ir_remap_operands(c, m);
-	if (mlirOperationGetNumResults(c) == 0)
-		return (MlirValue){NULL};
-	put(m, mlirOperationGetResult(op, 0), mlirOperationGetResult(c, 0));
-	return mlirOperationGetResult(c, 0);
-}
+#include "fuse/attention.h"
 
 /* The counter of loop "k" of "st". */
-static MlirValue iv(const struct pb_poly_stmt *st, int k)
+MlirValue pb_attn_iv(const struct pb_poly_stmt *st, int k)
 {
-	return mlirBlockGetArgument(
-		mlirRegionGetFirstBlock(mlirOperationGetRegion(st->loops[k], 0)),
-		0);
+	MlirRegion r = mlirOperationGetRegion(st->loops[k], 0);
+	return mlirBlockGetArgument(mlirRegionGetFirstBlock(r), 0);
 }
 
 /* The operation defining "v" when it is a result, else null. */
-static MlirOperation def(MlirValue v)
+MlirOperation pb_attn_def(MlirValue v)
 {
 	return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v)
 				       : (MlirOperation){NULL};
@@ -217,9 +71,9 @@ static int body_ops(const struct pb_poly_stmt *st)
 }
 
 /* The access of "st" whose load gives "v", or -1. */
-static int load_of(const struct pb_poly_stmt *st, MlirValue v)
+int pb_attn_load_of(const struct pb_poly_stmt *st, MlirValue v)
 {
-	MlirOperation d = def(v);
+	MlirOperation d = pb_attn_def(v);
 	for (int k = 0; k < st->naccess; k++)
 		if (!st->access[k].write && !mlirOperationIsNull(d) &&
 		    mlirOperationEqual(st->access[k].op, d))
@@ -229,7 +83,7 @@ static int load_of(const struct pb_poly_stmt *st, MlirValue v)
 
 /* The only store of "st" (*k its access), the operation computing its
  * value in the body (null when none or not one store). */
-static MlirOperation stored(const struct pb_poly_stmt *st, int *k)
+MlirOperation pb_attn_stored(const struct pb_poly_stmt *st, int *k)
 {
 	int n = 0;
 	for (int i = 0; i < st->naccess; i++)
@@ -239,7 +93,8 @@ static MlirOperation stored(const struct pb_poly_stmt *st, int *k)
 		}
 	if (st->kind != PB_POLY_NEST || n != 1)
 		return (MlirOperation){NULL};
-	MlirOperation d = def(mlirOperationGetOperand(st->access[*k].op, 0));
+	MlirValue v = mlirOperationGetOperand(st->access[*k].op, 0);
+	MlirOperation d = pb_attn_def(v);
 	if (mlirOperationIsNull(d) || !pb_ir_is_inside(d, st->op))
 		return (MlirOperation){NULL};
 	return d;
@@ -248,7 +103,8 @@ static MlirOperation stored(const struct pb_poly_stmt *st, int *k)
 /* Is operand "i" of "op" the load of access "k" of "st"? */
 static int opnd(const struct pb_poly_stmt *st, MlirOperation op, int i, int k)
 {
-	return k >= 0 && load_of(st, mlirOperationGetOperand(op, i)) == k;
+	return k >= 0 &&
+	       pb_attn_load_of(st, mlirOperationGetOperand(op, i)) == k;
 }
 
 /* Does access "a" of "st" (an affine access of its buffer itself, exact)
@@ -283,12 +139,13 @@ static int pattern(const struct pb_poly_stmt *st, int k, const int *want,
 		MlirValue v = mlirOperationGetOperand(a->op, pos);
 		int l = -1;
 		for (int i = 0; i < st->depth; i++)
-			if (mlirValueEqual(v, iv(st, i)))
+			if (mlirValueEqual(v, pb_attn_iv(st, i)))
 				l = i;
 		if (l < 0) {
-			MlirAttribute c = mlirOperationIsNull(def(v))
+			MlirOperation d = pb_attn_def(v);
+			MlirAttribute c = mlirOperationIsNull(d)
 						  ? (MlirAttribute){NULL}
-						  : pb_ir_attr(def(v), "value");
+						  : pb_ir_attr(d, "value");
 			if (dim == 1 && !mlirAttributeIsNull(c) &&
 			    mlirAttributeIsAInteger(c) &&
 			    mlirIntegerAttrGetValueInt(c) == 0)
@@ -315,7 +172,7 @@ static int pat(const struct pb_poly_stmt *st, int k, int n, int skip)
 /* Is the float constant "v" zero? */
 static int is_zero(MlirValue v)
 {
-	MlirOperation d = def(v);
+	MlirOperation d = pb_attn_def(v);
 	MlirAttribute c = mlirOperationIsNull(d) ? (MlirAttribute){NULL}
 						 : pb_ir_attr(d, "value");
 	return !mlirAttributeIsNull(c) && mlirAttributeIsAFloat(c) &&
@@ -333,7 +190,8 @@ static int fill(const struct pb_poly_scop *s, int i, int b, int depth,
 	    st->depth != depth || body_ops(st) != 1 || !pat(st, 0, depth, -1))
 		return 0;
 	*v = mlirOperationGetOperand(st->access[0].op, 0);
-	return pb_ir_op_is(def(*v), "arith.constant") && outside(st, *v);
+	return pb_ir_op_is(pb_attn_def(*v), "arith.constant") &&
+	       outside(st, *v);
 }
 
 /* Is "st" a contraction: acc[..] = acc[..] + x * y, the store and the
@@ -342,13 +200,14 @@ static int contraction(const struct pb_poly_stmt *st, int *x, int *y,
 		       int *acc)
 {
 	int k;
-	MlirOperation add = stored(st, &k);
+	MlirOperation add = pb_attn_stored(st, &k);
 	if (mlirOperationIsNull(add) || st->naccess != 4 || body_ops(st) != 6 ||
 	    !pb_ir_op_is(add, "arith.addf"))
 		return 0;
 	for (int o = 0; o < 2; o++) {
-		int l = load_of(st, mlirOperationGetOperand(add, o));
-		MlirOperation mul = def(mlirOperationGetOperand(add, 1 - o));
+		int l = pb_attn_load_of(st, mlirOperationGetOperand(add, o));
+		MlirValue mv = mlirOperationGetOperand(add, 1 - o);
+		MlirOperation mul = pb_attn_def(mv);
 		if (l < 0 || !pb_ir_op_is(mul, "arith.mulf"))
 			continue;
 		MlirOperation ld = st->access[l].op, sto = st->access[k].op;
@@ -362,8 +221,8 @@ static int contraction(const struct pb_poly_stmt *st, int *x, int *y,
 			same &= mlirValueEqual(mlirOperationGetOperand(ld, i),
 					       mlirOperationGetOperand(sto,
 								       i + 1));
-		*x = load_of(st, mlirOperationGetOperand(mul, 0));
-		*y = load_of(st, mlirOperationGetOperand(mul, 1));
+		*x = pb_attn_load_of(st, mlirOperationGetOperand(mul, 0));
+		*y = pb_attn_load_of(st, mlirOperationGetOperand(mul, 1));
 		*acc = l;
 		if (same && *x >= 0 && *y >= 0 && *x != l && *y != l)
 			return 1;
@@ -433,7 +292,7 @@ static int uses(MlirValue v)
 /* Softmax over the rows of X (statements after "from"): R1, E, R2, D and
  * their fills. */
 static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
-		   struct att *t)
+		   struct pb_attn *t)
 {
 	int R = t->rows, k, x, m;
 	MlirOperation op;
@@ -441,15 +300,15 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 	if (t->r1 < 0)
 		return 0;
 	const struct pb_poly_stmt *st = &s->stmt[t->r1];
-	op = stored(st, &k);
+	op = pb_attn_stored(st, &k);
 	if (mlirOperationIsNull(op) || st->depth != R + 1 ||
 	    st->naccess != 3 || body_ops(st) != 4 ||
 	    !(pb_ir_op_is(op, "arith.maximumf") ||
 	      pb_ir_op_is(op, "arith.maxnumf")))
 		return 0;
 	for (int o = 0; o < 2; o++) {
-		x = load_of(st, mlirOperationGetOperand(op, o));
-		m = load_of(st, mlirOperationGetOperand(op, 1 - o));
+		x = pb_attn_load_of(st, mlirOperationGetOperand(op, o));
+		m = pb_attn_load_of(st, mlirOperationGetOperand(op, 1 - o));
 		if (x >= 0 && m >= 0 && st->access[x].buf == t->bx &&
 		    st->access[m].buf == st->access[k].buf)
 			break;
@@ -469,10 +328,11 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 	if (t->e < 0)
 		return 0;
 	st = &s->stmt[t->e];
-	op = stored(st, &k);
-	MlirOperation sub = mlirOperationIsNull(op)
-				    ? op
-				    : def(mlirOperationGetOperand(op, 0));
+	op = pb_attn_stored(st, &k);
+	MlirOperation sub =
+		mlirOperationIsNull(op)
+			? op
+			: pb_attn_def(mlirOperationGetOperand(op, 0));
 	if (mlirOperationIsNull(op) || !pb_ir_op_is(op, "math.exp") ||
 	    !pb_ir_op_is(sub, "arith.subf") || st->naccess != 3 ||
 	    body_ops(st) != 5 || st->depth != R + 1 || !opnd(st, sub, 0, 0) ||
@@ -486,12 +346,12 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 	if (t->r2 < 0)
 		return 0;
 	st = &s->stmt[t->r2];
-	op = stored(st, &k);
+	op = pb_attn_stored(st, &k);
 	if (mlirOperationIsNull(op) || !pb_ir_op_is(op, "arith.addf") ||
 	    st->naccess != 3 || body_ops(st) != 4 || st->depth != R + 1)
 		return 0;
-	x = load_of(st, mlirOperationGetOperand(op, 0));
-	m = load_of(st, mlirOperationGetOperand(op, 1));
+	x = pb_attn_load_of(st, mlirOperationGetOperand(op, 0));
+	m = pb_attn_load_of(st, mlirOperationGetOperand(op, 1));
 	if (x >= 0 && m >= 0 && st->access[x].buf != t->be) {
 		int tmp = x;
 		x = m;
@@ -511,7 +371,7 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 	if (t->d < 0)
 		return 0;
 	st = &s->stmt[t->d];
-	op = stored(st, &k);
+	op = pb_attn_stored(st, &k);
 	if (mlirOperationIsNull(op) || !pb_ir_op_is(op, "arith.divf") ||
 	    st->naccess != 3 || body_ops(st) != 4 || st->depth != R + 1 ||
 	    !opnd(st, op, 0, 0) || !opnd(st, op, 1, 1) ||
@@ -524,7 +384,7 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 }
 
 /* P.V after D: the contraction PV and the fill of its output. */
-static int pv(const struct pb_poly_scop *s, const char *dead, struct att *t)
+static int pv(const struct pb_poly_scop *s, const char *dead, struct pb_attn *t)
 {
 	int R = t->rows, x, y, acc;
 	MlirValue z;
@@ -547,17 +407,18 @@ static int pv(const struct pb_poly_scop *s, const char *dead, struct att *t)
 	t->vo = acc;
 	t->bo = st->access[acc].buf;
 	/* O[r, e] written once per (r, e), not depending on j */
-	t->why = "the output of P.V is not indexed by the rows and its own loop";
+	t->why = "the output of P.V is not indexed by the rows and its own "
+		 "loop";
 	const struct pb_poly_access *w = &st->access[acc];
 	for (int k = 0; k < st->naccess; k++)
 		if (st->access[k].write)
 			w = &st->access[k];
 	for (int i = 0; i < mlirOperationGetNumOperands(w->op); i++)
 		if (mlirValueEqual(mlirOperationGetOperand(w->op, i),
-				   iv(st, R + 1)))
+				   pb_attn_iv(st, R + 1)))
 			return 0;
-	isl_map *same = isl_map_apply_range(isl_map_copy(w->rel),
-					    isl_map_reverse(isl_map_copy(w->rel)));
+	isl_map *same = isl_map_apply_range(
+		isl_map_copy(w->rel), isl_map_reverse(isl_map_copy(w->rel)));
 	isl_map *eq = isl_map_identity(isl_space_map_from_set(
 		isl_space_domain(isl_map_get_space(w->rel))));
 	eq = isl_map_project_out(eq, isl_dim_out, R + 1, 1);
@@ -593,7 +454,7 @@ static int pv(const struct pb_poly_scop *s, const char *dead, struct att *t)
 /* Match the chain starting at contraction "a"; 1 when it is attention
  * that can be fused, else 0 with t->why set when it looked like one. */
 static int match(const struct pb_poly_scop *s, const char *dead, int a,
-		 struct att *t)
+		 struct pb_attn *t)
 {
 	const struct pb_poly_stmt *st = &s->stmt[a];
 	int k, R = st->depth - 2;
@@ -604,7 +465,7 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	if (st->kind != PB_POLY_NEST || R < 1 ||
 	    !contraction(st, &t->ax, &t->ay, &t->aacc))
 		return 0;
-	stored(st, &k);
+	pb_attn_stored(st, &k);
 	if (!pat(st, k, R + 1, -1))
 		return 0;
 	t->bs = t->bx = st->access[k].buf;
@@ -617,7 +478,7 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	if (n < 0)
 		return 0;
 	const struct pb_poly_stmt *sc = &s->stmt[n];
-	MlirOperation op = stored(sc, &k);
+	MlirOperation op = pb_attn_stored(sc, &k);
 	if (!mlirOperationIsNull(op) && sc->naccess == 2 &&
 	    body_ops(sc) == 3 && sc->depth == R + 1 &&
 	    sc->access[0].buf == t->bs && pat(sc, 0, R + 1, -1) &&
@@ -640,19 +501,25 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	int qkv[3] = {s->stmt[a].access[t->ax].buf,
 		      s->stmt[a].access[t->ay].buf,
 		      s->stmt[t->pv].access[t->vv].buf};
+	static const char *role[6] = {"S", "the scaled S", "the row maximum",
+				      "exp(S - max)", "the row sum", "P"};
+	t->why = t->whybuf;
 	for (int i = 0; i < 6; i++) {
 		int b = bufs[i], n = 0;
-		t->why = "S or P is stored in a buffer that is not a local "
-			 "allocation (an output?)";
-		if (!local(s, b))
-			return 0;
-		t->why = "two intermediates share a buffer";
-		for (int j = 0; j < i; j++)
-			if (bufs[j] == b && !(i == 1 && t->t < 0))
-				return 0;
 		if (i == 1 && t->t < 0)
 			continue;
-		t->why = "an intermediate is also used outside the chain";
+		snprintf(t->whybuf, sizeof(t->whybuf),
+			 "%s is not a buffer of its own (a function argument, "
+			 "an output?)",
+			 role[i]);
+		if (!local(s, b))
+			return 0;
+		for (int j = 0; j < i; j++)
+			if (bufs[j] == b && !(j == 1 && t->t < 0))
+				return 0;
+		snprintf(t->whybuf, sizeof(t->whybuf),
+			 "%s is also used outside QK^T -> softmax -> PV",
+			 role[i]);
 		if (b == t->bo || b == qkv[0] || b == qkv[1] || b == qkv[2])
 			return 0;
 		for (int c = 0; c < s->nstmt; c++) {
@@ -678,7 +545,8 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 			in |= chain[j] == c;
 		if (in || dead[c])
 			continue;
-		if (c > a && (touches(s, c, qkv[0], 1) || touches(s, c, qkv[1], 1)))
+		if (c > a &&
+		    (touches(s, c, qkv[0], 1) || touches(s, c, qkv[1], 1)))
 			return 0;
 		if (c > t->of && touches(s, c, t->bo, 0))
 			return 0;
@@ -688,145 +556,21 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	return 1;
 }
 
-/* Map the counters of the first "n" loops of "st" to "to" in "m". */
-static void map_ivs(struct pb_ir_map *m, const struct pb_poly_stmt *st, int n,
-		    const MlirValue *to)
-{
-	for (int k = 0; k < n; k++)
-		put(m, iv(st, k), to[k]);
-}
-
-/* Replace the chain "t" by the one nest of the file comment, before PV. */
-static void build(const struct pb_poly_scop *s, const struct att *t)
-{
-	const struct pb_poly_stmt *A = &s->stmt[t->a], *PV = &s->stmt[t->pv];
-	const struct pb_poly_stmt *R1 = &s->stmt[t->r1], *E = &s->stmt[t->e];
-	const struct pb_poly_stmt *D = &s->stmt[t->d];
-	int R = t->rows, k;
-	MlirContext mctx = mlirOperationGetContext(A->op);
-	MlirValue ivs[18], jv, dv, ev, z = {NULL};
-	MlirOperation at = PV->op;
-	MlirType ft = mlirValueGetType(t->zero);
-	struct pb_ir_map m = {0};
-
-	for (k = 0; k < R; k++)
-		at = loop(at, A->extent[k], 1, mlirOperationGetLocation(A->op),
-			  &ivs[k]);
-	MlirValue mm = alloca_(at, 0, ft), ll = alloca_(at, 0, ft);
-	MlirValue acc = alloca_(at, PV->extent[R], ft), ss = alloca_(at, 0, ft);
-	store(at, t->m0, mm, 0, z);
-	store(at, t->zero, ll, 0, z);
-	MlirOperation in = loop(at, PV->extent[R], 0,
-				mlirOperationGetLocation(PV->op), &ev);
-	store(in, t->zero, acc, 1, ev);
-
-	/* s = sum_d x * y, as A computes it (scaled as T does) */
-	MlirOperation jb = loop(at, A->extent[R], 0,
-				mlirOperationGetLocation(A->op), &jv);
-	store(jb, t->zero, ss, 0, z);
-	MlirOperation db = loop(jb, A->extent[R + 1], 0,
-				mlirOperationGetLocation(A->op), &dv);
-	ivs[R] = jv;
-	ivs[R + 1] = dv;
-	map_ivs(&m, A, R + 2, ivs);
-	put(&m, mlirOperationGetResult(A->access[t->aacc].op, 0),
-		      load(db, ss, 0, z));
-	for (MlirOperation op = mlirBlockGetFirstOperation(A->body);
-	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-		if (!mlirOperationEqual(op, A->access[t->aacc].op) &&
-		    !pb_ir_op_is(op, "affine.store") &&
-		    !pb_ir_op_is(op, "affine.yield"))
-			clone(db, op, &m);
-	MlirOperation add = stored(A, &k);
-	store(db, pb_ir_map_lookup(&m, mlirOperationGetResult(add, 0)), ss, 0,
-	      z);
-	MlirValue sv = load(jb, ss, 0, z);
-	if (t->t >= 0) {
-		const struct pb_poly_stmt *T = &s->stmt[t->t];
-		put(&m, mlirOperationGetResult(T->access[0].op, 0), sv);
-		sv = clone(jb, stored(T, &k), &m);
-	}
-
-	/* mn = max(m, s); k = mn == -inf ? 0 : mn; a = exp(m - k), p = exp(s - k) */
-	MlirValue mo = load(jb, mm, 0, z);
-	MlirOperation mx = stored(R1, &k);
-	for (int i = 0; i < 2; i++) {
-		int b = R1->access[load_of(R1, mlirOperationGetOperand(mx, i))].buf;
-		put(&m, mlirOperationGetOperand(mx, i),
-			      b == t->bm ? mo : sv);
-	}
-	MlirValue mn = clone(jb, mx, &m);
-	const char *vname = "value", *pname = "predicate";
-	MlirAttribute ninf = mlirFloatAttrDoubleGet(mctx, ft, -INFINITY);
-	MlirValue nv = make(jb, "arith.constant", 0, NULL, ft, 1, &vname, &ninf);
-	MlirAttribute oeq = mlirIntegerAttrGet(mlirIntegerTypeGet(mctx, 64), 1);
-	MlirValue two[3] = {mn, nv};
-	MlirValue isinf = make(jb, "arith.cmpf", 2, two,
-			       mlirIntegerTypeGet(mctx, 1), 1, &pname, &oeq);
-	MlirValue sel[3] = {isinf, t->zero, mn};
-	MlirValue kv = make(jb, "arith.select", 3, sel, ft, 0, NULL, NULL);
-	MlirOperation ex = stored(E, &k);
-	MlirOperation sub = def(mlirOperationGetOperand(ex, 0));
-	MlirValue ex_x = mlirOperationGetOperand(sub, 0);
-	MlirValue ex_m = mlirOperationGetOperand(sub, 1);
-	put(&m, ex_x, mo);
-	put(&m, ex_m, kv);
-	clone(jb, sub, &m);
-	MlirValue av = clone(jb, ex, &m);
-	put(&m, ex_x, sv);
-	clone(jb, sub, &m);
-	MlirValue pv = clone(jb, ex, &m);
-
-	/* l = l * a + p; acc[e] = acc[e] * a + p * v[e]; m = mn */
-	MlirValue lv = binop(jb, "arith.mulf", load(jb, ll, 0, z), av);
-	store(jb, binop(jb, "arith.addf", lv, pv), ll, 0, z);
-	MlirOperation eb = loop(jb, PV->extent[R], 0,
-				mlirOperationGetLocation(PV->op), &ev);
-	ivs[R] = ev;
-	ivs[R + 1] = jv;
-	map_ivs(&m, PV, R + 2, ivs);
-	MlirValue cur = load(eb, acc, 1, ev);
-	put(&m, mlirOperationGetResult(PV->access[t->vp].op, 0), pv);
-	clone(eb, PV->access[t->vv].op, &m);
-	MlirOperation padd = stored(PV, &k);
-	MlirValue p0 = mlirOperationGetOperand(padd, 0);
-	MlirOperation mul = def(mlirOperationGetOperand(
-		padd, load_of(PV, p0) == t->vo ? 1 : 0));
-	MlirValue prod = clone(eb, mul, &m);
-	MlirValue scaled = binop(eb, "arith.mulf", cur, av);
-	store(eb, binop(eb, "arith.addf", scaled, prod), acc, 1, ev);
-	store(jb, mn, mm, 0, z);
-
-	/* O[r, e] = acc[e] / l */
-	MlirValue lf = load(at, ll, 0, z);
-	MlirOperation ob = loop(at, PV->extent[R], 0,
-				mlirOperationGetLocation(PV->op), &ev);
-	ivs[R] = ev;
-	map_ivs(&m, PV, R + 1, ivs);
-	MlirOperation div = stored(D, &k);
-	put(&m, mlirOperationGetOperand(div, 0), load(ob, acc, 1, ev));
-	put(&m, mlirOperationGetOperand(div, 1), lf);
-	MlirValue ov = clone(ob, div, &m);
-	put(&m, mlirOperationGetResult(padd, 0), ov);
-	clone(ob, PV->access[k].op, &m);
-	pb_ir_map_free(&m);
-}
-
 int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		      const struct pb_poly_scop *s)
 {
 	char *dead = calloc(s->nstmt + 1, 1);
 	int n = 0;
-	struct att t;
+	struct pb_attn t;
 	if (!dead)
 		abort();
 	for (int a = 0; a < s->nstmt; a++) {
 		if (dead[a])
 			continue;
+		MlirLocation loc = mlirOperationGetLocation(s->stmt[a].op);
 		if (!match(s, dead, a, &t)) {
 			if (t.why && o->remarks)
-				pb_remark_at(ctx,
-					     mlirOperationGetLocation(s->stmt[a].op),
+				pb_remark_at(ctx, loc,
 					     "attention not fused: %s", t.why);
 			continue;
 		}
@@ -843,12 +587,12 @@ int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			bytes += sz;
 		}
 		if (o->remarks)
-			pb_remark_at(ctx, mlirOperationGetLocation(s->stmt[a].op),
+			pb_remark_at(ctx, loc,
 				     "attention fused: QK^T, softmax and PV in "
 				     "one nest (online softmax), S and P (%lld "
 				     "bytes) never stored",
 				     (long long)bytes);
-		build(s, &t);
+		pb_attn_build(s, &t);
 		for (int i = 0; i < 11; i++)
 			if (chain[i] >= 0) {
 				dead[chain[i]] = 1;
@@ -860,7 +604,8 @@ int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 				continue;
 			MlirValue root = s->buf[bufs[i]].root;
 			MlirOpOperand u;
-			while (!mlirOpOperandIsNull(u = mlirValueGetFirstUse(root)))
+			while (!mlirOpOperandIsNull(
+				u = mlirValueGetFirstUse(root)))
 				mlirOperationDestroy(mlirOpOperandGetOwner(u));
 			mlirOperationDestroy(pb_ir_value_parent(root));
 		}
@@ -869,3 +614,4 @@ int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	free(dead);
 	return n;
 }
+

@@ -24,6 +24,9 @@ static const struct pb_opt options[] = {
 	 "say on stderr which nests were fused and why others were not"},
 	{"upstream-fusion", PB_OPT_FLAG, &opts.upstream, NULL,
 	 "fuse with MLIR's affine-loop-fusion instead (the baseline)"},
+	{"fuse-attention", PB_OPT_FLAG, &opts.attention, NULL,
+	 "fuse matmul -> softmax -> matmul into one nest with an online\n"
+	 "softmax (off by default)"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 

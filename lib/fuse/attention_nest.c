@@ -1,0 +1,279 @@
+/* The one nest of an attention chain with FlashAttention's online softmax
+ * (attention.c's file comment): loops, private buffers and the clones of
+ * the chain's operations, built with the C API. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "fuse/attention.h"
+
+/* Create an operation "name" before "at" with "n" operands, one result of
+ * type "t" (none when null) and the "na" attributes "names"/"attrs"
+ * (pad.c's). */
+static MlirValue make(MlirOperation at, const char *name, int n,
+		      const MlirValue *ops, MlirType t, int na,
+		      const char **names, const MlirAttribute *attrs)
+{
+	MlirContext mctx = mlirOperationGetContext(at);
+	MlirLocation loc = mlirOperationGetLocation(at);
+	MlirOperationState st = mlirOperationStateGet(pb_str(name), loc);
+	MlirNamedAttribute nattr[4];
+	for (int i = 0; i < na; i++)
+		nattr[i] = mlirNamedAttributeGet(
+			mlirIdentifierGet(mctx, pb_str(names[i])), attrs[i]);
+	mlirOperationStateAddOperands(&st, n, ops);
+	if (!mlirTypeIsNull(t))
+		mlirOperationStateAddResults(&st, 1, &t);
+	mlirOperationStateAddAttributes(&st, na, nattr);
+	MlirOperation op = mlirOperationCreate(&st);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
+	return mlirTypeIsNull(t) ? (MlirValue){NULL}
+				 : mlirOperationGetResult(op, 0);
+}
+
+static MlirValue binop(MlirOperation at, const char *name, MlirValue a,
+		       MlirValue b)
+{
+	MlirValue ops[2] = {a, b};
+	return make(at, name, 2, ops, mlirValueGetType(a), 0, NULL, NULL);
+}
+
+/* affine.load / affine.store of buffer "mem" (an alloca) at "idx". */
+static MlirValue load(MlirOperation at, MlirValue mem, int n, MlirValue idx)
+{
+	MlirContext mctx = mlirOperationGetContext(at);
+	MlirValue ops[2] = {mem, idx};
+	const char *name = "map";
+	MlirAttribute map =
+		mlirAffineMapAttrGet(mlirAffineMapMultiDimIdentityGet(mctx, n));
+	return make(at, "affine.load", 1 + n, ops,
+		    mlirShapedTypeGetElementType(mlirValueGetType(mem)), 1,
+		    &name, &map);
+}
+
+static void store(MlirOperation at, MlirValue v, MlirValue mem, int n,
+		  MlirValue idx)
+{
+	MlirContext mctx = mlirOperationGetContext(at);
+	MlirValue ops[3] = {v, mem, idx};
+	const char *name = "map";
+	MlirAttribute map =
+		mlirAffineMapAttrGet(mlirAffineMapMultiDimIdentityGet(mctx, n));
+	make(at, "affine.store", 2 + n, ops, (MlirType){NULL}, 1, &name, &map);
+}
+
+/* A new empty loop from 0 to "extent" before "at" (an affine.parallel
+ * when "par"); returns its body's terminator, *iv its counter. */
+static MlirOperation loop(MlirOperation at, int64_t extent, int par,
+			  MlirLocation loc, MlirValue *iv)
+{
+	char text[200];
+	if (par)
+		snprintf(text, sizeof(text),
+			 "func.func @f() {\n  affine.parallel (%%i) = (0) to "
+			 "(%lld) {\n  }\n  return\n}\n",
+			 (long long)extent);
+	else
+		snprintf(text, sizeof(text),
+			 "func.func @f() {\n  affine.for %%i = 0 to %lld {\n"
+			 "  }\n  return\n}\n",
+			 (long long)extent);
+	MlirOperation l = pb_ir_clone_from_text(
+		mlirOperationGetContext(at), text,
+		par ? "affine.parallel" : "affine.for", 0, NULL);
+	if (mlirOperationIsNull(l))
+		abort();
+	mlirOperationSetLocation(l, loc);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, l);
+	MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
+	*iv = mlirBlockGetArgument(b, 0);
+	/* what is built inside gets the location of the terminator */
+	mlirOperationSetLocation(mlirBlockGetTerminator(b), loc);
+	return mlirBlockGetTerminator(b);
+}
+
+/* memref.alloca of "n" (0: rank 0) elements of type "t" before "at". */
+static MlirValue alloca_(MlirOperation at, int64_t n, MlirType t)
+{
+	struct pb_buf tb = {0};
+	char text[200];
+	pb_ir_type_print(t, &tb);
+	if (n)
+		snprintf(text, sizeof(text),
+			 "func.func @f() {\n  %%a = memref.alloca() : "
+			 "memref<%lldx%s>\n  return\n}\n",
+			 (long long)n, tb.data);
+	else
+		snprintf(text, sizeof(text),
+			 "func.func @f() {\n  %%a = memref.alloca() : "
+			 "memref<%s>\n  return\n}\n",
+			 tb.data);
+	pb_buf_free(&tb);
+	MlirOperation op = pb_ir_clone_from_text(
+		mlirOperationGetContext(at), text, "memref.alloca", 0, NULL);
+	if (mlirOperationIsNull(op))
+		abort();
+	mlirOperationSetLocation(op, mlirOperationGetLocation(at));
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
+	return mlirOperationGetResult(op, 0);
+}
+
+/* Map "from" to "to" in "m", replacing an earlier image. */
+static void put(struct pb_ir_map *m, MlirValue from, MlirValue to)
+{
+	for (int i = 0; i < m->n; i++)
+		if (mlirValueEqual(m->from[i], from)) {
+			m->to[i] = to;
+			return;
+		}
+	pb_ir_map_add(m, from, to);
+}
+
+/* Clone "op" before "at" with its operands mapped through "m"; the
+ * original's result maps to the clone's. Returns the clone's result. */
+static MlirValue clone(MlirOperation at, MlirOperation op, struct pb_ir_map *m)
+{
+	MlirOperation c = mlirOperationClone(op);
+	mlirOperationSetLocation(c, mlirOperationGetLocation(op));
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, c);
+	pb_ir_remap_operands(c, m);
+	if (mlirOperationGetNumResults(c) == 0)
+		return (MlirValue){NULL};
+	put(m, mlirOperationGetResult(op, 0), mlirOperationGetResult(c, 0));
+	return mlirOperationGetResult(c, 0);
+}
+
+/* Map the counters of the first "n" loops of "st" to "to" in "m". */
+static void map_ivs(struct pb_ir_map *m, const struct pb_poly_stmt *st, int n,
+		    const MlirValue *to)
+{
+	for (int k = 0; k < n; k++)
+		put(m, pb_attn_iv(st, k), to[k]);
+}
+
+/* Replace the chain "t" by the one nest of the file comment, before PV. */
+void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
+{
+	const struct pb_poly_stmt *A = &s->stmt[t->a], *PV = &s->stmt[t->pv];
+	const struct pb_poly_stmt *R1 = &s->stmt[t->r1], *E = &s->stmt[t->e];
+	const struct pb_poly_stmt *D = &s->stmt[t->d];
+	int R = t->rows, k;
+	MlirContext mctx = mlirOperationGetContext(A->op);
+	MlirValue ivs[18], jv, dv, ev, z = {NULL};
+	MlirOperation at = PV->op;
+	MlirType ft = mlirValueGetType(t->zero);
+	struct pb_ir_map m = {0};
+
+	for (k = 0; k < R; k++)
+		at = loop(at, A->extent[k], 1, mlirOperationGetLocation(A->op),
+			  &ivs[k]);
+	MlirValue mm = alloca_(at, 0, ft), ll = alloca_(at, 0, ft);
+	MlirValue acc = alloca_(at, PV->extent[R], ft), ss = alloca_(at, 0, ft);
+	store(at, t->m0, mm, 0, z);
+	store(at, t->zero, ll, 0, z);
+	MlirOperation in = loop(at, PV->extent[R], 0,
+				mlirOperationGetLocation(PV->op), &ev);
+	store(in, t->zero, acc, 1, ev);
+
+	/* s = sum_d x * y, as A computes it (scaled as T does) */
+	MlirOperation jb = loop(at, A->extent[R], 0,
+				mlirOperationGetLocation(R1->op), &jv);
+	store(jb, t->zero, ss, 0, z);
+	MlirOperation db = loop(jb, A->extent[R + 1], 0,
+				mlirOperationGetLocation(A->op), &dv);
+	ivs[R] = jv;
+	ivs[R + 1] = dv;
+	map_ivs(&m, A, R + 2, ivs);
+	put(&m, mlirOperationGetResult(A->access[t->aacc].op, 0),
+		      load(db, ss, 0, z));
+	for (MlirOperation op = mlirBlockGetFirstOperation(A->body);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		if (!mlirOperationEqual(op, A->access[t->aacc].op) &&
+		    !pb_ir_op_is(op, "affine.store") &&
+		    !pb_ir_op_is(op, "affine.yield"))
+			clone(db, op, &m);
+	MlirOperation add = pb_attn_stored(A, &k);
+	store(db, pb_ir_map_lookup(&m, mlirOperationGetResult(add, 0)), ss, 0,
+	      z);
+	MlirValue sv = load(jb, ss, 0, z);
+	if (t->t >= 0) {
+		const struct pb_poly_stmt *T = &s->stmt[t->t];
+		put(&m, mlirOperationGetResult(T->access[0].op, 0), sv);
+		sv = clone(jb, pb_attn_stored(T, &k), &m);
+		mlirOperationSetLocation(pb_attn_def(sv),
+					 mlirOperationGetLocation(T->op));
+	}
+
+	/* mn = max(m, s); k = mn == -inf ? 0 : mn;
+	 * a = exp(m - k), p = exp(s - k) */
+	MlirValue mo = load(jb, mm, 0, z);
+	MlirOperation mx = pb_attn_stored(R1, &k);
+	for (int i = 0; i < 2; i++) {
+		MlirValue x = mlirOperationGetOperand(mx, i);
+		int b = R1->access[pb_attn_load_of(R1, x)].buf;
+		put(&m, mlirOperationGetOperand(mx, i),
+			      b == t->bm ? mo : sv);
+	}
+	MlirValue mn = clone(jb, mx, &m);
+	const char *vname = "value", *pname = "predicate";
+	MlirAttribute ninf = mlirFloatAttrDoubleGet(mctx, ft, -INFINITY);
+	MlirValue nv =
+		make(jb, "arith.constant", 0, NULL, ft, 1, &vname, &ninf);
+	MlirAttribute oeq = mlirIntegerAttrGet(mlirIntegerTypeGet(mctx, 64), 1);
+	MlirValue two[3] = {mn, nv};
+	MlirValue isinf = make(jb, "arith.cmpf", 2, two,
+			       mlirIntegerTypeGet(mctx, 1), 1, &pname, &oeq);
+	MlirValue sel[3] = {isinf, t->zero, mn};
+	MlirValue kv = make(jb, "arith.select", 3, sel, ft, 0, NULL, NULL);
+	MlirOperation ex = pb_attn_stored(E, &k);
+	MlirOperation sub = pb_attn_def(mlirOperationGetOperand(ex, 0));
+	MlirValue ex_x = mlirOperationGetOperand(sub, 0);
+	MlirValue ex_m = mlirOperationGetOperand(sub, 1);
+	put(&m, ex_x, mo);
+	put(&m, ex_m, kv);
+	clone(jb, sub, &m);
+	MlirValue av = clone(jb, ex, &m);
+	put(&m, ex_x, sv);
+	clone(jb, sub, &m);
+	MlirValue pv = clone(jb, ex, &m);
+
+	/* l = l * a + p; acc[e] = acc[e] * a + p * v[e]; m = mn */
+	MlirValue lv = binop(jb, "arith.mulf", load(jb, ll, 0, z), av);
+	store(jb, binop(jb, "arith.addf", lv, pv), ll, 0, z);
+	MlirOperation eb = loop(jb, PV->extent[R], 0,
+				mlirOperationGetLocation(PV->op), &ev);
+	ivs[R] = ev;
+	ivs[R + 1] = jv;
+	map_ivs(&m, PV, R + 2, ivs);
+	MlirValue cur = load(eb, acc, 1, ev);
+	put(&m, mlirOperationGetResult(PV->access[t->vp].op, 0), pv);
+	clone(eb, PV->access[t->vv].op, &m);
+	MlirOperation padd = pb_attn_stored(PV, &k);
+	MlirValue p0 = mlirOperationGetOperand(padd, 0);
+	MlirOperation mul = pb_attn_def(mlirOperationGetOperand(
+		padd, pb_attn_load_of(PV, p0) == t->vo ? 1 : 0));
+	MlirValue prod = clone(eb, mul, &m);
+	MlirValue scaled = binop(eb, "arith.mulf", cur, av);
+	store(eb, binop(eb, "arith.addf", scaled, prod), acc, 1, ev);
+	store(jb, mn, mm, 0, z);
+
+	/* O[r, e] = acc[e] / l */
+	MlirValue lf = load(at, ll, 0, z);
+	MlirOperation ob = loop(at, PV->extent[R], 0,
+				mlirOperationGetLocation(PV->op), &ev);
+	ivs[R] = ev;
+	map_ivs(&m, PV, R + 1, ivs);
+	MlirOperation div = pb_attn_stored(D, &k);
+	put(&m, mlirOperationGetOperand(div, 0), load(ob, acc, 1, ev));
+	put(&m, mlirOperationGetOperand(div, 1), lf);
+	MlirValue ov = clone(ob, div, &m);
+	put(&m, mlirOperationGetResult(padd, 0), ov);
+	pb_attn_stored(PV, &k);
+	clone(ob, PV->access[k].op, &m);
+	pb_ir_map_free(&m);
+}
+
