@@ -26,8 +26,11 @@ field() {
 	"$python" -c "import json,sys; r=json.load(open(sys.argv[1])); print(r[sys.argv[2]][sys.argv[3]])" "$@"
 }
 
-# mb BYTES: megabytes with one decimal
-mb() { awk -v b="$1" 'BEGIN { printf "%.2f", b / 1e6 }'; }
+# mb BYTES: "30.21M", "1.9k" or "80"
+mb() {
+	awk -v b="$1" 'BEGIN { if (b >= 1e6) printf "%.2fM", b / 1e6;
+		else if (b >= 1e3) printf "%.1fk", b / 1e3; else printf "%d", b }'
+}
 
 # run NAME MLIR CHECKARGS...: "ok" when pb-run's results match
 run() {
@@ -41,7 +44,7 @@ run() {
 }
 
 printf '%-28s %5s | %7s %8s %4s | %8s %8s %8s | %-6s %-6s | %5s\n' \
-	case nodes none upstream pb "MB none" upstream pb \
+	case nodes none upstream pb "B none" upstream pb \
 	"up ok" "pb ok" "fuse s"
 printf '%s\n' "-----------------------------------------------------------------------------------------------------------"
 

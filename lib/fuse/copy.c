@@ -1,17 +1,27 @@
-/* Folding copies into their readers (docs/pb-fuse.md, "Copies").
+/* Folding copies and inlining producers into their readers (docs/
+ * pb-fuse.md, "Copies and inlining").
  *
  * A Transpose, or a reshape that bufferization could not make a view,
  * is a nest C copying X into a new buffer T with the loop counters
  * permuted: T[g(i)] = X[f(i)]. When T is used by nothing else and X is
  * not written between C and the last reader, every load T[e] of a later
  * nest becomes the load X[f(g^-1(e))], still affine, and C and T go.
- *
  * This moves the permutation from C's stores to the readers' loads. It is
  * done when that cannot make the readers' loads worse: the copy keeps the
  * order of the dimensions that are not 1 (T is X reshaped: the same
  * elements in the same order), or every reader reads each element of T
  * once (an elementwise consumer, not a matmul reading it again and again
- * along a reduction). */
+ * along a reduction).
+ *
+ * More generally C may compute T[g(i)] from loads X_k[f_k(i)] with
+ * arithmetic (an elementwise producer). Each load T[e] then becomes a
+ * copy of C's body with the loads X_k[f_k(g^-1(e))]: the producer is
+ * inlined and recomputed once per read. That is done when the readers
+ * read T at most --max-redundancy times per element in all (default 1:
+ * no value computed twice), when some reader is not aligned with C (a
+ * transposed or strided read, which the loop merging cannot fuse), and
+ * when C does not read a reduction's result (then it is that
+ * reduction's epilogue, and merging keeps the accumulator local). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -85,27 +95,53 @@ static int result_loops(const struct pb_poly_stmt *st,
 	return n;
 }
 
-/* The copy C = statement "c" of "s": its load and its store. */
+/* The copy or producer C = statement "c" of "s": its loads and store. */
 struct copy {
 	int c;
-	const struct pb_poly_access *ld, *st;
-	int pos[MAXR]; /* per loop of C: the dimension of T it indexes */
+	const struct pb_poly_access *ld, *st; /* ld: the first load or NULL */
+	int compute;	/* more than one load -> store of the loaded value */
+	int pos[MAXR];	/* per loop of C: the dimension of T it indexes */
 };
 
-/* Is statement "c" a permuting copy from a load to a store into all of
- * buffer "b"? Fills "cp". */
+/* May "op" be recomputed in a reader: arithmetic without regions or
+ * memory effects? */
+static int pure(MlirOperation op)
+{
+	MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+	if (mlirOperationGetNumRegions(op))
+		return 0;
+	return (n.length > 6 && !strncmp(n.data, "arith.", 6)) ||
+	       (n.length > 5 && !strncmp(n.data, "math.", 5));
+}
+
+/* Is statement "c" a permuting copy, or an elementwise producer, storing
+ * into all of buffer "b"? Fills "cp". */
 static int is_copy(const struct pb_poly_scop *s, int c, int b, struct copy *cp)
 {
 	const struct pb_poly_stmt *st = &s->stmt[c];
 	int loop[MAXR], seen = 0;
-	if (st->kind != PB_POLY_NEST || st->naccess != 2 || st->depth > MAXR)
+	if (st->kind != PB_POLY_NEST || st->naccess < 1 || st->depth > MAXR)
 		return 0;
-	const struct pb_poly_access *ld = &st->access[0], *sto = &st->access[1];
-	if (ld->write || !sto->write || sto->buf != b || ld->buf == b ||
-	    !sto->direct || !sto->exact || !ld->exact ||
-	    !pb_ir_op_is(ld->op, "affine.load") ||
-	    !mlirValueEqual(mlirOperationGetOperand(sto->op, 0),
-			    mlirOperationGetResult(ld->op, 0)))
+	const struct pb_poly_access *sto = &st->access[st->naccess - 1];
+	if (!sto->write || sto->buf != b || !sto->direct || !sto->exact)
+		return 0;
+	for (int k = 0; k + 1 < st->naccess; k++) {
+		const struct pb_poly_access *ld = &st->access[k];
+		if (ld->write || ld->buf == b || !ld->exact ||
+		    !pb_ir_op_is(ld->op, "affine.load") ||
+		    mlirAffineMapGetNumSymbols(mlirAffineMapAttrGetValue(
+			    pb_ir_attr(ld->op, "map"))))
+			return 0;
+	}
+	/* the body: the loads, arithmetic, the store last */
+	MlirBlock body = st->body;
+	MlirOperation term = mlirBlockGetTerminator(body);
+	for (MlirOperation op = mlirBlockGetFirstOperation(body);
+	     !mlirOperationEqual(op, term); op = mlirOperationGetNextInBlock(op))
+		if (!pb_ir_op_is(op, "affine.load") &&
+		    !mlirOperationEqual(op, sto->op) && !pure(op))
+			return 0;
+	if (!mlirOperationEqual(mlirOperationGetNextInBlock(sto->op), term))
 		return 0;
 	int n = result_loops(st, sto, loop);
 	if (n != s->buf[b].rank)
@@ -121,13 +157,51 @@ static int is_copy(const struct pb_poly_scop *s, int c, int b, struct copy *cp)
 	}
 	if (seen != (1 << st->depth) - 1)
 		return 0;
-	if (mlirAffineMapGetNumSymbols(
-		    mlirAffineMapAttrGetValue(pb_ir_attr(ld->op, "map"))))
-		return 0;
 	cp->c = c;
-	cp->ld = ld;
+	cp->ld = st->naccess > 1 ? &st->access[0] : NULL;
 	cp->st = sto;
+	cp->compute = !(st->naccess == 2 &&
+			mlirValueEqual(mlirOperationGetOperand(sto->op, 0),
+				       mlirOperationGetResult(cp->ld->op, 0)));
 	return 1;
+}
+
+/* Does the load "a" of statement "st" index its buffer with the loop
+ * counters of "st" in order (an aligned consumer, which merging the
+ * loops fuses without recomputation)? */
+static int aligned(const struct pb_poly_stmt *st, const struct pb_poly_access *a)
+{
+	int loop[MAXR], next = 0;
+	int n = result_loops(st, a, loop);
+	if (n < 0)
+		return 0;
+	for (int k = 0; k < n; k++)
+		if (loop[k] >= 0 && loop[k] != next++)
+			return 0;
+	return next == st->depth;
+}
+
+/* Does statement "c" read a buffer that a reduction before it writes
+ * (some statement writing an element from several iterations)? Such a
+ * producer is the epilogue of that reduction: merging it into the
+ * reduction's nest keeps the accumulator local, inlining it into its
+ * readers would not. */
+static int after_reduction(const struct pb_poly_scop *s, int c)
+{
+	const struct pb_poly_stmt *st = &s->stmt[c];
+	for (int k = 0; k < st->naccess; k++) {
+		if (st->access[k].write)
+			continue;
+		for (int w = 0; w < c; w++)
+			for (int j = 0; j < s->stmt[w].naccess; j++) {
+				const struct pb_poly_access *a =
+					&s->stmt[w].access[j];
+				if (a->write && a->buf == st->access[k].buf &&
+				    isl_map_is_injective(a->rel) != isl_bool_true)
+					return 1;
+			}
+	}
+	return 0;
 }
 
 /* Does the copy keep the order of the loops between its load and its
@@ -168,27 +242,29 @@ static int reads_once(const struct pb_poly_stmt *st,
 	return cnt == st->depth;
 }
 
-/* Rewrite the load "r" of T into a load of the copy's source. */
-static void rewrite(const struct pb_poly_scop *s, const struct copy *cp,
-		    MlirOperation r)
+/* A load of the producer's load "pl" at the element that the reader's
+ * load "r" of T reads, inserted before "r"; returns its value. */
+static MlirValue reload(const struct pb_poly_scop *s, const struct copy *cp,
+			MlirOperation pl, MlirOperation r)
 {
 	const struct pb_poly_stmt *st = &s->stmt[cp->c];
 	MlirContext mctx = mlirOperationGetContext(r);
 	MlirAffineMap rm = mlirAffineMapAttrGetValue(pb_ir_attr(r, "map"));
-	MlirAffineMap fm = mlirAffineMapAttrGetValue(pb_ir_attr(cp->ld->op, "map"));
+	MlirAffineMap fm = mlirAffineMapAttrGetValue(pb_ir_attr(pl, "map"));
 	int rd = mlirAffineMapGetNumDims(rm), fd = mlirAffineMapGetNumDims(fm);
 	int nr = mlirOperationGetNumOperands(r) - 1;
-	MlirValue *ops = malloc(sizeof(*ops) * (nr + fd + 1));
+	MlirValue *ops = malloc(sizeof(*ops) * (nr + fd + 2));
 	MlirAffineExpr *sub = malloc(sizeof(*sub) * (fd + 1));
 	if (!ops || !sub)
 		abort();
+	ops[0] = mlirOperationGetOperand(pl, 0);
 	for (int i = 0; i < nr; i++)
-		ops[i] = mlirOperationGetOperand(r, i + 1);
-	int nops = nr, dims = rd;
-	/* each dimension of the source's map: the reader's subscript of T
+		ops[1 + i] = mlirOperationGetOperand(r, i + 1);
+	int nops = 1 + nr, dims = rd;
+	/* each dimension of the producer's map: the reader's subscript of T
 	 * for a loop counter of C, a new dimension for anything else */
 	for (int j = 0; j < fd; j++) {
-		MlirValue v = mlirOperationGetOperand(cp->ld->op, 1 + j);
+		MlirValue v = mlirOperationGetOperand(pl, 1 + j);
 		int u = loop_of(st, v);
 		if (u >= 0) {
 			sub[j] = mlirAffineMapGetResult(rm, cp->pos[u]);
@@ -206,29 +282,50 @@ static void rewrite(const struct pb_poly_scop *s, const struct copy *cp,
 		res[k] = mlirAffineExprCompose(mlirAffineMapGetResult(fm, k),
 					       subst);
 	MlirAffineMap nm = mlirAffineMapGet(mctx, dims, 0, nres, res);
-	/* the new load: the old one with a new memref, map and operands */
 	MlirOperationState state = mlirOperationStateGet(
 		pb_str("affine.load"), mlirOperationGetLocation(r));
-	MlirValue *all = malloc(sizeof(*all) * (nops + 1));
-	if (!all)
-		abort();
-	all[0] = pb_fuse_access_memref(cp->ld);
-	memcpy(all + 1, ops, sizeof(*ops) * nops);
-	MlirType t = mlirValueGetType(mlirOperationGetResult(r, 0));
+	MlirType t = mlirValueGetType(mlirOperationGetResult(pl, 0));
 	MlirNamedAttribute na = mlirNamedAttributeGet(
 		mlirIdentifierGet(mctx, pb_str("map")), mlirAffineMapAttrGet(nm));
-	mlirOperationStateAddOperands(&state, nops + 1, all);
+	mlirOperationStateAddOperands(&state, nops, ops);
 	mlirOperationStateAddResults(&state, 1, &t);
 	mlirOperationStateAddAttributes(&state, 1, &na);
 	MlirOperation ld = mlirOperationCreate(&state);
 	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(r), r, ld);
-	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(r, 0),
-				      mlirOperationGetResult(ld, 0));
-	mlirOperationDestroy(r);
-	free(all);
 	free(ops);
 	free(sub);
 	free(res);
+	return mlirOperationGetResult(ld, 0);
+}
+
+/* Replace the load "r" of T by the producer's value at that element:
+ * its loads re-aimed (reload) and its arithmetic cloned before "r". */
+static void rewrite(const struct pb_poly_scop *s, const struct copy *cp,
+		    MlirOperation r)
+{
+	const struct pb_poly_stmt *st = &s->stmt[cp->c];
+	struct pb_ir_map map = {0};
+	for (MlirOperation op = mlirBlockGetFirstOperation(st->body);
+	     !mlirOperationEqual(op, cp->st->op);
+	     op = mlirOperationGetNextInBlock(op)) {
+		if (pb_ir_op_is(op, "affine.load")) {
+			pb_ir_map_add(&map, mlirOperationGetResult(op, 0),
+				      reload(s, cp, op, r));
+			continue;
+		}
+		MlirOperation c = mlirOperationClone(op);
+		pb_ir_remap_operands(c, &map);
+		mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(r), r, c);
+		for (intptr_t k = 0; k < mlirOperationGetNumResults(op); k++)
+			pb_ir_map_add(&map, mlirOperationGetResult(op, k),
+				      mlirOperationGetResult(c, k));
+	}
+	MlirValue v = mlirOperationGetOperand(cp->st->op, 0);
+	MlirValue nv = pb_ir_map_lookup(&map, v);
+	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(r, 0),
+				      mlirValueIsNull(nv) ? v : nv);
+	mlirOperationDestroy(r);
+	pb_ir_map_free(&map);
 }
 
 /* Fold the copy into buffer "b" of "s" if the conditions of the file
@@ -239,10 +336,13 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	const struct pb_poly_buf *buf = &s->buf[b];
 	MlirOperation alloc = pb_ir_value_parent(buf->root);
 	struct copy cp = {.c = -1};
-	int nread = 0, last = -1, once = 1;
+	int nread = 0, last = -1, once = 1, all_aligned = 1;
+	double reads = 0, elems = 1;
 	if (buf->is_arg || !pb_ir_op_is(alloc, "memref.alloc") ||
 	    buf->rank > MAXR)
 		return 0;
+	for (int k = 0; k < buf->rank; k++)
+		elems *= (double)buf->shape[k];
 	for (int i = 0; i < s->nstmt; i++) {
 		const struct pb_poly_stmt *st = &s->stmt[i];
 		for (int k = 0; k < st->naccess; k++) {
@@ -256,17 +356,34 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			    mlirAffineMapGetNumSymbols(mlirAffineMapAttrGetValue(
 				    pb_ir_attr(a->op, "map"))))
 				return 0;
+			double it = 1;
+			for (int u = 0; u < st->depth; u++)
+				it *= (double)st->extent[u];
+			reads += it;
 			once &= reads_once(st, a);
+			all_aligned &= aligned(st, a);
 			nread++;
 			last = i;
 		}
 	}
-	if (cp.c < 0 || !nread || pb_fuse_num_uses(buf->root) != nread + 1 ||
-	    (!once && !keeps_order(s, &cp)))
+	if (cp.c < 0 || !nread || pb_fuse_num_uses(buf->root) != nread + 1)
 		return 0;
-	if (!pb_fuse_unwritten(s, cp.c + 1, last, cp.ld->buf))
+	double redundancy = reads / elems;
+	double limit = o->max_redundancy > 0 ? o->max_redundancy : 1.0;
+	if (cp.compute ? redundancy > limit || all_aligned ||
+				 after_reduction(s, cp.c)
+		       : !once && !keeps_order(s, &cp))
 		return 0;
-	if (o->remarks)
+	const struct pb_poly_stmt *c = &s->stmt[cp.c];
+	for (int k = 0; k + 1 < c->naccess; k++)
+		if (!pb_fuse_unwritten(s, cp.c + 1, last, c->access[k].buf))
+			return 0;
+	if (o->remarks && cp.compute)
+		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
+			     "producer inlined into its %d reads (computed %.2f "
+			     "times per element, --max-redundancy=%g)",
+			     nread, redundancy, limit);
+	else if (o->remarks)
 		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
 			     "copy folded into its %d reads: they load its "
 			     "source",

@@ -20,6 +20,7 @@ struct pb_fuse_opts {
 	const char *fusion;   /* --fusion=kinds (comma-separated), NULL: all */
 	long min_parallel;    /* --min-parallelism, 0: from the target */
 	long max_local;	      /* --max-local-bytes, 0: default */
+	double max_redundancy; /* --max-redundancy, 0: default (1) */
 	const char *report;   /* --report FILE (JSON) */
 	int remarks;	      /* --remarks: say why fusions were (not) done */
 	int upstream;	      /* --upstream-fusion: MLIR's affine-loop-fusion */

@@ -17,6 +17,10 @@ static const struct pb_opt options[] = {
 	{"max-local-bytes", PB_OPT_INT, &opts.max_local, "N",
 	 "largest per-iteration footprint a buffer may be contracted to\n"
 	 "(default 16384)"},
+	{"max-redundancy", PB_OPT_DOUBLE, &opts.max_redundancy, "R",
+	 "inline an elementwise producer into its readers when they read\n"
+	 "each of its elements at most R times in all (default 1: no value\n"
+	 "computed twice)"},
 	{"report", PB_OPT_STR, &opts.report, "FILE",
 	 "write a JSON report: per kernel its ONNX nodes, loops and global\n"
 	 "bytes, and the totals before and after fusion"},

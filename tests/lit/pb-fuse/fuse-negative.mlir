@@ -1,8 +1,15 @@
-// RUN: pb-fuse --remarks --split-input-file %s 2>%t.rem | FileCheck %s
+// RUN: pb-fuse --remarks --max-redundancy=0.5 --split-input-file %s 2>%t.rem | FileCheck %s
 // RUN: FileCheck --check-prefix=REM %s < %t.rem
+// RUN: pb-fuse --remarks --split-input-file %s 2>&1 >/dev/null | FileCheck --check-prefix=INL %s
 
 // Fusions that would break a dependence, or that the cost model rejects,
 // are not done, and --remarks says why. Hand-written affine on memrefs.
+// With --max-redundancy below 1 no producer is inlined into its readers;
+// by default (1) the producers of the transposed, shifted and differently
+// ordered reads below are inlined instead, each value computed once:
+// INL-COUNT-2: remark: producer inlined into its 1 reads (computed 1.00 times per element, --max-redundancy=1)
+// INL: remark: not fused: predicted
+// INL: remark: producer inlined into its 1 reads
 
 // A consumer reading its producer's output transposed: the value of
 // t[i][j] is needed at iteration (j, i), so merging the outer loops would
