@@ -708,19 +708,19 @@ static int op_einsum(struct imp *s)
 	} else {
 		for (int j = 0; j < (ell_rank > 0 ? ell_rank : 0); j++)
 			outl[no++] = (char)('0' + j);
-		for (int l = 'A'; l <= 'z'; l++)
+		for (int l = 'A'; l <= 'z' && no < PB_MAX_RANK + 1; l++)
 			if (seen[l] == 1 && l > '9')
 				outl[no++] = (char)l;
 	}
 	outl[no] = 0;
 	/* loops: output letters, then the summed ones */
-	char loops[2 * PB_MAX_RANK + 1];
+	char loops[128];
 	int nl = 0;
 	memcpy(loops, outl, no);
 	nl = no;
 	for (int t = 0; t < nin; t++)
 		for (const char *p = full[t]; *p; p++)
-			if (!memchr(loops, *p, nl))
+			if (!memchr(loops, *p, nl) && nl < (int)sizeof(loops))
 				loops[nl++] = *p;
 	if (nl > 2 * PB_MAX_RANK || no > PB_MAX_RANK)
 		return pb_imp_node_error(s, "equation '%s' has too many indices",
