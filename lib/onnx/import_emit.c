@@ -313,6 +313,36 @@ struct name pb_imp_empty(struct imp *s, const struct shape *sh)
 	return pb_imp_empty_dt(s, sh, PB_DT_F32);
 }
 
+/* The IEEE half-precision bits of "x", rounded to nearest even. */
+static unsigned half_bits(float x)
+{
+	uint32_t f, man, sign, h, rem, half;
+	memcpy(&f, &x, 4);
+	sign = f >> 16 & 0x8000;
+	man = f & 0x7fffff;
+	int exp = (int)(f >> 23 & 0xff) - 127 + 15;
+	if ((f >> 23 & 0xff) == 0xff) /* inf, nan */
+		return sign | 0x7c00 | (man ? 0x200 : 0);
+	if (exp >= 31)
+		return sign | 0x7c00;
+	if (exp <= 0) { /* a subnormal half, or zero */
+		if (exp < -10)
+			return sign;
+		man |= 0x800000;
+		int shift = 14 - exp;
+		h = man >> shift;
+		rem = man & ((1u << shift) - 1);
+		half = 1u << (shift - 1);
+	} else {
+		h = (uint32_t)exp << 10 | man >> 13;
+		rem = man & 0x1fff;
+		half = 0x1000;
+	}
+	if (rem > half || (rem == half && (h & 1)))
+		h++; /* a carry into the exponent is still right */
+	return sign | h;
+}
+
 /* Emit a scalar constant "x" of type "dt" (floats exactly, as hex). */
 struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
 {
@@ -323,10 +353,8 @@ struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
 		pb_imp_emit(s, "%s = arith.constant 0x%016llX : f64", c.s,
 			    (unsigned long long)bits);
 	} else if (dt == PB_DT_F16) {
-		_Float16 h = (_Float16)x;
-		uint16_t bits;
-		memcpy(&bits, &h, 2);
-		pb_imp_emit(s, "%s = arith.constant 0x%04X : f16", c.s, bits);
+		pb_imp_emit(s, "%s = arith.constant 0x%04X : f16", c.s,
+			    half_bits((float)x));
 	} else if (dt == PB_DT_BOOL) {
 		pb_imp_emit(s, "%s = arith.constant %s", c.s,
 			    x != 0 ? "true" : "false");
