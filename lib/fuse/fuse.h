@@ -12,7 +12,8 @@ enum {
 	PB_FUSE_EPILOGUE = 2,  /* consumers fused inside a reduction's nest */
 	PB_FUSE_SIBLING = 4,   /* nests that only share an input */
 	PB_FUSE_REDUCTION = 8, /* nests fused around reductions at row level */
-	PB_FUSE_ALL = 15,
+	PB_FUSE_ALL = 15,      /* the default set: attention is asked for */
+	PB_FUSE_ATTENTION = 16, /* matmul -> softmax -> matmul, online softmax */
 };
 
 struct pb_fuse_opts {

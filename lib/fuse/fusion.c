@@ -53,8 +53,9 @@
  * loops: a softmax or LayerNorm row of 4096 floats. */
 #define DEFAULT_MAX_LOCAL (16 * 1024)
 
-static const char *kind_names[] = {"producer", "epilogue", "sibling",
-				   "reduction"};
+const char *const pb_fuse_kind_names[] = {"producer", "epilogue", "sibling",
+					  "reduction", "attention", NULL};
+#define kind_names pb_fuse_kind_names
 
 int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s)
 {
@@ -64,14 +65,15 @@ int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s)
 	while (*s) {
 		size_t n = strcspn(s, ",");
 		int k = -1;
-		for (int i = 0; i < 4 && k < 0; i++)
+		for (int i = 0; kind_names[i] && k < 0; i++)
 			if (strlen(kind_names[i]) == n &&
 			    !strncmp(s, kind_names[i], n))
 				k = i;
 		if (k < 0) {
 			pb_error(ctx,
 				 "--fusion: unknown kind '%.*s' (expected "
-				 "producer, epilogue, sibling, reduction)",
+				 "producer, epilogue, sibling, reduction, "
+				 "attention)",
 				 (int)n, s);
 			return -1;
 		}
@@ -706,7 +708,8 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			pb_fuse_reductions_inward(ctx, o, s0);
 		}
 		pb_poly_scop_free(s0);
-		if (o->attention && !o->upstream && !o->no_fusion) {
+		if ((o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
+		    !o->upstream && !o->no_fusion) {
 			/* QK^T -> softmax -> PV as one nest (attention.c) */
 			struct pb_poly_scop *s1 =
 				pb_poly_extract(ctx, ctx->isl, body);

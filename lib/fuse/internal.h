@@ -133,6 +133,9 @@ static inline MlirValue pb_fuse_access_memref(const struct pb_poly_access *a)
 int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		      const struct pb_poly_scop *s);
 
+/* The names of the PB_FUSE_* bits, in bit order, NULL-terminated. */
+extern const char *const pb_fuse_kind_names[];
+
 /* Parse the --fusion list "s" into PB_FUSE_* bits; -1 (reported) when a
  * name is unknown. NULL: all kinds. */
 int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s);

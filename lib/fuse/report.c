@@ -14,8 +14,6 @@
 
 #include "fuse/internal.h"
 
-static const char *kind_names[] = {"producer", "epilogue", "sibling",
-				   "reduction"};
 
 /* The number of elements in the bounding box of "set", the accesses to
  * buffer "b" of "s" (the whole buffer when the box is not fixed). */
@@ -162,7 +160,7 @@ static json_t *kernel_json(MlirOperation func, const struct pb_fuse_kinfo *k)
 		for (int i = 0; i < 4; i++)
 			if (k->kinds & (1u << i))
 				json_array_append_new(kinds,
-						      json_string(kind_names[i]));
+						      json_string(pb_fuse_kind_names[i]));
 		json_object_set_new(o, "nests", json_integer(k->nstmts));
 		json_object_set_new(o, "bytes_read", json_integer(k->bytes_read));
 		json_object_set_new(o, "bytes_written",

@@ -9,7 +9,7 @@ static const struct pb_opt options[] = {
 	 "one kernel per loop nest"},
 	{"fusion", PB_OPT_STR, &opts.fusion, "KINDS",
 	 "fusion kinds to do, comma-separated: producer, epilogue, sibling,\n"
-	 "reduction (default: all)"},
+	 "reduction, attention (default: all but attention)"},
 	{"min-parallelism", PB_OPT_INT, &opts.min_parallel, "N",
 	 "never leave a fused kernel with fewer outer parallel iterations\n"
 	 "than min(N, those of the nests fused) (default: no floor, the\n"
