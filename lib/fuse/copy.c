@@ -283,7 +283,7 @@ static MlirValue reload(const struct pb_poly_scop *s, const struct copy *cp,
 					       subst);
 	MlirAffineMap nm = mlirAffineMapGet(mctx, dims, 0, nres, res);
 	MlirOperationState state = mlirOperationStateGet(
-		pb_str("affine.load"), mlirOperationGetLocation(r));
+		pb_str("affine.load"), mlirOperationGetLocation(pl));
 	MlirType t = mlirValueGetType(mlirOperationGetResult(pl, 0));
 	MlirNamedAttribute na = mlirNamedAttributeGet(
 		mlirIdentifierGet(mctx, pb_str("map")), mlirAffineMapAttrGet(nm));

@@ -17,6 +17,7 @@
 
 // CHECK-LABEL: func.func private @k0_Transpose_1
 // CHECK-SAME: (%[[X:.*]]: memref<8x16xf32>, %[[B:.*]]: memref<16xf32>, %[[Y:.*]]: memref<16x8xf32>)
+// CHECK-SAME: pb.nodes = ["Transpose_1", "Add_0", "Exp_2"]
 // CHECK: affine.parallel (%[[I:.*]]) = (0) to (16) {
 // CHECK-NEXT: affine.parallel (%[[J:.*]]) = (0) to (8) {
 // CHECK-NEXT: memref.alloca() : memref<f32>
