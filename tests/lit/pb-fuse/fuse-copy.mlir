@@ -15,7 +15,7 @@
 
 // CHECK-LABEL: func.func private @k0_Exp_1
 // CHECK-SAME: (%[[X:.*]]: memref<8x16xf32>, %[[Y:.*]]: memref<16x8xf32>)
-// CHECK-SAME: pb.nodes = ["Exp_1"]
+// CHECK-SAME: pb.nodes = ["Exp_1", "Transpose_0"]
 // CHECK: affine.parallel (%[[I:.*]]) = (0) to (16) {
 // CHECK-NEXT: affine.parallel (%[[J:.*]]) = (0) to (8) {
 // CHECK-NEXT: %[[V:.*]] = affine.load %[[X]][%[[J]], %[[I]]] : memref<8x16xf32>
