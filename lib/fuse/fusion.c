@@ -684,8 +684,10 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	if (pb_target_get(ctx, NULL, ctx->target_file, &f.target) != PB_OK)
 		return PB_ERR;
 	f.max_local = o->max_local > 0 ? o->max_local : DEFAULT_MAX_LOCAL;
-	if (!o->no_fusion && !o->upstream)
+	if (!o->no_fusion && !o->upstream) {
 		drop_unit_loops(body);
+		pb_fuse_bypass_unit_reshapes(body);
+	}
 	if (!o->no_fusion) {
 		/* measure the unfused nests; fold pads or let MLIR fuse */
 		struct pb_poly_scop *s0 = pb_poly_extract(ctx, ctx->isl, body);

@@ -112,6 +112,11 @@ int pb_fuse_fold_copies(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 int pb_fuse_reductions_inward(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			      const struct pb_poly_scop *s);
 
+/* Make the accesses of @main's nests ("body") through reshapes that only
+ * add or drop dimensions of size 1 access the reshaped buffer directly
+ * (views.c). Returns how many accesses changed. */
+int pb_fuse_bypass_unit_reshapes(MlirBlock body);
+
 /* Move the operations of the body of loop "l" but its terminator before
  * "before", with "iv" for l's counter (apply.c). */
 void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before);
