@@ -107,56 +107,14 @@ static int opnd(const struct pb_poly_stmt *st, MlirOperation op, int i, int k)
 	       pb_attn_load_of(st, mlirOperationGetOperand(op, i)) == k;
 }
 
-/* Does access "a" of "st" (an affine access of its buffer itself, exact)
+/* Does access "k" of "st" (an affine access of its buffer itself, exact)
  * index the buffer with loops want[0..n-1] in order, dimensions of size 1
- * indexed by the constant 0 aside (pad.c's identity_access, permuted)? */
+ * indexed by the constant 0 aside? */
 static int pattern(const struct pb_poly_stmt *st, int k, const int *want,
 		   int n)
 {
 	const struct pb_poly_access *a = &st->access[k];
-	MlirAttribute ma = pb_ir_attr(a->op, "map");
-	int first = a->write ? 2 : 1, u = 0;
-	MlirType type = mlirValueGetType(mlirOperationGetOperand(a->op,
-							       first - 1));
-	if (!a->direct || !a->exact || mlirAttributeIsNull(ma) ||
-	    !mlirAttributeIsAAffineMap(ma) || !mlirTypeIsAMemRef(type))
-		return 0;
-	MlirAffineMap map = mlirAffineMapAttrGetValue(ma);
-	int rank = mlirShapedTypeGetRank(type);
-	if (mlirAffineMapGetNumResults(map) != rank)
-		return 0;
-	for (int r = 0; r < rank; r++) {
-		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
-		int64_t dim = mlirShapedTypeGetDimSize(type, r);
-		if (mlirAffineExprIsAConstant(e) && dim == 1 &&
-		    mlirAffineConstantExprGetValue(e) == 0)
-			continue;
-		if (!mlirAffineExprIsADim(e))
-			return 0;
-		intptr_t pos = first + mlirAffineDimExprGetPosition(e);
-		if (pos >= mlirOperationGetNumOperands(a->op))
-			return 0;
-		MlirValue v = mlirOperationGetOperand(a->op, pos);
-		int l = -1;
-		for (int i = 0; i < st->depth; i++)
-			if (mlirValueEqual(v, pb_attn_iv(st, i)))
-				l = i;
-		if (l < 0) {
-			MlirOperation d = pb_attn_def(v);
-			MlirAttribute c = mlirOperationIsNull(d)
-						  ? (MlirAttribute){NULL}
-						  : pb_ir_attr(d, "value");
-			if (dim == 1 && !mlirAttributeIsNull(c) &&
-			    mlirAttributeIsAInteger(c) &&
-			    mlirIntegerAttrGetValueInt(c) == 0)
-				continue;
-			return 0;
-		}
-		if (u >= n || l != want[u] || st->extent[l] != dim)
-			return 0;
-		u++;
-	}
-	return u == n;
+	return a->direct && a->exact && pb_fuse_access_is(st, a, want, n);
 }
 
 /* Loops 0..n-1; "skip" >= 0 leaves that one out (P in PV). */

@@ -11,29 +11,7 @@
 
 #include "fuse/attention.h"
 
-/* Create an operation "name" before "at" with "n" operands, one result of
- * type "t" (none when null) and the "na" attributes "names"/"attrs"
- * (pad.c's). */
-static MlirValue make(MlirOperation at, const char *name, int n,
-		      const MlirValue *ops, MlirType t, int na,
-		      const char **names, const MlirAttribute *attrs)
-{
-	MlirContext mctx = mlirOperationGetContext(at);
-	MlirLocation loc = mlirOperationGetLocation(at);
-	MlirOperationState st = mlirOperationStateGet(pb_str(name), loc);
-	MlirNamedAttribute nattr[4];
-	for (int i = 0; i < na; i++)
-		nattr[i] = mlirNamedAttributeGet(
-			mlirIdentifierGet(mctx, pb_str(names[i])), attrs[i]);
-	mlirOperationStateAddOperands(&st, n, ops);
-	if (!mlirTypeIsNull(t))
-		mlirOperationStateAddResults(&st, 1, &t);
-	mlirOperationStateAddAttributes(&st, na, nattr);
-	MlirOperation op = mlirOperationCreate(&st);
-	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
-	return mlirTypeIsNull(t) ? (MlirValue){NULL}
-				 : mlirOperationGetResult(op, 0);
-}
+#define make pb_fuse_build
 
 static MlirValue binop(MlirOperation at, const char *name, MlirValue a,
 		       MlirValue b)

@@ -32,7 +32,7 @@
 
 #include "fuse/internal.h"
 
-#define MAXR 12
+#define MAXR PB_FUSE_MAXR
 
 /* The induction variable of loop "l". */
 static MlirValue iv_of(MlirOperation l)
@@ -61,12 +61,8 @@ static int is_zero(MlirValue v)
 	       mlirAttributeIsAInteger(c) && !mlirIntegerAttrGetValueInt(c);
 }
 
-/* For each result of the map of access "a" of "st": the loop whose
- * counter it is ("loop[k]"), or -1 for the constant 0 in a dimension of
- * size 1. Returns the number of results, or -1 when some result is
- * anything else (or the map has symbols). */
-static int result_loops(const struct pb_poly_stmt *st,
-			const struct pb_poly_access *a, int *loop)
+int pb_fuse_result_loops(const struct pb_poly_stmt *st,
+			 const struct pb_poly_access *a, int *loop)
 {
 	MlirAttribute ma = pb_ir_attr(a->op, "map");
 	MlirType t = mlirValueGetType(pb_fuse_access_memref(a));
@@ -143,7 +139,7 @@ static int is_copy(const struct pb_poly_scop *s, int c, int b, struct copy *cp)
 			return 0;
 	if (!mlirOperationEqual(mlirOperationGetNextInBlock(sto->op), term))
 		return 0;
-	int n = result_loops(st, sto, loop);
+	int n = pb_fuse_result_loops(st, sto, loop);
 	if (n != s->buf[b].rank)
 		return 0;
 	for (int k = 0; k < n; k++) {
@@ -172,7 +168,7 @@ static int is_copy(const struct pb_poly_scop *s, int c, int b, struct copy *cp)
 static int aligned(const struct pb_poly_stmt *st, const struct pb_poly_access *a)
 {
 	int loop[MAXR], next = 0;
-	int n = result_loops(st, a, loop);
+	int n = pb_fuse_result_loops(st, a, loop);
 	if (n < 0)
 		return 0;
 	for (int k = 0; k < n; k++)
@@ -210,7 +206,7 @@ static int keeps_order(const struct pb_poly_scop *s, const struct copy *cp)
 {
 	const struct pb_poly_stmt *st = &s->stmt[cp->c];
 	int in[MAXR], out[MAXR], a = 0, b = 0;
-	int n = result_loops(st, cp->ld, in), m = result_loops(st, cp->st, out);
+	int n = pb_fuse_result_loops(st, cp->ld, in), m = pb_fuse_result_loops(st, cp->st, out);
 	if (n < 0 || m < 0)
 		return 0;
 	for (int i = 0; i < n; i++)
@@ -228,7 +224,7 @@ static int reads_once(const struct pb_poly_stmt *st,
 		      const struct pb_poly_access *a)
 {
 	int loop[MAXR], seen = 0, cnt = 0;
-	int n = result_loops(st, a, loop);
+	int n = pb_fuse_result_loops(st, a, loop);
 	if (n < 0)
 		return 0;
 	for (int k = 0; k < n; k++) {

@@ -123,6 +123,26 @@ void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before);
 /* Are statements "from" to "to" of "s" nests that do not write buffer
  * "b"? (apply.c) */
 int pb_fuse_unwritten(const struct pb_poly_scop *s, int from, int to, int b);
+/* The most dimensions an access may have for the folds. */
+#define PB_FUSE_MAXR 12
+/* For each result of the map of access "a" of "st" (at most PB_FUSE_MAXR):
+ * the loop whose counter it is ("loop[k]"), or -1 for the constant 0 in a
+ * dimension of size 1. Returns the number of results, or -1 when some
+ * result is anything else or the map has symbols (copy.c). */
+int pb_fuse_result_loops(const struct pb_poly_stmt *st,
+			 const struct pb_poly_access *a, int *loop);
+/* Does access "a" of "st" index its memref with the loops "want" (n of
+ * them) in order, each over the whole dimension, and the constant 0 in
+ * dimensions of size 1 (pad.c)? */
+int pb_fuse_access_is(const struct pb_poly_stmt *st,
+		      const struct pb_poly_access *a, const int *want, int n);
+/* Create an operation "name" before "at" with "n" operands "ops", one
+ * result of type "t" (none when "t" is null; a null value is returned)
+ * and the "na" (at most 4) attributes "names"/"attrs" (pad.c). */
+MlirValue pb_fuse_build(MlirOperation at, const char *name, int n,
+			const MlirValue *ops, MlirType t, int na,
+			const char **names, const MlirAttribute *attrs);
+
 /* Number of uses of "v" (apply.c). */
 int pb_fuse_num_uses(MlirValue v);
 /* The memref operand of access "a". */

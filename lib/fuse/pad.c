@@ -26,27 +26,27 @@
 
 #include "fuse/internal.h"
 
-/* Create an operation "name" before "at" with "n" operands, one result of
- * type "t" (none when null) and the "na" attributes "names"/"attrs". */
-static MlirValue make(MlirOperation at, const char *name, int n,
-		      const MlirValue *ops, MlirType t, int na,
-		      const char **names, const MlirAttribute *attrs)
+MlirValue pb_fuse_build(MlirOperation at, const char *name, int n,
+			const MlirValue *ops, MlirType t, int na,
+			const char **names, const MlirAttribute *attrs)
 {
 	MlirContext mctx = mlirOperationGetContext(at);
 	MlirOperationState st =
 		mlirOperationStateGet(pb_str(name), mlirOperationGetLocation(at));
 	MlirNamedAttribute nattr[4];
-	for (int i = 0; i < na; i++)
+	for (int i = 0; i < na && i < 4; i++)
 		nattr[i] = mlirNamedAttributeGet(
 			mlirIdentifierGet(mctx, pb_str(names[i])), attrs[i]);
 	mlirOperationStateAddOperands(&st, n, ops);
 	if (!mlirTypeIsNull(t))
 		mlirOperationStateAddResults(&st, 1, &t);
-	mlirOperationStateAddAttributes(&st, na, nattr);
+	mlirOperationStateAddAttributes(&st, na < 4 ? na : 4, nattr);
 	MlirOperation op = mlirOperationCreate(&st);
 	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, op);
-	return mlirOperationGetResult(op, 0);
+	return mlirTypeIsNull(t) ? (MlirValue){NULL}
+				 : mlirOperationGetResult(op, 0);
 }
+#define make pb_fuse_build
 
 /* An index constant "v" before "at". */
 static MlirValue index_const(MlirOperation at, int64_t v)
@@ -90,55 +90,36 @@ struct pad {
 	int64_t shape[8];	 /* of P */
 };
 
-/* Does access "a" of "st" index its memref (of shape "shape", rank
- * "rank") with the loop counters of "st" in order, or the constant 0 in
- * a dimension of size 1 (a loop that ran once and was dropped)? */
-static int identity_access(const struct pb_poly_stmt *st,
-			   const struct pb_poly_access *a, MlirType type)
+int pb_fuse_access_is(const struct pb_poly_stmt *st,
+		      const struct pb_poly_access *a, const int *want, int n)
 {
-	MlirAttribute ma = pb_ir_attr(a->op, "map");
-	int first = a->write ? 2 : 1, u = 0;
-	if (mlirAttributeIsNull(ma) || !mlirAttributeIsAAffineMap(ma) ||
-	    !mlirTypeIsAMemRef(type))
-		return 0;
-	MlirAffineMap map = mlirAffineMapAttrGetValue(ma);
-	int rank = mlirShapedTypeGetRank(type);
-	if (mlirAffineMapGetNumResults(map) != rank)
+	int loop[PB_FUSE_MAXR], u = 0;
+	MlirType t = mlirValueGetType(pb_fuse_access_memref(a));
+	int rank = pb_fuse_result_loops(st, a, loop);
+	if (rank < 0)
 		return 0;
 	for (int k = 0; k < rank; k++) {
-		MlirAffineExpr e = mlirAffineMapGetResult(map, k);
-		int64_t dim = mlirShapedTypeGetDimSize(type, k);
-		if (mlirAffineExprIsAConstant(e) &&
-		    mlirAffineConstantExprGetValue(e) == 0 && dim == 1)
+		if (loop[k] < 0)
 			continue;
-		if (!mlirAffineExprIsADim(e))
+		if (u >= n || loop[k] != want[u] ||
+		    st->extent[loop[k]] != mlirShapedTypeGetDimSize(t, k))
 			return 0;
-		intptr_t pos = first + mlirAffineDimExprGetPosition(e);
-		if (pos >= mlirOperationGetNumOperands(a->op))
-			return 0;
-		MlirValue v = mlirOperationGetOperand(a->op, pos);
-		if (u < st->depth &&
-		    mlirValueEqual(v, mlirBlockGetArgument(
-					      mlirRegionGetFirstBlock(
-						      mlirOperationGetRegion(
-							      st->loops[u], 0)),
-					      0)) &&
-		    st->extent[u] == dim) {
-			u++;
-			continue;
-		}
-		MlirOperation def = mlirValueIsAOpResult(v)
-					    ? mlirOpResultGetOwner(v)
-					    : (MlirOperation){NULL};
-		MlirAttribute c = mlirOperationIsNull(def)
-					  ? (MlirAttribute){NULL}
-					  : pb_ir_attr(def, "value");
-		if (dim != 1 || !pb_ir_op_is(def, "arith.constant") ||
-		    !mlirAttributeIsAInteger(c) ||
-		    mlirIntegerAttrGetValueInt(c) != 0)
-			return 0;
+		u++;
 	}
-	return u == st->depth;
+	return u == n;
+}
+
+/* Does access "a" of "st" index its memref with the loop counters of
+ * "st" in order (pb_fuse_access_is with all the loops)? */
+static int identity_access(const struct pb_poly_stmt *st,
+			   const struct pb_poly_access *a)
+{
+	int all[PB_FUSE_MAXR];
+	if (st->depth > PB_FUSE_MAXR)
+		return 0;
+	for (int u = 0; u < st->depth; u++)
+		all[u] = u;
+	return pb_fuse_access_is(st, a, all, st->depth);
 }
 
 /* Is statement "i" the fill F of buffer "b": all of it, with one value
@@ -148,8 +129,7 @@ static int is_fill(const struct pb_poly_scop *s, int i, int b, struct pad *p)
 	const struct pb_poly_stmt *st = &s->stmt[i];
 	if (st->kind != PB_POLY_NEST || st->naccess != 1 ||
 	    !st->access[0].write || !st->access[0].direct ||
-	    !identity_access(st, &st->access[0],
-			     mlirValueGetType(s->buf[b].root)))
+	    st->access[0].buf != b || !identity_access(st, &st->access[0]))
 		return 0;
 	MlirValue v = mlirOperationGetOperand(st->access[0].op, 0);
 	if (!mlirValueIsAOpResult(v) ||
@@ -170,8 +150,7 @@ static int is_copy(const struct pb_poly_scop *s, int i, int b, struct pad *p)
 	MlirValue view = pb_fuse_access_memref(sto), src = pb_fuse_access_memref(ld);
 	if (ld->write || !sto->write || sto->buf != b || ld->buf == b ||
 	    !mlirValueIsAOpResult(view) ||
-	    !identity_access(st, ld, mlirValueGetType(src)) ||
-	    !identity_access(st, sto, mlirValueGetType(view)) ||
+	    !identity_access(st, ld) || !identity_access(st, sto) ||
 	    !mlirValueEqual(mlirOperationGetOperand(sto->op, 0),
 			    mlirOperationGetResult(ld->op, 0)))
 		return 0;
