@@ -219,7 +219,8 @@ int pb_imp_attr_ints(struct imp *s, const char *name, int64_t *v, int max)
 				  "are supported", name, a->n_ints, max);
 		return -2;
 	}
-	memcpy(v, a->ints, a->n_ints * sizeof(*v));
+	if (a->n_ints)
+		memcpy(v, a->ints, a->n_ints * sizeof(*v));
 	return (int)a->n_ints;
 }
 

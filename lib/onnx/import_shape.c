@@ -672,6 +672,8 @@ static int op_gather(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0), *iv = pb_imp_in(s, 1);
 	int axis;
+	if (!iv)
+		return pb_imp_node_error(s, "expected 2 inputs");
 	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
 		return PB_ERR;
 	int64_t ind[64];

@@ -33,6 +33,8 @@ static void copy_typed(const Onnx__TensorProto *p, struct pb_tensor *t,
 {
 	size_t esz = pb_dtype_size(t->dtype);
 	char *d = t->data;
+	if (n <= 0)
+		return;
 	if (t->dtype == PB_DT_F32) {
 		memcpy(d, p->float_data, n * esz);
 	} else if (t->dtype == PB_DT_F64) {
