@@ -12,35 +12,8 @@
 
 #include "onnx/onnx.h"
 
-static int passed, failed;
-
-static void check(int ok, const char *what, const char *detail)
-{
-	if (ok) {
-		passed++;
-		return;
-	}
-	failed++;
-	printf("FAIL: %s%s%s\n", what, detail ? ": " : "", detail ? detail : "");
-}
-
-/* Silence stderr while "on" (the expected error lines of the reject
- * cases), restore it after. */
-static void quiet(int on)
-{
-	static int saved = -1;
-	fflush(stderr);
-	if (on && saved < 0) {
-		saved = dup(2);
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
-		close(null);
-	} else if (!on && saved >= 0) {
-		dup2(saved, 2);
-		close(saved);
-		saved = -1;
-	}
-}
+#include "check.h"
+#include "quiet.h"
 
 /* Pack "msg" into the temporary file "path". */
 static void write_msg(const ProtobufCMessage *msg, const char *path)
@@ -127,17 +100,17 @@ static void test_decode(struct pb_ctx *ctx, const char *path)
 		write_msg(&p.base, path);
 		struct pb_tensor t;
 		int rc = pb_onnx_read_tensor_file(ctx, path, &t);
-		check(rc == PB_OK, cases[i].name, "decode failed");
+		check_detail(rc == PB_OK, cases[i].name, "decode failed");
 		if (rc != PB_OK)
 			continue;
 		unsigned char want[48];
 		expected(i, want);
-		check(t.dtype == (enum pb_dtype)cases[i].dtype && t.rank == 2 &&
+		check_detail(t.dtype == (enum pb_dtype)cases[i].dtype && t.rank == 2 &&
 		      t.dims[0] == 2 && t.dims[1] == 3, cases[i].name,
 		      "type or shape");
-		check(t.nbytes == 6 * cases[i].esz &&
+		check_detail(t.nbytes == 6 * cases[i].esz &&
 		      !memcmp(t.data, want, t.nbytes), cases[i].name, "data");
-		check(t.name && !strcmp(t.name, "t"), cases[i].name, "name");
+		check_detail(t.name && !strcmp(t.name, "t"), cases[i].name, "name");
 		pb_tensor_clear(&t);
 	}
 }
@@ -177,7 +150,7 @@ static void test_reject(struct pb_ctx *ctx, const char *path)
 		write_msg(&p.base, path);
 		struct pb_tensor t;
 		int nerr = ctx->nerrors;
-		check(pb_onnx_read_tensor_file(ctx, path, &t) == PB_ERR &&
+		check_detail(pb_onnx_read_tensor_file(ctx, path, &t) == PB_ERR &&
 		      ctx->nerrors == nerr + 1 && !t.data, names[i],
 		      "accepted");
 	}
@@ -185,7 +158,7 @@ static void test_reject(struct pb_ctx *ctx, const char *path)
 	fputs("\xff\xff\xff garbage", f);
 	fclose(f);
 	struct pb_tensor t;
-	check(pb_onnx_read_tensor_file(ctx, path, &t) == PB_ERR, "garbage",
+	check_detail(pb_onnx_read_tensor_file(ctx, path, &t) == PB_ERR, "garbage",
 	      "accepted");
 }
 
@@ -239,22 +212,22 @@ static void test_weights(struct pb_ctx *ctx, const char *path)
 	write_msg(&m.base, path);
 
 	struct pb_onnx_weights *ws = pb_onnx_weights_open(ctx, path);
-	check(ws != NULL, "weights open", NULL);
+	check_detail(ws != NULL, "weights open", NULL);
 	if (!ws)
 		return;
 	struct pb_tensor t;
 	int rc = pb_onnx_weights_get(ctx, ws, "w", &t);
-	check(rc == PB_OK && t.dtype == PB_DT_F32 && t.nbytes == 24 &&
+	check_detail(rc == PB_OK && t.dtype == PB_DT_F32 && t.nbytes == 24 &&
 	      !memcmp(t.data, f6, 24) && !strcmp(t.name, "w"),
 	      "initializer", NULL);
 	pb_tensor_clear(&t);
 	rc = pb_onnx_weights_get(ctx, ws, "c", &t);
-	check(rc == PB_OK && t.dtype == PB_DT_I64 && t.nbytes == 48 &&
+	check_detail(rc == PB_OK && t.dtype == PB_DT_I64 && t.nbytes == 48 &&
 	      !memcmp(t.data, l6, 48) && !strcmp(t.name, "c"),
 	      "constant node", NULL);
 	pb_tensor_clear(&t);
 	quiet(1);
-	check(pb_onnx_weights_get(ctx, ws, "nope", &t) == PB_ERR,
+	check_detail(pb_onnx_weights_get(ctx, ws, "nope", &t) == PB_ERR,
 	      "missing weight", NULL);
 	quiet(0);
 	pb_onnx_weights_close(ws);

@@ -12,24 +12,8 @@
 #include "runtime/runtime.h"
 
 #include "check.h"
+#include "quiet.h"
 
-/* Silence stderr while "on" (the expected error lines of the reject
- * cases), restore it after. */
-static void quiet(int on)
-{
-	static int saved = -1;
-	fflush(stderr);
-	if (on && saved < 0) {
-		saved = dup(2);
-		int null = open("/dev/null", O_WRONLY);
-		dup2(null, 2);
-		close(null);
-	} else if (!on && saved >= 0) {
-		dup2(saved, 2);
-		close(saved);
-		saved = -1;
-	}
-}
 
 /* A plan whose arguments come in the order "order" (3 root buffers with
  * arg positions order[0..2]), plus a scratch buffer and a view. */
