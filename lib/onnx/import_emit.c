@@ -2,6 +2,7 @@
  * access, and the building blocks that op lowerings share (empty/fill,
  * reshapes, linalg.generic, broadcasting). */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -224,12 +225,13 @@ int pb_imp_attr_ints(struct imp *s, const char *name, int64_t *v, int max)
 	return (int)a->n_ints;
 }
 
-/* The number of elements of "sh". */
+/* The number of elements of "sh" (INT64_MAX when that overflows). */
 int64_t pb_imp_numel(const struct shape *sh)
 {
 	int64_t n = 1;
 	for (int i = 0; i < sh->rank; i++)
-		n *= sh->d[i];
+		if (__builtin_mul_overflow(n, sh->d[i], &n))
+			return INT64_MAX;
 	return n;
 }
 

@@ -148,7 +148,8 @@ static int op_reshape(struct imp *s)
 						 (long long)v);
 		}
 		to.d[i] = v;
-		known *= v;
+		if (__builtin_mul_overflow(known, v, &known))
+			return pb_imp_node_error(s, "the shape is too large");
 	}
 	if (infer >= 0) {
 		if (!known || pb_imp_numel(&x->sh) % known)

@@ -18,10 +18,12 @@ static struct text id_map(int n)
 	return pb_imp_map(n, n, all);
 }
 
-/* Check that input "v" has a type the importer computes on, and (when
- * "want" is not PB_DT_UNDEFINED) that it is "want". */
+/* Check that input "v" is present, has a type the importer computes on,
+ * and (when "want" is not PB_DT_UNDEFINED) that it is "want". */
 static int check_type(struct imp *s, struct val *v, enum pb_dtype want)
 {
+	if (!v)
+		return pb_imp_node_error(s, "an input is missing");
 	if (!pb_imp_elt(v->dtype) || (want && v->dtype != want))
 		return pb_imp_node_error(s, "input '%s' has type %s: %s",
 					 v->name, pb_dtype_name(v->dtype),
