@@ -232,23 +232,21 @@ static int64_t parallelism(struct pb_fusion *f, const int *set, int n)
 	return parallel_chain(f, set, n, NULL, NULL);
 }
 
-/* Classify the fusion of "n" into "g" at "t" shared loops; *feeds tells
- * whether "g" produces a value "n" reads. */
+/* Classify the fusion of "n" into "g" at "t" shared loops. */
 static unsigned classify(struct pb_fusion *f, const struct pb_fuse_group *g,
-			 int n, int t, int *feeds)
+			 int n, int t)
 {
-	int red = 0;
-	*feeds = 0;
+	int feeds = 0, red = 0;
 	for (int k = 0; k < g->n; k++)
 		if (flows(f, g->stmt[k], n)) {
-			*feeds = 1;
+			feeds = 1;
 			red |= reduces(f, g->stmt[k]);
 		}
-	if (!*feeds)
+	if (!feeds)
 		return PB_FUSE_SIBLING;
-	if (reduces(f, n) || t < f->s->stmt[n].depth)
-		return red || reduces(f, n) ? PB_FUSE_REDUCTION
-					    : PB_FUSE_PRODUCER;
+	int self = reduces(f, n);
+	if (self || t < f->s->stmt[n].depth)
+		return red || self ? PB_FUSE_REDUCTION : PB_FUSE_PRODUCER;
 	return red ? PB_FUSE_EPILOGUE : PB_FUSE_PRODUCER;
 }
 
@@ -333,15 +331,14 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 	struct pb_fuse_group *g = &f->g[gi];
 	const struct pb_poly_stmt *s = &f->s->stmt[n];
 	int *shared = malloc(sizeof(*shared) * (s->depth + 1));
-	int blocker, feeds, done = 0;
+	int blocker, done = 0, related = 0;
 	if (!shared)
 		abort();
 	int t = shareable(f, g, n, shared, &blocker);
-	int last = g->stmt[g->n - 1];
-	int related = flows(f, last, n) || share_input(f, last, n);
-	for (int k = 0; k < g->n && !related; k++)
+	/* the last statement first: the likeliest producer */
+	for (int k = g->n - 1; k >= 0 && !related; k--)
 		related = flows(f, g->stmt[k], n) || share_input(f, g->stmt[k], n);
-	unsigned kind = t ? classify(f, g, n, t, &feeds) : 0;
+	unsigned kind = t ? classify(f, g, n, t) : 0;
 	if (t == 0 && related && f->o->remarks) {
 		if (blocker >= 0)
 			pb_remark_at(f->ctx, stmt_loc(f, n),
@@ -378,9 +375,7 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 		for (int u = 0; u < t; u++)
 			PATH(f, n, u) = shared[u];
 		/* n's loop t (or body) would be a new child of shared[t-1] */
-		f->nchild[shared[t - 1]]++;
-		f->child[shared[t - 1] * f->cap + f->nchild[shared[t - 1]] - 1] =
-			t < s->depth ? own[t] : -1 - n;
+		add_child(f, shared[t - 1], t < s->depth ? own[t] : -1 - n);
 		done = profitable(f, par_g, t_g, par_n, t_n, all, g->n + 1,
 				  stmt_loc(f, n), 0);
 		f->nchild[shared[t - 1]]--;
@@ -445,14 +440,14 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 	double t_a = pb_fuse_cost(f, ga->stmt, ga->n, par_a);
 	double t_b = pb_fuse_cost(f, gb->stmt, gb->n, par_b);
 	for (int k = 0; k < gb->n && ok; k++) {
-		int n = gb->stmt[k], blocker, feeds;
+		int n = gb->stmt[k], blocker;
 		reset_stmt(f, n);
 		int t = shareable(f, ga, n, shared, &blocker);
 		if (t == 0) {
 			ok = 0;
 			break;
 		}
-		unsigned kind = classify(f, ga, n, t, &feeds);
+		unsigned kind = classify(f, ga, n, t);
 		ok = (kind & f->kinds) != 0;
 		kinds |= kind;
 		if (ok)
