@@ -616,6 +616,18 @@ static void free_trees(struct pb_fusion *f)
 	free(f->local);
 }
 
+/* When "changed" (a rewrite of "body" made the scop *s stale), lift
+ * "body" again into *s. Returns PB_ERR when that fails. */
+static int refresh(struct pb_ctx *ctx, MlirBlock body,
+		   struct pb_poly_scop **s, int changed)
+{
+	if (!changed)
+		return PB_OK;
+	pb_poly_scop_free(*s);
+	*s = pb_poly_extract(ctx, ctx->isl, body);
+	return *s ? PB_OK : PB_ERR;
+}
+
 /* Add the traffic of every statement of "s" as its own kernel to "t". */
 static void measure(const struct pb_poly_scop *s, struct pb_fuse_totals *t)
 {
@@ -683,43 +695,33 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		drop_unit_loops(body);
 		pb_fuse_bypass_unit_reshapes(body);
 	}
+	struct pb_poly_scop *s0 = NULL;
 	if (!o->no_fusion) {
-		/* measure the unfused nests; fold pads or let MLIR fuse */
-		struct pb_poly_scop *s0 = pb_poly_extract(ctx, ctx->isl, body);
+		/* measure the unfused nests; fold, reorder, or let MLIR fuse */
+		s0 = pb_poly_extract(ctx, ctx->isl, body);
 		if (!s0)
 			return PB_ERR;
 		measure(s0, &before);
-		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER)) {
-			if (pb_fuse_fold_pads(ctx, o, s0)) {
-				pb_poly_scop_free(s0);
-				s0 = pb_poly_extract(ctx, ctx->isl, body);
-				if (!s0)
-					return PB_ERR;
-			}
-			if (pb_fuse_fold_copies(ctx, o, s0)) {
-				pb_poly_scop_free(s0);
-				s0 = pb_poly_extract(ctx, ctx->isl, body);
-				if (!s0)
-					return PB_ERR;
-			}
-			pb_fuse_reductions_inward(ctx, o, s0);
-		}
-		pb_poly_scop_free(s0);
-		if ((o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
-		    !o->upstream && !o->no_fusion) {
-			/* QK^T -> softmax -> PV as one nest (attention.c) */
-			struct pb_poly_scop *s1 =
-				pb_poly_extract(ctx, ctx->isl, body);
-			if (!s1)
-				return PB_ERR;
-			pb_fuse_attention(ctx, o, s1);
-			pb_poly_scop_free(s1);
-		}
-		if (o->upstream &&
-		    pb_ir_run_pipeline(ctx, m, upstream_pipeline) != PB_OK)
+		int attention = (o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
+				!o->upstream;
+		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER) &&
+		    (refresh(ctx, body, &s0, pb_fuse_fold_pads(ctx, o, s0)) ||
+		     refresh(ctx, body, &s0, pb_fuse_fold_copies(ctx, o, s0)) ||
+		     refresh(ctx, body, &s0,
+			     pb_fuse_reductions_inward(ctx, o, s0))))
 			return PB_ERR;
+		/* QK^T -> softmax -> PV as one nest (attention.c) */
+		if (attention &&
+		    refresh(ctx, body, &s0, pb_fuse_attention(ctx, o, s0)))
+			return PB_ERR;
+		if (o->upstream) {
+			pb_poly_scop_free(s0);
+			s0 = NULL;
+			if (pb_ir_run_pipeline(ctx, m, upstream_pipeline) != PB_OK)
+				return PB_ERR;
+		}
 	}
-	f.s = pb_poly_extract(ctx, ctx->isl, body);
+	f.s = s0 ? s0 : pb_poly_extract(ctx, ctx->isl, body);
 	if (!f.s)
 		return PB_ERR;
 	init_trees(&f);
