@@ -125,7 +125,7 @@ static int expand_copy(struct pb_ctx *ctx, MlirOperation op)
 	for (int i = 0; i < rank; i++)
 		shape[i] = mlirShapedTypeGetDimSize(s, i);
 	copy_text(&t, s, d, rank, shape);
-	int rc = pb_codegen_instantiate(ctx, t.data, op, 2, v,
+	int rc = pb_ir_instantiate(ctx, t.data, op, 2, v,
 					mlirOperationGetLocation(op), NULL);
 	pb_buf_free(&t);
 	if (rc == PB_OK)

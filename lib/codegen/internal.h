@@ -18,16 +18,6 @@ void pb_codegen_attr_str(MlirAttribute a, struct pb_buf *out);
 /* Does memref type "t" live in GPU workgroup (shared) memory? */
 int pb_codegen_is_workgroup(MlirType t);
 
-/* Parse "text", a module holding one func.func, and clone the operations
- * of its entry block but the terminator before "before", with the
- * function's "nargs" arguments replaced by "args" and every clone located
- * at "loc". The clones are appended to "out" (may be NULL). Returns
- * PB_OK, or PB_ERR when "text" does not parse (an internal error). */
-int pb_codegen_instantiate(struct pb_ctx *ctx, const char *text,
-			   MlirOperation before, int nargs,
-			   const MlirValue *args, MlirLocation loc,
-			   struct pb_ir_ops *out);
-
 /* Check that every operation in the host functions of "m" is one that
  * pb-codegen can lower; report the first that is not. */
 int pb_codegen_check(struct pb_ctx *ctx, MlirModule m);

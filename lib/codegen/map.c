@@ -225,7 +225,7 @@ static int make_launch(struct pb_ctx *ctx, const struct spec *sp,
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
 	launch_text(&t, sp);
-	int rc = pb_codegen_instantiate(ctx, t.data, before, 0, NULL, loc, &out);
+	int rc = pb_ir_instantiate(ctx, t.data, before, 0, NULL, loc, &out);
 	pb_buf_free(&t);
 	if (rc) {
 		pb_ir_ops_free(&out);
@@ -438,7 +438,7 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
 	for (int k = 0; k < nin; k++)
 		args[1 + k] = mlirOperationGetOperand(op, nops - nin + k);
 	thread_text(&t, &td, total < nthreads, total);
-	int rc = pb_codegen_instantiate(ctx, t.data, op, 1 + nin, args,
+	int rc = pb_ir_instantiate(ctx, t.data, op, 1 + nin, args,
 					mlirOperationGetLocation(op), &out);
 	pb_buf_free(&t);
 	if (rc == PB_OK) {
@@ -784,7 +784,7 @@ static int private_allocs(struct pb_ctx *ctx, MlirOperation launch)
 		pb_buf_puts(&t, "func.func @t() {\n  %a = memref.alloca() : ");
 		pb_codegen_type_str(mlirValueGetType(v), &t);
 		pb_buf_puts(&t, "\n  return\n}\n");
-		rc = pb_codegen_instantiate(ctx, t.data, first, 0, NULL,
+		rc = pb_ir_instantiate(ctx, t.data, first, 0, NULL,
 					    mlirOperationGetLocation(op), &out);
 		if (rc == PB_OK) {
 			drop_deallocs(v);

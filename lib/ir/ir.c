@@ -506,3 +506,51 @@ MlirOperation pb_ir_clone_from_text(MlirContext mctx, const char *text,
 	mlirModuleDestroy(m);
 	return r;
 }
+
+/* Walk callback: set the location of "op" to the one in "user". */
+static MlirWalkResult set_loc_cb(MlirOperation op, void *user)
+{
+	mlirOperationSetLocation(op, *(MlirLocation *)user);
+	return MlirWalkResultAdvance;
+}
+
+/* Locate "op" and every operation nested in it at "loc". */
+static void set_locs(MlirOperation op, MlirLocation loc)
+{
+	mlirOperationWalk(op, set_loc_cb, &loc, MlirWalkPreOrder);
+}
+
+int pb_ir_instantiate(struct pb_ctx *ctx, const char *text,
+		      MlirOperation before, int nargs, const MlirValue *args,
+		      MlirLocation loc, struct pb_ir_ops *out)
+{
+	MlirModule t = mlirModuleCreateParse(ctx->mlir,
+					     mlirStringRefCreateFromCString(text));
+	if (mlirModuleIsNull(t)) {
+		pb_error(ctx, "internal: bad IR template:\n%s", text);
+		return PB_ERR;
+	}
+	MlirOperation func = mlirBlockGetFirstOperation(mlirModuleGetBody(t));
+	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+	MlirBlock dest = mlirOperationGetBlock(before);
+	struct pb_ir_map m = {0};
+	for (int i = 0; i < nargs && i < mlirBlockGetNumArguments(body); i++)
+		pb_ir_map_add(&m, mlirBlockGetArgument(body, i), args[i]);
+	for (MlirOperation op = mlirBlockGetFirstOperation(body);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		if (pb_ir_op_is(op, "func.return"))
+			break;
+		MlirOperation c = mlirOperationClone(op);
+		pb_ir_remap_operands(c, &m);
+		set_locs(c, loc);
+		for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+			pb_ir_map_add(&m, mlirOperationGetResult(op, i),
+				      mlirOperationGetResult(c, i));
+		mlirBlockInsertOwnedOperationBefore(dest, before, c);
+		if (out)
+			pb_ir_ops_push(out, c);
+	}
+	pb_ir_map_free(&m);
+	mlirModuleDestroy(t);
+	return PB_OK;
+}

@@ -132,6 +132,16 @@ MlirOperation pb_ir_clone_from_text(MlirContext mctx, const char *text,
 				    const char *name, int n,
 				    const MlirValue *operands);
 
+/* Parse "text", a module holding one func.func, and clone the operations
+ * of its entry block but the terminator before "before", with the
+ * function's "nargs" arguments replaced by "args" and every clone (and the
+ * operations nested in it) located at "loc". The clones are appended to
+ * "out" (may be NULL). Returns PB_OK, or PB_ERR when "text" does not parse
+ * (an internal error). This is how stages build IR from templates. */
+int pb_ir_instantiate(struct pb_ctx *ctx, const char *text,
+		      MlirOperation before, int nargs, const MlirValue *args,
+		      MlirLocation loc, struct pb_ir_ops *out);
+
 /* A stage transformation on a module in place; "opts" is stage-specific. */
 typedef int (*pb_ir_transform_fn)(struct pb_ctx *ctx, MlirModule m,
 				  const void *opts);
