@@ -9,15 +9,20 @@
  *   a guard when the grid overshoots; the rest of the nest runs in each
  *   thread.
  * - A nest mapped by an earlier stage (affine.parallel {pb.map = "block"}
- *   holding affine.parallel {pb.map = "thread"} loops, gpu.barrier and
- *   workgroup buffers) is honoured: the block loops are linearized onto
- *   grid.x, each thread loop onto thread.x (guarded when it is shorter
- *   than the block), workgroup buffers become launch attributions.
+ *   holding affine.parallel {pb.map = "warp"} and {pb.map = "thread"}
+ *   loops, gpu.barrier and workgroup buffers) is honoured: the block loops
+ *   are linearized onto grid.x; a warp nest (warp loops perfectly nested)
+ *   takes its dimensions from the warp id thread.x floordiv 32 and gives
+ *   the thread loops inside it the lane thread.x mod 32; the thread loops
+ *   outside warp loops are linearized onto thread.x; each is guarded when
+ *   it is shorter than the block (or the warp); workgroup buffers become
+ *   launch attributions.
  * - Everything else (a nest with no parallel loop, such as a full
  *   reduction, or scalar work) runs in a single thread; consecutive such
  *   operations share one launch.
  */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -83,6 +88,17 @@ static int map_is(MlirOperation op, const char *what)
 	MlirStringRef s = map_attr(op);
 	return s.data && s.length == strlen(what) &&
 	       !strncmp(s.data, what, s.length);
+}
+
+/* Is "op" pure arithmetic that may stay on the host? */
+static int is_pure(MlirOperation op)
+{
+	return pb_codegen_op_has_prefix(op, "arith.") ||
+	       pb_codegen_op_has_prefix(op, "index.") ||
+	       pb_codegen_op_has_prefix(op, "math.") ||
+	       pb_ir_op_is(op, "affine.apply") ||
+	       pb_ir_op_is(op, "affine.min") || pb_ir_op_is(op, "affine.max") ||
+	       pb_ir_op_is(op, "ub.poison");
 }
 
 /* Add the dimensions of "op" to band "b" when "op" is an affine.parallel
@@ -417,10 +433,11 @@ static void thread_text(struct pb_buf *t, const struct tdims *td, int guard,
 	pb_buf_puts(t, "  return\n}\n");
 }
 
-/* Rewrite thread loop "op" of a launch whose thread id is "tx" and block
- * size "nthreads": its dimensions come from "tx", guarded as needed. */
+/* Rewrite thread loop "op" whose thread id is "id" among "width" threads
+ * (the block's thread.x, or a warp's lane among 32): its dimensions come
+ * from "id", guarded as needed. */
 static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
-			   MlirValue tx, int64_t nthreads)
+			   MlirValue id, int64_t width)
 {
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
@@ -428,16 +445,16 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
 	struct site site;
 	MlirValue args[1 + 64];
 	if (thread_dims(op, &td))
-		return PB_ERR; /* checked by thread_loops */
+		return PB_ERR; /* checked by collect_mapped */
 	int64_t total = band_total(&td.b);
 	int nin = mlirAffineMapGetNumInputs(td.ub);
 	intptr_t nops = mlirOperationGetNumOperands(op);
 	if (nin > 64 || nin > nops)
 		return PB_ERR;
-	args[0] = tx;
+	args[0] = id;
 	for (int k = 0; k < nin; k++)
 		args[1 + k] = mlirOperationGetOperand(op, nops - nin + k);
-	thread_text(&t, &td, total < nthreads, total);
+	thread_text(&t, &td, total < width, total);
 	int rc = pb_ir_instantiate(ctx, t.data, op, 1 + nin, args,
 					mlirOperationGetLocation(op), &out);
 	pb_buf_free(&t);
@@ -458,59 +475,248 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
 	return PB_OK;
 }
 
-/* The thread loops of "root" (outermost ones) into "l" and the largest
- * number of threads one of them needs into "*nthreads". */
-static int thread_loops(struct pb_ctx *ctx, MlirOperation root,
-			struct pb_ir_ops *l, int64_t *nthreads)
+/* A warp nest: a warp-mapped loop with the warp-mapped loops perfectly
+ * nested in it ("loop[0]" outermost), whose dimensions "b" (all of them,
+ * outermost first) are the warps of a block; "lane" is the lane id its
+ * thread loops use once it is mapped. */
+struct warp {
+	int n;
+	MlirOperation loop[MAXD];
+	struct band b;
+	MlirValue lane;
+};
+
+/* The loops of a block that the mapping rewrites: the warp nests, the
+ * thread loops (each with the index of the warp nest it lies in, or -1
+ * when it spreads over the whole block) and the threads the block needs. */
+struct mapped {
+	struct warp *w;
+	int nw;
+	struct pb_ir_ops threads;
+	int *owner;
+	int64_t nthreads;
+};
+
+/* Free the lists of "m". */
+static void mapped_free(struct mapped *m)
+{
+	free(m->w);
+	free(m->owner);
+	pb_ir_ops_free(&m->threads);
+}
+
+/* Is "op", nested in the innermost loop of warp nest "w", that loop's only
+ * operation besides pure arithmetic (a perfectly nested warp loop)? */
+static int warp_extends(const struct warp *w, MlirOperation op)
+{
+	MlirOperation last = w->loop[w->n - 1];
+	MlirOperation parent = mlirOperationGetParentOperation(op);
+	if (!mlirOperationEqual(parent, last) || w->n == MAXD)
+		return 0;
+	for (MlirOperation o = mlirBlockGetFirstOperation(body_of(last));
+	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+		if (!mlirOperationEqual(o, op) && !is_pure(o) &&
+		    !pb_ir_op_is(o, "affine.yield"))
+			return 0;
+	return 1;
+}
+
+/* Add warp-mapped loop "op" to "m": a new warp nest, or the next level of
+ * the nest it is perfectly nested in. */
+static int add_warp(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
+{
+	MlirLocation loc = mlirOperationGetLocation(op);
+	struct warp *w = NULL;
+	for (int i = 0; i < m->threads.n; i++)
+		if (pb_ir_is_inside(op, m->threads.v[i])) {
+			pb_error_at(ctx, loc, "cannot lower a warp-mapped loop "
+				    "inside a thread-mapped loop");
+			return PB_ERR;
+		}
+	for (int i = 0; i < m->nw; i++)
+		if (pb_ir_is_inside(op, m->w[i].loop[0]))
+			w = &m->w[i];
+	if (w && !warp_extends(w, op)) {
+		pb_error_at(ctx, loc, "cannot lower a warp-mapped loop nested "
+			    "in another one other than as its only loop");
+		return PB_ERR;
+	}
+	if (!w) {
+		struct warp *nw = realloc(m->w, sizeof(*nw) * (m->nw + 1));
+		if (!nw)
+			return PB_ERR;
+		m->w = nw;
+		w = &m->w[m->nw++];
+		memset(w, 0, sizeof(*w));
+	}
+	if (!band_add(op, &w->b)) {
+		pb_error_at(ctx, loc, "warp-mapped loop needs constant bounds "
+			    "and steps");
+		return PB_ERR;
+	}
+	w->loop[w->n++] = op;
+	if (band_total(&w->b) > 32) {
+		pb_error_at(ctx, loc, "warp-mapped loop of %lld iterations "
+			    "exceeds 32 warps per block",
+			    (long long)band_total(&w->b));
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+/* Add thread-mapped loop "op" to "m", spread over the block or over the
+ * lanes of the warp nest it lies in. */
+static int add_thread(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
+{
+	MlirLocation loc = mlirOperationGetLocation(op);
+	struct tdims td;
+	int owner = -1;
+	if (thread_dims(op, &td)) {
+		pb_error_at(ctx, loc, "thread-mapped loop needs constant lower "
+			    "bounds and steps and a constant (or "
+			    "min-with-a-constant) upper bound");
+		return PB_ERR;
+	}
+	int64_t total = band_total(&td.b);
+	if (total > 1024) {
+		pb_error_at(ctx, loc, "thread-mapped loop of %lld iterations "
+			    "exceeds 1024 threads per block", (long long)total);
+		return PB_ERR;
+	}
+	for (int i = 0; i < m->threads.n; i++)
+		if (pb_ir_is_inside(op, m->threads.v[i])) {
+			pb_error_at(ctx, loc, "cannot lower nested "
+				    "thread-mapped loops");
+			return PB_ERR;
+		}
+	for (int i = 0; i < m->nw; i++)
+		if (pb_ir_is_inside(op, m->w[i].loop[0]))
+			owner = i;
+	if (owner >= 0 && total > 32) {
+		pb_error_at(ctx, loc, "thread-mapped loop of %lld iterations "
+			    "inside a warp-mapped loop exceeds 32 lanes",
+			    (long long)total);
+		return PB_ERR;
+	}
+	int *no = realloc(m->owner, sizeof(*no) * (m->threads.n + 1));
+	if (!no)
+		return PB_ERR;
+	m->owner = no;
+	m->owner[m->threads.n] = owner;
+	pb_ir_ops_push(&m->threads, op);
+	if (owner < 0 && total > m->nthreads)
+		m->nthreads = total;
+	return PB_OK;
+}
+
+/* Reject a gpu.barrier inside a warp nest of "m": the warps that the
+ * nest's guard leaves out would never reach it. */
+static int check_warp_barriers(struct pb_ctx *ctx, const struct mapped *m)
+{
+	for (int i = 0; i < m->nw; i++) {
+		struct pb_ir_ops bar = {0};
+		pb_ir_collect(m->w[i].loop[0], "gpu.barrier", &bar);
+		int n = bar.n;
+		if (n)
+			pb_error_at(ctx, mlirOperationGetLocation(bar.v[0]),
+				    "cannot lower 'gpu.barrier' inside a "
+				    "warp-mapped loop");
+		pb_ir_ops_free(&bar);
+		if (n)
+			return PB_ERR;
+	}
+	return PB_OK;
+}
+
+/* The warp and thread loops of "root" (a block-mapped loop, or a warp- or
+ * thread-mapped loop alone) into "m", with the number of threads its block
+ * needs: the widest thread loop outside warp loops and 32 times the most
+ * warps of a warp nest, rounded up to whole warps when there are warps. */
+static int collect_mapped(struct pb_ctx *ctx, MlirOperation root,
+			  struct mapped *m)
 {
 	struct pb_ir_ops all = {0};
 	int rc = PB_OK;
-	if (map_is(root, "thread"))
+	memset(m, 0, sizeof(*m));
+	m->nthreads = 1;
+	if (!map_is(root, "block"))
 		pb_ir_ops_push(&all, root);
 	pb_ir_collect(root, "affine.parallel", &all);
-	*nthreads = 1;
 	for (int i = 0; i < all.n && rc == PB_OK; i++) {
 		MlirOperation op = all.v[i];
-		struct band b = {0};
-		struct tdims td;
 		MlirStringRef s = map_attr(op);
 		if (!s.data)
 			continue;
-		if (!map_is(op, "thread")) {
+		if (map_is(op, "thread")) {
+			rc = add_thread(ctx, op, m);
+		} else if (map_is(op, "warp")) {
+			rc = add_warp(ctx, op, m);
+		} else {
 			pb_error_at(ctx, mlirOperationGetLocation(op),
 				    "cannot lower a loop mapped to '%.*s' inside "
 				    "a block", (int)s.length, s.data);
 			rc = PB_ERR;
-		} else if (thread_dims(op, &td)) {
-			pb_error_at(ctx, mlirOperationGetLocation(op),
-				    "thread-mapped loop needs constant lower "
-				    "bounds and steps and a constant (or "
-				    "min-with-a-constant) upper bound");
-			rc = PB_ERR;
-		} else if ((b = td.b, band_total(&b)) > 1024) {
-			pb_error_at(ctx, mlirOperationGetLocation(op),
-				    "thread-mapped loop of %lld iterations "
-				    "exceeds 1024 threads per block",
-				    (long long)band_total(&b));
-			rc = PB_ERR;
-		} else {
-			int nested = 0;
-			for (int j = 0; j < l->n; j++)
-				nested |= pb_ir_is_inside(op, l->v[j]);
-			if (nested) {
-				pb_error_at(ctx, mlirOperationGetLocation(op),
-					    "cannot lower nested thread-mapped "
-					    "loops");
-				rc = PB_ERR;
-				break;
-			}
-			pb_ir_ops_push(l, op);
-			if (band_total(&b) > *nthreads)
-				*nthreads = band_total(&b);
 		}
 	}
 	pb_ir_ops_free(&all);
+	if (rc == PB_OK)
+		rc = check_warp_barriers(ctx, m);
+	for (int i = 0; i < m->nw && rc == PB_OK; i++)
+		if (32 * band_total(&m->w[i].b) > m->nthreads)
+			m->nthreads = 32 * band_total(&m->w[i].b);
+	if (m->nw)
+		m->nthreads = (m->nthreads + 31) / 32 * 32;
 	return rc;
+}
+
+/* Rewrite warp nest "w" of a block of "nthreads" threads whose thread id
+ * is "tx": the warp id tx floordiv 32 gives its dimensions (innermost
+ * fastest), guarded when the block has more warps than the nest; the lane
+ * tx mod 32 goes into w->lane for its thread loops. */
+static int map_warp(struct pb_ctx *ctx, struct warp *w, MlirValue tx,
+		    int64_t nthreads)
+{
+	struct pb_buf t = {0};
+	struct pb_ir_ops out = {0};
+	struct site site;
+	MlirOperation outer = w->loop[0];
+	int64_t total = band_total(&w->b);
+	int64_t guard = total < nthreads / 32 ? total : 0;
+	if (!total) {
+		/* no warp runs it (nor its thread loops) */
+		mlirOperationDestroy(outer);
+		return PB_OK;
+	}
+	pb_buf_puts(&t, "func.func @t(%tx: index) {\n"
+		    "    %w = affine.apply affine_map<(t) -> (t floordiv 32)>"
+		    "(%tx)\n"
+		    "    %l = affine.apply affine_map<(t) -> (t mod 32)>(%tx)\n");
+	ids_text(&t, "%w", guard, &w->b);
+	pb_buf_puts(&t, "  return\n}\n");
+	int rc = pb_ir_instantiate(ctx, t.data, outer, 1, &tx,
+				   mlirOperationGetLocation(outer), &out);
+	pb_buf_free(&t);
+	if (rc) {
+		pb_ir_ops_free(&out);
+		return rc;
+	}
+	w->lane = mlirOperationGetResult(out.v[1], 0);
+	if (guard) {
+		site_from(body_of(out.v[2]), 0, &site);
+	} else {
+		for (int d = 0; d < w->b.n; d++)
+			site.iv[d] = mlirOperationGetResult(out.v[2 + d], 0);
+		site.before = outer;
+	}
+	pb_ir_ops_free(&out);
+	replace_ivs(&w->b, &site);
+	move_ops(body_of(outer), site.before);
+	mlirOperationDestroy(outer);
+	for (int i = 1; i < w->n; i++) {
+		move_ops(body_of(w->loop[i]), w->loop[i]);
+		mlirOperationDestroy(w->loop[i]);
+	}
+	return PB_OK;
 }
 
 /* The workgroup buffers allocated in "root" into "l", and the text of the
@@ -553,11 +759,12 @@ static void drop_deallocs(MlirValue v)
 }
 
 /* The mapping chosen by an earlier stage for nest "op": a block-mapped
- * loop, or a thread-mapped loop alone (one block). */
+ * loop, or a warp- or thread-mapped loop alone (one block). */
 static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 {
 	struct band b = {0};
-	struct pb_ir_ops threads = {0}, wg = {0};
+	struct mapped m;
+	struct pb_ir_ops wg = {0};
 	struct pb_buf wgtext = {0};
 	struct spec sp = {0};
 	struct site site;
@@ -568,9 +775,10 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 			    "block-mapped loop needs constant bounds");
 		return PB_ERR;
 	}
-	rc = thread_loops(ctx, op, &threads, &sp.block);
+	rc = collect_mapped(ctx, op, &m);
 	if (rc == PB_OK) {
 		workgroup_allocs(op, &wg, &wgtext);
+		sp.block = m.nthreads;
 		sp.grid = is_block ? band_total(&b) : 1;
 		sp.wg = wgtext.data;
 		sp.lin = is_block ? 2 : 0;
@@ -599,24 +807,22 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 			mlirOperationDestroy(wg.v[i]);
 		}
 		MlirValue tx = mlirBlockGetArgument(body, 3);
-		for (int i = 0; i < threads.n && rc == PB_OK; i++)
-			rc = map_thread_loop(ctx, threads.v[i], tx, sp.block);
+		for (int i = 0; i < m.nw && rc == PB_OK; i++)
+			rc = map_warp(ctx, &m.w[i], tx, sp.block);
+		for (int i = 0; i < m.threads.n && rc == PB_OK; i++) {
+			int w = m.owner[i];
+			if (w < 0)
+				rc = map_thread_loop(ctx, m.threads.v[i], tx,
+						     sp.block);
+			else if (!mlirValueIsNull(m.w[w].lane))
+				rc = map_thread_loop(ctx, m.threads.v[i],
+						     m.w[w].lane, 32);
+		}
 	}
-	pb_ir_ops_free(&threads);
+	mapped_free(&m);
 	pb_ir_ops_free(&wg);
 	pb_buf_free(&wgtext);
 	return rc;
-}
-
-/* Is "op" pure arithmetic that may stay on the host? */
-static int is_pure(MlirOperation op)
-{
-	return pb_codegen_op_has_prefix(op, "arith.") ||
-	       pb_codegen_op_has_prefix(op, "index.") ||
-	       pb_codegen_op_has_prefix(op, "math.") ||
-	       pb_ir_op_is(op, "affine.apply") ||
-	       pb_ir_op_is(op, "affine.min") || pb_ir_op_is(op, "affine.max") ||
-	       pb_ir_op_is(op, "ub.poison");
 }
 
 /* Does "op" belong to the host side of a function: buffers, views,

@@ -67,14 +67,14 @@ module attributes {pb.stage = "smem"} {
 // -----
 
 // A mapping pb-codegen does not know (yet).
-// ERR: errors.mlir:[[# @LINE + 4]]:7: error: cannot lower a loop mapped to 'warp' inside a block
+// ERR: errors.mlir:[[# @LINE + 4]]:7: error: cannot lower a loop mapped to 'vector' inside a block
 module attributes {pb.stage = "smem"} {
   func.func private @k0(%a: memref<64xf32>) attributes {pb.kernel} {
     affine.parallel (%b) = (0) to (1) {
       affine.parallel (%t) = (0) to (64) {
         %v = affine.load %a[%t] : memref<64xf32>
         affine.store %v, %a[%t] : memref<64xf32>
-      } {pb.map = "warp"}
+      } {pb.map = "vector"}
     } {pb.map = "block"}
     return
   }
