@@ -29,6 +29,82 @@ int pb_tile_band_of(MlirOperation op, struct pb_tile_band *b);
 /* The body of the innermost loop of the band. */
 MlirBlock pb_tile_band_body(const struct pb_tile_band *b);
 
+/* How one nest is mapped: chosen by the cost model (cost.c) or given by
+ * --sizes (sizes.c), applied by map.c or reduce.c. */
+enum pb_tile_mode {
+	PB_TILE_NONE,	/* left to pb-codegen's naive mapping */
+	PB_TILE_TILE,	/* block, warp and thread tiles of the band */
+	PB_TILE_REDUCE, /* one block per band point (reduce.c) */
+};
+struct pb_tile_choice {
+	enum pb_tile_mode mode;
+	int n;				/* band dimensions */
+	int64_t tile[PB_TILE_MAXD];	/* TILE: block tile, in iterations */
+	int64_t block[PB_TILE_MAXD];	/* TILE: threads per dimension */
+	int64_t lanes[PB_TILE_MAXD];	/* TILE: threads of a warp per dim */
+	int jam;			/* TILE: thread tile points jammed
+					   into the inner loops (map.c) */
+	int threads;			/* REDUCE: threads per block */
+	/* the cost model's view (report.c) */
+	double predicted_s, occupancy, waves;
+	int64_t grid, global_bytes, flops, smem;
+	int regs;
+};
+
+/* The number of threads of a block of "c". */
+int64_t pb_tile_threads(const struct pb_tile_choice *c);
+
+/* cost.c: the analytical model. Fill "c" with the best mapping of "b"
+ * on "t" among those "allow" permits (a mask of 1 << mode). */
+void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
+		    unsigned allow, struct pb_tile_choice *c);
+/* Fill the cost-model fields of "c" (already decided) for "b" on "t". */
+void pb_tile_predict(const struct pb_target *t, const struct pb_tile_band *b,
+		     struct pb_tile_choice *c);
+/* Complete "c" from the sizes given for it ("c->tile" and "c->block"
+ * as parsed): derive lanes; an error (reported at "b") when they do not
+ * fit the band or the target. */
+int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
+		     const struct pb_tile_band *b, struct pb_tile_choice *c);
+
+/* map.c: can the thread tile of "b" be jammed into its inner loops? The
+ * body must split into straight-line runs and affine.for nests with
+ * constant bounds that share no SSA value, with private buffers only
+ * accessed by affine.load/store, and hold at least one loop. */
+int pb_tile_jam_ok(const struct pb_tile_band *b);
+/* map.c: rewrite the nest of "b" as "c" (mode PB_TILE_TILE) says. */
+int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
+		  const struct pb_tile_choice *c);
+
+/* sizes.c: --sizes and --dump-sizes, in PPCG's isl form:
+ *   { kernel[3] -> tile[64, 128]; kernel[3] -> block[16, 32];
+ *     kernel[5] -> reduce[256] }
+ * "kernel_3" (a tuple without brackets) is read as kernel[3]. */
+struct pb_tile_sizes;
+/* Parse "text"; NULL (error reported) when it is not such a map. */
+struct pb_tile_sizes *pb_tile_sizes_parse(struct pb_ctx *ctx,
+					  const char *text);
+void pb_tile_sizes_free(struct pb_tile_sizes *s);
+/* The sizes named "what" ("tile", "block", "reduce") given for kernel
+ * "k" into "v" (at most PB_TILE_MAXD); their number (0 for "none[]"),
+ * -1 when none are given, -2 when several are. */
+int pb_tile_sizes_get(struct pb_tile_sizes *s, int k, const char *what,
+		      int64_t *v);
+/* Append the sizes of "c" for kernel "k" to "out" ("kernel[k] -> ...",
+ * entries separated by "; "). */
+void pb_tile_sizes_print(struct pb_buf *out, int k,
+			 const struct pb_tile_choice *c);
+
+/* report.c: the --report JSON. */
+struct pb_tile_report;
+struct pb_tile_report *pb_tile_report_new(const struct pb_target *t);
+void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
+			int nest, const struct pb_tile_band *b,
+			const struct pb_tile_choice *c);
+int pb_tile_report_write(struct pb_ctx *ctx, struct pb_tile_report *r,
+			 const char *path);
+void pb_tile_report_free(struct pb_tile_report *r);
+
 /* reduce.c: block-level mapping of the work below a band.
  *
  * A nest whose band is small and whose body does much work in inner loops

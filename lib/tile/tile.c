@@ -1,17 +1,193 @@
-/* pb-tile: multi-level tiling and GPU mapping.
+/* pb-tile: multi-level tiling and mapping of every kernel nest onto
+ * blocks, warps and threads (docs/pb-tile.md).
  *
- * Not implemented yet: the stage brings its input to the fuse stage and
- * passes it through, so that pipelines and tests already have their final
- * shape. */
+ * For each kernel (a pb.kernel function, numbered in module order as
+ * kernel[0], kernel[1], ...) and each nest of it whose outer loops form a
+ * band of affine.parallel loops (pb-fuse proved them parallel with isl),
+ * the mapping comes from --sizes when given, else from the cost model
+ * (cost.c):
+ *   - tile: block, warp and thread tiles of the band (map.c);
+ *   - reduce: one block per band point, its threads sharing the inner
+ *     loops, reductions through a shared-memory tree (reduce.c);
+ *   - none: left to pb-codegen's naive mapping. */
+#include <string.h>
+
 #include "fuse/fuse.h"
-#include "tile/tile.h"
+#include "tile/internal.h"
+
+/* The sizes --sizes gives kernel "k" for band "b" into "c"; 0 when it
+ * gives none, -1 on error (reported). */
+static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
+		 const struct pb_tile_band *b, struct pb_tile_choice *c)
+{
+	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
+	int64_t jam[PB_TILE_MAXD], none[PB_TILE_MAXD];
+	int nt = pb_tile_sizes_get(sz, k, "tile", tile);
+	int nb = pb_tile_sizes_get(sz, k, "block", block);
+	int nr = pb_tile_sizes_get(sz, k, "reduce", red);
+	int nj = pb_tile_sizes_get(sz, k, "jam", jam);
+	int nn = pb_tile_sizes_get(sz, k, "none", none);
+	MlirLocation loc = mlirOperationGetLocation(b->root);
+	memset(c, 0, sizeof(*c));
+	c->n = b->n;
+	if (nt < -1 || nb < -1 || nr < -1 || nj < -1 || nn < -1) {
+		pb_error_at(ctx, loc, "--sizes: kernel[%d] is given one kind "
+			    "of size twice", k);
+		return -1;
+	}
+	if (nn < 0 && nt < 0 && nb < 0 && nr < 0 && nj < 0)
+		return 0;
+	if (nn >= 0) {
+		c->mode = PB_TILE_NONE;
+		return 1;
+	}
+	if (nr >= 0) {
+		if (nr != 1 || nt >= 0 || nb >= 0) {
+			pb_error_at(ctx, loc, "--sizes: kernel[%d] -> reduce[T] "
+				    "takes one size and no tile or block", k);
+			return -1;
+		}
+		c->mode = PB_TILE_REDUCE;
+		c->threads = (int)red[0];
+		return 1;
+	}
+	if ((nt >= 0 && nt != b->n) || (nb >= 0 && nb != b->n) ||
+	    (nj >= 0 && nj != 1)) {
+		struct pb_buf e = {0};
+		for (int d = 0; d < b->n; d++)
+			pb_buf_printf(&e, "%s%lld", d ? ", " : "",
+				      (long long)b->extent[d]);
+		pb_error_at(ctx, loc, "--sizes: kernel[%d] needs %d sizes in "
+			    "tile[...] and block[...] (its band is [%s])%s", k,
+			    b->n, e.data, nj >= 0 && nj != 1 ? ", jam[0|1] one" : "");
+		pb_buf_free(&e);
+		return -1;
+	}
+	c->mode = PB_TILE_TILE;
+	for (int d = 0; d < b->n; d++) {
+		c->tile[d] = nt >= 0 ? tile[d] : nb >= 0 ? block[d] : 1;
+		c->block[d] = nb >= 0 ? block[d] : 1;
+	}
+	if (nt >= 0 && nb < 0) {
+		/* threads from the innermost dimension out, 256 at most */
+		int64_t left = 256;
+		for (int d = b->n - 1; d >= 0; d--) {
+			int64_t x = 1;
+			while (x * 2 <= left && c->tile[d] % (x * 2) == 0)
+				x *= 2;
+			c->block[d] = x;
+			left /= x;
+		}
+	}
+	c->jam = nj == 1 ? (int)jam[0] != 0 : -1;
+	return 1;
+}
+
+/* Map nest "op" of kernel "func" (number "k"): returns PB_OK or PB_ERR. */
+static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
+		    const struct pb_target *t, struct pb_tile_sizes *sz,
+		    MlirOperation func, int k, int nest, MlirOperation op,
+		    struct pb_buf *dump, struct pb_tile_report *rep)
+{
+	struct pb_tile_band b;
+	struct pb_tile_choice c;
+	if (!pb_tile_band_of(op, &b))
+		return PB_OK;
+	int g = given(ctx, sz, k, &b, &c);
+	if (g < 0)
+		return PB_ERR;
+	if (g > 0 && pb_tile_complete(ctx, t, &b, &c))
+		return PB_ERR;
+	if (g > 0 && c.mode == PB_TILE_NONE)
+		pb_tile_predict(t, &b, &c);
+	if (g == 0) {
+		unsigned allow = 1u << PB_TILE_NONE;
+		if (!o->no_tile)
+			allow |= 1u << PB_TILE_TILE | 1u << PB_TILE_REDUCE;
+		pb_tile_choose(t, &b, allow, &c);
+	}
+	if (o->remarks) {
+		struct pb_buf s = {0};
+		pb_tile_sizes_print(&s, k, &c);
+		pb_remark_at(ctx, mlirOperationGetLocation(op),
+			     "kernel[%d] nest %d: %s, predicted %.3g us, "
+			     "occupancy %.2f, %.3g waves", k, nest, s.data,
+			     c.predicted_s * 1e6, c.occupancy, c.waves);
+		pb_buf_free(&s);
+	}
+	if (nest == 0)
+		pb_tile_sizes_print(dump, k, &c);
+	if (rep)
+		pb_tile_report_add(rep, func, k, nest, &b, &c);
+	switch (c.mode) {
+	case PB_TILE_TILE:
+		return pb_tile_apply(ctx, &b, &c);
+	case PB_TILE_REDUCE:
+		return pb_tile_reduce_apply(ctx, &b, c.threads);
+	default:
+		return PB_OK;
+	}
+}
+
+/* Map the nests of kernel "func" (number "k"). */
+static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
+		      const struct pb_target *t, struct pb_tile_sizes *sz,
+		      MlirOperation func, int k, struct pb_buf *dump,
+		      struct pb_tile_report *rep)
+{
+	struct pb_ir_ops ops = {0};
+	int rc = PB_OK, nest = 0;
+	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+	pb_ir_block_ops(body, &ops);
+	for (int i = 0; i < ops.n && rc == PB_OK; i++) {
+		struct pb_tile_band b;
+		if (!pb_tile_band_of(ops.v[i], &b))
+			continue;
+		rc = map_nest(ctx, o, t, sz, func, k, nest++, ops.v[i], dump,
+			      rep);
+	}
+	pb_ir_ops_free(&ops);
+	return rc;
+}
 
 int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 {
-	(void)o;
+	static const struct pb_tile_opts defaults;
+	struct pb_target t;
+	struct pb_tile_sizes *sz = NULL;
+	struct pb_tile_report *rep = NULL;
+	struct pb_ir_ops funcs = {0};
+	struct pb_buf dump = {0};
+	int rc = PB_OK, k = 0;
+	if (!o)
+		o = &defaults;
 	if (pb_ir_get_stage(m) < PB_STAGE_FUSE && pb_fuse_run(ctx, m, NULL))
 		return PB_ERR;
-	if (pb_ir_get_stage(m) < PB_STAGE_TILE)
+	if (pb_ir_get_stage(m) >= PB_STAGE_TILE)
+		return PB_OK;
+	if (pb_target_get(ctx, ctx->arch, ctx->target_file, &t))
+		return PB_ERR;
+	if (o->sizes && !(sz = pb_tile_sizes_parse(ctx, o->sizes)))
+		return PB_ERR;
+	if (o->report)
+		rep = pb_tile_report_new(&t);
+	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
+	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
+		MlirOperation f = funcs.v[i];
+		if (!pb_ir_op_is(f, "func.func") ||
+		    mlirAttributeIsNull(pb_ir_attr(f, "pb.kernel")))
+			continue;
+		rc = map_kernel(ctx, o, &t, sz, f, k++, &dump, rep);
+	}
+	if (rc == PB_OK && o->dump_sizes)
+		fprintf(stderr, "{ %s }\n", dump.data ? dump.data : "");
+	if (rc == PB_OK && rep)
+		rc = pb_tile_report_write(ctx, rep, o->report);
+	pb_ir_ops_free(&funcs);
+	pb_buf_free(&dump);
+	pb_tile_sizes_free(sz);
+	pb_tile_report_free(rep);
+	if (rc == PB_OK)
 		pb_ir_set_stage(m, PB_STAGE_TILE);
-	return PB_OK;
+	return rc;
 }

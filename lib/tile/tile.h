@@ -5,11 +5,16 @@
 #include "ir/ir.h"
 
 struct pb_tile_opts {
-	int unused;
+	const char *sizes;  /* --sizes: isl union map of per-kernel sizes */
+	int dump_sizes;	    /* --dump-sizes: print the chosen sizes */
+	const char *report; /* --report FILE (JSON) */
+	int remarks;	    /* --remarks: say why each nest is mapped so */
+	int no_tile;	    /* --no-tile: leave the mapping to pb-codegen */
 };
 
-/* Bring "m" to the tile stage, running the earlier stages with their
- * defaults first. */
+/* Tile every kernel nest of "m" and map it onto blocks, warps and threads
+ * (docs/pb-tile.md), running the earlier stages with their defaults
+ * first when "m" has not been through them. */
 int pb_tile_run(struct pb_ctx *ctx, MlirModule m,
 		const struct pb_tile_opts *opts);
 

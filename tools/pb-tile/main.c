@@ -3,6 +3,23 @@
 
 static struct pb_tile_opts opts;
 
+static const struct pb_opt options[] = {
+	{"sizes", PB_OPT_STR, &opts.sizes, "MAP",
+	 "sizes per kernel, an isl union map as ppcg reads it: '{ kernel[3] "
+	 "-> tile[64, 128]; kernel[3] -> block[16, 32]; kernel[5] -> "
+	 "reduce[256]; kernel[6] -> none[] }' (kernel_3 is kernel[3])"},
+	{"dump-sizes", PB_OPT_FLAG, &opts.dump_sizes, NULL,
+	 "print the sizes chosen for every kernel on stderr, in --sizes form"},
+	{"report", PB_OPT_STR, &opts.report, "FILE",
+	 "write a JSON report: per nest the sizes, occupancy, global bytes, "
+	 "arithmetic intensity and predicted time"},
+	{"remarks", PB_OPT_FLAG, &opts.remarks, NULL,
+	 "say how each nest is mapped and the predicted time"},
+	{"no-tile", PB_OPT_FLAG, &opts.no_tile, NULL,
+	 "map nothing: leave every nest to pb-codegen's naive mapping"},
+	{0},
+};
+
 static int run(struct pb_ctx *ctx, const struct pb_input *in,
 	       struct pb_buf *out, void *user)
 {
@@ -17,10 +34,12 @@ int main(int argc, char **argv)
 		.name = "pb-tile",
 		.summary = "pb-tile: multi-level tiling and mapping to blocks, warps and threads (MLIR in, MLIR out).",
 		.description =
-			"NOT IMPLEMENTED YET: the transformation itself is future work.\n"
-			"Today pb-tile runs the earlier stages its input still needs (with\n"
-			"their defaults), verifies the module and passes it through,\n"
-			"marking it with pb.stage = \"tile\".\n",
+			"Tiles the parallel band of every kernel nest for a block, its\n"
+			"warps and its threads, with sizes from an analytical cost model\n"
+			"of the target (--arch, --target-file) or from --sizes; nests with\n"
+			"small bands and large inner reductions run one block per band\n"
+			"point with a shared-memory tree. See docs/pb-tile.md.\n",
+		.opts = options,
 		.run = run,
 	};
 	return pb_main(&tool, argc, argv);

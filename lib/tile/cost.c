@@ -1,0 +1,796 @@
+/* The cost model of pb-tile (docs/pb-tile.md, "Cost model"): the
+ * predicted time of a nest under a mapping, from the target description.
+ *
+ * A nest is summarised once (struct stats): the operations one band point
+ * executes (inner loop trip counts multiplied out) and its global
+ * accesses with the range of every subscript over a tile. For a mapping
+ * (block tile T, threads B, thread tile R = T / B per dimension):
+ *
+ *   blocks     G = prod ceil(extent / T)
+ *   occupancy  resident blocks per SM from threads, registers (estimated
+ *              from the jammed accumulators) and shared memory
+ *   waves      ceil(G / (SMs x resident blocks))
+ *   compute    waves x resident blocks x threads x R x ops per point
+ *              / (lanes per SM x latency hiding) / clock, where a load
+ *              that does not vary along a jammed dimension is shared by
+ *              its R points (register reuse)
+ *   memory     max(unique bytes / DRAM bandwidth,
+ *                  G x tile footprint x uncoalescing / L2 bandwidth)
+ *   t          launch + max(compute, memory)
+ *
+ * The footprint of a tile is the box of elements each access touches when
+ * the band's ivs range over the tile and the inner loops over their
+ * bounds: data reuse inside a tile is what larger tiles buy. An access
+ * whose innermost subscript does not move by one element along the
+ * thread-x dimension costs a 32-byte sector per thread. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "tile/internal.h"
+
+/* L2 bandwidth as a multiple of DRAM bandwidth (not in the target
+ * descriptions; about 2 to 3 on A100/H100). */
+#define L2_OVER_DRAM 2.5
+/* Occupancy above which latency is taken as hidden. */
+#define HIDING_OCCUPANCY 0.25
+#define MAXACC 64
+
+/* An interval of index values. */
+struct ival {
+	int64_t lo, hi;
+};
+
+/* One global access of the nest. */
+struct acc {
+	MlirValue mem;
+	int rank, elem;
+	int64_t shape[PB_TILE_MAXD];
+	int load;
+	double weight;	     /* executions per band point */
+	/* per band dim d: coefficient of iv d in each subscript (0 when
+	 * absent; INT64_MAX when not affine in it) */
+	int64_t coef[PB_TILE_MAXD][PB_TILE_MAXD];
+	struct ival box[PB_TILE_MAXD]; /* subscript ranges, band ivs at 0 */
+};
+
+struct stats {
+	const struct pb_tile_band *b;
+	double ops;		/* operations per band point */
+	double flops;
+	int nacc;
+	struct acc acc[MAXACC];
+	int jammable;
+};
+
+/* Loop ivs and their ranges while walking the body. */
+struct scope {
+	int n;
+	MlirValue iv[16];
+	struct ival r[16];
+};
+
+static struct ival ival_of(const struct stats *st, const struct scope *sc,
+			   MlirValue v, int depth);
+
+/* The interval of affine expression "e" on operand intervals "in". */
+static struct ival eval(MlirAffineExpr e, const struct ival *in, int nd)
+{
+	struct ival r = {0, 0}, a, b;
+	if (mlirAffineExprIsAConstant(e)) {
+		r.lo = r.hi = mlirAffineConstantExprGetValue(e);
+	} else if (mlirAffineExprIsADim(e)) {
+		r = in[mlirAffineDimExprGetPosition(e)];
+	} else if (mlirAffineExprIsASymbol(e)) {
+		r = in[nd + mlirAffineSymbolExprGetPosition(e)];
+	} else if (mlirAffineExprIsABinary(e)) {
+		a = eval(mlirAffineBinaryOpExprGetLHS(e), in, nd);
+		b = eval(mlirAffineBinaryOpExprGetRHS(e), in, nd);
+		if (mlirAffineExprIsAAdd(e)) {
+			r.lo = a.lo + b.lo;
+			r.hi = a.hi + b.hi;
+		} else if (mlirAffineExprIsAMul(e)) {
+			int64_t c[4] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo,
+					a.hi * b.hi};
+			r.lo = r.hi = c[0];
+			for (int i = 1; i < 4; i++) {
+				r.lo = c[i] < r.lo ? c[i] : r.lo;
+				r.hi = c[i] > r.hi ? c[i] : r.hi;
+			}
+		} else if (mlirAffineExprIsAMod(e) && b.lo == b.hi && b.lo > 0) {
+			r.lo = 0;
+			r.hi = b.lo - 1;
+			if (a.hi - a.lo < b.lo && a.lo >= 0 &&
+			    a.lo / b.lo == a.hi / b.lo) {
+				r.lo = a.lo % b.lo;
+				r.hi = a.hi % b.lo;
+			}
+		} else if ((mlirAffineExprIsAFloorDiv(e) ||
+			    mlirAffineExprIsACeilDiv(e)) &&
+			   b.lo == b.hi && b.lo > 0) {
+			r.lo = a.lo >= 0 ? a.lo / b.lo : -((-a.lo + b.lo - 1) / b.lo);
+			r.hi = a.hi >= 0 ? (a.hi + b.lo - 1) / b.lo : a.hi / b.lo;
+		} else {
+			r.lo = INT64_MIN / 4;
+			r.hi = INT64_MAX / 4;
+		}
+	}
+	return r;
+}
+
+/* The interval of the results of map attribute "name" of "op" applied to
+ * its operands from "first"; "combine" 0: hull, 1: min, 2: max. */
+static struct ival eval_map(const struct stats *st, const struct scope *sc,
+			    MlirOperation op, const char *name, int first,
+			    int combine, int depth)
+{
+	struct ival in[32], r = {INT64_MIN / 4, INT64_MAX / 4};
+	MlirAttribute a = pb_ir_attr(op, name);
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a))
+		return r;
+	MlirAffineMap m = mlirAffineMapAttrGetValue(a);
+	int nin = mlirAffineMapGetNumInputs(m);
+	if (nin > 32)
+		return r;
+	for (int i = 0; i < nin; i++)
+		in[i] = ival_of(st, sc,
+				mlirOperationGetOperand(op, first + i), depth + 1);
+	for (int k = 0; k < mlirAffineMapGetNumResults(m); k++) {
+		struct ival x = eval(mlirAffineMapGetResult(m, k), in,
+				     mlirAffineMapGetNumDims(m));
+		if (k == 0) {
+			r = x;
+		} else if (combine == 1) {
+			r.lo = x.lo < r.lo ? x.lo : r.lo;
+			r.hi = x.hi < r.hi ? x.hi : r.hi;
+		} else if (combine == 2) {
+			r.lo = x.lo > r.lo ? x.lo : r.lo;
+			r.hi = x.hi > r.hi ? x.hi : r.hi;
+		}
+	}
+	return r;
+}
+
+/* The interval of index value "v": a band iv over one tile (from 0), an
+ * inner loop's iv over its bounds, a constant or affine arithmetic on
+ * those; unbounded otherwise. */
+static struct ival ival_of(const struct stats *st, const struct scope *sc,
+			   MlirValue v, int depth)
+{
+	struct ival r = {INT64_MIN / 4, INT64_MAX / 4};
+	for (int d = 0; d < st->b->n; d++)
+		if (mlirValueEqual(v, st->b->iv[d])) {
+			r.lo = 0;
+			r.hi = 0; /* scaled by the caller through coef */
+			return r;
+		}
+	for (int i = 0; i < sc->n; i++)
+		if (mlirValueEqual(v, sc->iv[i]))
+			return sc->r[i];
+	if (depth > 8 || !mlirValueIsAOpResult(v))
+		return r;
+	MlirOperation op = mlirOpResultGetOwner(v);
+	if (pb_ir_op_is(op, "arith.constant")) {
+		MlirAttribute a = pb_ir_attr(op, "value");
+		if (!mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a))
+			r.lo = r.hi = mlirIntegerAttrGetValueInt(a);
+	} else if (pb_ir_op_is(op, "affine.apply")) {
+		r = eval_map(st, sc, op, "map", 0, 0, depth);
+	} else if (pb_ir_op_is(op, "affine.min")) {
+		r = eval_map(st, sc, op, "map", 0, 1, depth);
+	} else if (pb_ir_op_is(op, "affine.max")) {
+		r = eval_map(st, sc, op, "map", 0, 2, depth);
+	}
+	return r;
+}
+
+/* The coefficient of band iv "iv" in index value "v": the difference of
+ * "v" when "iv" moves by one, if "v" is affine in it (INT64_MAX when not
+ * known). Only affine.apply chains are followed. */
+static int64_t coef_of(MlirValue v, MlirValue iv, int depth)
+{
+	if (mlirValueEqual(v, iv))
+		return 1;
+	if (depth > 8 || !mlirValueIsAOpResult(v))
+		return mlirValueIsAOpResult(v) ? INT64_MAX : 0;
+	MlirOperation op = mlirOpResultGetOwner(v);
+	if (pb_ir_op_is(op, "arith.constant"))
+		return 0;
+	if (!pb_ir_op_is(op, "affine.apply") &&
+	    !pb_ir_op_is(op, "affine.min") && !pb_ir_op_is(op, "affine.max")) {
+		/* unknown: affine in "iv" only if it does not use it */
+		return INT64_MAX;
+	}
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	if (mlirAffineMapGetNumResults(m) != 1)
+		return INT64_MAX; /* a clamp: treat as moving with it */
+	int64_t c = 0;
+	struct ival in[32];
+	int nin = mlirAffineMapGetNumInputs(m);
+	if (nin > 32)
+		return INT64_MAX;
+	/* linear: evaluate the difference of the expression between the
+	 * inputs' coefficients and zero */
+	for (int i = 0; i < nin; i++) {
+		int64_t ci = coef_of(mlirOperationGetOperand(op, i), iv,
+				     depth + 1);
+		if (ci == INT64_MAX)
+			return INT64_MAX;
+		in[i].lo = in[i].hi = ci;
+	}
+	struct ival zero[32];
+	memset(zero, 0, sizeof(zero));
+	struct ival e1 = eval(mlirAffineMapGetResult(m, 0), in,
+			      mlirAffineMapGetNumDims(m));
+	struct ival e0 = eval(mlirAffineMapGetResult(m, 0), zero,
+			      mlirAffineMapGetNumDims(m));
+	c = e1.lo - e0.lo;
+	return c;
+}
+
+/* Does "v" (a memref) come from an allocation inside the nest? */
+static int is_private(const struct stats *st, MlirValue v)
+{
+	while (mlirValueIsAOpResult(v)) {
+		MlirOperation op = mlirOpResultGetOwner(v);
+		if (pb_ir_op_is(op, "memref.alloca") ||
+		    pb_ir_op_is(op, "memref.alloc"))
+			return pb_ir_is_inside(op, st->b->root);
+		if (!mlirOperationGetNumOperands(op))
+			return 0;
+		v = mlirOperationGetOperand(op, 0);
+	}
+	return 0;
+}
+
+/* Record access "op" (a load or store) executed "w" times per point. */
+static void add_access(struct stats *st, const struct scope *sc,
+		       MlirOperation op, double w)
+{
+	int store = pb_ir_op_is(op, "affine.store") ||
+		    pb_ir_op_is(op, "memref.store");
+	int affine = pb_ir_op_is(op, "affine.load") ||
+		     pb_ir_op_is(op, "affine.store");
+	MlirValue mem = mlirOperationGetOperand(op, store ? 1 : 0);
+	MlirType t = mlirValueGetType(mem);
+	if (!mlirTypeIsAMemRef(t) || is_private(st, mem) ||
+	    st->nacc == MAXACC)
+		return;
+	struct acc *a = &st->acc[st->nacc];
+	memset(a, 0, sizeof(*a));
+	a->mem = mem;
+	a->rank = mlirShapedTypeGetRank(t);
+	if (a->rank > PB_TILE_MAXD)
+		return;
+	MlirType et = mlirShapedTypeGetElementType(t);
+	a->elem = mlirTypeIsAInteger(et) ? (mlirIntegerTypeGetWidth(et) + 7) / 8
+		  : mlirTypeIsAF64(et) ? 8 : mlirTypeIsAF16(et) ? 2 : 4;
+	for (int i = 0; i < a->rank; i++)
+		a->shape[i] = mlirShapedTypeGetDimSize(t, i);
+	a->load = !store;
+	a->weight = w;
+	int first = store ? 2 : 1;
+	MlirAffineMap m = {0};
+	if (affine)
+		m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	for (int i = 0; i < a->rank; i++) {
+		struct ival r;
+		MlirValue sub[PB_TILE_MAXD];
+		(void)sub;
+		if (affine) {
+			struct ival in[32];
+			int nin = mlirAffineMapGetNumInputs(m);
+			for (int k = 0; k < nin && k < 32; k++)
+				in[k] = ival_of(st, sc, mlirOperationGetOperand(
+							op, first + k), 0);
+			r = eval(mlirAffineMapGetResult(m, i), in,
+				 mlirAffineMapGetNumDims(m));
+			for (int d = 0; d < st->b->n; d++) {
+				struct ival c1[32], c0[32];
+				int bad = 0;
+				for (int k = 0; k < nin && k < 32; k++) {
+					int64_t c = coef_of(mlirOperationGetOperand(
+							op, first + k), st->b->iv[d], 0);
+					bad |= c == INT64_MAX;
+					c1[k].lo = c1[k].hi = c;
+					c0[k].lo = c0[k].hi = 0;
+				}
+				if (bad) {
+					a->coef[i][d] = INT64_MAX;
+					continue;
+				}
+				struct ival e1 = eval(mlirAffineMapGetResult(m, i),
+						      c1, mlirAffineMapGetNumDims(m));
+				struct ival e0 = eval(mlirAffineMapGetResult(m, i),
+						      c0, mlirAffineMapGetNumDims(m));
+				a->coef[i][d] = e1.lo - e0.lo;
+			}
+		} else {
+			MlirValue v = mlirOperationGetOperand(op, first + i);
+			r = ival_of(st, sc, v, 0);
+			for (int d = 0; d < st->b->n; d++)
+				a->coef[i][d] = coef_of(v, st->b->iv[d], 0);
+		}
+		if (r.lo < 0)
+			r.lo = 0;
+		if (r.hi > a->shape[i] - 1)
+			r.hi = a->shape[i] - 1;
+		if (r.hi < r.lo)
+			r.hi = r.lo;
+		a->box[i] = r;
+	}
+	st->nacc++;
+}
+
+/* The constant trip count of affine.for "op" into "r" (its iv range);
+ * 0 when its bounds are not constant. */
+static int for_range(MlirOperation op, struct ival *r, int64_t *trip)
+{
+	MlirAttribute lb = pb_ir_attr(op, "lowerBoundMap");
+	MlirAttribute ub = pb_ir_attr(op, "upperBoundMap");
+	MlirAttribute st = pb_ir_attr(op, "step");
+	if (mlirAttributeIsNull(lb) || mlirAttributeIsNull(ub))
+		return 0;
+	MlirAffineMap l = mlirAffineMapAttrGetValue(lb);
+	MlirAffineMap u = mlirAffineMapAttrGetValue(ub);
+	if (mlirAffineMapGetNumResults(l) != 1 ||
+	    mlirAffineMapGetNumResults(u) != 1 ||
+	    !mlirAffineExprIsAConstant(mlirAffineMapGetResult(l, 0)) ||
+	    !mlirAffineExprIsAConstant(mlirAffineMapGetResult(u, 0)))
+		return 0;
+	int64_t a = mlirAffineConstantExprGetValue(mlirAffineMapGetResult(l, 0));
+	int64_t b = mlirAffineConstantExprGetValue(mlirAffineMapGetResult(u, 0));
+	int64_t s = mlirAttributeIsNull(st) ? 1 : mlirIntegerAttrGetValueInt(st);
+	if (s < 1)
+		s = 1;
+	*trip = b > a ? (b - a + s - 1) / s : 0;
+	r->lo = a;
+	r->hi = b > a ? b - 1 : a;
+	return 1;
+}
+
+/* Is "op" a floating-point or integer arithmetic operation? */
+static int is_arith(MlirOperation op)
+{
+	MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+	return (s.length > 6 && !strncmp(s.data, "arith.", 6) &&
+		strncmp(s.data, "arith.constant", 14)) ||
+	       (s.length > 5 && !strncmp(s.data, "math.", 5));
+}
+
+/* Walk block "blk" executed "w" times per band point. */
+static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
+{
+	for (MlirOperation op = mlirBlockGetFirstOperation(blk);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		if (pb_ir_op_is(op, "affine.for")) {
+			struct ival r = {0, 0};
+			int64_t trip = 1;
+			if (!for_range(op, &r, &trip)) {
+				trip = 16; /* unknown bounds: a guess */
+				r.lo = INT64_MIN / 4;
+				r.hi = INT64_MAX / 4;
+			}
+			if (sc->n < 16) {
+				sc->iv[sc->n] = mlirBlockGetArgument(
+					mlirRegionGetFirstBlock(
+						mlirOperationGetRegion(op, 0)), 0);
+				sc->r[sc->n++] = r;
+			}
+			walk(st, sc, mlirRegionGetFirstBlock(
+					     mlirOperationGetRegion(op, 0)),
+			     w * (double)trip);
+			sc->n--;
+			continue;
+		}
+		for (intptr_t i = 0; i < mlirOperationGetNumRegions(op); i++) {
+			MlirRegion rg = mlirOperationGetRegion(op, i);
+			MlirBlock b = mlirRegionGetFirstBlock(rg);
+			if (!mlirBlockIsNull(b))
+				walk(st, sc, b, w);
+		}
+		if (pb_ir_op_is(op, "affine.load") || pb_ir_op_is(op, "affine.store") ||
+		    pb_ir_op_is(op, "memref.load") || pb_ir_op_is(op, "memref.store")) {
+			add_access(st, sc, op, w);
+			st->ops += w;
+		} else if (is_arith(op)) {
+			st->ops += w;
+			MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+			if (s.length > 1 && s.data[s.length - 1] == 'f')
+				st->flops += w;
+			else if (s.length > 5 && !strncmp(s.data, "math.", 5))
+				st->flops += w;
+		}
+	}
+}
+
+static void stats_of(const struct pb_tile_band *b, struct stats *st)
+{
+	struct scope sc = {0};
+	memset(st, 0, sizeof(*st));
+	st->b = b;
+	walk(st, &sc, pb_tile_band_body(b), 1.0);
+	st->jammable = pb_tile_jam_ok(b);
+}
+
+int64_t pb_tile_threads(const struct pb_tile_choice *c)
+{
+	int64_t t = 1;
+	if (c->mode == PB_TILE_REDUCE)
+		return c->threads;
+	for (int d = 0; d < c->n; d++)
+		t *= c->block[d];
+	return t;
+}
+
+/* The thread-x dimension of "c": the innermost with more than one
+ * thread, -1 when none. */
+static int xdim(const struct pb_tile_choice *c)
+{
+	for (int d = c->n - 1; d >= 0; d--)
+		if (c->block[d] > 1)
+			return d;
+	return -1;
+}
+
+/* Global bytes moved per block tile for access "a" under "c" (with the
+ * sector waste of uncoalesced accesses when "waste"). */
+static double tile_bytes(const struct stats *st, const struct acc *a,
+			 const struct pb_tile_choice *c, int waste)
+{
+	double elems = 1;
+	int x = xdim(c);
+	for (int i = 0; i < a->rank; i++) {
+		double lo = (double)a->box[i].lo, hi = (double)a->box[i].hi;
+		for (int d = 0; d < st->b->n; d++) {
+			int64_t k = a->coef[i][d];
+			int64_t span = c->tile[d] < st->b->extent[d]
+					       ? c->tile[d] : st->b->extent[d];
+			if (k == INT64_MAX) {
+				lo = 0;
+				hi = (double)a->shape[i] - 1;
+				break;
+			}
+			hi += (double)(k > 0 ? k : -k) * (double)(span - 1);
+		}
+		if (hi > (double)a->shape[i] - 1)
+			hi = (double)a->shape[i] - 1;
+		if (lo > hi)
+			lo = hi;
+		elems *= hi - lo + 1;
+	}
+	double f = 1;
+	if (waste && x >= 0 && a->rank > 0) {
+		int64_t k = a->coef[a->rank - 1][x];
+		int moves = 0;
+		for (int i = 0; i < a->rank - 1; i++)
+			moves |= a->coef[i][x] != 0;
+		if (k == INT64_MAX || (k != 0 && k != 1 && k != -1) ||
+		    (k == 0 && moves))
+			f = 32.0 / a->elem; /* a sector per thread */
+	}
+	return elems * a->elem * f;
+}
+
+/* Is access "a" the same as an earlier one of "st" (same buffer, same
+ * box and coefficients)? Loads and stores of one element count once. */
+static int repeated(const struct stats *st, int i)
+{
+	const struct acc *a = &st->acc[i];
+	for (int j = 0; j < i; j++) {
+		const struct acc *b = &st->acc[j];
+		if (mlirValueEqual(a->mem, b->mem) &&
+		    !memcmp(a->box, b->box, sizeof(a->box)) &&
+		    !memcmp(a->coef, b->coef, sizeof(a->coef)))
+			return 1;
+	}
+	return 0;
+}
+
+/* Predict "c" for "st" on "t"; fills the cost fields of "c". */
+static void predict(const struct pb_target *t, const struct stats *st,
+		    struct pb_tile_choice *c)
+{
+	const struct pb_tile_band *b = st->b;
+	int64_t threads = pb_tile_threads(c), grid = 1, rt = 1;
+	for (int d = 0; d < b->n; d++) {
+		int64_t tile = c->mode == PB_TILE_TILE ? c->tile[d] : 1;
+		grid *= (b->extent[d] + tile - 1) / tile;
+		if (c->mode == PB_TILE_TILE)
+			rt *= c->tile[d] / c->block[d];
+	}
+	/* registers: a base, the jammed accumulators and operands */
+	int regs = 30;
+	if (c->mode == PB_TILE_TILE && c->jam) {
+		regs += (int)rt;
+		for (int d = 0; d < b->n; d++)
+			regs += (int)(c->tile[d] / c->block[d]) - 1;
+	}
+	c->regs = regs;
+	int64_t per_sm = t->max_blocks_per_sm;
+	if (threads > 0 && t->max_threads_per_sm / threads < per_sm)
+		per_sm = t->max_threads_per_sm / threads;
+	int64_t rb = ((int64_t)regs * threads + 255) / 256 * 256;
+	if (rb > 0 && t->regs_per_sm / rb < per_sm)
+		per_sm = t->regs_per_sm / rb;
+	if (c->smem > 0 && t->smem_per_sm / c->smem < per_sm)
+		per_sm = t->smem_per_sm / c->smem;
+	if (per_sm < 1)
+		per_sm = 1;
+	c->occupancy = (double)(per_sm * threads) / t->max_threads_per_sm;
+	if (c->occupancy > 1)
+		c->occupancy = 1;
+	double slots = (double)t->sm_count * (double)per_sm;
+	c->waves = ceil((double)grid / slots);
+	c->grid = grid;
+
+	/* operations per point, loads shared by jammed points */
+	double ops = st->ops;
+	if (c->mode == PB_TILE_TILE && c->jam)
+		for (int i = 0; i < st->nacc; i++) {
+			const struct acc *a = &st->acc[i];
+			int64_t shared = 1;
+			for (int d = 0; d < b->n; d++) {
+				int uses = 0;
+				for (int k = 0; k < a->rank; k++)
+					uses |= a->coef[k][d] != 0;
+				if (!uses)
+					shared *= c->tile[d] / c->block[d];
+			}
+			ops -= a->weight * (1.0 - 1.0 / (double)shared);
+		}
+	double lanes = t->fp32_flops / (2.0 * t->sm_count * t->clock_hz);
+	double hide = c->occupancy / HIDING_OCCUPANCY;
+	if (hide > 1)
+		hide = 1;
+	double wave_blocks = grid < slots ? (double)grid : slots;
+	double per_sm_blocks = ceil(wave_blocks / t->sm_count);
+	double compute = c->waves * per_sm_blocks * (double)threads *
+			 (double)rt * ops / (lanes * hide) / t->clock_hz;
+	if (c->mode == PB_TILE_REDUCE) {
+		/* the band point's work shared by the block's threads, plus
+		 * the tree: log2(threads) barrier steps per reduction */
+		compute = c->waves * per_sm_blocks * ops / (lanes * hide) /
+			  t->clock_hz;
+		compute += c->waves * log2((double)threads) * 40.0 / t->clock_hz;
+	} else if (c->mode == PB_TILE_NONE) {
+		/* pb-codegen's naive mapping: one thread per point */
+		compute = (double)grid * ops /
+			  (t->sm_count * lanes * hide) / t->clock_hz;
+	}
+
+	double unique = 0, moved = 0;
+	for (int i = 0; i < st->nacc; i++) {
+		const struct acc *a = &st->acc[i];
+		if (repeated(st, i))
+			continue;
+		double whole = a->elem;
+		for (int k = 0; k < a->rank; k++)
+			whole *= (double)a->shape[k];
+		struct pb_tile_choice one = *c;
+		if (c->mode != PB_TILE_TILE) {
+			one.mode = PB_TILE_TILE;
+			for (int d = 0; d < b->n; d++) {
+				one.tile[d] = 1;
+				one.block[d] = 1;
+			}
+			if (c->mode == PB_TILE_NONE && b->n > 0)
+				one.block[b->n - 1] = 2; /* x: innermost */
+		}
+		double tb = tile_bytes(st, a, &one, 1) * (double)grid;
+		double tb0 = tile_bytes(st, a, &one, 0) * (double)grid;
+		unique += tb0 < whole ? tb0 : whole;
+		moved += tb;
+	}
+	c->global_bytes = (int64_t)unique;
+	c->flops = (int64_t)(st->flops * (double)grid *
+			     (c->mode == PB_TILE_TILE ? (double)threads * rt : 1));
+	if (c->mode != PB_TILE_TILE) {
+		double pts = 1;
+		for (int d = 0; d < b->n; d++)
+			pts *= (double)b->extent[d];
+		c->flops = (int64_t)(st->flops * pts);
+	}
+	double memory = unique / t->dram_bytes_per_s;
+	double l2 = moved / (t->dram_bytes_per_s * L2_OVER_DRAM);
+	if (l2 > memory)
+		memory = l2;
+	c->predicted_s = t->launch_s + (compute > memory ? compute : memory);
+}
+
+void pb_tile_predict(const struct pb_target *t, const struct pb_tile_band *b,
+		     struct pb_tile_choice *c)
+{
+	struct stats *st = malloc(sizeof(*st));
+	if (!st)
+		abort();
+	stats_of(b, st);
+	if (c->mode == PB_TILE_REDUCE) {
+		int64_t work = 0, smem = 0;
+		pb_tile_reduce_match(b, c->threads, &work, &smem);
+		c->smem = smem;
+	}
+	predict(t, st, c);
+	free(st);
+}
+
+static int64_t pow2ceil(int64_t x)
+{
+	int64_t p = 1;
+	while (p < x)
+		p *= 2;
+	return p;
+}
+
+/* Split the threads of "c" into warps: lanes from the innermost
+ * dimension outwards, 32 in all (or all the block's threads). */
+static void warp_lanes(struct pb_tile_choice *c)
+{
+	int64_t left = 32;
+	for (int d = c->n - 1; d >= 0; d--) {
+		int64_t l = c->block[d] < left ? c->block[d] : left;
+		while (l > 1 && (c->block[d] % l || left % l))
+			l--;
+		c->lanes[d] = l < 1 ? 1 : l;
+		left /= c->lanes[d];
+	}
+}
+
+/* Consider the mapping "c" (tile, block, jam set) for "st": keep it in
+ * "best" when it is predicted faster. */
+static void consider(const struct pb_target *t, const struct stats *st,
+		     struct pb_tile_choice *c, struct pb_tile_choice *best)
+{
+	if (pb_tile_threads(c) > t->max_threads_per_block)
+		return;
+	warp_lanes(c);
+	predict(t, st, c);
+	if (c->regs > t->max_regs_per_thread)
+		return;
+	if (best->mode == PB_TILE_NONE ||
+	    c->predicted_s < best->predicted_s * 0.999)
+		*best = *c;
+}
+
+/* The tile candidates: "nt" threads per block spread from the innermost
+ * dimension outwards with "x" threads on the innermost, thread tiles
+ * "r" on the two innermost dimensions when jamming. */
+static void tiles(const struct pb_target *t, const struct stats *st,
+		  struct pb_tile_choice *best)
+{
+	const struct pb_tile_band *b = st->b;
+	static const int64_t nts[] = {32, 64, 128, 256, 512};
+	static const int64_t rs[] = {1, 2, 4, 8};
+	int n = b->n;
+	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
+		for (int64_t x = 1; x <= nts[i]; x *= 2)
+			for (unsigned ri = 0; ri < (st->jammable ? 4u : 1u); ri++)
+				for (unsigned rj = 0; rj < (st->jammable ? 4u : 1u); rj++) {
+					struct pb_tile_choice c;
+					memset(&c, 0, sizeof(c));
+					c.mode = PB_TILE_TILE;
+					c.n = n;
+					int64_t left = nts[i];
+					for (int d = n - 1; d >= 0; d--) {
+						int64_t want = d == n - 1 ? x
+							: pow2ceil(b->extent[d]);
+						if (d == n - 1 &&
+						    x > pow2ceil(b->extent[d]))
+							goto next;
+						int64_t bd = want < left ? want : left;
+						c.block[d] = bd;
+						left /= bd;
+						int64_t r = d == n - 1 ? rs[rj]
+							  : d == n - 2 ? rs[ri] : 1;
+						c.tile[d] = bd * r;
+						if (r > 1 && c.tile[d] > b->extent[d])
+							goto next;
+					}
+					if (left > 1)
+						continue; /* fewer points than threads */
+					c.jam = st->jammable && (ri || rj);
+					consider(t, st, &c, best);
+				next:;
+				}
+}
+
+void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
+		    unsigned allow, struct pb_tile_choice *c)
+{
+	struct stats *st = malloc(sizeof(*st));
+	struct pb_tile_choice best;
+	if (!st)
+		abort();
+	stats_of(b, st);
+	memset(&best, 0, sizeof(best));
+	best.n = b->n;
+	best.mode = PB_TILE_NONE;
+	predict(t, st, &best);
+	struct pb_tile_choice none = best;
+	best.mode = PB_TILE_NONE;
+	if (allow & (1u << PB_TILE_TILE))
+		tiles(t, st, &best);
+	if (best.mode == PB_TILE_NONE && !(allow & (1u << PB_TILE_NONE)))
+		best = none;
+	if (allow & (1u << PB_TILE_REDUCE))
+		for (int64_t th = 32; th <= 1024 && th <= t->max_threads_per_block;
+		     th *= 2) {
+			int64_t work = 0, smem = 0;
+			if (!pb_tile_reduce_match(b, (int)th, &work, &smem) ||
+			    smem > t->smem_per_block)
+				break;
+			if (work < th * 2 && th > 32)
+				break;
+			struct pb_tile_choice r;
+			memset(&r, 0, sizeof(r));
+			r.mode = PB_TILE_REDUCE;
+			r.n = b->n;
+			r.threads = (int)th;
+			r.smem = smem;
+			predict(t, st, &r);
+			if (r.predicted_s < best.predicted_s * 0.999)
+				best = r;
+		}
+	*c = best;
+	free(st);
+}
+
+int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
+		     const struct pb_tile_band *b, struct pb_tile_choice *c)
+{
+	MlirLocation loc = mlirOperationGetLocation(b->root);
+	if (c->mode == PB_TILE_REDUCE) {
+		int64_t work, smem;
+		if (c->threads < 32 || c->threads > t->max_threads_per_block ||
+		    (c->threads & (c->threads - 1))) {
+			pb_error_at(ctx, loc, "--sizes: reduce[%d] must be a power "
+				    "of 2 from 32 to %d", c->threads,
+				    t->max_threads_per_block);
+			return PB_ERR;
+		}
+		if (!pb_tile_reduce_match(b, c->threads, &work, &smem)) {
+			pb_error_at(ctx, loc, "--sizes: this nest cannot be mapped "
+				    "as a block-level reduction");
+			return PB_ERR;
+		}
+		c->smem = smem;
+		pb_tile_predict(t, b, c);
+		return PB_OK;
+	}
+	if (c->mode != PB_TILE_TILE)
+		return PB_OK;
+	for (int d = 0; d < b->n; d++) {
+		if (c->tile[d] < 1 || c->block[d] < 1 ||
+		    c->tile[d] % c->block[d]) {
+			pb_error_at(ctx, loc, "--sizes: tile size %lld of "
+				    "dimension %d is not a positive multiple of "
+				    "its block size %lld", (long long)c->tile[d],
+				    d, (long long)c->block[d]);
+			return PB_ERR;
+		}
+	}
+	if (pb_tile_threads(c) > t->max_threads_per_block) {
+		pb_error_at(ctx, loc, "--sizes: %lld threads per block exceed "
+			    "the target's %d", (long long)pb_tile_threads(c),
+			    t->max_threads_per_block);
+		return PB_ERR;
+	}
+	int jam = 0;
+	for (int d = 0; d < b->n; d++)
+		jam |= c->tile[d] > c->block[d];
+	if (c->jam < 0)
+		c->jam = jam && pb_tile_jam_ok(b);
+	if (c->jam && !pb_tile_jam_ok(b)) {
+		pb_error_at(ctx, loc, "--sizes: jam[1]: the body of this nest "
+			    "cannot be jammed (see docs/pb-tile.md)");
+		return PB_ERR;
+	}
+	warp_lanes(c);
+	pb_tile_predict(t, b, c);
+	return PB_OK;
+}

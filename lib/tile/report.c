@@ -1,0 +1,101 @@
+/* The --report of pb-tile: one JSON object per mapped nest with the
+ * chosen sizes and the cost model's view of them (docs/pb-tile.md). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "mlir-c/BuiltinAttributes.h"
+
+#include "tile/internal.h"
+
+struct pb_tile_report {
+	json_t *root, *kernels;
+};
+
+struct pb_tile_report *pb_tile_report_new(const struct pb_target *t)
+{
+	struct pb_tile_report *r = malloc(sizeof(*r));
+	if (!r)
+		abort();
+	r->root = json_object();
+	r->kernels = json_array();
+	json_object_set_new(r->root, "arch", json_string(t->arch));
+	json_object_set_new(r->root, "target", json_string(t->name));
+	json_object_set(r->root, "kernels", r->kernels);
+	return r;
+}
+
+/* A JSON array of the "n" values "v". */
+static json_t *ints(const int64_t *v, int n)
+{
+	json_t *a = json_array();
+	for (int i = 0; i < n; i++)
+		json_array_append_new(a, json_integer(v[i]));
+	return a;
+}
+
+void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
+			int nest, const struct pb_tile_band *b,
+			const struct pb_tile_choice *c)
+{
+	static const char *modes[] = {"none", "tile", "reduce"};
+	json_t *o = json_object();
+	MlirAttribute name = pb_ir_attr(func, "sym_name");
+	MlirStringRef s = mlirStringAttrGetValue(name);
+	json_object_set_new(o, "kernel", json_stringn(s.data, s.length));
+	json_object_set_new(o, "index", json_integer(k));
+	json_object_set_new(o, "nest", json_integer(nest));
+	json_object_set_new(o, "mapping", json_string(modes[c->mode]));
+	json_object_set_new(o, "band", ints(b->extent, b->n));
+	if (c->mode == PB_TILE_TILE) {
+		json_object_set_new(o, "tile", ints(c->tile, c->n));
+		json_object_set_new(o, "block", ints(c->block, c->n));
+		json_object_set_new(o, "lanes", ints(c->lanes, c->n));
+		json_object_set_new(o, "jam", json_boolean(c->jam));
+	}
+	json_object_set_new(o, "grid", json_integer(c->grid));
+	json_object_set_new(o, "threads", json_integer(pb_tile_threads(c)));
+	json_object_set_new(o, "registers", json_integer(c->regs));
+	json_object_set_new(o, "shared_bytes", json_integer(c->smem));
+	json_object_set_new(o, "occupancy", json_real(c->occupancy));
+	json_object_set_new(o, "waves", json_real(c->waves));
+	json_object_set_new(o, "global_bytes", json_integer(c->global_bytes));
+	json_object_set_new(o, "flops", json_integer(c->flops));
+	json_object_set_new(o, "intensity",
+			    json_real(c->global_bytes
+					      ? (double)c->flops / c->global_bytes
+					      : 0));
+	json_object_set_new(o, "predicted_s", json_real(c->predicted_s));
+	json_array_append_new(r->kernels, o);
+}
+
+int pb_tile_report_write(struct pb_ctx *ctx, struct pb_tile_report *r,
+			 const char *path)
+{
+	char *text = json_dumps(r->root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
+	if (!text) {
+		pb_error(ctx, "--report: cannot format the report");
+		return PB_ERR;
+	}
+	struct pb_buf b = {0};
+	pb_buf_puts(&b, text);
+	pb_buf_puts(&b, "\n");
+	free(text);
+	int rc = pb_write_file(path, b.data, b.len);
+	if (rc < 0)
+		pb_error(ctx, "--report: cannot write '%s': %s", path,
+			 strerror(errno));
+	pb_buf_free(&b);
+	return rc < 0 ? PB_ERR : PB_OK;
+}
+
+void pb_tile_report_free(struct pb_tile_report *r)
+{
+	if (!r)
+		return;
+	json_decref(r->kernels);
+	json_decref(r->root);
+	free(r);
+}
