@@ -5,6 +5,9 @@
 // RUN: %if ptxas %{ pb-codegen --arch=sm_80 %t/mapped.mlir -o %t/k80.ptx && ptxas -arch=sm_80 %t/k80.ptx -o %t/k80.cubin %}
 // RUN: %python %S/Inputs/warp_gen.py %t
 // RUN: pb-run --device=cpu %t/mapped.mlir --input %t/A.npy --input %t/B.npy --input %t/x.npy --check %t/C.npy --check %t/y.npy --check %t/o.npy --rtol 0 --atol 0 | FileCheck --check-prefix=CPU %s
+// RUN: pb-codegen --emit=mlir %t/nested.mlir | FileCheck --check-prefix=NESTED %s
+// RUN: %if ptxas %{ pb-codegen %t/nested.mlir -o %t/n.ptx && ptxas -arch=sm_90 %t/n.ptx -o %t/n.cubin %}
+// RUN: pb-run --device=cpu %t/nested.mlir --input %t/u.npy --check %t/v.npy --rtol 0 --atol 0 | FileCheck --check-prefix=CPU2 %s
 // RUN: not pb-codegen --split-input-file %t/errors.mlir 2>&1 | FileCheck --check-prefix=ERR %s
 
 // Warp-mapped loops (pb-tile's warp level). In @k0_mm a 128x200 matmul +
@@ -172,6 +175,59 @@ module attributes {pb.stage = "smem"} {
                   %C: memref<128x200xf32> {pb.name = "C", pb.output}, %y: memref<100xf32> {pb.name = "y", pb.output}, %o: memref<32xf32> {pb.name = "o", pb.output}) {
     call @k0_mm(%A, %B, %C) : (memref<128x16xf32>, memref<16x200xf32>, memref<128x200xf32>) -> ()
     call @k1_scale(%x, %y, %o) : (memref<100xf32>, memref<100xf32>, memref<32xf32>) -> ()
+    return
+  }
+}
+
+//--- nested.mlir
+// Loops between the mapped ones: an affine.for between the block loop and
+// the warp loops, pure arithmetic between two nested 1-d warp loops, an
+// affine.for and an affine.if between the warp and the thread loops; a
+// warp loop of no iteration disappears. 2 warps of 16 lanes: blocks of 64
+// threads, the lanes guarded (l <= 15).
+// NESTED-LABEL: gpu.func @k0_kernel(
+// NESTED-SAME: known_block_size = array<i32: 64, 1, 1>, known_grid_size = array<i32: 2, 1, 1>
+// NESTED: %[[TX:.*]] = gpu.thread_id x
+// NESTED: scf.for
+// NESTED-NEXT: %[[W:.*]] = arith.divsi %[[TX]], %c32
+// NESTED-NEXT: %[[L:.*]] = arith.remsi %[[TX]], %c32
+// NESTED: scf.for
+// NESTED: %c15
+// NESTED: scf.if
+// NESTED: memref.store
+// NESTED-NOT: memref.store
+// NESTED: gpu.return
+// CPU2: output 'v': max abs err 0.0e+00, {{.*}}: ok
+module attributes {pb.stage = "smem"} {
+  func.func private @k0(%x: memref<256xf32>, %y: memref<256xf32>) attributes {pb.kernel} {
+    %two = arith.constant 2.0 : f32
+    affine.parallel (%b) = (0) to (256) step (128) {
+      affine.for %s = 0 to 2 {
+        affine.parallel (%wi) = (0) to (2) {
+          %c = arith.constant 1 : index
+          affine.parallel (%wj) = (0) to (1) {
+            affine.for %q = 0 to 2 {
+              affine.if affine_set<(q) : (q >= 0)>(%q) {
+                affine.parallel (%l) = (0) to (16) {
+                  %v = affine.load %x[%b + %s * 64 + %wi * 32 + %q * 16 + %l] : memref<256xf32>
+                  %m = arith.mulf %v, %two : f32
+                  affine.store %m, %y[%b + %s * 64 + %wi * 32 + %q * 16 + %l] : memref<256xf32>
+                } {pb.map = "thread"}
+              }
+            }
+          } {pb.map = "warp"}
+        } {pb.map = "warp"}
+        affine.parallel (%w) = (0) to (0) {
+          affine.parallel (%l) = (0) to (32) {
+            affine.store %two, %y[%l] : memref<256xf32>
+          } {pb.map = "thread"}
+        } {pb.map = "warp"}
+      }
+    } {pb.map = "block"}
+    return
+  }
+  func.func @main(%u: memref<256xf32> {pb.name = "u"}, %v: memref<256xf32> {pb.name = "v", pb.output}) {
+    call @k0(%u, %v) : (memref<256xf32>, memref<256xf32>) -> ()
     return
   }
 }
