@@ -40,6 +40,8 @@
 /* Occupancy above which latency is taken as hidden. */
 #define HIDING_OCCUPANCY 0.25
 #define MAXACC 64
+/* Threads per block of pb-codegen's naive mapping (PB_CODEGEN_BLOCK). */
+#define PB_NAIVE_BLOCK 256
 
 /* An interval of index values. */
 struct ival {
@@ -363,6 +365,20 @@ static int is_arith(MlirOperation op)
 	       (s.length > 5 && !strncmp(s.data, "math.", 5));
 }
 
+/* Is "op" an addition of a product, which becomes one FMA? */
+static int fused(MlirOperation op)
+{
+	if (!pb_ir_op_is(op, "arith.addf"))
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		MlirValue v = mlirOperationGetOperand(op, i);
+		if (mlirValueIsAOpResult(v) &&
+		    pb_ir_op_is(mlirOpResultGetOwner(v), "arith.mulf"))
+			return 1;
+	}
+	return 0;
+}
+
 /* Walk block "blk" executed "w" times per band point. */
 static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 {
@@ -396,10 +412,13 @@ static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 		}
 		if (pb_ir_op_is(op, "affine.load") || pb_ir_op_is(op, "affine.store") ||
 		    pb_ir_op_is(op, "memref.load") || pb_ir_op_is(op, "memref.store")) {
+			int n0 = st->nacc;
 			add_access(st, sc, op, w);
-			st->ops += w;
+			if (st->nacc > n0)
+				st->ops += w; /* private ones live in registers */
 		} else if (is_arith(op)) {
-			st->ops += w;
+			if (!fused(op))
+				st->ops += w;
 			MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
 			if (s.length > 1 && s.data[s.length - 1] == 'f')
 				st->flops += w;
@@ -421,21 +440,50 @@ static void stats_of(const struct pb_tile_band *b, struct stats *st)
 int64_t pb_tile_threads(const struct pb_tile_choice *c)
 {
 	int64_t t = 1;
-	if (c->mode == PB_TILE_REDUCE)
+	if (c->mode != PB_TILE_TILE)
 		return c->threads;
 	for (int d = 0; d < c->n; d++)
 		t *= c->block[d];
 	return t;
 }
 
-/* The thread-x dimension of "c": the innermost with more than one
- * thread, -1 when none. */
-static int xdim(const struct pb_tile_choice *c)
+/* The 32-byte sectors one warp's execution of access "a" moves, per the
+ * sectors its lanes would need if every lane read its own: 1 when the
+ * lanes of "c" read consecutive elements (or one element), up to 32 / elem
+ * bytes when each lane needs a sector of its own. */
+static double sectors(const struct acc *a, const struct pb_tile_choice *c)
 {
-	for (int d = c->n - 1; d >= 0; d--)
-		if (c->block[d] > 1)
-			return d;
-	return -1;
+	double ext[PB_TILE_MAXD], rows = 1, all = 1;
+	if (a->rank == 0)
+		return 1;
+	for (int i = 0; i < a->rank; i++) {
+		ext[i] = 1;
+		for (int d = 0; d < c->n; d++) {
+			int64_t k = a->coef[i][d];
+			if (c->lanes[d] <= 1 || k == 0)
+				continue;
+			if (k == INT64_MAX)
+				ext[i] *= (double)c->lanes[d];
+			else
+				ext[i] += (double)(k > 0 ? k : -k) *
+					  (double)(c->lanes[d] - 1);
+		}
+		if (ext[i] > (double)a->shape[i])
+			ext[i] = (double)a->shape[i];
+		all *= ext[i];
+		if (i < a->rank - 1)
+			rows *= ext[i];
+	}
+	if (rows > 32)
+		rows = 32;
+	if (all > 32)
+		all = 32;
+	double sec = rows * ceil(ext[a->rank - 1] * a->elem / 32.0);
+	if (sec > 32)
+		sec = 32;
+	double useful = all * a->elem < 32 ? 32 : all * a->elem;
+	double w = sec * 32.0 / useful;
+	return w < 1 ? 1 : w;
 }
 
 /* Global bytes moved per block tile for access "a" under "c" (with the
@@ -444,7 +492,6 @@ static double tile_bytes(const struct stats *st, const struct acc *a,
 			 const struct pb_tile_choice *c, int waste)
 {
 	double elems = 1;
-	int x = xdim(c);
 	for (int i = 0; i < a->rank; i++) {
 		double lo = (double)a->box[i].lo, hi = (double)a->box[i].hi;
 		for (int d = 0; d < st->b->n; d++) {
@@ -464,16 +511,7 @@ static double tile_bytes(const struct stats *st, const struct acc *a,
 			lo = hi;
 		elems *= hi - lo + 1;
 	}
-	double f = 1;
-	if (waste && x >= 0 && a->rank > 0) {
-		int64_t k = a->coef[a->rank - 1][x];
-		int moves = 0;
-		for (int i = 0; i < a->rank - 1; i++)
-			moves |= a->coef[i][x] != 0;
-		if (k == INT64_MAX || (k != 0 && k != 1 && k != -1) ||
-		    (k == 0 && moves))
-			f = 32.0 / a->elem; /* a sector per thread */
-	}
+	double f = waste ? sectors(a, c) : 1;
 	return elems * a->elem * f;
 }
 
@@ -497,13 +535,23 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		    struct pb_tile_choice *c)
 {
 	const struct pb_tile_band *b = st->b;
-	int64_t threads = pb_tile_threads(c), grid = 1, rt = 1;
+	int64_t grid = 1, rt = 1, points = 1;
 	for (int d = 0; d < b->n; d++) {
 		int64_t tile = c->mode == PB_TILE_TILE ? c->tile[d] : 1;
 		grid *= (b->extent[d] + tile - 1) / tile;
+		points *= b->extent[d];
 		if (c->mode == PB_TILE_TILE)
 			rt *= c->tile[d] / c->block[d];
 	}
+	if (c->mode == PB_TILE_NONE) {
+		/* pb-codegen's naive mapping: PB_NAIVE_BLOCK threads per
+		 * block, one per point */
+		c->threads = points < PB_NAIVE_BLOCK ? (int)points : PB_NAIVE_BLOCK;
+		if (c->threads < 1)
+			c->threads = 1;
+		grid = (points + c->threads - 1) / c->threads;
+	}
+	int64_t threads = pb_tile_threads(c);
 	/* registers: a base, the jammed accumulators and operands */
 	int regs = 30;
 	if (c->mode == PB_TILE_TILE && c->jam) {
@@ -560,8 +608,8 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		compute += c->waves * log2((double)threads) * 40.0 / t->clock_hz;
 	} else if (c->mode == PB_TILE_NONE) {
 		/* pb-codegen's naive mapping: one thread per point */
-		compute = (double)grid * ops /
-			  (t->sm_count * lanes * hide) / t->clock_hz;
+		compute = c->waves * per_sm_blocks * (double)threads * ops /
+			  (lanes * hide) / t->clock_hz;
 	}
 
 	double unique = 0, moved = 0;
@@ -579,12 +627,21 @@ static void predict(const struct pb_target *t, const struct stats *st,
 				one.tile[d] = 1;
 				one.block[d] = 1;
 			}
-			if (c->mode == PB_TILE_NONE && b->n > 0)
-				one.block[b->n - 1] = 2; /* x: innermost */
+			/* pb-codegen's linearisation: the innermost
+			 * dimensions fastest */
+			int64_t left = 32;
+			for (int d = b->n - 1; d >= 0 && c->mode == PB_TILE_NONE;
+			     d--) {
+				int64_t l = b->extent[d] < left ? b->extent[d] : left;
+				one.lanes[d] = l < 1 ? 1 : l;
+				left = left / one.lanes[d];
+			}
 		}
 		double tb = tile_bytes(st, a, &one, 1) * (double)grid;
 		double tb0 = tile_bytes(st, a, &one, 0) * (double)grid;
-		unique += tb0 < whole ? tb0 : whole;
+		/* uncoalesced lanes waste DRAM sectors too, unless the
+		 * sector's other elements are read while still in L2 */
+		unique += (tb0 < whole ? tb0 : whole) * (tb0 > 0 ? sqrt(tb / tb0) : 1);
 		moved += tb;
 	}
 	c->global_bytes = (int64_t)unique;
