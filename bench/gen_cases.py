@@ -17,12 +17,14 @@ from onnx import TensorProto, helper
 F = TensorProto.FLOAT
 
 
-def model(name, nodes, inputs, outputs):
+def model(name, nodes, inputs, outputs, opset=13):
+    """A checked model of "nodes" whose operands are all graph inputs
+    ("inputs" and "outputs": (name, shape) pairs, float32)."""
     g = helper.make_graph(
         nodes, name,
         [helper.make_tensor_value_info(n, F, s) for n, s in inputs],
         [helper.make_tensor_value_info(n, F, s) for n, s in outputs])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", opset)])
     m.ir_version = 7
     onnx.checker.check_model(m)
     return m

@@ -1,5 +1,6 @@
 #!/bin/sh
-# Prepare the GPU check: compile models, operator cases and ONNX node tests
+# Prepare the GPU check: compile models, operator cases, the tiling bench's
+# cases (bench/tile_cases.py) and ONNX node tests
 # to k.ptx here (where LLVM/MLIR is), and put them with pb-run-lite and
 # pb-prof-lite into one folder (default bench/gpu, git-ignored) to copy to a
 # GPU machine that has CUDA and PyTorch but no LLVM. See bench/README.md.
@@ -24,7 +25,7 @@ make -C "$root" --no-print-directory -j2 B="$build" all >/dev/null || {
 	echo "gpu-prepare: build failed" >&2; exit 1; }
 bin=$build/bin
 case $out in /*) ;; *) out=$(pwd)/$out ;; esac
-rm -rf "$out" && mkdir -p "$out/bin" "$out/models" "$out/ops" "$out/node" || exit 1
+rm -rf "$out" && mkdir -p "$out/bin" "$out/models" "$out/ops" "$out/tile" "$out/node" || exit 1
 for t in pb-run-lite pb-prof-lite; do
 	strip -o "$out/bin/$t" "$bin/$t" || exit 1
 done
@@ -58,6 +59,11 @@ done
 
 "$python" "$here/gen_cases.py" "$out/ops" >/dev/null || exit 1
 for d in "$out"/ops/*/; do
+	compile "${d%/}"
+done
+
+"$python" "$here/tile_cases.py" gen "$out/tile" >/dev/null || exit 1
+for d in "$out"/tile/*/; do
 	compile "${d%/}"
 done
 

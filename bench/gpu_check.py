@@ -11,8 +11,11 @@ prints one table.
 
 Cases: DIR/models/<name> (model.onnx, in.npy, out.npy: the shared models),
 DIR/ops/<name> (model.onnx only: inputs are made here with a fixed seed,
-references by the interpreter in float64 on the CPU), DIR/node/<name>
-(ONNX node tests: model.onnx, test_data_set_0).
+references by the interpreter in float64, on the GPU when torch has one),
+DIR/tile/<name> (bench/tile_cases.py: as ops, plus meta.json with the
+case's tolerances, flops and bytes, so that the table gives achieved
+GFLOP/s or GB/s), DIR/node/<name> (ONNX node tests: model.onnx,
+test_data_set_0).
 """
 import argparse
 import glob
@@ -189,6 +192,10 @@ def make_ops(torch):
     def transpose(n, x, **a):
         return x.permute(a.get("perm", list(reversed(range(x.dim())))))
 
+    def layernorm(n, x, s, b=None, **a):
+        ax = a.get("axis", -1) % x.dim()
+        return F.layer_norm(x, x.shape[ax:], s, b, a.get("epsilon", 1e-5))
+
     def constant(n, **a):
         return n.const(a["value"])
 
@@ -229,6 +236,7 @@ def make_ops(torch):
         "ReduceSum": reduce(torch.sum),
         "ReduceMax": reduce(rmax),
         "BatchNormalization": batchnorm,
+        "LayerNormalization": layernorm,
     }
 
 
@@ -278,7 +286,7 @@ def load_pb(path):
 
 def case_list(root, only):
     cases = []
-    for kind in ("models", "ops", "node"):
+    for kind in ("models", "ops", "tile", "node"):
         for d in sorted(glob.glob(os.path.join(root, kind, "*"))):
             if os.path.exists(os.path.join(d, "k.ptx")) and (not only or only in d):
                 cases.append((kind, os.path.basename(d), d))
@@ -357,20 +365,24 @@ def torch_time(torch, fn, warmup, repeat):
     return median(ts)
 
 
-def max_rel(got, ref):
+def max_rel(got, ref, rtol=RTOL, atol=ATOL):
     got, ref = np.asarray(got, np.float64), np.asarray(ref, np.float64)
     if got.shape != ref.shape:
         got = got.reshape(ref.shape)
     fin = np.isfinite(ref) & np.isfinite(got)
-    ok = bool(np.allclose(got, ref, rtol=RTOL, atol=ATOL, equal_nan=True))
-    err = float(np.max(np.abs(got - ref)[fin] / (ATOL / RTOL + np.abs(ref[fin])))) if fin.any() else 0.0
+    ok = bool(np.allclose(got, ref, rtol=rtol, atol=atol, equal_nan=True))
+    err = float(np.max(np.abs(got - ref)[fin] / (atol / rtol + np.abs(ref[fin])))) if fin.any() else 0.0
     return ok, err
 
 
 def check_case(args, torch, kind, name, d):
     import onnx
-    row = {"case": name, "kind": kind[:-1] if kind != "node" else "node"}
+    row = {"case": name, "kind": {"models": "model", "ops": "op"}.get(kind, kind)}
     model = onnx.load(os.path.join(d, "model.onnx"))
+    mp = os.path.join(d, "meta.json")
+    meta = json.load(open(mp)) if os.path.exists(mp) else {}
+    rtol, atol = meta.get("rtol", RTOL), meta.get("atol", ATOL)
+    repeat = meta.get("repeat", args.repeat)
     tmp = os.path.join(args.tmp, name)
     xs, opts, checks, refs = inputs_of(kind, d, model, tmp)
     ptx = os.path.join(d, "k.ptx")
@@ -380,14 +392,17 @@ def check_case(args, torch, kind, name, d):
     except Unsupported as e:
         row["torch_note"] = "no torch op for " + str(e)
     if refs is None and interp is not None:
+        if torch.cuda.is_available():  # float64 on the GPU: the 8192 GEMM
+            interp = Interp(model, torch, "cuda", torch.float64)
         feeds = {n: interp.const(x) for n, x in zip(interp.inputs, xs)}
-        refs = [y.numpy() for y in interp(feeds)]
+        refs = [y.cpu().numpy() for y in interp(feeds)]
+        del interp, feeds
         for k, r in enumerate(refs):
             p = os.path.join(tmp, "ref_%d.npy" % k)
             np.save(p, r.astype(np.float32) if r.dtype == np.float64 else r)
             checks += ["--check", p]
-    tol = ["--rtol", str(RTOL), "--atol", str(ATOL)]
-    rc, out, err = run([args.bin + "/pb-run-lite", ptx] + checks + tol)
+    tol = ["--rtol", str(rtol), "--atol", str(atol)]
+    rc, out, err = run([args.bin + "/pb-run-lite", ptx] + checks + tol, 300)
     row["check"] = "ok" if rc == 0 and refs is not None else ("run" if rc == 0 else "FAIL")
     errs = [float(l.split("max rel err ")[1].split(" ")[0]) for l in out.splitlines()
             if "max rel err" in l]
@@ -396,7 +411,7 @@ def check_case(args, torch, kind, name, d):
         row["error"] = first_error(err)
     js = os.path.join(args.out, name + ".prof.json")
     rc2, out2, err2 = run([args.bin + "/pb-prof-lite", ptx] + opts +
-                          ["--warmup", "3", "--repeat", str(args.repeat), "--json", js])
+                          ["--warmup", "3", "--repeat", str(repeat), "--json", js], 300)
     if rc2 == 0:
         p = json.load(open(js))
         row["launches"] = len(p["kernels"])
@@ -413,29 +428,41 @@ def check_case(args, torch, kind, name, d):
             feeds = {n: g.const(x) for n, x in zip(g.inputs, xs)}
             ys = g(feeds)
             if refs is not None:
-                tok = all(max_rel(y.cpu().numpy(), r)[0] for y, r in zip(ys, refs))
+                tok = all(max_rel(y.cpu().numpy(), r, rtol, atol)[0] for y, r in zip(ys, refs))
                 row["torch_check"] = "ok" if tok else "differs"
-            row["torch_ms"] = torch_time(torch, lambda: g(feeds), 3, args.repeat)
+            row["torch_ms"] = torch_time(torch, lambda: g(feeds), 3, repeat)
+            del g, feeds, ys
+            torch.cuda.empty_cache()
         except Unsupported as e:
             row["torch_note"] = "no torch op for " + str(e)
         except Exception as e:  # noqa: BLE001 - report, do not stop
             row["torch_note"] = "torch failed: %s" % str(e).splitlines()[0][:60]
+    # achieved rates: GFLOP/s of the products, GB/s (least traffic) of the rest
+    work, unit = (meta.get("flops"), "GF/s") if meta.get("group") in ("gemm", "conv") \
+        else (meta.get("bytes"), "GB/s")
+    if work:
+        row["unit"] = unit
+        for side in ("pb", "torch"):
+            if row.get(side + "_ms"):
+                row[side + "_rate"] = work / (row[side + "_ms"] * 1e-3) / 1e9
     return row
 
 
 def table(rows):
-    print("%-42s %-5s %-5s %8s %4s %10s %10s %8s  %s" % (
+    print("%-42s %-5s %-5s %8s %4s %10s %10s %8s %17s  %s" % (
         "case", "kind", "check", "max_rel", "krn", "pb ms", "torch ms",
-        "torch/pb", "note"))
+        "torch/pb", "rate pb / torch", "note"))
     for r in rows:
         f = lambda k, fmt: (fmt % r[k]) if r.get(k) is not None else "-"
         ratio = "%.2fx" % (r["torch_ms"] / r["pb_ms"]) if r.get("torch_ms") and r.get("pb_ms") else "-"
         note = r.get("error") or r.get("torch_note") or (
             "torch " + r["torch_check"] if r.get("torch_check") == "differs" else r.get("top", ""))
-        print("%-42s %-5s %-5s %8s %4s %10s %10s %8s  %s" % (
+        rate = "%s / %s %s" % (f("pb_rate", "%.0f"), f("torch_rate", "%.0f"),
+                               r["unit"]) if r.get("unit") else ""
+        print("%-42s %-5s %-5s %8s %4s %10s %10s %8s %17s  %s" % (
             r["case"][:42], r["kind"], r["check"], f("max_rel", "%.1e"),
             f("launches", "%d"), f("pb_ms", "%.4f"), f("torch_ms", "%.4f"),
-            ratio, note[:60]))
+            ratio, rate, note[:60]))
     n = len(rows)
     ok = sum(r["check"] == "ok" for r in rows)
     print("== %d cases: %d ok, %d failed; pb faster than torch in %d of %d timed" % (

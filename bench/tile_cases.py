@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""The tiling bench's cases (bench/tile.sh, bench/gpu-prepare.sh): GEMMs
+(squares and transformer shapes), convolutions of ResNet-50 and
+MobileNetV2 layers, softmax and LayerNorm rows, as small ONNX models whose
+operands are all graph inputs (built by gen_cases.model: no weights, a few
+hundred bytes each), with what is needed to check and rate them.
+
+usage: tile_cases.py gen DIR        -- DIR/<case>/model.onnx and meta.json
+       tile_cases.py ref CASEDIR    -- CASEDIR/in_<k>.npy and ref.npy (float64
+                                       NumPy reference, stored as float32)
+       tile_cases.py row CASEDIR    -- one line of bench/tile.sh's table from
+                                       the files tile.sh left in CASEDIR
+       tile_cases.py header
+
+meta.json: {"group": "gemm"|"conv"|"softmax"|"layernorm", "flops": F,
+"bytes": B (each operand read once and the result written once: the
+least DRAM traffic), "k": the reduction length of a product, "rtol",
+"atol", "cpu_check": whether bench/tile.sh runs it on the CPU (a few
+seconds at most there)}.
+
+Inputs are normal random arrays scaled by 0.5, seeded by the case name
+(the same rule as bench/gpu_check.py uses on the GPU machine). The
+tolerance of a product grows with its reduction length: rtol 1e-3 and
+atol 1e-4 * max(1, K / 512) (fp32 accumulation over K terms of this size
+differs from the float64 reference by about 1.5e-8 * K).
+"""
+import json
+import os
+import re
+import sys
+import zlib
+
+import numpy as np
+from onnx import helper
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gen_cases import model  # noqa: E402
+
+RTOL, ATOL = 1e-3, 1e-4
+CASES = {}
+
+
+def add(name, group, m, flops, nbytes, k=0, cpu=True):
+    CASES[name] = (m, {"group": group, "flops": int(flops), "bytes": int(nbytes),
+                       "k": k, "rtol": RTOL, "atol": ATOL * max(1.0, k / 512.0),
+                       "cpu_check": cpu})
+    if flops > 2e11:  # the 8192 GEMM: fewer timed runs on the GPU
+        CASES[name][1]["repeat"] = 10
+
+
+def matmul(name, m, k, n, cpu):
+    add(name, "gemm", model(name,
+        [helper.make_node("MatMul", ["a", "b"], ["y"], name="MatMul_0")],
+        [("a", [m, k]), ("b", [k, n])], [("y", [m, n])]),
+        2 * m * n * k, 4 * (m * k + k * n + m * n), k, cpu)
+
+
+def conv(name, c, hw, f, ks, stride=1, group=1):
+    pad = ks // 2
+    oh = (hw + 2 * pad - ks) // stride + 1
+    cg = c // group
+    add(name, "conv", model(name,
+        [helper.make_node("Conv", ["x", "w", "bias"], ["t"], name="Conv_0",
+                          kernel_shape=[ks, ks], pads=[pad] * 4,
+                          strides=[stride, stride], group=group),
+         helper.make_node("Relu", ["t"], ["y"], name="Relu_1")],
+        [("x", [1, c, hw, hw]), ("w", [f, cg, ks, ks]), ("bias", [f])],
+        [("y", [1, f, oh, oh])]),
+        2 * f * oh * oh * cg * ks * ks,
+        4 * (c * hw * hw + f * cg * ks * ks + f + f * oh * oh), cg * ks * ks)
+
+
+def softmax(name, shape):
+    n = int(np.prod(shape))
+    add(name, "softmax", model(name,
+        [helper.make_node("Softmax", ["x"], ["y"], name="Softmax_0", axis=-1)],
+        [("x", shape)], [("y", shape)]), 5 * n, 8 * n)
+
+
+def layernorm(name, rows, cols):
+    add(name, "layernorm", model(name,
+        [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["y"],
+                          name="LayerNorm_0", axis=-1, epsilon=1e-5)],
+        [("x", [rows, cols]), ("scale", [cols]), ("bias", [cols])],
+        [("y", [rows, cols])], opset=17),
+        8 * rows * cols, 4 * (2 * rows * cols + 2 * cols))
+
+
+for s in (1024, 2048, 4096, 8192):
+    matmul("gemm_%d" % s, s, s, s, s <= 1024)
+# BERT-base (128 tokens): the QKV/output projections and the two FFN
+# products; ViT-B/16 (197 tokens): the fused QKV projection
+matmul("gemm_bert_128x768x768", 128, 768, 768, True)
+matmul("gemm_bert_128x768x3072", 128, 768, 3072, True)
+matmul("gemm_bert_128x3072x768", 128, 3072, 768, True)
+matmul("gemm_vit_197x768x2304", 197, 768, 2304, True)
+# ResNet-50 (batch 1): conv2_x 3x3 and 1x1 reduce, conv3_x 3x3, conv5_x
+# 3x3, the 7x7 stride-2 stem; MobileNetV2: the 144-channel depthwise 3x3
+# and its 1x1 projection at 56x56
+conv("conv_r50_3x3_64x56", 64, 56, 64, 3)
+conv("conv_r50_1x1_256to64x56", 256, 56, 64, 1)
+conv("conv_r50_3x3_128x28", 128, 28, 128, 3)
+conv("conv_r50_3x3_512x7", 512, 7, 512, 3)
+conv("conv_r50_stem_7x7s2", 3, 224, 64, 7, stride=2)
+conv("conv_mbv2_dw3x3_144x56", 144, 56, 144, 3, group=144)
+conv("conv_mbv2_pw_144to24x56", 144, 56, 24, 1)
+softmax("softmax_4096x1024", [4096, 1024])
+softmax("softmax_attn_12x197x197", [12, 197, 197])
+softmax("softmax_attn_12x128x128", [12, 128, 128])
+layernorm("layernorm_128x768", 128, 768)
+layernorm("layernorm_197x768", 197, 768)
+
+
+# --- NumPy references (float64) ------------------------------------------
+
+def inputs(name, m):
+    rng = np.random.default_rng(zlib.crc32(name.encode()))
+    return [(rng.standard_normal([d.dim_value for d in i.type.tensor_type.shape.dim])
+             * 0.5).astype(np.float32) for i in m.graph.input]
+
+
+def ref_conv(x, w, b, stride, pad, group):
+    x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    f, cg, kh, kw = w.shape
+    win = np.lib.stride_tricks.sliding_window_view(x, (kh, kw), axis=(2, 3))
+    win = win[:, :, ::stride, ::stride]            # N C OH OW KH KW
+    fg = f // group
+    ys = [np.einsum("nchwij,fcij->nfhw", win[:, g * cg:(g + 1) * cg],
+                    w[g * fg:(g + 1) * fg], optimize=True) for g in range(group)]
+    return np.concatenate(ys, 1) + b.reshape(1, -1, 1, 1)
+
+
+def reference(m, xs):
+    x = [a.astype(np.float64) for a in xs]
+    node = m.graph.node[0]
+    a = {t.name: helper.get_attribute_value(t) for t in node.attribute}
+    if node.op_type == "MatMul":
+        return x[0] @ x[1]
+    if node.op_type == "Conv":
+        return np.maximum(ref_conv(x[0], x[1], x[2], a["strides"][0],
+                                   a["pads"][0], a.get("group", 1)), 0)
+    if node.op_type == "Softmax":
+        e = np.exp(x[0] - x[0].max(-1, keepdims=True))
+        return e / e.sum(-1, keepdims=True)
+    if node.op_type == "LayerNormalization":
+        mu = x[0].mean(-1, keepdims=True)
+        var = ((x[0] - mu) ** 2).mean(-1, keepdims=True)
+        return (x[0] - mu) / np.sqrt(var + a["epsilon"]) * x[1] + x[2]
+    raise ValueError(node.op_type)
+
+
+# --- one row of tile.sh's table ------------------------------------------
+
+COLS = "%-26s %4s %7s %5s %9s %7s %10s %-24s %7s %-6s %8s"
+
+
+def header():
+    print(COLS % ("case", "krn", "regs", "pred", "spill B", "smem B", "pred ms",
+                  "mapping (costliest)", "comp s", "cpu", "max_rel"))
+    print(COLS % ("", "", "90/80", "regs", "90/80", "90", "90", "", "90", "", ""))
+
+
+def ptxas(path):
+    """{kernel: {"regs", "spill", "smem"}} from a ptxas -v log."""
+    ks, cur = {}, None
+    for line in open(path, errors="replace"):
+        m = re.search(r"Compiling entry function '([^']+)'", line)
+        if m:
+            cur = ks.setdefault(m.group(1), {"regs": 0, "spill": 0, "smem": 0})
+            continue
+        if cur is None:
+            continue
+        m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
+        if m:
+            cur["spill"] = int(m.group(1)) + int(m.group(2))
+        m = re.search(r"Used (\d+) registers", line)
+        if m:
+            cur["regs"] = int(m.group(1))
+        m = re.search(r"(\d+) bytes smem", line)
+        if m:
+            cur["smem"] = int(m.group(1))
+    return ks
+
+
+def plan_nodes(ptx):
+    """{kernel: [ONNX node names]} from the launch plan in a k.ptx header."""
+    text = []
+    for line in open(ptx):
+        if line.startswith("// pb-plan-begin"):
+            continue
+        if line.startswith("// pb-plan-end"):
+            break
+        if line.startswith("// "):
+            text.append(line[3:])
+    try:
+        plan = json.loads("".join(text))
+    except ValueError:
+        return {}
+    return {l["kernel"]: l.get("nodes", []) for l in plan.get("launches", [])}
+
+
+def row(d):
+    """Print the case's row; exit status 1 when its CPU check failed, 3 when
+    ptxas reports spills in a GEMM or convolution kernel, 4 when it did not
+    compile, 5 when ptxas rejected a PTX."""
+    name = os.path.basename(d.rstrip("/"))
+    f = lambda p: os.path.join(d, p)
+    if not os.path.exists(f("k.sm_90.ptx")):
+        err = open(f("compile.err")).read().splitlines() if os.path.exists(f("compile.err")) else []
+        err = [l for l in err if "error" in l] or err or ["?"]
+        print("%-26s  did not compile: %s" % (name, err[0][:100]))
+        return 4
+    regs, spill, heavy_spill, rejected = [], [], 0, 0
+    for arch in ("sm_90", "sm_80"):
+        if not os.path.exists(f("ptxas.%s.log" % arch)) or not os.path.exists(f("k.%s.ptx" % arch)):
+            regs.append("-")
+            spill.append("-")
+            continue
+        ks = ptxas(f("ptxas.%s.log" % arch))
+        nodes = plan_nodes(f("k.%s.ptx" % arch))
+        if not ks:
+            regs.append("ERR")
+            spill.append("ERR")
+            rejected = 1
+            continue
+        regs.append(str(max(k["regs"] for k in ks.values())))
+        spill.append(str(sum(k["spill"] for k in ks.values())))
+        for k, v in ks.items():
+            if v["spill"] and any(re.match(r"(MatMul|Gemm|Conv)", n) for n in nodes.get(k, [k])):
+                heavy_spill = 1
+    ks90 = ptxas(f("ptxas.sm_90.log")) if os.path.exists(f("ptxas.sm_90.log")) else {}
+    smem = max([k["smem"] for k in ks90.values()] or [0])
+    pred, pregs, mapping = "-", "-", "-"
+    if os.path.exists(f("report.sm_90.json")):
+        try:
+            ks = json.load(open(f("report.sm_90.json")))["kernels"]
+            pred = "%.4f" % (1e3 * sum(k.get("predicted_s", 0) for k in ks))
+            pregs = str(max([k.get("registers", 0) for k in ks] or [0]))
+            top = max(ks, key=lambda k: k.get("predicted_s", 0)) if ks else None
+            if top:
+                x = lambda v: "x".join(str(i) for i in v or [])
+                mapping = top.get("mapping", "?")
+                if mapping == "tile":
+                    mapping = "tile %s blk %s" % (x(top.get("tile")), x(top.get("block")))
+                elif top.get("tile"):
+                    mapping += " " + x(top.get("tile"))
+        except (ValueError, AttributeError, TypeError, KeyError):
+            pred = "bad"
+    comp = open(f("compile.s")).read().strip() if os.path.exists(f("compile.s")) else "-"
+    check, rel = "skip", "-"
+    if os.path.exists(f("check.out")):
+        out = open(f("check.out")).read()
+        rc = int(open(f("check.rc")).read())
+        check = "ok" if rc == 0 else "FAIL"
+        m = re.findall(r"max rel err ([0-9.e+-]+)", out)
+        rel = "%.1e" % max(float(v) for v in m) if m else "-"
+    krn = len(ks90) or "-"
+    print(COLS % (name[:26], krn, "/".join(regs), pregs, "/".join(spill), smem,
+                  pred, mapping[:24], comp, check, rel))
+    if check == "FAIL":
+        return 1
+    return 5 if rejected else 3 if heavy_spill else 0
+
+
+def main():
+    if len(sys.argv) == 2 and sys.argv[1] == "header":
+        header()
+        return 0
+    if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "ref", "row"):
+        print(__doc__.split("\n\n")[1], file=sys.stderr)
+        return 2
+    cmd, arg = sys.argv[1], sys.argv[2]
+    if cmd == "gen":
+        import onnx
+        for name, (m, meta) in CASES.items():
+            os.makedirs(os.path.join(arg, name), exist_ok=True)
+            onnx.save(m, os.path.join(arg, name, "model.onnx"))
+            with open(os.path.join(arg, name, "meta.json"), "w") as fp:
+                json.dump(meta, fp)
+            print(name)
+        return 0
+    if cmd == "ref":
+        name = os.path.basename(arg.rstrip("/"))
+        m = CASES[name][0]
+        xs = inputs(name, m)
+        for k, x in enumerate(xs):
+            np.save(os.path.join(arg, "in_%d.npy" % k), x)
+        np.save(os.path.join(arg, "ref.npy"), reference(m, xs).astype(np.float32))
+        return 0
+    return row(arg)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
