@@ -513,9 +513,11 @@ def main():
     rows = []
     t0 = time.time()
     for kind, name, d in cases:
+        t1 = time.time()
         r = check_case(args, torch, kind, name, d)
         rows.append(r)
-        print("  %-40s %s %s" % (name, r["check"], r.get("error", "")), flush=True)
+        print("  %-40s %-4s %5.1f s %s" % (name, r["check"], time.time() - t1,
+                                          r.get("error", "")), flush=True)
     shutil.rmtree(args.tmp, ignore_errors=True)
     json.dump(rows, open(os.path.join(args.out, "summary.json"), "w"), indent=1)
     print("gpu-check: %.0f s" % (time.time() - t0))

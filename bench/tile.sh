@@ -12,7 +12,9 @@
 # sm_90 pipeline, the CPU check and its max relative error. See
 # bench/README.md.
 #
-#   bench/tile.sh [--build DIR] [--only SUBSTR] [--keep DIR]
+#   bench/tile.sh [--build DIR] [--only SUBSTR] [--keep DIR] [--md]
+#
+# --md prints the table in Markdown (for bench/RESULTS.md).
 #
 # Exit status 1 when a numerics check fails, ptxas rejects a PTX, a case
 # does not compile or ptxas reports spills in a GEMM or convolution kernel.
@@ -22,13 +24,14 @@ root=$(cd "$here/.." && pwd)
 build=${PB_BUILD:-$root/build}
 python=${PYTHON:-/usr/bin/python3}
 ptxas=${PTXAS:-${CUDA_HOME:-/usr/local/cuda}/bin/ptxas}
-only='' keep=''
+only='' keep='' md=''
 while [ $# -gt 0 ]; do
 	case $1 in
+	--md) md=--md ;;
 	--build) build=$2; shift ;;
 	--only) only=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	*) echo "usage: bench/tile.sh [--build DIR] [--only SUBSTR] [--keep DIR]" >&2; exit 2 ;;
+	*) echo "usage: bench/tile.sh [--build DIR] [--only SUBSTR] [--keep DIR] [--md]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -68,7 +71,7 @@ lower() {
 names=$("$python" "$here/tile_cases.py" gen "$tmp") || exit 1
 echo "tile.sh: $(git -C "$root" log -1 --format='%h %s' | cut -c1-70)"
 echo "tile.sh: pb-tile --report: ${report:-no (predicted time shown as -)}"
-"$python" "$here/tile_cases.py" header
+"$python" "$here/tile_cases.py" header $md
 n=0 bad=0 checked=0 cfail=0 spills=0 nocomp=0 rejected=0
 for name in $names; do
 	d=$tmp/$name
@@ -102,7 +105,7 @@ for name in $names; do
 			rm -f "$d"/in_*.npy "$d/ref.npy"
 		fi
 	fi
-	"$python" "$here/tile_cases.py" row "$d"
+	"$python" "$here/tile_cases.py" row "$d" $md
 	case $? in
 	0) ;;
 	1) cfail=$((cfail + 1)); bad=$((bad + 1))

@@ -8,9 +8,9 @@ hundred bytes each), with what is needed to check and rate them.
 usage: tile_cases.py gen DIR        -- DIR/<case>/model.onnx and meta.json
        tile_cases.py ref CASEDIR    -- CASEDIR/in_<k>.npy and ref.npy (float64
                                        NumPy reference, stored as float32)
-       tile_cases.py row CASEDIR    -- one line of bench/tile.sh's table from
-                                       the files tile.sh left in CASEDIR
-       tile_cases.py header
+       tile_cases.py row CASEDIR [--md]  -- one line of bench/tile.sh's table
+                                       from the files tile.sh left in CASEDIR
+       tile_cases.py header [--md]     (--md: a Markdown table)
 
 meta.json: {"group": "gemm"|"conv"|"softmax"|"layernorm", "flops": F,
 "bytes": B (each operand read once and the result written once: the
@@ -152,9 +152,17 @@ def reference(m, xs):
 # --- one row of tile.sh's table ------------------------------------------
 
 COLS = "%-26s %4s %7s %5s %9s %7s %10s %-24s %7s %-6s %8s"
+MD = "| " + " | ".join(["%s"] * 11) + " |"
 
 
-def header():
+def header(md):
+    if md:
+        print(MD % ("case", "kernels", "regs sm_90/sm_80", "model regs",
+                    "spill B sm_90/sm_80", "smem B", "predicted ms",
+                    "mapping (costliest kernel)", "compile s", "CPU check",
+                    "max_rel"))
+        print(MD % tuple(["---"] * 11))
+        return
     print(COLS % ("case", "krn", "regs", "pred", "spill B", "smem B", "pred ms",
                   "mapping (costliest)", "comp s", "cpu", "max_rel"))
     print(COLS % ("", "", "90/80", "regs", "90/80", "90", "90", "", "90", "", ""))
@@ -199,7 +207,7 @@ def plan_nodes(ptx):
     return {l["kernel"]: l.get("nodes", []) for l in plan.get("launches", [])}
 
 
-def row(d):
+def row(d, md=False):
     """Print the case's row; exit status 1 when its CPU check failed, 3 when
     ptxas reports spills in a GEMM or convolution kernel, 4 when it did not
     compile, 5 when ptxas rejected a PTX."""
@@ -255,16 +263,23 @@ def row(d):
         m = re.findall(r"max rel err ([0-9.e+-]+)", out)
         rel = "%.1e" % max(float(v) for v in m) if m else "-"
     krn = len(ks90) or "-"
-    print(COLS % (name[:26], krn, "/".join(regs), pregs, "/".join(spill), smem,
-                  pred, mapping[:24], comp, check, rel))
+    if md:
+        print(MD % (name, krn, " / ".join(regs), pregs, " / ".join(spill), smem,
+                    pred, mapping, comp, check, rel))
+    else:
+        print(COLS % (name[:26], krn, "/".join(regs), pregs, "/".join(spill), smem,
+                      pred, mapping[:24], comp, check, rel))
     if check == "FAIL":
         return 1
     return 5 if rejected else 3 if heavy_spill else 0
 
 
 def main():
+    md = "--md" in sys.argv[2:]
+    if md:
+        sys.argv.remove("--md")
     if len(sys.argv) == 2 and sys.argv[1] == "header":
-        header()
+        header(md)
         return 0
     if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "ref", "row"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
@@ -287,7 +302,7 @@ def main():
             np.save(os.path.join(arg, "in_%d.npy" % k), x)
         np.save(os.path.join(arg, "ref.npy"), reference(m, xs).astype(np.float32))
         return 0
-    return row(arg)
+    return row(arg, md)
 
 
 if __name__ == "__main__":
