@@ -1092,11 +1092,18 @@ static void thread_close(struct pb_buf *t)
 	pb_buf_puts(t, "  } {pb.map = \"thread\"}\n");
 }
 
+/* Is the one distributed loop of "st" counted from 0 by 1, so that its
+ * counter is the linear iteration itself? */
+static int direct(const struct step *st)
+{
+	return st->d == 1 && st->lb[0] == 0 && st->step[0] == 1;
+}
+
 /* Append to "t" the loop over the iterations of "st" of thread "%t" and
  * the counters of its distributed loops (%i0, ...) computed from the
- * linear iteration; the loop is left open unless every thread has exactly
- * one iteration ("*open" says which; a reduction rounds its threads up
- * to a power of 2, so some may have none). */
+ * linear iteration (none when direct); the loop is left open unless every
+ * thread has exactly one iteration ("*open" says which; a reduction
+ * rounds its threads up to a power of 2, so some may have none). */
 static void iter_open(struct pb_buf *t, const struct step *st, int *open)
 {
 	const char *l = "%t";
@@ -1107,7 +1114,7 @@ static void iter_open(struct pb_buf *t, const struct step *st, int *open)
 			      (long long)st->n, (long long)st->nthr);
 		l = "%l";
 	}
-	for (int k = 0; k < st->d; k++) {
+	for (int k = 0; k < st->d && !direct(st); k++) {
 		int64_t s = 1;
 		for (int e = k + 1; e < st->d; e++)
 			s *= st->trip[e];
@@ -1123,11 +1130,12 @@ static void iter_open(struct pb_buf *t, const struct step *st, int *open)
 	}
 }
 
-/* The operation "%t"'s loop in the thread loop "tl" runs: the affine.for
- * over the iterations, or "tl" itself; its body into "*blk" and the
- * "d" counter computations into "iv". */
-static void iter_site(MlirOperation tl, int open, int d, MlirBlock *blk,
-		      MlirValue *iv)
+/* Where the iterations of "st" run in the thread loop "tl" emitted with
+ * iter_open: the body of the affine.for over the iterations, or of "tl"
+ * itself, into "*blk", and the counters of the distributed loops into
+ * "iv". */
+static void iter_site(MlirOperation tl, int open, const struct step *st,
+		      MlirBlock *blk, MlirValue *iv)
 {
 	MlirBlock b = body_of(tl);
 	MlirOperation op = mlirBlockGetFirstOperation(b);
@@ -1137,12 +1145,16 @@ static void iter_site(MlirOperation tl, int open, int d, MlirBlock *blk,
 		b = body_of(op);
 		op = mlirBlockGetFirstOperation(b);
 	} else {
-		while (!pb_ir_op_is(op, "affine.apply"))
+		while (!direct(st) && !pb_ir_op_is(op, "affine.apply"))
 			op = mlirOperationGetNextInBlock(op);
 	}
-	for (int k = 0; k < d; k++, op = mlirOperationGetNextInBlock(op))
-		iv[k] = mlirOperationGetResult(op, 0);
 	*blk = b;
+	if (direct(st)) {
+		iv[0] = mlirBlockGetArgument(b, 0);
+		return;
+	}
+	for (int k = 0; k < st->d; k++, op = mlirOperationGetNextInBlock(op))
+		iv[k] = mlirOperationGetResult(op, 0);
 }
 
 /* Move the operations of "from" but its terminator before the terminator
@@ -1201,7 +1213,7 @@ static int map_par(struct site *s, const struct step *st)
 	pb_buf_puts(&t, "  return\n}\n");
 	int rc = emit(s, &t, st->op, 0, NULL, &out);
 	if (rc == PB_OK) {
-		iter_site(last_thread_loop(&out, 0), open, st->d, &blk, iv);
+		iter_site(last_thread_loop(&out, 0), open, st, &blk, iv);
 		replace_nest(st, blk, iv);
 	}
 	pb_ir_ops_free(&out);
@@ -1321,7 +1333,7 @@ static int map_red(struct site *s, const struct step *st)
 			mlirOperationSetOperand(w, 0, mlirOperationGetResult(c, 0));
 		}
 		/* the body accumulates into the thread's partial */
-		iter_site(tl, open, st->d, &blk, iv);
+		iter_site(tl, open, st, &blk, iv);
 		for (int a = 0; a < st->nacc && rc == PB_OK; a++) {
 			const struct acc *ac = &st->acc[a];
 			MlirValue v;
