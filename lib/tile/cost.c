@@ -24,6 +24,7 @@
  * whose innermost subscript does not move by one element along the
  * thread-x dimension costs a 32-byte sector per thread. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -209,15 +210,10 @@ static int64_t coef_of(MlirValue v, MlirValue iv, int depth)
 		return INT64_MAX;
 	}
 	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
-	if (mlirAffineMapGetNumResults(m) != 1)
-		return INT64_MAX; /* a clamp: treat as moving with it */
-	int64_t c = 0;
-	struct ival in[32];
-	int nin = mlirAffineMapGetNumInputs(m);
+	struct ival in[32], zero[32];
+	int nin = mlirAffineMapGetNumInputs(m), nd = mlirAffineMapGetNumDims(m);
 	if (nin > 32)
 		return INT64_MAX;
-	/* linear: evaluate the difference of the expression between the
-	 * inputs' coefficients and zero */
 	for (int i = 0; i < nin; i++) {
 		int64_t ci = coef_of(mlirOperationGetOperand(op, i), iv,
 				     depth + 1);
@@ -225,14 +221,21 @@ static int64_t coef_of(MlirValue v, MlirValue iv, int depth)
 			return INT64_MAX;
 		in[i].lo = in[i].hi = ci;
 	}
-	struct ival zero[32];
 	memset(zero, 0, sizeof(zero));
-	struct ival e1 = eval(mlirAffineMapGetResult(m, 0), in,
-			      mlirAffineMapGetNumDims(m));
-	struct ival e0 = eval(mlirAffineMapGetResult(m, 0), zero,
-			      mlirAffineMapGetNumDims(m));
-	c = e1.lo - e0.lo;
-	return c;
+	/* the difference of each result between the inputs' coefficients
+	 * and zero; a clamp (min or max with constants) moves with its one
+	 * non-constant result, except at the boundary */
+	int64_t c = INT64_MAX;
+	for (int k = 0; k < mlirAffineMapGetNumResults(m); k++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(m, k);
+		if (mlirAffineExprIsAConstant(e))
+			continue;
+		int64_t ck = eval(e, in, nd).lo - eval(e, zero, nd).lo;
+		if (c != INT64_MAX && ck != c)
+			return INT64_MAX;
+		c = ck;
+	}
+	return c == INT64_MAX ? 0 : c;
 }
 
 /* Does "v" (a memref) come from an allocation inside the nest? */
@@ -451,9 +454,11 @@ int64_t pb_tile_threads(const struct pb_tile_choice *c)
  * sectors its lanes would need if every lane read its own: 1 when the
  * lanes of "c" read consecutive elements (or one element), up to 32 / elem
  * bytes when each lane needs a sector of its own. */
-static double sectors(const struct acc *a, const struct pb_tile_choice *c)
+static double sectors(const struct acc *a, const struct pb_tile_choice *c,
+		      double *nsec)
 {
 	double ext[PB_TILE_MAXD], rows = 1, all = 1;
+	*nsec = 1;
 	if (a->rank == 0)
 		return 1;
 	for (int i = 0; i < a->rank; i++) {
@@ -481,6 +486,7 @@ static double sectors(const struct acc *a, const struct pb_tile_choice *c)
 	double sec = rows * ceil(ext[a->rank - 1] * a->elem / 32.0);
 	if (sec > 32)
 		sec = 32;
+	*nsec = sec;
 	double useful = all * a->elem < 32 ? 32 : all * a->elem;
 	double w = sec * 32.0 / useful;
 	return w < 1 ? 1 : w;
@@ -511,7 +517,7 @@ static double tile_bytes(const struct stats *st, const struct acc *a,
 			lo = hi;
 		elems *= hi - lo + 1;
 	}
-	double f = waste ? sectors(a, c) : 1;
+	double nsec, f = waste ? sectors(a, c, &nsec) : 1;
 	return elems * a->elem * f;
 }
 
@@ -591,6 +597,15 @@ static void predict(const struct pb_target *t, const struct stats *st,
 					shared *= c->tile[d] / c->block[d];
 			}
 			ops -= a->weight * (1.0 - 1.0 / (double)shared);
+		}
+	/* a warp's access to more than 4 sectors (128 bytes) takes one
+	 * more pass of the load/store unit per 4 sectors */
+	if (c->mode == PB_TILE_TILE)
+		for (int i = 0; i < st->nacc; i++) {
+			double nsec;
+			sectors(&st->acc[i], c, &nsec);
+			if (nsec > 4)
+				ops += st->acc[i].weight * (ceil(nsec / 4) - 1);
 		}
 	double lanes = t->fp32_flops / (2.0 * t->sm_count * t->clock_hz);
 	double hide = c->occupancy / HIDING_OCCUPANCY;
@@ -721,7 +736,8 @@ static void tiles(const struct pb_target *t, const struct stats *st,
 		  struct pb_tile_choice *best)
 {
 	const struct pb_tile_band *b = st->b;
-	static const int64_t nts[] = {32, 64, 128, 256, 512};
+	/* 256 first: among equal predictions, the common block size wins */
+	static const int64_t nts[] = {256, 128, 512, 64, 32};
 	static const int64_t rs[] = {1, 2, 4, 8};
 	int n = b->n;
 	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)

@@ -85,14 +85,16 @@ struct pb_tile_sizes;
 struct pb_tile_sizes *pb_tile_sizes_parse(struct pb_ctx *ctx,
 					  const char *text);
 void pb_tile_sizes_free(struct pb_tile_sizes *s);
-/* The sizes named "what" ("tile", "block", "reduce") given for kernel
- * "k" into "v" (at most PB_TILE_MAXD); their number (0 for "none[]"),
+/* The sizes named "what" ("tile", "block", "reduce") given for nest
+ * "nest" of kernel "k" (kernel[k, nest], or kernel[k] for every nest) into
+ * "v" (at most PB_TILE_MAXD); their number (0 for "none[]"),
  * -1 when none are given, -2 when several are. */
-int pb_tile_sizes_get(struct pb_tile_sizes *s, int k, const char *what,
-		      int64_t *v);
-/* Append the sizes of "c" for kernel "k" to "out" ("kernel[k] -> ...",
- * entries separated by "; "). */
-void pb_tile_sizes_print(struct pb_buf *out, int k,
+int pb_tile_sizes_get(struct pb_tile_sizes *s, int k, int nest,
+		      const char *what, int64_t *v);
+/* Append the sizes of "c" for nest "nest" of kernel "k" to "out"
+ * ("kernel[k] -> ..." or "kernel[k, nest] -> ...", entries separated by
+ * "; "). */
+void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 			 const struct pb_tile_choice *c);
 
 /* report.c: the --report JSON. */

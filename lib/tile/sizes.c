@@ -82,6 +82,9 @@ void pb_tile_sizes_free(struct pb_tile_sizes *s)
 	free(s);
 }
 
+static int get_in(struct pb_tile_sizes *s, const char *text, const char *what,
+		  int64_t *v);
+
 struct get {
 	const char *what;
 	int n;	     /* number of values, -1 when absent, -2 ambiguous */
@@ -115,14 +118,32 @@ static isl_stat get_one(__isl_take isl_set *set, void *user)
 	return isl_stat_ok;
 }
 
-int pb_tile_sizes_get(struct pb_tile_sizes *s, int k, const char *what,
-		      int64_t *v)
+int pb_tile_sizes_get(struct pb_tile_sizes *s, int k, int nest,
+		      const char *what, int64_t *v)
 {
 	if (!s)
 		return -1;
 	isl_ctx *ctx = isl_union_map_get_ctx(s->map);
 	char text[64];
+	if (nest > 0) {
+		snprintf(text, sizeof(text), "{ kernel[%d, %d] }", k, nest);
+		isl_union_set *dom = isl_union_set_read_from_str(ctx, text);
+		isl_union_set *img = isl_union_set_apply(
+			dom, isl_union_map_copy(s->map));
+		int empty = isl_union_set_is_empty(img) == isl_bool_true;
+		isl_union_set_free(img);
+		if (!empty)
+			return get_in(s, text, what, v);
+	}
 	snprintf(text, sizeof(text), "{ kernel[%d] }", k);
+	return get_in(s, text, what, v);
+}
+
+/* The sizes named "what" that the map of "s" gives the domain "text". */
+static int get_in(struct pb_tile_sizes *s, const char *text, const char *what,
+		  int64_t *v)
+{
+	isl_ctx *ctx = isl_union_map_get_ctx(s->map);
 	isl_union_set *dom = isl_union_set_read_from_str(ctx, text);
 	isl_union_set *img = isl_union_set_apply(
 		dom, isl_union_map_copy(s->map));
@@ -132,35 +153,39 @@ int pb_tile_sizes_get(struct pb_tile_sizes *s, int k, const char *what,
 	return g.n;
 }
 
-/* Append "kernel[k] -> name[v0, ...]" for the "n" values "v". */
-static void print_one(struct pb_buf *out, int k, const char *name,
+/* Append "kernel[k] -> name[v0, ...]" (kernel[k, nest] for a nest but
+ * the first) for the "n" values "v". */
+static void print_one(struct pb_buf *out, int k, int nest, const char *name,
 		      const int64_t *v, int n)
 {
 	if (out->len)
 		pb_buf_puts(out, "; ");
-	pb_buf_printf(out, "kernel[%d] -> %s[", k, name);
+	if (nest > 0)
+		pb_buf_printf(out, "kernel[%d, %d] -> %s[", k, nest, name);
+	else
+		pb_buf_printf(out, "kernel[%d] -> %s[", k, name);
 	for (int i = 0; i < n; i++)
 		pb_buf_printf(out, "%s%lld", i ? ", " : "", (long long)v[i]);
 	pb_buf_puts(out, "]");
 }
 
-void pb_tile_sizes_print(struct pb_buf *out, int k,
+void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 			 const struct pb_tile_choice *c)
 {
 	int64_t one = 0;
 	switch (c->mode) {
 	case PB_TILE_TILE:
-		print_one(out, k, "tile", c->tile, c->n);
-		print_one(out, k, "block", c->block, c->n);
+		print_one(out, k, nest, "tile", c->tile, c->n);
+		print_one(out, k, nest, "block", c->block, c->n);
 		one = c->jam;
-		print_one(out, k, "jam", &one, 1);
+		print_one(out, k, nest, "jam", &one, 1);
 		break;
 	case PB_TILE_REDUCE:
 		one = c->threads;
-		print_one(out, k, "reduce", &one, 1);
+		print_one(out, k, nest, "reduce", &one, 1);
 		break;
 	case PB_TILE_NONE:
-		print_one(out, k, "none", &one, 0);
+		print_one(out, k, nest, "none", &one, 0);
 		break;
 	}
 }

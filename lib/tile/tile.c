@@ -15,18 +15,19 @@
 #include "fuse/fuse.h"
 #include "tile/internal.h"
 
-/* The sizes --sizes gives kernel "k" for band "b" into "c"; 0 when it
+/* The sizes --sizes gives nest "nest" of kernel "k" (band "b") into "c"; 0 when it
  * gives none, -1 on error (reported). */
 static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
-		 const struct pb_tile_band *b, struct pb_tile_choice *c)
+		 int nest, const struct pb_tile_band *b,
+		 struct pb_tile_choice *c)
 {
 	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
 	int64_t jam[PB_TILE_MAXD], none[PB_TILE_MAXD];
-	int nt = pb_tile_sizes_get(sz, k, "tile", tile);
-	int nb = pb_tile_sizes_get(sz, k, "block", block);
-	int nr = pb_tile_sizes_get(sz, k, "reduce", red);
-	int nj = pb_tile_sizes_get(sz, k, "jam", jam);
-	int nn = pb_tile_sizes_get(sz, k, "none", none);
+	int nt = pb_tile_sizes_get(sz, k, nest, "tile", tile);
+	int nb = pb_tile_sizes_get(sz, k, nest, "block", block);
+	int nr = pb_tile_sizes_get(sz, k, nest, "reduce", red);
+	int nj = pb_tile_sizes_get(sz, k, nest, "jam", jam);
+	int nn = pb_tile_sizes_get(sz, k, nest, "none", none);
 	MlirLocation loc = mlirOperationGetLocation(b->root);
 	memset(c, 0, sizeof(*c));
 	c->n = b->n;
@@ -93,7 +94,7 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	struct pb_tile_choice c;
 	if (!pb_tile_band_of(op, &b))
 		return PB_OK;
-	int g = given(ctx, sz, k, &b, &c);
+	int g = given(ctx, sz, k, nest, &b, &c);
 	if (g < 0)
 		return PB_ERR;
 	if (g > 0 && pb_tile_complete(ctx, t, &b, &c))
@@ -108,15 +109,14 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	}
 	if (o->remarks) {
 		struct pb_buf s = {0};
-		pb_tile_sizes_print(&s, k, &c);
+		pb_tile_sizes_print(&s, k, nest, &c);
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
 			     "kernel[%d] nest %d: %s, predicted %.3g us, "
 			     "occupancy %.2f, %.3g waves", k, nest, s.data,
 			     c.predicted_s * 1e6, c.occupancy, c.waves);
 		pb_buf_free(&s);
 	}
-	if (nest == 0)
-		pb_tile_sizes_print(dump, k, &c);
+	pb_tile_sizes_print(dump, k, nest, &c);
 	if (rep)
 		pb_tile_report_add(rep, func, k, nest, &b, &c);
 	switch (c.mode) {
