@@ -5,8 +5,10 @@
  * band point. Each top-level operation of the band's body becomes one of
  *
  *   - block-level code: an allocation private to the band point (it moves
- *     to workgroup memory) or pure arithmetic on values defined outside
- *     the body (constants, index computations; every thread computes it);
+ *     to workgroup memory), or pure arithmetic and loads from buffers the
+ *     body never writes, on values defined outside the body or by other
+ *     block-level code (constants, index computations, a bias; every
+ *     thread computes it);
  *   - a parallel nest: its outermost loops with constant bounds (as many
  *     as carry no dependence, linearized) are distributed cyclically over
  *     the threads;
@@ -107,7 +109,7 @@ static const struct red_op red_ops[] = {
 
 /* What a top-level operation of the band's body becomes. */
 enum kind {
-	K_KEEP,	  /* block-level pure arithmetic */
+	K_KEEP,	  /* block-level: pure arithmetic, read-only loads */
 	K_ALLOCA, /* private buffer: moves to workgroup memory */
 	K_SCALAR, /* one thread */
 	K_PAR,	  /* parallel nest */
@@ -937,6 +939,27 @@ static int block_level(const struct plan *p, MlirOperation op, MlirBlock body)
 	return 1;
 }
 
+/* Is "op" a load from a buffer that nothing in "body" writes? Every
+ * thread may then perform it at block level (no other band point writes
+ * the buffer either: the band carries no dependence). */
+static int read_only_load(MlirOperation op, MlirBlock body)
+{
+	int mem, w;
+	if (!is_access(op, &mem, &w) || w)
+		return 0;
+	MlirValue root = pb_poly_root(mlirOperationGetOperand(op, mem));
+	MlirOperation parent = mlirBlockGetParentOperation(body);
+	struct pb_ir_ops all = {0};
+	int ro = 1;
+	pb_ir_collect(parent, NULL, &all);
+	for (int i = 0; ro && i < all.n; i++)
+		if (is_access(all.v[i], &mem, &w) && w)
+			ro = !mlirValueEqual(root, pb_poly_root(
+				mlirOperationGetOperand(all.v[i], mem)));
+	pb_ir_ops_free(&all);
+	return ro;
+}
+
 /* Plan the block-level mapping of the body of "b" with "threads" threads
  * into "p"; 1 when it applies (see pb_tile_reduce_match). */
 static int analyse(isl_ctx *ctx, const struct pb_tile_band *b, int threads,
@@ -971,7 +994,8 @@ static int analyse(isl_ctx *ctx, const struct pb_tile_band *b, int threads,
 			p->smem += bytes;
 			continue;
 		}
-		if (is_pure(op) && block_level(p, op, body)) {
+		if ((is_pure(op) || read_only_load(op, body)) &&
+		    block_level(p, op, body)) {
 			st->kind = K_KEEP;
 			continue;
 		}

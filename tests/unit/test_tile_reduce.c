@@ -318,14 +318,45 @@ static const char scan[] =
 	"  }\n"
 	MOD_END;
 
-/* A value loaded outside the loops and used inside one: it would cross
- * thread loops, so the band is rejected. */
-static const char escape[] =
+/* A value loaded outside the loops from a buffer the body never writes
+ * and used inside a loop: every thread loads it at block level. */
+static const char ro_load[] =
 	MOD_BEGIN
 	"  func.func private @k0(%x: memref<4x64xf32>, %s: memref<4xf32>, "
 	"%y: memref<4x64xf32>) attributes {pb.kernel} {\n"
 	"    affine.parallel (%r) = (0) to (4) {\n"
 	"      %v = affine.load %s[%r] : memref<4xf32>\n"
+	"      %w = arith.mulf %v, %v : f32\n"
+	"      affine.for %j = 0 to 64 {\n"
+	"        %0 = affine.load %x[%r, %j] : memref<4x64xf32>\n"
+	"        %2 = arith.addf %0, %w : f32\n"
+	"        affine.store %2, %y[%r, %j] : memref<4x64xf32>\n"
+	"      }\n"
+	"    }\n"
+	"    return\n"
+	"  }\n"
+	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "
+	"%s: memref<4xf32> {pb.name = \"s\"}, "
+	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"
+	"    call @k0(%x, %s, %y) : (memref<4x64xf32>, memref<4xf32>, "
+	"memref<4x64xf32>) -> ()\n"
+	"    return\n"
+	"  }\n"
+	MOD_END;
+
+/* A value loaded outside the loops from a buffer the body writes and used
+ * inside a loop: it would cross thread loops, so the band is rejected. */
+static const char escape[] =
+	MOD_BEGIN
+	"  func.func private @k0(%x: memref<4x64xf32>, %s: memref<4xf32>, "
+	"%y: memref<4x64xf32>) attributes {pb.kernel} {\n"
+	"    %c1 = arith.constant 1.000000e+00 : f32\n"
+	"    affine.parallel (%r) = (0) to (4) {\n"
+	"      %a = memref.alloca() : memref<f32>\n"
+	"      %u = affine.load %s[%r] : memref<4xf32>\n"
+	"      %u1 = arith.addf %u, %c1 : f32\n"
+	"      affine.store %u1, %a[] : memref<f32>\n"
+	"      %v = affine.load %a[] : memref<f32>\n"
 	"      affine.for %j = 0 to 64 {\n"
 	"        %0 = affine.load %x[%r, %j] : memref<4x64xf32>\n"
 	"        %2 = arith.addf %0, %v : f32\n"
@@ -389,6 +420,8 @@ static const struct red_case cases[] = {
 	/* outer loop of the first nest, both loops of the second */
 	{"partial_par", partial_par, 128, 1, 16 * 24 * 2, 0, 2, 1},
 	{"scan", scan, 256, 0, 0, 0, 0, 0},
+	/* block-level load and product, one parallel loop of 64 */
+	{"ro_load", ro_load, 256, 1, 64, 0, 1, 0},
 	{"escape", escape, 256, 0, 0, 0, 0, 0},
 	{"acc_read", acc_read, 256, 0, 0, 0, 0, 0},
 	/* not a power of 2 */
