@@ -10,9 +10,11 @@
 #   skipped  pb-import rejected the model (its one-line reason is kept).
 # Prints one line per failure and skip, then "N passed, M failed, K skipped"
 # last. Exit status 1 when any test failed (skips do not fail).
-# Usage: run.sh [--fast] [--report FILE]
+# Usage: run.sh [--fast] [--stages] [--report FILE]
 #   --fast         only the node tests named in tests/e2e/node-tests.txt and
 #                  tests/conformance/fast.txt (for make check)
+#   --stages       run every stage: pb-import | pb-fuse | pb-tile | pb-mma |
+#                  pb-smem | pb-run (the mapped IR, run on the CPU)
 #   --report FILE  write the per-op table (docs/ops.md) to FILE
 # Environment: PB_BUILD (default ./build), ONNX_DATA, JOBS (default 2),
 # PYTHON (for the report: onnx reads each model's op types).
@@ -33,24 +35,28 @@ if [ "${1:-}" = --one ]; then
 		reason=$(grep -m1 'error' "$err" | sed "s|^.*error: ||; s|^node '[^']*' ||")
 		[ -n "$reason" ] || reason=$(head -n1 "$err")
 		printf 'skipped\t%s\n' "${reason:-pb-import failed}" >"$res"
-	elif timeout 120 "$bin/pb-run" --device=cpu --rtol 1e-3 --atol 1e-5 \
-		--data "$dir/test_data_set_0" - <"$err.mlir" >"$err.out" 2>&1; then
+	elif { [ "${PB_CONF_STAGES:-0}" = 0 ] || { "$bin/pb-smem" "$err.mlir" \
+		-o "$err.smem" 2>"$err.out" && mv "$err.smem" "$err.mlir"; }; } &&
+		timeout 120 "$bin/pb-run" --device=cpu --rtol 1e-3 --atol 1e-5 \
+		--data "$dir/test_data_set_0" - <"$err.mlir" >>"$err.out" 2>&1; then
 		printf 'passed\t\n' >"$res"
 	else
 		reason=$(grep -m1 -i 'error\|mismatch\|differ' "$err.out" | cut -c1-200)
 		[ -n "$reason" ] || reason=$(head -n1 "$err.out" | cut -c1-200)
 		printf 'failed\t%s\n' "${reason:-pb-run failed}" >"$res"
 	fi
-	rm -f "$err" "$err.mlir" "$err.out"
+	rm -f "$err" "$err.mlir" "$err.out" "$err.smem"
 	exit 0
 fi
 
 fast=0 report=
+PB_CONF_STAGES=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--fast) fast=1 ;;
+	--stages) PB_CONF_STAGES=1 ;;
 	--report) report=$2; shift ;;
-	*) echo "usage: $0 [--fast] [--report FILE]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--fast] [--stages] [--report FILE]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -76,6 +82,7 @@ else
 		done
 	done >"$tmp/list"
 fi
+export PB_CONF_STAGES
 xargs -P "$jobs" -I{} sh "$here/run.sh" --one {} "$tmp/res" <"$tmp/list"
 
 pass=0 fail=0 skip=0
