@@ -13,8 +13,8 @@
  *     as carry no dependence, linearized) are distributed cyclically over
  *     the threads;
  *   - a reduction nest: a perfect nest of loops with constant bounds whose
- *     straight-line body updates accumulators acc = op(acc, x) at
- *     locations invariant in the nest; each thread reduces its cyclic
+ *     straight-line body updates accumulators acc = op(acc, x) (or
+ *     acc = c ? op(acc, x) : acc) at locations invariant in the nest; each thread reduces its cyclic
  *     share of the (linearized) iterations into its own element of a
  *     workgroup buffer of partials starting at op's identity, a tree in
  *     shared memory (log2(threads) steps) combines the partials, and one
@@ -728,11 +728,15 @@ static int same_operands(MlirOperation a, int fa, MlirOperation b, int fb)
 /* Fill "a" when affine.store "s" in the body of nest "nest" ends an
  * accumulator chain: %x = affine.load M[sub]; %y = op %x, %v (or %v, %x);
  * affine.store %y, M[sub] with M and sub defined outside the nest, op a
- * reduction operation and %x, %y used once. Returns 1 when it does. */
+ * reduction operation and %x, %y used once; or the conditional form
+ * (ArgMax's index) %z = arith.select %c, %y, %x (or %c, %x, %y) stored
+ * instead of %y, which is op(%x, %c ? %v : identity), with %x used by op
+ * and the select only (so %c does not depend on it). Returns 1 when it
+ * does. */
 static int acc_chain(MlirOperation s, MlirOperation nest, struct acc *a)
 {
-	int bytes;
-	MlirValue y = mlirOperationGetOperand(s, 0);
+	int bytes, sel = 0;
+	MlirValue y = mlirOperationGetOperand(s, 0), other = {NULL};
 	if (!pb_ir_op_is(s, "affine.store") || !mlirValueIsAOpResult(y) ||
 	    num_uses(y) != 1)
 		return 0;
@@ -740,13 +744,27 @@ static int acc_chain(MlirOperation s, MlirOperation nest, struct acc *a)
 		if (defined_in(mlirOperationGetOperand(s, i), nest))
 			return 0;
 	MlirOperation c = mlirOpResultGetOwner(y);
+	if (pb_ir_op_is(c, "arith.select") &&
+	    mlirOperationGetNumOperands(c) == 3) {
+		MlirValue t = mlirOperationGetOperand(c, 1);
+		MlirValue f = mlirOperationGetOperand(c, 2);
+		int k = mlirValueIsAOpResult(t) &&
+			red_op_of(mlirOpResultGetOwner(t)) ? 1 : 2;
+		y = k == 1 ? t : f;
+		other = k == 1 ? f : t;
+		if (!mlirValueIsAOpResult(y) || num_uses(y) != 1)
+			return 0;
+		c = mlirOpResultGetOwner(y);
+		sel = 1;
+	}
 	const struct red_op *r = red_op_of(c);
 	if (!r || mlirOperationGetNumOperands(c) != 2 ||
 	    !elem_ok(mlirValueGetType(y), r->is_float, &bytes))
 		return 0;
 	for (int k = 0; k < 2; k++) {
 		MlirValue x = mlirOperationGetOperand(c, k);
-		if (!mlirValueIsAOpResult(x) || num_uses(x) != 1)
+		if (!mlirValueIsAOpResult(x) || num_uses(x) != 1 + sel ||
+		    (sel && !mlirValueEqual(x, other)))
 			continue;
 		MlirOperation l = mlirOpResultGetOwner(x);
 		if (!pb_ir_op_is(l, "affine.load") ||

@@ -295,6 +295,47 @@ static const char partial_par[] =
 	"  }\n"
 	MOD_END;
 
+/* ArgMax over rows of 200 (pb-fuse's form): the index is a conditional
+ * reduction, idx = x == max ? minsi(idx, j) : idx. */
+static const char argmax[] =
+	MOD_BEGIN
+	"  func.func private @k0(%arg0: memref<5x200xf32>, "
+	"%arg1: memref<5xi64>) attributes {pb.kernel} {\n"
+	"    %cst = arith.constant 0xFF800000 : f32\n"
+	"    %c200_i64 = arith.constant 200 : i64\n"
+	"    affine.parallel (%arg2) = (0) to (5) {\n"
+	"      %alloca = memref.alloca() : memref<i64>\n"
+	"      %alloca_0 = memref.alloca() : memref<f32>\n"
+	"      affine.store %cst, %alloca_0[] : memref<f32>\n"
+	"      affine.for %arg4 = 0 to 200 {\n"
+	"        %1 = affine.load %arg0[%arg2, %arg4] : memref<5x200xf32>\n"
+	"        %2 = affine.load %alloca_0[] : memref<f32>\n"
+	"        %3 = arith.maximumf %1, %2 : f32\n"
+	"        affine.store %3, %alloca_0[] : memref<f32>\n"
+	"      }\n"
+	"      affine.store %c200_i64, %alloca[] : memref<i64>\n"
+	"      affine.for %arg4 = 0 to 200 {\n"
+	"        %1 = affine.load %arg0[%arg2, %arg4] : memref<5x200xf32>\n"
+	"        %2 = affine.load %alloca_0[] : memref<f32>\n"
+	"        %3 = affine.load %alloca[] : memref<i64>\n"
+	"        %4 = arith.index_cast %arg4 : index to i64\n"
+	"        %5 = arith.cmpf oeq, %1, %2 : f32\n"
+	"        %6 = arith.minsi %3, %4 : i64\n"
+	"        %7 = arith.select %5, %6, %3 : i64\n"
+	"        affine.store %7, %alloca[] : memref<i64>\n"
+	"      }\n"
+	"      %0 = affine.load %alloca[] : memref<i64>\n"
+	"      affine.store %0, %arg1[%arg2] : memref<5xi64>\n"
+	"    }\n"
+	"    return\n"
+	"  }\n"
+	"  func.func @main(%x: memref<5x200xf32> {pb.name = \"x\"}, "
+	"%y: memref<5xi64> {pb.name = \"y\", pb.output}) {\n"
+	"    call @k0(%x, %y) : (memref<5x200xf32>, memref<5xi64>) -> ()\n"
+	"    return\n"
+	"  }\n"
+	MOD_END;
+
 /* A prefix sum: the loop carries a dependence that is no reduction;
  * nothing to distribute, so the band is rejected. */
 static const char scan[] =
@@ -419,6 +460,8 @@ static const struct red_case cases[] = {
 	{"two_acc_i32", two_acc_i32, 64, 1, 300, 2 * 256, 1 + 8, 8},
 	/* outer loop of the first nest, both loops of the second */
 	{"partial_par", partial_par, 128, 1, 16 * 24 * 2, 0, 2, 1},
+	/* f32 max and i64 index over 64 partials (6 levels), 3 scalar */
+	{"argmax", argmax, 64, 1, 400, 12 + 64 * 4 + 64 * 8, 3 + 2 * 8, 18},
 	{"scan", scan, 256, 0, 0, 0, 0, 0},
 	/* block-level load and product, one parallel loop of 64 */
 	{"ro_load", ro_load, 256, 1, 64, 0, 1, 0},
