@@ -111,9 +111,11 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 		struct pb_buf s = {0};
 		pb_tile_sizes_print(&s, k, nest, &c);
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
-			     "kernel[%d] nest %d: %s, predicted %.3g us, "
-			     "occupancy %.2f, %.3g waves", k, nest, s.data,
-			     c.predicted_s * 1e6, c.occupancy, c.waves);
+			     "mapped as { %s }: %lld blocks of %lld threads, "
+			     "occupancy %.2f, %.3g waves, predicted %.3g us",
+			     s.data, (long long)c.grid,
+			     (long long)pb_tile_threads(&c), c.occupancy,
+			     c.waves, c.predicted_s * 1e6);
 		pb_buf_free(&s);
 	}
 	pb_tile_sizes_print(dump, k, nest, &c);

@@ -3,6 +3,7 @@
 // RUN: sh -c 'pb-tile --sizes="$(cat %t.sizes)" %s -o %t.2'
 // RUN: diff %t.1 %t.2
 // RUN: pb-tile --sizes='{ kernel[i] -> none[] }' --dump-sizes %s 2>&1 >/dev/null | FileCheck --check-prefix=NONE %s
+// RUN: pb-tile --remarks %s 2>&1 >/dev/null | FileCheck --check-prefix=REM %s
 // RUN: pb-tile --no-tile %s | FileCheck --check-prefix=NOTILE %s
 // RUN: not pb-tile --sizes='{ kernel[0] -> tile[32' %s 2>&1 | FileCheck --check-prefix=PARSE %s
 // RUN: not pb-tile --sizes='{ kernel[0] -> tile[32] }' %s 2>&1 | FileCheck --check-prefix=COUNT %s
@@ -16,6 +17,8 @@
 
 // DUMP: { kernel[0] -> tile[{{[0-9]+}}, {{[0-9]+}}]; kernel[0] -> block[{{[0-9]+}}, {{[0-9]+}}]; kernel[0] -> jam[{{[01]}}]; kernel[1] -> {{.*}} }
 // NONE: { kernel[0] -> none[]; kernel[1] -> none[] }
+// REM: sizes.mlir:[[# @LINE + 13]]:5: remark: mapped as { kernel[0] -> tile[{{.*}}] }: {{[0-9]+}} blocks of {{[0-9]+}} threads, occupancy {{.*}}, {{.*}} waves, predicted {{.*}} us
+// REM: sizes.mlir:[[# @LINE + 22]]:5: remark: mapped as { kernel[1] -> tile[{{.*}}
 // NOTILE-NOT: pb.map
 // PARSE: error: --sizes: cannot parse '{ kernel[0] -> tile[32' as an isl union map
 // COUNT: sizes.mlir:[[# @LINE + 9]]:5: error: --sizes: kernel[0] needs 2 sizes in tile[...] and block[...] (its band is [100, 60])
