@@ -1,11 +1,14 @@
 // RUN: pb-tile %s | FileCheck %s
 // RUN: pb-tile --split-input-file %s | pb-tile | FileCheck %s
 
-// pb-tile passes fuse-stage IR through (tiling itself is not implemented
-// yet) and marks the module with the stage it reached.
+// A kernel nest without a band of affine.parallel loops (the loops pb-fuse
+// proves parallel; here a plain affine.for) is left to pb-codegen: pb-tile passes it through
+// and marks the module with the stage it reached; tile-stage input passes
+// through unchanged.
 
 // CHECK: module attributes {pb.stage = "tile"}
 // CHECK-LABEL: func.func @main
+// CHECK-NOT: pb.map
 // CHECK: call @kernel_0
 module attributes {pb.stage = "fuse"} {
   func.func private @kernel_0(%a: memref<4xf32>) attributes {pb.kernel} {
