@@ -14,18 +14,20 @@
  *     the threads;
  *   - a reduction nest: a perfect nest of loops with constant bounds whose
  *     straight-line body updates accumulators acc = op(acc, x) (or
- *     acc = c ? op(acc, x) : acc) at locations invariant in the nest; each thread reduces its cyclic
- *     share of the (linearized) iterations into its own element of a
- *     workgroup buffer of partials starting at op's identity, a tree in
- *     shared memory (log2(threads) steps) combines the partials, and one
- *     thread folds the result into the accumulator;
+ *     acc = c ? op(acc, x) : acc) at locations invariant in the nest;
+ *     each thread reduces its cyclic share of the (linearized) iterations
+ *     into its own element of a workgroup buffer of partials starting at
+ *     op's identity, a tree in shared memory (log2(threads) steps)
+ *     combines the partials, and one thread folds the result into the
+ *     accumulator;
  *   - scalar work: anything else (loads and stores outside loops, nests
  *     that are neither of the above), run by one thread; consecutive
  *     scalar operations share one thread loop.
  *
  * Every step is a sibling affine.parallel {pb.map = "thread"}, separated
- * from the previous one by gpu.barrier, inside one n-d affine.parallel
- * {pb.map = "block"} over the band:
+ * from the previous one by gpu.barrier (but between two loops of one
+ * thread, which pb-codegen runs on the same thread), inside one n-d
+ * affine.parallel {pb.map = "block"} over the band:
  *
  *	affine.parallel (band) {pb.map = "block"}
  *	  |  memref.alloc (workgroup): former allocas, partials
@@ -34,7 +36,9 @@
  *	  |  thread(P) { part[t] = id; for l = t to N step P { body } }
  *	  |  gpu.barrier
  *	  |  thread(P/2) { part[t] = op(part[t], part[t + P/2]) }
- *	  |  ... gpu.barrier ... thread(1) { acc = op(acc, part[0]) }
+ *	  |  ... gpu.barrier
+ *	  |  thread(1) { part[0] = op(part[0], part[1]) }
+ *	  |  thread(1) { acc = op(acc, part[0]) }
  *	  |  gpu.barrier
  *	  |  thread(P') { for l = t to N' step P' { parallel body } }
  *	  |  memref.dealloc (workgroup)
@@ -1061,13 +1065,14 @@ int pb_tile_reduce_match(const struct pb_tile_band *b, int threads,
 /* Rewriting. */
 
 /* Where the rewrite is: the context, the location of the nest, the body
- * of the new block loop, and whether a thread loop was emitted already
- * (the next one needs a barrier). */
+ * of the new block loop, how many thread loops were emitted already and
+ * whether the last one had one thread (see thread_open). */
 struct site {
 	struct pb_ctx *ctx;
 	MlirLocation loc;
 	MlirBlock body;
 	int nthread;
+	int last_one;
 	struct pb_ir_ops wg; /* workgroup allocations, to deallocate */
 };
 
@@ -1118,12 +1123,14 @@ static int wg_alloc(struct site *s, const char *type, MlirOperation before,
 	return rc;
 }
 
-/* Append to "t" the text of a thread loop over "n" threads (preceded by
- * a barrier when one was emitted before), left open. */
+/* Append to "t" the text of a thread loop over "n" threads, left open,
+ * preceded by a barrier when a thread loop was emitted before, unless
+ * both have one thread: pb-codegen runs both on thread 0, in order. */
 static void thread_open(struct site *s, struct pb_buf *t, int64_t n)
 {
-	if (s->nthread++)
+	if (s->nthread++ && !(s->last_one && n == 1))
 		pb_buf_puts(t, "  gpu.barrier\n");
+	s->last_one = n == 1;
 	pb_buf_printf(t, "  affine.parallel (%%t) = (0) to (%lld) {\n",
 		      (long long)n);
 }

@@ -445,23 +445,25 @@ static const char acc_read[] =
 
 /* Thread loops and barriers of a softmax row (per reduction over 2^k
  * partials: 1 partial loop, k tree levels, 1 final; 2 scalar and 2
- * parallel loops): 4 + 2 (2 + k). */
+ * parallel loops): 4 + 2 (2 + k) loops, a barrier between every two but
+ * two loops of one thread in a row (the last tree level and the final
+ * combination; the final combination and scalar work). */
 static const struct red_case cases[] = {
 	/* 48 B of allocas + 2 x 16 partials of f32 */
-	{"softmax_rows", softmax_rows, 256, 1, 40, 48 + 2 * 64, 16, 15},
+	{"softmax_rows", softmax_rows, 256, 1, 40, 48 + 2 * 64, 16, 13},
 	/* 32 threads: 2 x 32 partials, 5 tree levels */
-	{"softmax_2d", softmax_2d, 32, 1, 160, 168 + 2 * 128, 18, 17},
+	{"softmax_2d", softmax_2d, 32, 1, 160, 168 + 2 * 128, 18, 15},
 	/* 2 reductions over 128 (7 levels), 4 scalar runs, 2 parallel */
 	{"layernorm", layernorm, 128, 1, 512,
-	 4 + 4 + 4 + 4 + 512 + 512 + 4 + 4 + 2 * 512, 4 + 2 * 9 + 2, 23},
+	 4 + 4 + 4 + 4 + 512 + 512 + 4 + 4 + 2 * 512, 4 + 2 * 9 + 2, 19},
 	/* 169 iterations over 256 partials (8 levels), 1 scalar */
-	{"global_pool", global_pool, 256, 1, 169, 8 + 1024, 1 + 10 + 1, 11},
+	{"global_pool", global_pool, 256, 1, 169, 8 + 1024, 1 + 10 + 1, 9},
 	/* two i32 accumulators over 300 with 64 threads (6 levels) */
-	{"two_acc_i32", two_acc_i32, 64, 1, 300, 2 * 256, 1 + 8, 8},
+	{"two_acc_i32", two_acc_i32, 64, 1, 300, 2 * 256, 1 + 8, 7},
 	/* outer loop of the first nest, both loops of the second */
 	{"partial_par", partial_par, 128, 1, 16 * 24 * 2, 0, 2, 1},
 	/* f32 max and i64 index over 64 partials (6 levels), 3 scalar */
-	{"argmax", argmax, 64, 1, 400, 12 + 64 * 4 + 64 * 8, 3 + 2 * 8, 18},
+	{"argmax", argmax, 64, 1, 400, 12 + 64 * 4 + 64 * 8, 3 + 2 * 8, 14},
 	{"scan", scan, 256, 0, 0, 0, 0, 0},
 	/* block-level load and product, one parallel loop of 64 */
 	{"ro_load", ro_load, 256, 1, 64, 0, 1, 0},
