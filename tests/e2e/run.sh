@@ -37,20 +37,26 @@ run() {
 	fi
 }
 
-# ptx NAME MODEL: pb-codegen's PTX for sm_80 and sm_90 must assemble.
+# ptx NAME MODEL: pb-codegen's PTX for sm_80 and sm_90 must assemble, and
+# ptxas must report no register spills in any kernel.
 ptx() {
 	name=$1 model=$2
 	[ -n "$ptxas" ] || return 0
+	: >"$tmp/ptxas"
 	for arch in sm_80 sm_90; do
 		if "$bin/pb-import" "$model" </dev/null 2>"$tmp/err" |
 			"$bin/pb-codegen" --arch=$arch -o "$tmp/k.ptx" 2>>"$tmp/err" &&
-			"$ptxas" -arch=$arch "$tmp/k.ptx" -o "$tmp/k.cubin" 2>>"$tmp/err"; then
+			"$ptxas" -v -arch=$arch "$tmp/k.ptx" -o "$tmp/k.cubin" \
+				>"$tmp/ptxas" 2>&1 &&
+			! grep -E '[1-9][0-9]* bytes spill (stores|loads)' "$tmp/ptxas" \
+				>>"$tmp/err"; then
 			pass=$((pass + 1))
 			echo "PASS: ptx-$arch/$name"
 		else
 			fail=$((fail + 1))
 			echo "FAIL: ptx-$arch/$name"
-			sed 's/^/    /' "$tmp/err" | head -8
+			{ cat "$tmp/err"; grep -iE 'error|fatal' "$tmp/ptxas"; } 2>/dev/null |
+				sed 's/^/    /' | head -8
 		fi
 	done
 }
