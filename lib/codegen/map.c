@@ -57,25 +57,6 @@ static MlirBlock body_of(MlirOperation op)
 	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
 }
 
-/* The "n" constant results of the affine map attribute "name" of "op" into
- * "v"; -1 unless the map has exactly "n" constant results. */
-static int const_map(MlirOperation op, const char *name, int n, int64_t *v)
-{
-	MlirAttribute a = pb_ir_attr(op, name);
-	if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a))
-		return -1;
-	MlirAffineMap map = mlirAffineMapAttrGetValue(a);
-	if (mlirAffineMapGetNumResults(map) != n)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		MlirAffineExpr e = mlirAffineMapGetResult(map, i);
-		if (!mlirAffineExprIsAConstant(e))
-			return -1;
-		v[i] = mlirAffineConstantExprGetValue(e);
-	}
-	return 0;
-}
-
 /* The pb.map attribute of "op" ("block", "thread", ...) or NULL-data. */
 static MlirStringRef map_attr(MlirOperation op)
 {
@@ -112,8 +93,8 @@ static int band_add(MlirOperation op, struct band *b)
 	MlirBlock body = body_of(op);
 	int n = mlirBlockGetNumArguments(body);
 	MlirAttribute steps = pb_ir_attr(op, "steps");
-	if (b->n + n > MAXD || const_map(op, "lowerBoundsMap", n, lb) ||
-	    const_map(op, "upperBoundsMap", n, ub) ||
+	if (b->n + n > MAXD || pb_ir_const_map(op, "lowerBoundsMap", n, lb) ||
+	    pb_ir_const_map(op, "upperBoundsMap", n, ub) ||
 	    mlirAttributeIsNull(steps) || !mlirAttributeIsAArray(steps) ||
 	    mlirArrayAttrGetNumElements(steps) != n)
 		return 0;
@@ -335,7 +316,7 @@ static int thread_dims(MlirOperation op, struct tdims *t)
 	int64_t lb[MAXD];
 	memset(t, 0, sizeof(*t));
 	if (!pb_ir_op_is(op, "affine.parallel") || mlirOperationGetNumResults(op) ||
-	    n > MAXD || const_map(op, "lowerBoundsMap", n, lb) ||
+	    n > MAXD || pb_ir_const_map(op, "lowerBoundsMap", n, lb) ||
 	    mlirAttributeIsNull(ubm) || mlirAttributeIsNull(groups) ||
 	    mlirAttributeIsNull(steps) || mlirAttributeIsNull(lbm))
 		return -1;

@@ -83,6 +83,12 @@ char *pb_read_file(const char *path, size_t *len);
  * whose close is checked. Returns 0 or -1 (errno set). */
 int pb_write_file(const char *path, const void *data, size_t len);
 
+/* Write "root" (a jansson json_t, kept) as JSON formatted with json_dumps
+ * "flags" and a final newline to "path", atomically like pb_write_file.
+ * Returns 0, or -1 with errno set. */
+struct json_t;
+int pb_write_json(const struct json_t *root, const char *path, size_t flags);
+
 /* Command-line options. Long options only ("--name", "--name=value",
  * "--name value"), plus -h and -o from the driver. */
 enum pb_opt_kind {

@@ -198,20 +198,10 @@ int pb_fuse_write_report(struct pb_ctx *ctx, MlirModule m, const char *path,
 	json_object_set_new(root, "before", totals_json(&plan->before));
 	json_object_set_new(root, "after", totals_json(&after));
 	json_object_set_new(root, "kernels", kernels);
-	char *text = json_dumps(root, JSON_INDENT(2));
+	int rc = pb_write_json(root, path, JSON_INDENT(2));
 	json_decref(root);
-	if (!text) {
-		pb_error(ctx, "--report: cannot format the report");
-		return PB_ERR;
-	}
-	struct pb_buf b = {0};
-	pb_buf_puts(&b, text);
-	pb_buf_puts(&b, "\n");
-	free(text);
-	int rc = pb_write_file(path, b.data, b.len);
 	if (rc < 0)
 		pb_error(ctx, "--report: cannot write '%s': %s", path,
 			 strerror(errno));
-	pb_buf_free(&b);
 	return rc < 0 ? PB_ERR : PB_OK;
 }

@@ -2,6 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Pass.h"
@@ -553,4 +555,21 @@ int pb_ir_instantiate(struct pb_ctx *ctx, const char *text,
 	pb_ir_map_free(&m);
 	mlirModuleDestroy(t);
 	return PB_OK;
+}
+
+int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v)
+{
+	MlirAttribute a = pb_ir_attr(op, name);
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a))
+		return -1;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(a);
+	if (mlirAffineMapGetNumResults(map) != n)
+		return -1;
+	for (int i = 0; i < n; i++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, i);
+		if (!mlirAffineExprIsAConstant(e))
+			return -1;
+		v[i] = mlirAffineConstantExprGetValue(e);
+	}
+	return 0;
 }

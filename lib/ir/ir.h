@@ -132,6 +132,11 @@ MlirOperation pb_ir_clone_from_text(MlirContext mctx, const char *text,
 				    const char *name, int n,
 				    const MlirValue *operands);
 
+/* The "n" constant results of the affine map attribute "name" of "op"
+ * (an affine.for's "lowerBoundMap", an affine.parallel's "upperBoundsMap")
+ * into "v"; -1 unless the map has exactly "n" results, all constant. */
+int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v);
+
 /* Parse "text", a module holding one func.func, and clone the operations
  * of its entry block but the terminator before "before", with the
  * function's "nargs" arguments replaced by "args" and every clone (and the

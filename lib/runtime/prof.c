@@ -367,16 +367,9 @@ static json_t *kernel_json(const struct pb_prof *p,
 /* Write "root" (taken) as JSON to "path" atomically. */
 static int write_json(struct pb_ctx *ctx, json_t *root, const char *path)
 {
-	char *text = json_dumps(root, JSON_INDENT(1) | JSON_REAL_PRECISION(9));
+	int rc = pb_write_json(root, path,
+			       JSON_INDENT(1) | JSON_REAL_PRECISION(9));
 	json_decref(root);
-	if (!text) {
-		pb_error(ctx, "out of memory");
-		return PB_ERR;
-	}
-	size_t n = strlen(text);
-	text[n] = '\n';
-	int rc = pb_write_file(path, text, n + 1);
-	free(text);
 	if (rc < 0) {
 		file_error(ctx, path, "cannot write: %s", strerror(errno));
 		return PB_ERR;

@@ -7,25 +7,6 @@
 
 #include "tile/internal.h"
 
-/* The "n" constant results of the affine map attribute "name" of "op" into
- * "v"; -1 unless the map has exactly "n" constant results. */
-static int const_map(MlirOperation op, const char *name, int n, int64_t *v)
-{
-	MlirAttribute a = pb_ir_attr(op, name);
-	if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a))
-		return -1;
-	MlirAffineMap map = mlirAffineMapAttrGetValue(a);
-	if (mlirAffineMapGetNumResults(map) != n)
-		return -1;
-	for (int i = 0; i < n; i++) {
-		MlirAffineExpr e = mlirAffineMapGetResult(map, i);
-		if (!mlirAffineExprIsAConstant(e))
-			return -1;
-		v[i] = mlirAffineConstantExprGetValue(e);
-	}
-	return 0;
-}
-
 /* Add the dimensions of "op" to "b" when "op" is an unmapped
  * affine.parallel with constant bounds and no results; 1 when added. */
 static int band_add(MlirOperation op, struct pb_tile_band *b)
@@ -38,8 +19,8 @@ static int band_add(MlirOperation op, struct pb_tile_band *b)
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
 	int n = mlirBlockGetNumArguments(body);
 	MlirAttribute steps = pb_ir_attr(op, "steps");
-	if (b->n + n > PB_TILE_MAXD || const_map(op, "lowerBoundsMap", n, lb) ||
-	    const_map(op, "upperBoundsMap", n, ub) ||
+	if (b->n + n > PB_TILE_MAXD || pb_ir_const_map(op, "lowerBoundsMap", n, lb) ||
+	    pb_ir_const_map(op, "upperBoundsMap", n, ub) ||
 	    mlirAttributeIsNull(steps) || !mlirAttributeIsAArray(steps) ||
 	    mlirArrayAttrGetNumElements(steps) != n)
 		return 0;

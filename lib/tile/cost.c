@@ -336,20 +336,11 @@ static void add_access(struct stats *st, const struct scope *sc,
  * 0 when its bounds are not constant. */
 static int for_range(MlirOperation op, struct ival *r, int64_t *trip)
 {
-	MlirAttribute lb = pb_ir_attr(op, "lowerBoundMap");
-	MlirAttribute ub = pb_ir_attr(op, "upperBoundMap");
 	MlirAttribute st = pb_ir_attr(op, "step");
-	if (mlirAttributeIsNull(lb) || mlirAttributeIsNull(ub))
+	int64_t a, b;
+	if (pb_ir_const_map(op, "lowerBoundMap", 1, &a) ||
+	    pb_ir_const_map(op, "upperBoundMap", 1, &b))
 		return 0;
-	MlirAffineMap l = mlirAffineMapAttrGetValue(lb);
-	MlirAffineMap u = mlirAffineMapAttrGetValue(ub);
-	if (mlirAffineMapGetNumResults(l) != 1 ||
-	    mlirAffineMapGetNumResults(u) != 1 ||
-	    !mlirAffineExprIsAConstant(mlirAffineMapGetResult(l, 0)) ||
-	    !mlirAffineExprIsAConstant(mlirAffineMapGetResult(u, 0)))
-		return 0;
-	int64_t a = mlirAffineConstantExprGetValue(mlirAffineMapGetResult(l, 0));
-	int64_t b = mlirAffineConstantExprGetValue(mlirAffineMapGetResult(u, 0));
 	int64_t s = mlirAttributeIsNull(st) ? 1 : mlirIntegerAttrGetValueInt(st);
 	if (s < 1)
 		s = 1;

@@ -74,20 +74,11 @@ void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 int pb_tile_report_write(struct pb_ctx *ctx, struct pb_tile_report *r,
 			 const char *path)
 {
-	char *text = json_dumps(r->root, JSON_INDENT(2) | JSON_REAL_PRECISION(6));
-	if (!text) {
-		pb_error(ctx, "--report: cannot format the report");
-		return PB_ERR;
-	}
-	struct pb_buf b = {0};
-	pb_buf_puts(&b, text);
-	pb_buf_puts(&b, "\n");
-	free(text);
-	int rc = pb_write_file(path, b.data, b.len);
+	int rc = pb_write_json(r->root, path,
+			       JSON_INDENT(2) | JSON_REAL_PRECISION(6));
 	if (rc < 0)
 		pb_error(ctx, "--report: cannot write '%s': %s", path,
 			 strerror(errno));
-	pb_buf_free(&b);
 	return rc < 0 ? PB_ERR : PB_OK;
 }
 
