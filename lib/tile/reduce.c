@@ -72,6 +72,7 @@
 #include <isl/id.h>
 #include <isl/local_space.h>
 #include <isl/map.h>
+#include <isl/options.h>
 #include <isl/set.h>
 #include <isl/space.h>
 #include <isl/val.h>
@@ -1052,6 +1053,8 @@ int pb_tile_reduce_match(const struct pb_tile_band *b, int threads,
 {
 	struct plan p;
 	isl_ctx *ctx = isl_ctx_alloc();
+	if (ctx)
+		isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
 	int ok = ctx && analyse(ctx, b, threads, &p);
 	if (ok) {
 		*work = p.work;
