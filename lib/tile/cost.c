@@ -192,6 +192,24 @@ static struct ival ival_of(const struct stats *st, const struct scope *sc,
 	return r;
 }
 
+/* How much affine expression "e" (of "nd" dims) moves when its "nin"
+ * inputs move by "cin": INT64_MAX when an input moves by an unknown
+ * amount. */
+static int64_t expr_coef(MlirAffineExpr e, int nd, const int64_t *cin,
+			 int nin)
+{
+	struct ival in[32], zero[32];
+	if (nin > 32)
+		return INT64_MAX;
+	for (int k = 0; k < nin; k++) {
+		if (cin[k] == INT64_MAX)
+			return INT64_MAX;
+		in[k].lo = in[k].hi = cin[k];
+		zero[k].lo = zero[k].hi = 0;
+	}
+	return eval(e, in, nd).lo - eval(e, zero, nd).lo;
+}
+
 /* The coefficient of band iv "iv" in index value "v": the difference of
  * "v" when "iv" moves by one, if "v" is affine in it (INT64_MAX when not
  * known). Only affine.apply chains are followed. */
@@ -206,32 +224,25 @@ static int64_t coef_of(MlirValue v, MlirValue iv, int depth)
 		return 0;
 	if (!pb_ir_op_is(op, "affine.apply") &&
 	    !pb_ir_op_is(op, "affine.min") && !pb_ir_op_is(op, "affine.max")) {
-		/* unknown: affine in "iv" only if it does not use it */
+		/* another operation: it may move with "iv" in any way */
 		return INT64_MAX;
 	}
 	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
-	struct ival in[32], zero[32];
+	int64_t cin[32];
 	int nin = mlirAffineMapGetNumInputs(m), nd = mlirAffineMapGetNumDims(m);
 	if (nin > 32)
 		return INT64_MAX;
-	for (int i = 0; i < nin; i++) {
-		int64_t ci = coef_of(mlirOperationGetOperand(op, i), iv,
-				     depth + 1);
-		if (ci == INT64_MAX)
-			return INT64_MAX;
-		in[i].lo = in[i].hi = ci;
-	}
-	memset(zero, 0, sizeof(zero));
-	/* the difference of each result between the inputs' coefficients
-	 * and zero; a clamp (min or max with constants) moves with its one
+	for (int i = 0; i < nin; i++)
+		cin[i] = coef_of(mlirOperationGetOperand(op, i), iv, depth + 1);
+	/* a clamp (min or max with constants) moves with its one
 	 * non-constant result, except at the boundary */
 	int64_t c = INT64_MAX;
 	for (int k = 0; k < mlirAffineMapGetNumResults(m); k++) {
 		MlirAffineExpr e = mlirAffineMapGetResult(m, k);
 		if (mlirAffineExprIsAConstant(e))
 			continue;
-		int64_t ck = eval(e, in, nd).lo - eval(e, zero, nd).lo;
-		if (c != INT64_MAX && ck != c)
+		int64_t ck = expr_coef(e, nd, cin, nin);
+		if (ck == INT64_MAX || (c != INT64_MAX && ck != c))
 			return INT64_MAX;
 		c = ck;
 	}
@@ -283,37 +294,24 @@ static void add_access(struct stats *st, const struct scope *sc,
 	MlirAffineMap m = {0};
 	if (affine)
 		m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	int nin = affine ? mlirAffineMapGetNumInputs(m) : 0;
+	int nd = affine ? mlirAffineMapGetNumDims(m) : 0;
+	struct ival in[32];
+	if (nin > 32)
+		return; /* not a subscript we can follow: leave it out */
+	for (int k = 0; k < nin; k++)
+		in[k] = ival_of(st, sc, mlirOperationGetOperand(op, first + k), 0);
 	for (int i = 0; i < a->rank; i++) {
 		struct ival r;
-		MlirValue sub[PB_TILE_MAXD];
-		(void)sub;
 		if (affine) {
-			struct ival in[32];
-			int nin = mlirAffineMapGetNumInputs(m);
-			for (int k = 0; k < nin && k < 32; k++)
-				in[k] = ival_of(st, sc, mlirOperationGetOperand(
-							op, first + k), 0);
-			r = eval(mlirAffineMapGetResult(m, i), in,
-				 mlirAffineMapGetNumDims(m));
+			MlirAffineExpr e = mlirAffineMapGetResult(m, i);
+			r = eval(e, in, nd);
 			for (int d = 0; d < st->b->n; d++) {
-				struct ival c1[32], c0[32];
-				int bad = 0;
-				for (int k = 0; k < nin && k < 32; k++) {
-					int64_t c = coef_of(mlirOperationGetOperand(
-							op, first + k), st->b->iv[d], 0);
-					bad |= c == INT64_MAX;
-					c1[k].lo = c1[k].hi = c;
-					c0[k].lo = c0[k].hi = 0;
-				}
-				if (bad) {
-					a->coef[i][d] = INT64_MAX;
-					continue;
-				}
-				struct ival e1 = eval(mlirAffineMapGetResult(m, i),
-						      c1, mlirAffineMapGetNumDims(m));
-				struct ival e0 = eval(mlirAffineMapGetResult(m, i),
-						      c0, mlirAffineMapGetNumDims(m));
-				a->coef[i][d] = e1.lo - e0.lo;
+				int64_t cin[32];
+				for (int k = 0; k < nin; k++)
+					cin[k] = coef_of(mlirOperationGetOperand(
+						op, first + k), st->b->iv[d], 0);
+				a->coef[i][d] = expr_coef(e, nd, cin, nin);
 			}
 		} else {
 			MlirValue v = mlirOperationGetOperand(op, first + i);
