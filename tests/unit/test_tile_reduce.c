@@ -336,6 +336,79 @@ static const char argmax[] =
 	"  }\n"
 	MOD_END;
 
+/* Other element types and operations: the minimum and maximum of f16
+ * rows (identities +inf and -inf as f16), the product of f64 rows. */
+static const char types[] =
+	MOD_BEGIN
+	"  func.func private @k0(%x: memref<3x100xf16>, %w: memref<3x20xf64>, "
+	"%y: memref<3xf16>, %z: memref<3xf16>, %p: memref<3xf64>) "
+	"attributes {pb.kernel} {\n"
+	"    %hi = arith.constant 6.0e+04 : f16\n"
+	"    %lo = arith.constant -6.0e+04 : f16\n"
+	"    %one = arith.constant 1.0 : f64\n"
+	"    affine.parallel (%r) = (0) to (3) {\n"
+	"      affine.store %hi, %y[%r] : memref<3xf16>\n"
+	"      affine.store %lo, %z[%r] : memref<3xf16>\n"
+	"      affine.store %one, %p[%r] : memref<3xf64>\n"
+	"      affine.for %j = 0 to 100 {\n"
+	"        %0 = affine.load %x[%r, %j] : memref<3x100xf16>\n"
+	"        %1 = affine.load %y[%r] : memref<3xf16>\n"
+	"        %2 = arith.minimumf %1, %0 : f16\n"
+	"        affine.store %2, %y[%r] : memref<3xf16>\n"
+	"        %3 = affine.load %z[%r] : memref<3xf16>\n"
+	"        %4 = arith.maximumf %3, %0 : f16\n"
+	"        affine.store %4, %z[%r] : memref<3xf16>\n"
+	"      }\n"
+	"      affine.for %j = 0 to 20 {\n"
+	"        %0 = affine.load %w[%r, %j] : memref<3x20xf64>\n"
+	"        %1 = affine.load %p[%r] : memref<3xf64>\n"
+	"        %2 = arith.mulf %0, %1 : f64\n"
+	"        affine.store %2, %p[%r] : memref<3xf64>\n"
+	"      }\n"
+	"    }\n"
+	"    return\n"
+	"  }\n"
+	"  func.func @main(%x: memref<3x100xf16> {pb.name = \"x\"}, "
+	"%w: memref<3x20xf64> {pb.name = \"w\"}, "
+	"%y: memref<3xf16> {pb.name = \"y\", pb.output}, "
+	"%z: memref<3xf16> {pb.name = \"z\", pb.output}, "
+	"%p: memref<3xf64> {pb.name = \"p\", pb.output}) {\n"
+	"    call @k0(%x, %w, %y, %z, %p) : (memref<3x100xf16>, "
+	"memref<3x20xf64>, memref<3xf16>, memref<3xf16>, memref<3xf64>) -> ()\n"
+	"    return\n"
+	"  }\n"
+	MOD_END;
+
+/* A private buffer used through a view cannot move to workgroup memory
+ * (its type changes): the band is rejected. */
+static const char view[] =
+	MOD_BEGIN
+	"  func.func private @k0(%x: memref<4x64xf32>, %y: memref<4x64xf32>) "
+	"attributes {pb.kernel} {\n"
+	"    affine.parallel (%r) = (0) to (4) {\n"
+	"      %t = memref.alloca() : memref<64xf32>\n"
+	"      %v = memref.expand_shape %t [[0, 1]] output_shape [8, 8] : "
+	"memref<64xf32> into memref<8x8xf32>\n"
+	"      affine.for %j = 0 to 64 {\n"
+	"        %0 = affine.load %x[%r, %j] : memref<4x64xf32>\n"
+	"        affine.store %0, %t[%j] : memref<64xf32>\n"
+	"      }\n"
+	"      affine.for %i = 0 to 8 {\n"
+	"        affine.for %k = 0 to 8 {\n"
+	"          %0 = affine.load %v[%i, %k] : memref<8x8xf32>\n"
+	"          affine.store %0, %y[%r, %i * 8 + %k] : memref<4x64xf32>\n"
+	"        }\n"
+	"      }\n"
+	"    }\n"
+	"    return\n"
+	"  }\n"
+	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "
+	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"
+	"    call @k0(%x, %y) : (memref<4x64xf32>, memref<4x64xf32>) -> ()\n"
+	"    return\n"
+	"  }\n"
+	MOD_END;
+
 /* A prefix sum: the loop carries a dependence that is no reduction;
  * nothing to distribute, so the band is rejected. */
 static const char scan[] =
@@ -464,6 +537,10 @@ static const struct red_case cases[] = {
 	{"partial_par", partial_par, 128, 1, 16 * 24 * 2, 0, 2, 1},
 	/* f32 max and i64 index over 64 partials (6 levels), 3 scalar */
 	{"argmax", argmax, 64, 1, 400, 12 + 64 * 4 + 64 * 8, 3 + 2 * 8, 14},
+	/* 2 x 128 f16 partials and 32 f64 ones (7 + 5 levels) */
+	{"types", types, 128, 1, 120, 2 * 128 * 2 + 32 * 8,
+	 1 + 9 + 7, 14},
+	{"view", view, 256, 0, 0, 0, 0, 0},
 	{"scan", scan, 256, 0, 0, 0, 0, 0},
 	/* block-level load and product, one parallel loop of 64 */
 	{"ro_load", ro_load, 256, 1, 64, 0, 1, 0},
