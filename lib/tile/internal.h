@@ -44,6 +44,8 @@ struct pb_tile_choice {
 	int64_t lanes[PB_TILE_MAXD];	/* TILE: threads of a warp per dim */
 	int jam;			/* TILE: thread tile points jammed
 					   into the inner loops (map.c) */
+	int nk;				/* TILE: loops strip-mined below */
+	int64_t ktile[PB_TILE_MAXD];	/* the band (first inner nest) */
 	int threads;			/* REDUCE: threads per block */
 	/* the cost model's view (report.c) */
 	double predicted_s, occupancy, waves;
@@ -72,6 +74,9 @@ int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
  * constant bounds that share no SSA value, with private buffers only
  * accessed by affine.load/store, and hold at least one loop. */
 int pb_tile_jam_ok(const struct pb_tile_band *b);
+/* map.c: the depth of the perfect loop nest that "c->ktile" strip-mines
+ * (the first affine.for nest of the band's body), 0 when none. */
+int pb_tile_inner_depth(const struct pb_tile_band *b);
 /* map.c: rewrite the nest of "b" as "c" (mode PB_TILE_TILE) says. */
 int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
 		  const struct pb_tile_choice *c);

@@ -30,7 +30,13 @@
  * the points are independent, so distributing the body over them and
  * interchanging the point loops inward preserves every dependence. Loads
  * that do not vary along a jammed dimension are then shared by its points
- * once LLVM unrolls the point loops. */
+ * once LLVM unrolls the point loops.
+ *
+ * Sizes beyond the band's (tile[64, 64, 32] for a matmul) strip-mine the
+ * loops of the first loop nest of the body, outermost first: the k loop
+ * becomes a loop over k tiles of 32 around a loop within the tile. A strip
+ * keeps the order of the iterations, so it is legal whatever the loop
+ * carries; it gives pb-smem the tile of operands to stage. */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -182,7 +188,9 @@ int pb_tile_jam_ok(const struct pb_tile_band *b)
 		}
 		ok = !u.bad;
 		for (MlirOperation l = s[i].first; ok && s[i].loop;) {
-			ok = !mlirOperationGetNumOperands(l);
+			for (intptr_t k = 0; k < mlirOperationGetNumOperands(l); k++)
+				ok &= pb_ir_is_inside(pb_ir_value_parent(
+					mlirOperationGetOperand(l, k)), s[i].first);
 			if (mlirOperationEqual(l, innermost(s[i].first)))
 				break;
 			l = mlirBlockGetFirstOperation(body_of(l));
@@ -592,9 +600,94 @@ static void site_of(MlirOperation warp, const struct pb_tile_band *b,
 	}
 }
 
+/* The first affine.for of the band's body, or null. */
+static MlirOperation first_loop(const struct pb_tile_band *b)
+{
+	MlirOperation op = mlirBlockGetFirstOperation(pb_tile_band_body(b));
+	while (!mlirOperationIsNull(op) && !pb_ir_op_is(op, "affine.for"))
+		op = mlirOperationGetNextInBlock(op);
+	return op;
+}
+
+int pb_tile_inner_depth(const struct pb_tile_band *b)
+{
+	MlirOperation op = first_loop(b);
+	int depth = 0;
+	if (mlirOperationIsNull(op))
+		return 0;
+	for (MlirOperation in = innermost(op);; op = mlirBlockGetFirstOperation(
+							body_of(op))) {
+		depth++;
+		if (mlirOperationEqual(op, in))
+			return depth;
+	}
+}
+
+/* Strip-mine affine.for "l" (constant bounds) by "t" iterations:
+ * for kk in [lb, ub) step t*s { for k in [kk, min(kk + t*s, ub)) step s }.
+ * Returns the inner loop (null on error, reported). */
+static MlirOperation strip(struct pb_ctx *ctx, MlirOperation l, int64_t t)
+{
+	int64_t lb, ub, s = mlirIntegerAttrGetValueInt(pb_ir_attr(l, "step"));
+	struct pb_buf text = {0};
+	struct pb_ir_ops out = {0};
+	if (pb_ir_const_map(l, "lowerBoundMap", 1, &lb) ||
+	    pb_ir_const_map(l, "upperBoundMap", 1, &ub) || t < 1)
+		return (MlirOperation){NULL};
+	pb_buf_printf(&text, "func.func @t() {\n"
+		      "affine.for %%kk = %lld to %lld step %lld {\n"
+		      "affine.for %%k = affine_map<(d0) -> (d0)>(%%kk) to min "
+		      "affine_map<(d0) -> (d0 + %lld, %lld)>(%%kk) step %lld {\n"
+		      "}\n}\nreturn\n}\n", (long long)lb, (long long)ub,
+		      (long long)(t * s), (long long)(t * s), (long long)ub,
+		      (long long)s);
+	int rc = pb_ir_instantiate(ctx, text.data, l, 0, NULL,
+				   mlirOperationGetLocation(l), &out);
+	pb_buf_free(&text);
+	if (rc) {
+		pb_ir_ops_free(&out);
+		return (MlirOperation){NULL};
+	}
+	MlirOperation inner = mlirBlockGetFirstOperation(body_of(out.v[0]));
+	pb_ir_ops_free(&out);
+	MlirBlock from = body_of(l);
+	MlirOperation end = mlirBlockGetTerminator(body_of(inner));
+	for (MlirOperation o = mlirBlockGetFirstOperation(from), next;
+	     !mlirOperationEqual(o, mlirBlockGetTerminator(from)); o = next) {
+		next = mlirOperationGetNextInBlock(o);
+		mlirOperationMoveBefore(o, end);
+	}
+	mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(from, 0),
+				      mlirBlockGetArgument(body_of(inner), 0));
+	mlirOperationDestroy(l);
+	return inner;
+}
+
+/* Strip-mine the loops of the first nest of "b" by "c->ktile". */
+static int strip_inner(struct pb_ctx *ctx, const struct pb_tile_band *b,
+		       const struct pb_tile_choice *c)
+{
+	MlirOperation l = first_loop(b);
+	for (int i = 0; i < c->nk && !mlirOperationIsNull(l); i++) {
+		MlirOperation inner = strip(ctx, l, c->ktile[i]);
+		if (mlirOperationIsNull(inner)) {
+			pb_error_at(ctx, mlirOperationGetLocation(l),
+				    "--sizes: cannot strip-mine this loop (it "
+				    "needs constant bounds)");
+			return PB_ERR;
+		}
+		l = mlirBlockGetFirstOperation(body_of(inner));
+		if (!pb_ir_op_is(l, "affine.for"))
+			break;
+	}
+	return PB_OK;
+}
+
 int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
 		  const struct pb_tile_choice *c)
 {
+	if (c->nk && strip_inner(ctx, b, c))
+		return PB_ERR;
 	struct pb_buf t = {0}, lbs = {0}, ubs = {0}, sts = {0}, ivs = {0};
 	struct pb_buf full = {0};
 	struct pb_ir_ops out = {0};

@@ -174,12 +174,16 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 {
 	int64_t one = 0;
 	switch (c->mode) {
-	case PB_TILE_TILE:
-		print_one(out, k, nest, "tile", c->tile, c->n);
+	case PB_TILE_TILE: {
+		int64_t t[2 * PB_TILE_MAXD];
+		memcpy(t, c->tile, c->n * sizeof(*t));
+		memcpy(t + c->n, c->ktile, c->nk * sizeof(*t));
+		print_one(out, k, nest, "tile", t, c->n + c->nk);
 		print_one(out, k, nest, "block", c->block, c->n);
 		one = c->jam;
 		print_one(out, k, nest, "jam", &one, 1);
 		break;
+	}
 	case PB_TILE_REDUCE:
 		one = c->threads;
 		print_one(out, k, nest, "reduce", &one, 1);

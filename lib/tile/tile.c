@@ -52,15 +52,18 @@ static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
 		c->threads = (int)red[0];
 		return 1;
 	}
-	if ((nt >= 0 && nt != b->n) || (nb >= 0 && nb != b->n) ||
-	    (nj >= 0 && nj != 1)) {
+	int depth = pb_tile_inner_depth(b);
+	if ((nt >= 0 && (nt < b->n || nt > b->n + depth)) ||
+	    (nb >= 0 && nb != b->n) || (nj >= 0 && nj != 1)) {
 		struct pb_buf e = {0};
 		for (int d = 0; d < b->n; d++)
 			pb_buf_printf(&e, "%s%lld", d ? ", " : "",
 				      (long long)b->extent[d]);
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] needs %d sizes in "
-			    "tile[...] and block[...] (its band is [%s])%s", k,
-			    b->n, e.data, nj >= 0 && nj != 1 ? ", jam[0|1] one" : "");
+			    "block[...] and %d to %d in tile[...] (its band is "
+			    "[%s], then %d inner loops)%s", k, b->n, b->n,
+			    b->n + depth, e.data, depth,
+			    nj >= 0 && nj != 1 ? ", jam[0|1] one" : "");
 		pb_buf_free(&e);
 		return -1;
 	}
@@ -78,6 +81,16 @@ static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
 				x *= 2;
 			c->block[d] = x;
 			left /= x;
+		}
+	}
+	c->nk = nt > b->n ? nt - b->n : 0;
+	for (int i = 0; i < c->nk; i++) {
+		c->ktile[i] = tile[b->n + i];
+		if (c->ktile[i] < 1) {
+			pb_error_at(ctx, loc, "--sizes: tile size %lld of inner "
+				    "loop %d must be positive",
+				    (long long)c->ktile[i], i);
+			return -1;
 		}
 	}
 	c->jam = nj == 1 ? (int)jam[0] != 0 : -1;

@@ -21,7 +21,7 @@
 // REM: sizes.mlir:[[# @LINE + 22]]:5: remark: mapped as { kernel[1] -> tile[{{.*}}
 // NOTILE-NOT: pb.map
 // PARSE: error: --sizes: cannot parse '{ kernel[0] -> tile[32' as an isl union map
-// COUNT: sizes.mlir:[[# @LINE + 9]]:5: error: --sizes: kernel[0] needs 2 sizes in tile[...] and block[...] (its band is [100, 60])
+// COUNT: sizes.mlir:[[# @LINE + 9]]:5: error: --sizes: kernel[0] needs 2 sizes in block[...] and 2 to 2 in tile[...] (its band is [100, 60], then 0 inner loops)
 // MULT: error: --sizes: tile size 30 of dimension 1 is not a positive multiple of its block size 4
 // MANY: error: --sizes: 2048 threads per block exceed the target's 1024
 // TWICE: error: --sizes: kernel[0] is given one kind of size twice

@@ -4,6 +4,8 @@
 // RUN: pb-tile --sizes='{ kernel[0] -> tile[32, 16]; kernel[0] -> block[8, 4]; kernel[0] -> jam[0] }' %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-tile --sizes='{ kernel_0 -> tile[64, 64]; kernel_0 -> block[2, 32] }' %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-tile %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
+// RUN: pb-tile --sizes='{ kernel_0 -> tile[32, 16, 16]; kernel_0 -> block[8, 4] }' %s | FileCheck --check-prefix=STRIP %s
+// RUN: pb-tile --sizes='{ kernel_0 -> tile[32, 16, 16]; kernel_0 -> block[8, 4] }' %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
 
 // A 100x60 matmul + relu (50 deep) in 32x16 block tiles of 8x4 threads:
 // one warp of 8x4 lanes, each thread a 4x4 thread tile jammed into the
@@ -37,6 +39,15 @@
 // CHECK-LABEL: func.func @main
 
 // NUM: output 'C': {{.*}}: ok
+
+// A third tile size strip-mines the k loop (50 = 3 x 16 + 2) around the
+// jammed points.
+// STRIP-DAG: #[[LO:.*]] = affine_map<(d0) -> (d0)>
+// STRIP-DAG: #[[HI:.*]] = affine_map<(d0) -> (d0 + 16, 50)>
+// STRIP: affine.for %[[KK:.*]] = 0 to 50 step 16 {
+// STRIP-NEXT: affine.for %[[K:.*]] = #[[LO]](%[[KK]]) to min #[[HI]](%[[KK]]) {
+// STRIP-NEXT: affine.for %{{.*}} = 0 to 4 {
+// STRIP-NEXT: affine.for %{{.*}} = 0 to 4 {
 module attributes {pb.stage = "fuse"} {
   func.func private @k0_mm(%A: memref<100x50xf32>, %B: memref<50x60xf32>, %C: memref<100x60xf32>) attributes {pb.kernel} {
     %cst = arith.constant 0.000000e+00 : f32
