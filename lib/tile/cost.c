@@ -847,6 +847,8 @@ int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
 		jam |= c->tile[d] > c->block[d];
 	if (c->jam < 0)
 		c->jam = jam && pb_tile_jam_ok(b);
+	else if (!jam)
+		c->jam = 0; /* one point per thread: nothing to jam */
 	if (c->jam && !pb_tile_jam_ok(b)) {
 		pb_error_at(ctx, loc, "--sizes: jam[1]: the body of this nest "
 			    "cannot be jammed (see docs/pb-tile.md)");
