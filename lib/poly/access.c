@@ -56,11 +56,9 @@ static long pos_rhs(MlirAffineExpr e)
 	return c > 0 ? c : 0;
 }
 
-/* "e" as an affine function on "dom", with dimension and symbol operands
- * "ops" (dimensions first, "nd" of them); NULL when "e" is not
- * quasi-affine in them. */
-static __isl_give isl_aff *expr_aff(MlirAffineExpr e, __isl_keep isl_space *dom,
-				    isl_aff **ops, int nd, int nops)
+__isl_give isl_aff *pb_poly_expr_aff(MlirAffineExpr e,
+				     __isl_keep isl_space *dom, isl_aff **ops,
+				     int nd, int nops)
 {
 	isl_ctx *ctx = isl_space_get_ctx(dom);
 	if (mlirAffineExprIsAConstant(e)) {
@@ -77,11 +75,11 @@ static __isl_give isl_aff *expr_aff(MlirAffineExpr e, __isl_keep isl_space *dom,
 	}
 	if (!mlirAffineExprIsABinary(e))
 		return NULL;
-	isl_aff *l = expr_aff(mlirAffineBinaryOpExprGetLHS(e), dom, ops, nd,
-			      nops);
+	isl_aff *l = pb_poly_expr_aff(mlirAffineBinaryOpExprGetLHS(e), dom,
+				      ops, nd, nops);
 	if (mlirAffineExprIsAAdd(e) || mlirAffineExprIsAMul(e)) {
-		isl_aff *r = expr_aff(mlirAffineBinaryOpExprGetRHS(e), dom, ops,
-				      nd, nops);
+		isl_aff *r = pb_poly_expr_aff(mlirAffineBinaryOpExprGetRHS(e),
+					      dom, ops, nd, nops);
 		if (!l || !r) {
 			isl_aff_free(l);
 			isl_aff_free(r);
@@ -151,8 +149,9 @@ static __isl_give isl_aff_list *subscripts(const struct pb_poly_stmt *st,
 		l = mlirAffineMapGetNumInputs(map) == nops
 			? isl_aff_list_alloc(ctx, nr) : NULL;
 		for (int r = 0; l && r < nr; r++) {
-			isl_aff *a = expr_aff(mlirAffineMapGetResult(map, r),
-					      dom, ops, nd, nops);
+			isl_aff *a = pb_poly_expr_aff(
+				mlirAffineMapGetResult(map, r), dom, ops, nd,
+				nops);
 			l = a ? isl_aff_list_add(l, a) : isl_aff_list_free(l);
 		}
 	}

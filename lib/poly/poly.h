@@ -31,6 +31,7 @@
 
 #include <stdint.h>
 
+#include <isl/aff.h>
 #include <isl/ctx.h>
 #include <isl/map.h>
 #include <isl/schedule.h>
@@ -38,6 +39,8 @@
 #include <isl/space.h>
 #include <isl/union_map.h>
 #include <isl/union_set.h>
+
+#include "mlir-c/AffineExpr.h"
 
 #include "ir/ir.h"
 
@@ -113,6 +116,14 @@ void pb_poly_scop_free(struct pb_poly_scop *s);
 int pb_poly_stmt_of(const struct pb_poly_scop *s, MlirOperation op);
 /* The buffer that memref value "v" is (a view of), or -1. */
 int pb_poly_buf_of(const struct pb_poly_scop *s, MlirValue v);
+
+/* Affine expression "e" as an isl function on "dom", its inputs being the
+ * "nops" functions "ops" ("nd" dimensions first, then the symbols); NULL
+ * when "e" is not quasi-affine in them (a product of two non-constants, a
+ * division or modulo by a non-positive or non-constant value). */
+__isl_give isl_aff *pb_poly_expr_aff(MlirAffineExpr e,
+				     __isl_keep isl_space *dom, isl_aff **ops,
+				     int nd, int nops);
 
 /* The dependences of "deps" from statement "src" to statement "dst", as a
  * map S<src>[...] -> S<dst>[...] (empty when there are none). */

@@ -416,57 +416,6 @@ static int64_t memref_bytes(MlirType t)
 	return n * bytes;
 }
 
-/* "e" as an affine function on "dom" with dimension and symbol operands
- * "ops" ("nd" dimensions first); NULL when it is not quasi-affine in
- * them (as lib/poly's access relations). */
-static __isl_give isl_aff *expr_aff(MlirAffineExpr e, __isl_keep isl_space *dom,
-				    isl_aff **ops, int nd, int nops)
-{
-	isl_ctx *ctx = isl_space_get_ctx(dom);
-	if (mlirAffineExprIsAConstant(e))
-		return isl_aff_val_on_domain(
-			isl_local_space_from_space(isl_space_copy(dom)),
-			isl_val_int_from_si(ctx,
-					    mlirAffineConstantExprGetValue(e)));
-	if (mlirAffineExprIsADim(e) || mlirAffineExprIsASymbol(e)) {
-		int p = mlirAffineExprIsADim(e)
-			? (int)mlirAffineDimExprGetPosition(e)
-			: nd + (int)mlirAffineSymbolExprGetPosition(e);
-		return p < nops ? isl_aff_copy(ops[p]) : NULL;
-	}
-	if (!mlirAffineExprIsABinary(e))
-		return NULL;
-	isl_aff *l = expr_aff(mlirAffineBinaryOpExprGetLHS(e), dom, ops, nd,
-			      nops);
-	if (mlirAffineExprIsAAdd(e) || mlirAffineExprIsAMul(e)) {
-		isl_aff *r = expr_aff(mlirAffineBinaryOpExprGetRHS(e), dom, ops,
-				      nd, nops);
-		if (!l || !r || (mlirAffineExprIsAMul(e) &&
-				 isl_aff_is_cst(l) != isl_bool_true &&
-				 isl_aff_is_cst(r) != isl_bool_true)) {
-			isl_aff_free(l);
-			isl_aff_free(r);
-			return NULL;
-		}
-		return mlirAffineExprIsAAdd(e) ? isl_aff_add(l, r)
-					       : isl_aff_mul(l, r);
-	}
-	MlirAffineExpr re = mlirAffineBinaryOpExprGetRHS(e);
-	int64_t c = mlirAffineExprIsAConstant(re)
-			    ? mlirAffineConstantExprGetValue(re) : 0;
-	if (!l || c <= 0)
-		return isl_aff_free(l);
-	isl_val *v = isl_val_int_from_si(ctx, c);
-	if (mlirAffineExprIsAMod(e))
-		return isl_aff_mod_val(l, v);
-	l = isl_aff_scale_down_val(l, v);
-	if (mlirAffineExprIsAFloorDiv(e))
-		return isl_aff_floor(l);
-	if (mlirAffineExprIsACeilDiv(e))
-		return isl_aff_ceil(l);
-	return isl_aff_free(l);
-}
-
 /* The integer constant "v" holds into "*c"; 0 when it holds one. */
 static int const_index(MlirValue v, int64_t *c)
 {
@@ -573,8 +522,9 @@ static __isl_give isl_map *access_map(struct model *m, MlirOperation op,
 		l = mlirAffineMapGetNumInputs(map) == nops
 			    ? isl_aff_list_alloc(m->ctx, nr) : NULL;
 		for (int r = 0; l && r < nr; r++) {
-			isl_aff *a = expr_aff(mlirAffineMapGetResult(map, r),
-					      sp, ops, nd, nops);
+			isl_aff *a = pb_poly_expr_aff(
+				mlirAffineMapGetResult(map, r), sp, ops, nd,
+				nops);
 			l = a ? isl_aff_list_add(l, a) : isl_aff_list_free(l);
 		}
 	}
