@@ -713,52 +713,69 @@ static void consider(const struct pb_target *t, const struct stats *st,
 	predict(t, st, c);
 	if (c->regs > t->max_regs_per_thread)
 		return;
-	if (best->mode == PB_TILE_NONE ||
-	    c->predicted_s < best->predicted_s * 0.999)
+	if (c->predicted_s < best->predicted_s * 0.999)
 		*best = *c;
 }
 
-/* The tile candidates: "nt" threads per block spread from the innermost
- * dimension outwards with "x" threads on the innermost, thread tiles
- * "r" on the two innermost dimensions when jamming. */
+/* One candidate: "nt" threads per block spread from the innermost
+ * dimension outwards with "x" threads on the innermost, thread tiles "ra"
+ * on dimension "da" and "rb" on "db" (-1: none). */
+static void candidate(const struct pb_target *t, const struct stats *st,
+		      int64_t nt, int64_t x, int da, int64_t ra, int db,
+		      int64_t rb, struct pb_tile_choice *best)
+{
+	const struct pb_tile_band *b = st->b;
+	struct pb_tile_choice c;
+	int n = b->n;
+	int64_t left = nt;
+	memset(&c, 0, sizeof(c));
+	c.mode = PB_TILE_TILE;
+	c.n = n;
+	if (x > pow2ceil(b->extent[n - 1]))
+		return;
+	for (int d = n - 1; d >= 0; d--) {
+		int64_t want = d == n - 1 ? x : pow2ceil(b->extent[d]);
+		int64_t bd = want < left ? want : left;
+		int64_t r = d == da ? ra : d == db ? rb : 1;
+		c.block[d] = bd;
+		left /= bd;
+		c.tile[d] = bd * r;
+		if (r > 1 && c.tile[d] > b->extent[d])
+			return; /* a thread tile past the whole dimension */
+	}
+	if (left > 1)
+		return; /* fewer points than threads */
+	c.jam = ra > 1 || rb > 1;
+	consider(t, st, &c, best);
+}
+
+/* The tile candidates: 256, 128, 512, 64 or 32 threads per block with any
+ * power of 2 of them on the innermost dimension, and, when the body jams,
+ * thread tiles of 2, 4 or 8 on one or two dimensions (on a conv's output
+ * channels they share the input's loads, on its width the weights'). */
 static void tiles(const struct pb_target *t, const struct stats *st,
 		  struct pb_tile_choice *best)
 {
-	const struct pb_tile_band *b = st->b;
 	/* 256 first: among equal predictions, the common block size wins */
 	static const int64_t nts[] = {256, 128, 512, 64, 32};
-	static const int64_t rs[] = {1, 2, 4, 8};
-	int n = b->n;
+	static const int64_t rs[] = {2, 4, 8};
+	int n = st->b->n;
 	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
-		for (int64_t x = 1; x <= nts[i]; x *= 2)
-			for (unsigned ri = 0; ri < (st->jammable ? 4u : 1u); ri++)
-				for (unsigned rj = 0; rj < (st->jammable ? 4u : 1u); rj++) {
-					struct pb_tile_choice c;
-					memset(&c, 0, sizeof(c));
-					c.mode = PB_TILE_TILE;
-					c.n = n;
-					int64_t left = nts[i];
-					for (int d = n - 1; d >= 0; d--) {
-						int64_t want = d == n - 1 ? x
-							: pow2ceil(b->extent[d]);
-						if (d == n - 1 &&
-						    x > pow2ceil(b->extent[d]))
-							goto next;
-						int64_t bd = want < left ? want : left;
-						c.block[d] = bd;
-						left /= bd;
-						int64_t r = d == n - 1 ? rs[rj]
-							  : d == n - 2 ? rs[ri] : 1;
-						c.tile[d] = bd * r;
-						if (r > 1 && c.tile[d] > b->extent[d])
-							goto next;
-					}
-					if (left > 1)
-						continue; /* fewer points than threads */
-					c.jam = st->jammable && (ri || rj);
-					consider(t, st, &c, best);
-				next:;
+		for (int64_t x = 1; x <= nts[i]; x *= 2) {
+			candidate(t, st, nts[i], x, -1, 1, -1, 1, best);
+			if (!st->jammable)
+				continue;
+			for (int da = 0; da < n; da++)
+				for (unsigned a = 0; a < 3; a++) {
+					candidate(t, st, nts[i], x, da, rs[a], -1,
+						  1, best);
+					for (int db = da + 1; db < n; db++)
+						for (unsigned c = 0; c < 3; c++)
+							candidate(t, st, nts[i], x,
+								  da, rs[a], db,
+								  rs[c], best);
 				}
+		}
 }
 
 void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
@@ -774,11 +791,11 @@ void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
 	best.mode = PB_TILE_NONE;
 	predict(t, st, &best);
 	struct pb_tile_choice none = best;
-	best.mode = PB_TILE_NONE;
+	/* the naive mapping competes only when allowed */
+	if (!(allow & (1u << PB_TILE_NONE)))
+		best.predicted_s = INFINITY;
 	if (allow & (1u << PB_TILE_TILE))
 		tiles(t, st, &best);
-	if (best.mode == PB_TILE_NONE && !(allow & (1u << PB_TILE_NONE)))
-		best = none;
 	if (allow & (1u << PB_TILE_REDUCE))
 		for (int64_t th = 32; th <= 1024 && th <= t->max_threads_per_block;
 		     th *= 2) {
@@ -798,6 +815,8 @@ void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
 			if (r.predicted_s < best.predicted_s * 0.999)
 				best = r;
 		}
+	if (best.mode == PB_TILE_NONE)
+		best = none;
 	*c = best;
 	free(st);
 }
