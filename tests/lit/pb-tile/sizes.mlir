@@ -1,4 +1,8 @@
 // RUN: pb-tile --dump-sizes %s -o %t.1 2>%t.sizes
+// RUN: pb-tile --sizes='{ kernel[0] -> tile[32, 32]; kernel[0] -> block[4, 32] }' --dump-sizes %s -o %t.3 2>%t.sizes3
+// RUN: FileCheck --check-prefix=GIVEN %s < %t.sizes3
+// RUN: sh -c 'pb-tile --sizes="$(cat %t.sizes3)" %s -o %t.4'
+// RUN: diff %t.3 %t.4
 // RUN: FileCheck --check-prefix=DUMP %s < %t.sizes
 // RUN: sh -c 'pb-tile --sizes="$(cat %t.sizes)" %s -o %t.2'
 // RUN: diff %t.1 %t.2
@@ -12,13 +16,15 @@
 // RUN: not pb-tile --sizes='{ kernel[0] -> tile[32, 32]; kernel[0] -> tile[16, 16] }' %s 2>&1 | FileCheck --check-prefix=TWICE %s
 // RUN: not pb-tile --sizes='{ kernel[0] -> reduce[48] }' %s 2>&1 | FileCheck --check-prefix=RED %s
 
-// The sizes pb-tile chooses, printed by --dump-sizes in --sizes form, give
-// the same output when passed back (so any run can be reproduced).
+// The sizes pb-tile chooses (or is given), printed by --dump-sizes in
+// --sizes form, give the same output when passed back (so any run can be
+// reproduced). The body has no loop, so there is nothing to jam: jam[0].
 
-// DUMP: { kernel[0] -> tile[{{[0-9]+}}, {{[0-9]+}}]; kernel[0] -> block[{{[0-9]+}}, {{[0-9]+}}]; kernel[0] -> jam[{{[01]}}]; kernel[1] -> {{.*}} }
+// DUMP: { kernel[0] -> {{(tile\[[0-9]+, [0-9]+\]; kernel\[0\] -> block\[[0-9]+, [0-9]+\]; kernel\[0\] -> jam\[[01]\])|(none\[\])}}; kernel[1] -> {{.*}} }
+// GIVEN: { kernel[0] -> tile[32, 32]; kernel[0] -> block[4, 32]; kernel[0] -> jam[0]; kernel[1] -> {{.*}} }
 // NONE: { kernel[0] -> none[]; kernel[1] -> none[] }
-// REM: sizes.mlir:[[# @LINE + 13]]:5: remark: mapped as { kernel[0] -> tile[{{.*}}] }: {{[0-9]+}} blocks of {{[0-9]+}} threads, occupancy {{.*}}, {{.*}} waves, predicted {{.*}} us
-// REM: sizes.mlir:[[# @LINE + 22]]:5: remark: mapped as { kernel[1] -> tile[{{.*}}
+// REM: sizes.mlir:[[# @LINE + 13]]:5: remark: mapped as { kernel[0] -> {{.*}} }: {{[0-9]+}} blocks of {{[0-9]+}} threads, occupancy {{.*}}, {{.*}} waves, predicted {{.*}} us
+// REM: sizes.mlir:[[# @LINE + 22]]:5: remark: mapped as { kernel[1] -> {{.*}}
 // NOTILE-NOT: pb.map
 // PARSE: error: --sizes: cannot parse '{ kernel[0] -> tile[32' as an isl union map
 // COUNT: sizes.mlir:[[# @LINE + 9]]:5: error: --sizes: kernel[0] needs 2 sizes in block[...] and 2 to 2 in tile[...] (its band is [100, 60], then 0 inner loops)
