@@ -7,7 +7,7 @@
 # enough for the CPU a numerics check of the pb-smem output by pb-run
 # against a float64 NumPy reference. Prints one table: kernels, registers
 # per thread (max over kernels), spill bytes (stores + loads, summed),
-# shared memory (max), the cost model's predicted time (sum over kernels of
+# stack frame (local memory, max), shared memory (max), the cost model's predicted time (sum over kernels of
 # pb-tile's report; "-" while pb-tile has no --report), compile time of the
 # sm_90 pipeline, the CPU check and its max relative error. See
 # bench/README.md.
@@ -69,7 +69,7 @@ lower() {
 }
 
 names=$("$python" "$here/tile_cases.py" gen "$tmp") || exit 1
-echo "tile.sh: $(git -C "$root" log -1 --format='%h %s' | cut -c1-70)"
+echo "tile.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)"
 echo "tile.sh: pb-tile --report: ${report:-no (predicted time shown as -)}"
 "$python" "$here/tile_cases.py" header $md
 n=0 bad=0 checked=0 cfail=0 spills=0 nocomp=0 rejected=0

@@ -151,33 +151,37 @@ def reference(m, xs):
 
 # --- one row of tile.sh's table ------------------------------------------
 
-COLS = "%-26s %4s %7s %5s %9s %7s %10s %-24s %7s %-6s %8s"
-MD = "| " + " | ".join(["%s"] * 11) + " |"
+COLS = "%-26s %4s %7s %5s %9s %7s %7s %10s %-24s %7s %-6s %8s"
+MD = "| " + " | ".join(["%s"] * 12) + " |"
 
 
 def header(md):
     if md:
         print(MD % ("case", "kernels", "regs sm_90/sm_80", "model regs",
-                    "spill B sm_90/sm_80", "smem B", "predicted ms",
+                    "spill B sm_90/sm_80", "stack B", "smem B", "predicted ms",
                     "mapping (costliest kernel)", "compile s", "CPU check",
                     "max_rel"))
-        print(MD % tuple(["---"] * 11))
+        print(MD % tuple(["---"] * 12))
         return
-    print(COLS % ("case", "krn", "regs", "pred", "spill B", "smem B", "pred ms",
-                  "mapping (costliest)", "comp s", "cpu", "max_rel"))
-    print(COLS % ("", "", "90/80", "regs", "90/80", "90", "90", "", "90", "", ""))
+    print(COLS % ("case", "krn", "regs", "pred", "spill B", "stack B", "smem B",
+                  "pred ms", "mapping (costliest)", "comp s", "cpu", "max_rel"))
+    print(COLS % ("", "", "90/80", "regs", "90/80", "90", "90", "90", "", "90",
+                  "", ""))
 
 
 def ptxas(path):
-    """{kernel: {"regs", "spill", "smem"}} from a ptxas -v log."""
+    """{kernel: {"regs", "spill", "stack", "smem"}} from a ptxas -v log."""
     ks, cur = {}, None
     for line in open(path, errors="replace"):
         m = re.search(r"Compiling entry function '([^']+)'", line)
         if m:
-            cur = ks.setdefault(m.group(1), {"regs": 0, "spill": 0, "smem": 0})
+            cur = ks.setdefault(m.group(1), {"regs": 0, "spill": 0, "stack": 0, "smem": 0})
             continue
         if cur is None:
             continue
+        m = re.search(r"(\d+) bytes stack frame", line)
+        if m:
+            cur["stack"] = int(m.group(1))
         m = re.search(r"(\d+) bytes spill stores, (\d+) bytes spill loads", line)
         if m:
             cur["spill"] = int(m.group(1)) + int(m.group(2))
@@ -238,6 +242,7 @@ def row(d, md=False):
                 heavy_spill = 1
     ks90 = ptxas(f("ptxas.sm_90.log")) if os.path.exists(f("ptxas.sm_90.log")) else {}
     smem = max([k["smem"] for k in ks90.values()] or [0])
+    stack = max([k["stack"] for k in ks90.values()] or [0])
     pred, pregs, mapping = "-", "-", "-"
     if os.path.exists(f("report.sm_90.json")):
         try:
@@ -264,11 +269,11 @@ def row(d, md=False):
         rel = "%.1e" % max(float(v) for v in m) if m else "-"
     krn = len(ks90) or "-"
     if md:
-        print(MD % (name, krn, " / ".join(regs), pregs, " / ".join(spill), smem,
-                    pred, mapping, comp, check, rel))
+        print(MD % (name, krn, " / ".join(regs), pregs, " / ".join(spill), stack,
+                    smem, pred, mapping, comp, check, rel))
     else:
-        print(COLS % (name[:26], krn, "/".join(regs), pregs, "/".join(spill), smem,
-                      pred, mapping[:24], comp, check, rel))
+        print(COLS % (name[:26], krn, "/".join(regs), pregs, "/".join(spill), stack,
+                      smem, pred, mapping[:24], comp, check, rel))
     if check == "FAIL":
         return 1
     return 5 if rejected else 3 if heavy_spill else 0
