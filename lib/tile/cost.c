@@ -525,18 +525,52 @@ static int repeated(const struct stats *st, int i)
 	return 0;
 }
 
+/* The n-d shape of the linear tile "c" of band "b" into "eq", for the
+ * per-dimension parts of the model: a run of "c->tile[0]" consecutive
+ * points (row-major) spans whole inner rows and part of an outer one;
+ * a warp's 32 lanes likewise; "eq->block[d] < eq->tile[d]" marks the
+ * dimensions along which one thread's points (block[0] apart) vary. */
+static void linear_shape(const struct pb_tile_band *b,
+			 const struct pb_tile_choice *c, struct pb_tile_choice *eq)
+{
+	int64_t t = c->tile[0], l = c->block[0] < 32 ? c->block[0] : 32;
+	int64_t stride = 1;
+	memset(eq, 0, sizeof(*eq));
+	eq->mode = PB_TILE_TILE;
+	eq->n = b->n;
+	for (int d = b->n - 1; d >= 0; d--) {
+		int64_t e = b->extent[d] > 0 ? b->extent[d] : 1;
+		eq->tile[d] = t < e ? t : e;
+		eq->lanes[d] = l < e ? l : e;
+		/* the thread's points step by block[0] points */
+		eq->block[d] = stride >= c->tile[0] ? eq->tile[d]
+			     : stride * e <= c->block[0] ? eq->tile[d] : 1;
+		t = (t + e - 1) / e;
+		l = (l + e - 1) / e;
+		stride *= e;
+	}
+}
+
 /* Predict "c" for "st" on "t"; fills the cost fields of "c". */
 static void predict(const struct pb_target *t, const struct stats *st,
 		    struct pb_tile_choice *c)
 {
 	const struct pb_tile_band *b = st->b;
 	int64_t grid = 1, rt = 1, points = 1;
+	struct pb_tile_choice eq;
+	const struct pb_tile_choice *g = c; /* per band dimension */
 	for (int d = 0; d < b->n; d++) {
-		int64_t tile = c->mode == PB_TILE_TILE ? c->tile[d] : 1;
+		int64_t tile = c->mode == PB_TILE_TILE && !c->linear ? c->tile[d] : 1;
 		grid *= (b->extent[d] + tile - 1) / tile;
 		points *= b->extent[d];
-		if (c->mode == PB_TILE_TILE)
+		if (c->mode == PB_TILE_TILE && !c->linear)
 			rt *= c->tile[d] / c->block[d];
+	}
+	if (c->mode == PB_TILE_TILE && c->linear) {
+		grid = (points + c->tile[0] - 1) / c->tile[0];
+		rt = c->tile[0] / c->block[0];
+		linear_shape(b, c, &eq);
+		g = &eq;
 	}
 	if (c->mode == PB_TILE_NONE) {
 		/* pb-codegen's naive mapping: PB_NAIVE_BLOCK threads per
@@ -545,13 +579,19 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		if (c->threads < 1)
 			c->threads = 1;
 		grid = (points + c->threads - 1) / c->threads;
+		/* the same shape as a linear tile of as many points */
+		struct pb_tile_choice lin = *c;
+		lin.mode = PB_TILE_TILE;
+		lin.tile[0] = lin.block[0] = c->threads;
+		linear_shape(b, &lin, &eq);
+		g = &eq;
 	}
 	int64_t threads = pb_tile_threads(c);
 	/* registers: a base, the jammed accumulators and operands */
 	int regs = 30;
 	if (c->mode == PB_TILE_TILE && c->jam) {
 		regs += (int)rt;
-		for (int d = 0; d < b->n; d++)
+		for (int d = 0; d < c->n; d++)
 			regs += (int)(c->tile[d] / c->block[d]) - 1;
 	}
 	c->regs = regs;
@@ -582,17 +622,22 @@ static void predict(const struct pb_target *t, const struct stats *st,
 				int uses = 0;
 				for (int k = 0; k < a->rank; k++)
 					uses |= a->coef[k][d] != 0;
-				if (!uses)
+				if (!uses && !c->linear)
 					shared *= c->tile[d] / c->block[d];
+				else if (uses && c->linear &&
+					 g->block[d] < g->tile[d])
+					shared = -1; /* varies in the thread */
 			}
+			if (c->linear)
+				shared = shared < 0 ? 1 : rt;
 			ops -= a->weight * (1.0 - 1.0 / (double)shared);
 		}
 	/* a warp's access to more than 4 sectors (128 bytes) takes one
 	 * more pass of the load/store unit per 4 sectors */
-	if (c->mode == PB_TILE_TILE)
+	if (c->mode != PB_TILE_REDUCE)
 		for (int i = 0; i < st->nacc; i++) {
 			double nsec;
-			sectors(&st->acc[i], c, &nsec);
+			sectors(&st->acc[i], g, &nsec);
 			if (nsec > 4)
 				ops += st->acc[i].weight * (ceil(nsec / 4) - 1);
 		}
@@ -624,21 +669,15 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		double whole = a->elem;
 		for (int k = 0; k < a->rank; k++)
 			whole *= (double)a->shape[k];
-		struct pb_tile_choice one = *c;
-		if (c->mode != PB_TILE_TILE) {
+		struct pb_tile_choice one = *g;
+		if (c->mode == PB_TILE_REDUCE) {
+			/* a block per band point */
 			one.mode = PB_TILE_TILE;
+			one.n = b->n;
 			for (int d = 0; d < b->n; d++) {
 				one.tile[d] = 1;
 				one.block[d] = 1;
-			}
-			/* pb-codegen's linearisation: the innermost
-			 * dimensions fastest */
-			int64_t left = 32;
-			for (int d = b->n - 1; d >= 0 && c->mode == PB_TILE_NONE;
-			     d--) {
-				int64_t l = b->extent[d] < left ? b->extent[d] : left;
-				one.lanes[d] = l < 1 ? 1 : l;
-				left = left / one.lanes[d];
+				one.lanes[d] = 1;
 			}
 		}
 		double tb = tile_bytes(st, a, &one, 1) * (double)grid;
@@ -651,7 +690,7 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	c->global_bytes = (int64_t)unique;
 	c->flops = (int64_t)(st->flops * (double)grid *
 			     (c->mode == PB_TILE_TILE ? (double)threads * rt : 1));
-	if (c->mode != PB_TILE_TILE) {
+	if (c->mode != PB_TILE_TILE || c->linear) {
 		double pts = 1;
 		for (int d = 0; d < b->n; d++)
 			pts *= (double)b->extent[d];
@@ -743,10 +782,35 @@ static void candidate(const struct pb_target *t, const struct stats *st,
 		if (r > 1 && c.tile[d] > b->extent[d])
 			return; /* a thread tile past the whole dimension */
 	}
-	if (left > 1)
-		return; /* fewer points than threads */
+	if (left > 1 && nt > 32)
+		return; /* fewer points than threads: one warp at most */
 	c.jam = ra > 1 || rb > 1;
 	consider(t, st, &c, best);
+}
+
+/* The linear candidates of a band of two or more dimensions: "nt"
+ * threads, thread tiles of 1, 2, 4 or 8 consecutive-by-"nt" points. */
+static void linear(const struct pb_target *t, const struct stats *st,
+		   int64_t nt, struct pb_tile_choice *best)
+{
+	static const int64_t rs[] = {1, 2, 4, 8};
+	int64_t points = 1;
+	for (int d = 0; d < st->b->n; d++)
+		points *= st->b->extent[d];
+	for (unsigned i = 0; i < 4; i++) {
+		struct pb_tile_choice c;
+		if (st->b->n < 2 || (rs[i] > 1 && nt * rs[i] > points) ||
+		    (nt > points && nt > 32))
+			return;
+		memset(&c, 0, sizeof(c));
+		c.mode = PB_TILE_TILE;
+		c.linear = 1;
+		c.n = 1;
+		c.block[0] = nt;
+		c.tile[0] = nt * rs[i];
+		c.jam = st->jammable && rs[i] > 1;
+		consider(t, st, &c, best);
+	}
 }
 
 /* The tile candidates: 256, 128, 512, 64 or 32 threads per block with any
@@ -760,6 +824,8 @@ static void tiles(const struct pb_target *t, const struct stats *st,
 	static const int64_t nts[] = {256, 128, 512, 64, 32};
 	static const int64_t rs[] = {2, 4, 8};
 	int n = st->b->n;
+	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
+		linear(t, st, nts[i], best);
 	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
 		for (int64_t x = 1; x <= nts[i]; x *= 2) {
 			candidate(t, st, nts[i], x, -1, 1, -1, 1, best);
@@ -791,9 +857,7 @@ void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
 	best.mode = PB_TILE_NONE;
 	predict(t, st, &best);
 	struct pb_tile_choice none = best;
-	/* the naive mapping competes only when allowed */
-	if (!(allow & (1u << PB_TILE_NONE)))
-		best.predicted_s = INFINITY;
+	best.predicted_s = INFINITY;
 	if (allow & (1u << PB_TILE_TILE))
 		tiles(t, st, &best);
 	if (allow & (1u << PB_TILE_REDUCE))
@@ -815,7 +879,11 @@ void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
 			if (r.predicted_s < best.predicted_s * 0.999)
 				best = r;
 		}
-	if (best.mode == PB_TILE_NONE)
+	/* the naive mapping, when allowed, only where it is predicted
+	 * faster: at a tie pb-tile's own mapping wins */
+	if (best.mode == PB_TILE_NONE ||
+	    ((allow & (1u << PB_TILE_NONE)) &&
+	     none.predicted_s < best.predicted_s * 0.999))
 		best = none;
 	*c = best;
 	free(st);
@@ -845,7 +913,7 @@ int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
 	}
 	if (c->mode != PB_TILE_TILE)
 		return PB_OK;
-	for (int d = 0; d < b->n; d++) {
+	for (int d = 0; d < c->n; d++) {
 		if (c->tile[d] < 1 || c->block[d] < 1 ||
 		    c->tile[d] % c->block[d]) {
 			pb_error_at(ctx, loc, "--sizes: tile size %lld of "
@@ -862,7 +930,7 @@ int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
 		return PB_ERR;
 	}
 	int jam = 0;
-	for (int d = 0; d < b->n; d++)
+	for (int d = 0; d < c->n; d++)
 		jam |= c->tile[d] > c->block[d];
 	if (c->jam < 0)
 		c->jam = jam && pb_tile_jam_ok(b);

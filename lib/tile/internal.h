@@ -44,6 +44,9 @@ struct pb_tile_choice {
 	int64_t lanes[PB_TILE_MAXD];	/* TILE: threads of a warp per dim */
 	int jam;			/* TILE: thread tile points jammed
 					   into the inner loops (map.c) */
+	int linear;			/* TILE: the band linearised first:
+					   n = 1, tile[0] points of
+					   block[0] threads (map.c) */
 	int nk;				/* TILE: loops strip-mined below */
 	int64_t ktile[PB_TILE_MAXD];	/* the band (first inner nest) */
 	int threads;			/* REDUCE: threads per block */
@@ -77,7 +80,10 @@ int pb_tile_jam_ok(const struct pb_tile_band *b);
 /* map.c: the depth of the perfect loop nest that "c->ktile" strip-mines
  * (the first affine.for nest of the band's body), 0 when none. */
 int pb_tile_inner_depth(const struct pb_tile_band *b);
-/* map.c: rewrite the nest of "b" as "c" (mode PB_TILE_TILE) says. */
+/* map.c: rewrite the nest of "b" as "c" (mode PB_TILE_TILE) says; with
+ * "c->linear", the band is first collapsed into one loop over its points
+ * in row-major order (the point's indices are its floordiv/mod), then
+ * tiled as a 1-d band. */
 int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
 		  const struct pb_tile_choice *c);
 

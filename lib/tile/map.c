@@ -683,11 +683,95 @@ static int strip_inner(struct pb_ctx *ctx, const struct pb_tile_band *b,
 	return PB_OK;
 }
 
-int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
+/* Replace each use of the result of pure operation "op" by a copy of
+ * "op" right before the user; then erase "op". */
+static void sink(MlirOperation op)
+{
+	MlirValue v = mlirOperationGetResult(op, 0);
+	struct pb_ir_ops users = {0};
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u))
+		pb_ir_ops_push(&users, mlirOpOperandGetOwner(u));
+	for (int i = 0; i < users.n; i++) {
+		MlirOperation c = mlirOperationClone(op);
+		mlirBlockInsertOwnedOperationBefore(
+			mlirOperationGetBlock(users.v[i]), users.v[i], c);
+		mlirOperationReplaceUsesOfWith(users.v[i], v,
+					       mlirOperationGetResult(c, 0));
+	}
+	pb_ir_ops_free(&users);
+	mlirOperationDestroy(op);
+}
+
+/* Collapse the band of "b" into one affine.parallel over its points in
+ * row-major order, the band's indices computed from the point's number by
+ * floordiv and mod; the new band into "out". The band's loops carry no
+ * dependence, so any order of its points is legal. */
+static int collapse(struct pb_ctx *ctx, const struct pb_tile_band *b,
+		    struct pb_tile_band *out)
+{
+	struct pb_buf t = {0};
+	struct pb_ir_ops ops = {0}, made = {0};
+	int64_t points = 1, stride[PB_TILE_MAXD];
+	for (int d = b->n - 1; d >= 0; d--) {
+		stride[d] = points;
+		points *= b->extent[d];
+	}
+	pb_buf_printf(&t, "func.func @t() {\naffine.parallel (%%x) = (0) to "
+		      "(%lld) {\n", (long long)points);
+	for (int d = 0; d < b->n; d++) {
+		pb_buf_printf(&t, "%%i%d = affine.apply affine_map<(x) -> ((", d);
+		pb_buf_printf(&t, stride[d] > 1 ? "x floordiv %lld" : "x",
+			      (long long)stride[d]);
+		if (d > 0)
+			pb_buf_printf(&t, " mod %lld", (long long)b->extent[d]);
+		pb_buf_printf(&t, ") * %lld + %lld)>(%%x)\n",
+			      (long long)b->step[d], (long long)b->lb[d]);
+	}
+	pb_buf_puts(&t, "}\nreturn\n}\n");
+	int rc = pb_ir_instantiate(ctx, t.data, b->root, 0, NULL,
+				   mlirOperationGetLocation(b->root), &made);
+	pb_buf_free(&t);
+	if (rc) {
+		pb_ir_ops_free(&made);
+		return rc;
+	}
+	MlirOperation loop = made.v[made.n - 1];
+	pb_ir_ops_free(&made);
+	struct pb_ir_map m = {0};
+	MlirOperation op = mlirBlockGetFirstOperation(body_of(loop));
+	for (int d = 0; d < b->n; d++, op = mlirOperationGetNextInBlock(op))
+		pb_ir_map_add(&m, b->iv[d], mlirOperationGetResult(op, 0));
+	body_ops(b, &ops);
+	if (ops.n)
+		clone_ops(ops.v[0], ops.v[ops.n - 1],
+			  mlirBlockGetTerminator(body_of(loop)), &m);
+	pb_ir_map_free(&m);
+	pb_ir_ops_free(&ops);
+	mlirOperationDestroy(b->root);
+	/* each use gets its own copy of the index computation, so that the
+	 * body still splits into segments that share no value (jamming) */
+	for (int d = 0; d < b->n; d++)
+		sink(mlirBlockGetFirstOperation(body_of(loop)));
+	if (!pb_tile_band_of(loop, out) || out->n != 1) {
+		pb_error(ctx, "internal: the collapsed band is not a band");
+		return PB_ERR;
+	}
+	return PB_OK;
+}
+
+int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *band,
 		  const struct pb_tile_choice *c)
 {
+	struct pb_tile_band lin;
+	const struct pb_tile_band *b = band;
 	if (c->nk && strip_inner(ctx, b, c))
 		return PB_ERR;
+	if (c->linear && b->n > 1) {
+		if (collapse(ctx, b, &lin))
+			return PB_ERR;
+		b = &lin;
+	}
 	struct pb_buf t = {0}, lbs = {0}, ubs = {0}, sts = {0}, ivs = {0};
 	struct pb_buf full = {0};
 	struct pb_ir_ops out = {0};

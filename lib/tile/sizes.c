@@ -176,6 +176,14 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 	switch (c->mode) {
 	case PB_TILE_TILE: {
 		int64_t t[2 * PB_TILE_MAXD];
+		if (c->linear) {
+			t[0] = c->tile[0];
+			t[1] = c->block[0];
+			print_one(out, k, nest, "linear", t, 2);
+			one = c->jam;
+			print_one(out, k, nest, "jam", &one, 1);
+			break;
+		}
 		memcpy(t, c->tile, c->n * sizeof(*t));
 		memcpy(t + c->n, c->ktile, c->nk * sizeof(*t));
 		print_one(out, k, nest, "tile", t, c->n + c->nk);

@@ -22,24 +22,41 @@ static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
 		 struct pb_tile_choice *c)
 {
 	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
-	int64_t jam[PB_TILE_MAXD], none[PB_TILE_MAXD];
+	int64_t jam[PB_TILE_MAXD], none[PB_TILE_MAXD], lin[PB_TILE_MAXD];
 	int nt = pb_tile_sizes_get(sz, k, nest, "tile", tile);
 	int nb = pb_tile_sizes_get(sz, k, nest, "block", block);
 	int nr = pb_tile_sizes_get(sz, k, nest, "reduce", red);
 	int nj = pb_tile_sizes_get(sz, k, nest, "jam", jam);
 	int nn = pb_tile_sizes_get(sz, k, nest, "none", none);
+	int nl = pb_tile_sizes_get(sz, k, nest, "linear", lin);
 	MlirLocation loc = mlirOperationGetLocation(b->root);
 	memset(c, 0, sizeof(*c));
 	c->n = b->n;
-	if (nt < -1 || nb < -1 || nr < -1 || nj < -1 || nn < -1) {
+	if (nt < -1 || nb < -1 || nr < -1 || nj < -1 || nn < -1 || nl < -1) {
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] is given one kind "
 			    "of size twice", k);
 		return -1;
 	}
-	if (nn < 0 && nt < 0 && nb < 0 && nr < 0 && nj < 0)
+	if (nn < 0 && nt < 0 && nb < 0 && nr < 0 && nj < 0 && nl < 0)
 		return 0;
 	if (nn >= 0) {
 		c->mode = PB_TILE_NONE;
+		return 1;
+	}
+	if (nl >= 0) {
+		if (nl != 2 || nt >= 0 || nb >= 0 || nr >= 0 ||
+		    (nj >= 0 && nj != 1)) {
+			pb_error_at(ctx, loc, "--sizes: kernel[%d] -> linear[T, B] "
+				    "takes two sizes (points and threads), no "
+				    "tile, block or reduce", k);
+			return -1;
+		}
+		c->mode = PB_TILE_TILE;
+		c->linear = 1;
+		c->n = 1;
+		c->tile[0] = lin[0];
+		c->block[0] = lin[1];
+		c->jam = nj == 1 ? (int)jam[0] != 0 : -1;
 		return 1;
 	}
 	if (nr >= 0) {

@@ -12,7 +12,9 @@ for k in r["kernels"]:
     sizes = "sizes ok"
     if k["mapping"] == "tile":
         t, b = k["tile"], k["block"]
-        if len(t) != len(k["band"]) or any(x % y for x, y in zip(t, b)):
+        linear = len(t) == 1 and len(k["band"]) > 1  # a linearised band
+        if (len(t) != len(k["band"]) and not linear) or \
+                any(x % y for x, y in zip(t, b)):
             sizes = "sizes bad"
     ok &= k["predicted_s"] > 0 and 0 < k["occupancy"] <= 1
     print(k["kernel"], k["mapping"], "band=%s" % k["band"], sizes)

@@ -20,7 +20,7 @@
 // --sizes form, give the same output when passed back (so any run can be
 // reproduced). The body has no loop, so there is nothing to jam: jam[0].
 
-// DUMP: { kernel[0] -> {{(tile\[[0-9]+, [0-9]+\]; kernel\[0\] -> block\[[0-9]+, [0-9]+\]; kernel\[0\] -> jam\[[01]\])|(none\[\])}}; kernel[1] -> {{.*}} }
+// DUMP: { kernel[0] -> {{(tile|linear|none)}}[{{.*}}]; kernel[1] -> {{.*}} }
 // GIVEN: { kernel[0] -> tile[32, 32]; kernel[0] -> block[4, 32]; kernel[0] -> jam[0]; kernel[1] -> {{.*}} }
 // NONE: { kernel[0] -> none[]; kernel[1] -> none[] }
 // REM: sizes.mlir:[[# @LINE + 13]]:5: remark: mapped as { kernel[0] -> {{.*}} }: {{[0-9]+}} blocks of {{[0-9]+}} threads, occupancy {{.*}}, {{.*}} waves, predicted {{.*}} us

@@ -5,6 +5,9 @@
 // RUN: pb-tile --sizes='{ kernel_0 -> tile[64, 64]; kernel_0 -> block[2, 32] }' %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-tile %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-tile --sizes='{ kernel_0 -> tile[32, 16, 16]; kernel_0 -> block[8, 4] }' %s | FileCheck --check-prefix=STRIP %s
+// RUN: pb-tile --sizes='{ kernel[0] -> linear[512, 128] }' %s | FileCheck --check-prefix=LIN %s
+// RUN: pb-tile --sizes='{ kernel[0] -> linear[512, 128] }' %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
+// RUN: pb-tile --sizes='{ kernel[0] -> linear[256, 256]; kernel[0] -> jam[0] }' %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-tile --sizes='{ kernel_0 -> tile[32, 16, 16]; kernel_0 -> block[8, 4] }' %s | pb-run --random=1 --check %t.ref/C.npy - | FileCheck --check-prefix=NUM %s
 
 // A 100x60 matmul + relu (50 deep) in 32x16 block tiles of 8x4 threads:
@@ -39,6 +42,26 @@
 // CHECK-LABEL: func.func @main
 
 // NUM: output 'C': {{.*}}: ok
+
+// linear[512, 128]: the 6000 points of the band in row-major order, 512
+// per block, 128 threads (4 warps of 32 lanes), 4 jammed points each
+// (128 apart); 6000 = 11 x 512 + 368, so the last block is guarded.
+// LIN-DAG: #[[P:.*]] = affine_map<(d0, d1, d2, d3) -> (d0 + d1 + d2 + d3 * 128)>
+// LIN-DAG: #[[ROW:.*]] = affine_map<(d0) -> (d0 floordiv 60)>
+// LIN-DAG: #[[COL:.*]] = affine_map<(d0) -> (d0 mod 60)>
+// LIN-DAG: #[[FULL:.*]] = affine_set<(d0) : (-d0 + 5488 >= 0)>
+// LIN: affine.parallel (%[[B:.*]]) = (0) to (6000) step (512) {
+// LIN-NEXT: affine.if #[[FULL]](%[[B]]) {
+// LIN-NEXT: affine.parallel (%[[W:.*]]) = (0) to (128) step (32) {
+// LIN-NEXT: affine.parallel (%[[L:.*]]) = (0) to (32) {
+// LIN-NEXT: memref.alloca() : memref<4xf32>
+// LIN: affine.for %[[K:.*]] = 0 to 50 {
+// LIN-NEXT: affine.for %[[R:.*]] = 0 to 4 {
+// LIN-NEXT: %[[X:.*]] = affine.apply #[[P]](%[[B]], %[[W]], %[[L]], %[[R]])
+// LIN-NEXT: %[[I:.*]] = affine.apply #[[ROW]](%[[X]])
+// LIN-NEXT: affine.load %{{.*}}[%[[I]], %[[K]]]
+// LIN-NEXT: %[[J:.*]] = affine.apply #[[COL]](%[[X]])
+// LIN-NEXT: affine.load %{{.*}}[%[[K]], %[[J]]]
 
 // A third tile size strip-mines the k loop (50 = 3 x 16 + 2) around the
 // jammed points.
