@@ -38,6 +38,9 @@
 /* L2 bandwidth as a multiple of DRAM bandwidth (not in the target
  * descriptions; about 2 to 3 on A100/H100). */
 #define L2_OVER_DRAM 2.5
+/* Cycles per operation of one thread's dependent chain (an FMA's
+ * latency is about 4 cycles on sm_80/sm_90). */
+#define CHAIN_CYCLES 4.0
 /* Occupancy above which latency is taken as hidden. */
 #define HIDING_OCCUPANCY 0.25
 #define MAXACC 64
@@ -649,17 +652,23 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	double per_sm_blocks = ceil(wave_blocks / t->sm_count);
 	double compute = c->waves * per_sm_blocks * (double)threads *
 			 (double)rt * ops / (lanes * hide) / t->clock_hz;
+	/* no thread finishes faster than its own chain of operations */
+	double chain = c->waves * (double)rt * ops * CHAIN_CYCLES / t->clock_hz;
 	if (c->mode == PB_TILE_REDUCE) {
 		/* the band point's work shared by the block's threads, plus
 		 * the tree: log2(threads) barrier steps per reduction */
 		compute = c->waves * per_sm_blocks * ops / (lanes * hide) /
 			  t->clock_hz;
 		compute += c->waves * log2((double)threads) * 40.0 / t->clock_hz;
+		chain = c->waves * ops / (double)threads * CHAIN_CYCLES /
+			t->clock_hz;
 	} else if (c->mode == PB_TILE_NONE) {
 		/* pb-codegen's naive mapping: one thread per point */
 		compute = c->waves * per_sm_blocks * (double)threads * ops /
 			  (lanes * hide) / t->clock_hz;
 	}
+	if (chain > compute)
+		compute = chain;
 
 	double unique = 0, moved = 0;
 	for (int i = 0; i < st->nacc; i++) {
