@@ -3,7 +3,8 @@
  *
  *   earlier stages (pb_smem_run)  ->  checks  ->  linalg to affine loops,
  *   memref.copy to loops, affine-parallelize  ->  mapping to gpu.launch
- *   (map.c)  ->  lower-affine, gpu-kernel-outlining  ->  one gpu.module
+ *   (map.c), multiplies and adds allowed to contract into FMAs  ->
+ *   lower-affine, gpu-kernel-outlining  ->  one gpu.module
  *   (merge.c)  ->  inline the kernel functions into @main  ->  plan
  *   (host.c)  ->  PTX (ptx.c)
  */
@@ -25,6 +26,40 @@ static const char *outline =
 static const char *inline_ =
 	"builtin.module(inline, canonicalize, cse, symbol-dce)";
 
+/* Walk callback: allow floating-point multiplies and adds to contract
+ * into fused multiply-adds ("contract" fast-math, which is all NVPTX
+ * needs to emit fma.rn; the rounding is then better, not worse). */
+static MlirWalkResult contract_cb(MlirOperation op, void *user)
+{
+	MlirAttribute *fm = user;
+	if (pb_ir_op_is(op, "arith.mulf") || pb_ir_op_is(op, "arith.addf") ||
+	    pb_ir_op_is(op, "arith.subf")) {
+		MlirAttribute a = pb_ir_attr(op, "fastmath");
+		struct pb_buf b = {0};
+		if (!mlirAttributeIsNull(a))
+			pb_codegen_attr_str(a, &b);
+		if (mlirAttributeIsNull(a) ||
+		    !strcmp(b.data, "#arith.fastmath<none>"))
+			pb_ir_set_attr(op, "fastmath", *fm);
+		pb_buf_free(&b);
+	}
+	return MlirWalkResultAdvance;
+}
+
+/* Let the device code of "m" contract multiplies and adds into FMAs. */
+static void contract(struct pb_ctx *ctx, MlirModule m)
+{
+	MlirAttribute fm = mlirAttributeParseGet(
+		ctx->mlir, mlirStringRefCreateFromCString(
+				   "#arith.fastmath<contract>"));
+	struct pb_ir_ops launches = {0};
+	pb_ir_collect(mlirModuleGetOperation(m), "gpu.launch", &launches);
+	for (int i = 0; i < launches.n; i++)
+		mlirOperationWalk(launches.v[i], contract_cb, &fm,
+				  MlirWalkPreOrder);
+	pb_ir_ops_free(&launches);
+}
+
 /* Map and outline "m" in place: after this the host side of @main is a
  * sequence of allocations, views and gpu.launch_func. */
 static int lower(struct pb_ctx *ctx, MlirModule m)
@@ -38,6 +73,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 	    pb_ir_run_pipeline(ctx, m, parallelize) ||
 	    pb_codegen_map(ctx, m))
 		return PB_ERR;
+	contract(ctx, m);
 	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {
 		if (!ctx->nerrors)
 			pb_error(ctx, "internal: the mapped module does not "

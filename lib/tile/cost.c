@@ -652,8 +652,14 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	double per_sm_blocks = ceil(wave_blocks / t->sm_count);
 	double compute = c->waves * per_sm_blocks * (double)threads *
 			 (double)rt * ops / (lanes * hide) / t->clock_hz;
-	/* no thread finishes faster than its own chain of operations */
+	/* no thread finishes faster than its own chain of operations; the
+	 * points of a jammed thread tile are independent chains that
+	 * interleave, so it then issues one operation per cycle at best */
 	double chain = c->waves * (double)rt * ops * CHAIN_CYCLES / t->clock_hz;
+	if (c->mode == PB_TILE_TILE && c->jam) {
+		double one = ops * CHAIN_CYCLES, issue = (double)rt * ops;
+		chain = c->waves * (one > issue ? one : issue) / t->clock_hz;
+	}
 	if (c->mode == PB_TILE_REDUCE) {
 		/* the band point's work shared by the block's threads, plus
 		 * the tree: log2(threads) barrier steps per reduction */

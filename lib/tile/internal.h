@@ -77,6 +77,14 @@ int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
  * constant bounds that share no SSA value, with private buffers only
  * accessed by affine.load/store, and hold at least one loop. */
 int pb_tile_jam_ok(const struct pb_tile_band *b);
+/* promote.c: keep each element a loop nest of the band's body
+ * accumulates into (the same subscripts in every iteration, no possible
+ * alias in the nest) in a memref.alloca of the body, loaded before the
+ * nest and stored after it. "module" holds the calls of kernel "func"
+ * that show which of its arguments are distinct buffers. */
+int pb_tile_promote(struct pb_ctx *ctx, MlirOperation module,
+		    MlirOperation func, const struct pb_tile_band *b);
+
 /* map.c: the depth of the perfect loop nest that "c->ktile" strip-mines
  * (the first affine.for nest of the band's body), 0 when none. */
 int pb_tile_inner_depth(const struct pb_tile_band *b);

@@ -99,19 +99,20 @@ static int segments(const struct pb_tile_band *b, struct seg *s,
 		    struct pb_ir_ops *allocas)
 {
 	struct pb_ir_ops ops = {0};
-	int n = 0, rc = 0;
+	int n = 0, rc = 0, cut = 0;
 	body_ops(b, &ops);
 	for (int i = 0; i < ops.n && rc == 0; i++) {
 		MlirOperation op = ops.v[i];
 		if (is_alloca(op)) {
 			if (allocas)
 				pb_ir_ops_push(allocas, op);
+			cut = 1; /* a run never spans an allocation */
 			continue;
 		}
 		int loop = pb_ir_op_is(op, "affine.for");
 		if (!loop && mlirOperationGetNumRegions(op)) {
 			rc = -1;
-		} else if (!loop && n && !s[n - 1].loop) {
+		} else if (!loop && n && !s[n - 1].loop && !cut) {
 			s[n - 1].last = op;
 		} else if (n == MAXSEG) {
 			rc = -1;
@@ -119,6 +120,7 @@ static int segments(const struct pb_tile_band *b, struct seg *s,
 			s[n].first = s[n].last = op;
 			s[n++].loop = loop;
 		}
+		cut = 0;
 	}
 	pb_ir_ops_free(&ops);
 	return rc ? -1 : n;

@@ -117,13 +117,16 @@ static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
 /* Map nest "op" of kernel "func" (number "k"): returns PB_OK or PB_ERR. */
 static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 		    const struct pb_target *t, struct pb_tile_sizes *sz,
-		    MlirOperation func, int k, int nest, MlirOperation op,
-		    struct pb_buf *dump, struct pb_tile_report *rep)
+		    MlirOperation module, MlirOperation func, int k, int nest,
+		    MlirOperation op, struct pb_buf *dump,
+		    struct pb_tile_report *rep)
 {
 	struct pb_tile_band b;
 	struct pb_tile_choice c;
 	if (!pb_tile_band_of(op, &b))
 		return PB_OK;
+	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))
+		return PB_ERR;
 	int g = given(ctx, sz, k, nest, &b, &c);
 	if (g < 0)
 		return PB_ERR;
@@ -164,8 +167,8 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 /* Map the nests of kernel "func" (number "k"). */
 static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 		      const struct pb_target *t, struct pb_tile_sizes *sz,
-		      MlirOperation func, int k, struct pb_buf *dump,
-		      struct pb_tile_report *rep)
+		      MlirOperation module, MlirOperation func, int k,
+		      struct pb_buf *dump, struct pb_tile_report *rep)
 {
 	struct pb_ir_ops ops = {0};
 	int rc = PB_OK, nest = 0;
@@ -175,8 +178,8 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 		struct pb_tile_band b;
 		if (!pb_tile_band_of(ops.v[i], &b))
 			continue;
-		rc = map_nest(ctx, o, t, sz, func, k, nest++, ops.v[i], dump,
-			      rep);
+		rc = map_nest(ctx, o, t, sz, module, func, k, nest++, ops.v[i],
+			      dump, rep);
 	}
 	pb_ir_ops_free(&ops);
 	return rc;
@@ -209,7 +212,8 @@ int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 		if (!pb_ir_op_is(f, "func.func") ||
 		    mlirAttributeIsNull(pb_ir_attr(f, "pb.kernel")))
 			continue;
-		rc = map_kernel(ctx, o, &t, sz, f, k++, &dump, rep);
+		rc = map_kernel(ctx, o, &t, sz, mlirModuleGetOperation(m), f,
+				k++, &dump, rep);
 	}
 	if (rc == PB_OK && o->dump_sizes)
 		fprintf(stderr, "{ %s }\n", dump.data ? dump.data : "");

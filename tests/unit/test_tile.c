@@ -138,8 +138,9 @@ static void test_model(struct pb_ctx *ctx)
 	      "elementwise: a 2-d band");
 	pb_tile_choose(&t, &b, 1u << PB_TILE_TILE, &c);
 	check(c.mode == PB_TILE_TILE, "elementwise: tiled");
-	check(c.lanes[1] >= 8, "elementwise: at least 8 lanes on the "
-			       "contiguous dimension (full 32-byte sectors)");
+	check(c.linear ? c.lanes[0] == 32 : c.lanes[1] >= 8,
+	      "elementwise: at least 8 lanes on the contiguous dimension "
+	      "(full 32-byte sectors), or a linear tile");
 	check(!c.jam, "elementwise: nothing to jam");
 	check(c.global_bytes >= 2LL * 4096 * 4096 * 4 &&
 		      c.global_bytes <= 3LL * 4096 * 4096 * 4,

@@ -21,7 +21,7 @@
 // CHECK: mov.u32 {{.*}}%tid.x
 // CHECK: ld.global
 // CHECK: ld.global
-// CHECK: add.rn.f32
+// CHECK: add{{(.rn)?}}.f32
 // CHECK: st.global
 // CHECK: ret;
 
