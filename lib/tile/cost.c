@@ -38,6 +38,10 @@
 /* L2 bandwidth as a multiple of DRAM bandwidth (not in the target
  * descriptions; about 2 to 3 on A100/H100). */
 #define L2_OVER_DRAM 2.5
+/* The most registers per thread a candidate may be estimated to need:
+ * the estimate is rough, ptxas spills past 255, and bench/tile.sh showed
+ * a 7x7 conv stem estimated at 45 taking 128. */
+#define REG_LIMIT 128
 /* Cycles per operation of one thread's dependent chain (an FMA's
  * latency is about 4 cycles on sm_80/sm_90). */
 #define CHAIN_CYCLES 4.0
@@ -72,6 +76,8 @@ struct stats {
 	int nacc;
 	struct acc acc[MAXACC];
 	int jammable;
+	int index_ops;		/* index arithmetic inside inner loops: live
+				   per point of a jammed thread tile */
 };
 
 /* Loop ivs and their ranges while walking the body. */
@@ -411,9 +417,19 @@ static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 			add_access(st, sc, op, w);
 			if (st->nacc > n0)
 				st->ops += w; /* private ones live in registers */
+		} else if (pb_ir_op_is(op, "affine.apply") ||
+			   pb_ir_op_is(op, "affine.min") ||
+			   pb_ir_op_is(op, "affine.max")) {
+			/* index arithmetic: a folded pad's clamps */
+			st->ops += w;
+			st->index_ops += sc->n > 0;
 		} else if (is_arith(op)) {
 			if (!fused(op))
 				st->ops += w;
+			if (sc->n > 0 && (pb_ir_op_is(op, "arith.cmpi") ||
+					  pb_ir_op_is(op, "arith.andi") ||
+					  pb_ir_op_is(op, "arith.select")))
+				st->index_ops++;
 			MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
 			if (s.length > 1 && s.data[s.length - 1] == 'f')
 				st->flops += w;
@@ -590,10 +606,12 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		g = &eq;
 	}
 	int64_t threads = pb_tile_threads(c);
-	/* registers: a base, the jammed accumulators and operands */
+	/* registers: a base, and per point of a jammed thread tile its
+	 * accumulator and the index values its subscripts need (a folded
+	 * pad's clamps differ from point to point) */
 	int regs = 30;
 	if (c->mode == PB_TILE_TILE && c->jam) {
-		regs += (int)rt;
+		regs += (int)rt * (1 + st->index_ops);
 		for (int d = 0; d < c->n; d++)
 			regs += (int)(c->tile[d] / c->block[d]) - 1;
 	}
@@ -765,7 +783,7 @@ static void consider(const struct pb_target *t, const struct stats *st,
 		return;
 	warp_lanes(c);
 	predict(t, st, c);
-	if (c->regs > t->max_regs_per_thread)
+	if (c->regs > REG_LIMIT || c->regs > t->max_regs_per_thread)
 		return;
 	if (c->predicted_s < best->predicted_s * 0.999)
 		*best = *c;
