@@ -86,29 +86,11 @@ static int is_pure(MlirOperation op)
  * with constant bounds and no results; returns 1 when added. */
 static int band_add(MlirOperation op, struct band *b)
 {
-	int64_t lb[MAXD], ub[MAXD];
-	if (!pb_ir_op_is(op, "affine.parallel") ||
-	    mlirOperationGetNumResults(op) || mlirOperationGetNumOperands(op))
+	int n = pb_ir_parallel_dims(op, MAXD - b->n, b->lb + b->n,
+				    b->step + b->n, b->count + b->n,
+				    b->iv + b->n);
+	if (n < 0)
 		return 0;
-	MlirBlock body = body_of(op);
-	int n = mlirBlockGetNumArguments(body);
-	MlirAttribute steps = pb_ir_attr(op, "steps");
-	if (b->n + n > MAXD || pb_ir_const_map(op, "lowerBoundsMap", n, lb) ||
-	    pb_ir_const_map(op, "upperBoundsMap", n, ub) ||
-	    mlirAttributeIsNull(steps) || !mlirAttributeIsAArray(steps) ||
-	    mlirArrayAttrGetNumElements(steps) != n)
-		return 0;
-	for (int i = 0; i < n; i++) {
-		int64_t s = mlirIntegerAttrGetValueInt(
-			mlirArrayAttrGetElement(steps, i));
-		int d = b->n + i;
-		if (s < 1)
-			return 0;
-		b->lb[d] = lb[i];
-		b->step[d] = s;
-		b->count[d] = ub[i] > lb[i] ? (ub[i] - lb[i] + s - 1) / s : 0;
-		b->iv[d] = mlirBlockGetArgument(body, i);
-	}
 	b->n += n;
 	b->inner = op;
 	return 1;

@@ -573,3 +573,32 @@ int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v)
 	}
 	return 0;
 }
+
+int pb_ir_parallel_dims(MlirOperation op, int max, int64_t *lb,
+			int64_t *step, int64_t *count, MlirValue *iv)
+{
+	int64_t l[32], u[32];
+	if (!pb_ir_op_is(op, "affine.parallel") ||
+	    mlirOperationGetNumResults(op) || mlirOperationGetNumOperands(op))
+		return -1;
+	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+	int n = mlirBlockGetNumArguments(body);
+	MlirAttribute steps = pb_ir_attr(op, "steps");
+	if (n > max || n > 32 || pb_ir_const_map(op, "lowerBoundsMap", n, l) ||
+	    pb_ir_const_map(op, "upperBoundsMap", n, u) ||
+	    mlirAttributeIsNull(steps) || !mlirAttributeIsAArray(steps) ||
+	    mlirArrayAttrGetNumElements(steps) != n)
+		return -1;
+	for (int i = 0; i < n; i++)
+		if (mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(steps, i)) < 1)
+			return -1;
+	for (int i = 0; i < n; i++) {
+		int64_t s = mlirIntegerAttrGetValueInt(
+			mlirArrayAttrGetElement(steps, i));
+		lb[i] = l[i];
+		step[i] = s;
+		count[i] = u[i] > l[i] ? (u[i] - l[i] + s - 1) / s : 0;
+		iv[i] = mlirBlockGetArgument(body, i);
+	}
+	return n;
+}

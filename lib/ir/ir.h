@@ -137,6 +137,13 @@ MlirOperation pb_ir_clone_from_text(MlirContext mctx, const char *text,
  * into "v"; -1 unless the map has exactly "n" results, all constant. */
 int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v);
 
+/* The dimensions of "op" when it is an affine.parallel with constant
+ * bounds, positive steps and no results or operands, at most "max" of
+ * them: lower bounds, steps, trip counts and induction variables into the
+ * arrays; their number, or -1 when "op" is not such a loop. */
+int pb_ir_parallel_dims(MlirOperation op, int max, int64_t *lb,
+			int64_t *step, int64_t *count, MlirValue *iv);
+
 /* Parse "text", a module holding one func.func, and clone the operations
  * of its entry block but the terminator before "before", with the
  * function's "nargs" arguments replaced by "args" and every clone (and the

@@ -160,6 +160,25 @@ static MlirValue mem_of(MlirOperation op)
 	return mlirOperationGetOperand(op, pb_ir_op_is(op, "affine.store"));
 }
 
+/* Append the generic form of an affine.load of %m (or, when "store", an
+ * affine.store of %v to it) at subscripts %s0 ... %s<nsub-1> through map
+ * "map", "mty" the memref's type and "ety" its element type. */
+static void generic_access(struct pb_buf *t, int store, const char *map,
+			   const char *mty, const char *ety, intptr_t nsub)
+{
+	pb_buf_printf(t, "\"affine.%s\"(%s%%m", store ? "store" : "load",
+		      store ? "%v, " : "");
+	for (intptr_t i = 0; i < nsub; i++)
+		pb_buf_printf(t, ", %%s%ld", (long)i);
+	pb_buf_printf(t, ") {map = %s} : (", map);
+	if (store)
+		pb_buf_printf(t, "%s, ", ety);
+	pb_buf_puts(t, mty);
+	for (intptr_t i = 0; i < nsub; i++)
+		pb_buf_puts(t, ", index");
+	pb_buf_printf(t, ") -> %s\n", store ? "()" : ety);
+}
+
 /* Promote the element "ref" accesses in loop nest "nest" (checked). */
 static int promote_one(struct pb_ctx *ctx, MlirBlock body, MlirOperation nest,
 		       MlirOperation ref, struct pb_ir_ops *accs)
@@ -184,15 +203,10 @@ static int promote_one(struct pb_ctx *ctx, MlirBlock body, MlirOperation nest,
 	pb_buf_printf(&t, "func.func @t(%%m: %s", ty.data);
 	for (intptr_t i = 0; i < nsub; i++)
 		pb_buf_printf(&t, ", %%s%ld: index", (long)i);
-	pb_buf_printf(&t, ", %%acc: memref<%s>) {\n"
-		      "%%v = \"affine.load\"(%%m", et.data);
-	for (intptr_t i = 0; i < nsub; i++)
-		pb_buf_printf(&t, ", %%s%ld", (long)i);
-	pb_buf_printf(&t, ") {map = %s} : (%s", map.data, ty.data);
-	for (intptr_t i = 0; i < nsub; i++)
-		pb_buf_puts(&t, ", index");
-	pb_buf_printf(&t, ") -> %s\naffine.store %%v, %%acc[] : memref<%s>\n"
-		      "return\n}\n", et.data, et.data);
+	pb_buf_printf(&t, ", %%acc: memref<%s>) {\n%%v = ", et.data);
+	generic_access(&t, 0, map.data, ty.data, et.data, nsub);
+	pb_buf_printf(&t, "affine.store %%v, %%acc[] : memref<%s>\n"
+		      "return\n}\n", et.data);
 	/* the private element at the start of the band's body (where
 	 * pb-fuse puts the buffers it contracts) */
 	struct pb_buf a = {0};
@@ -217,14 +231,10 @@ static int promote_one(struct pb_ctx *ctx, MlirBlock body, MlirOperation nest,
 		      et.data);
 	for (intptr_t i = 0; i < nsub; i++)
 		pb_buf_printf(&t, ", %%s%ld: index", (long)i);
-	pb_buf_printf(&t, ") {\n%%v = affine.load %%acc[] : memref<%s>\n"
-		      "\"affine.store\"(%%v, %%m", et.data);
-	for (intptr_t i = 0; i < nsub; i++)
-		pb_buf_printf(&t, ", %%s%ld", (long)i);
-	pb_buf_printf(&t, ") {map = %s} : (%s, %s", map.data, et.data, ty.data);
-	for (intptr_t i = 0; i < nsub; i++)
-		pb_buf_puts(&t, ", index");
-	pb_buf_puts(&t, ") -> ()\nreturn\n}\n");
+	pb_buf_printf(&t, ") {\n%%v = affine.load %%acc[] : memref<%s>\n",
+		      et.data);
+	generic_access(&t, 1, map.data, ty.data, et.data, nsub);
+	pb_buf_puts(&t, "return\n}\n");
 	MlirValue args2[2 + 64];
 	args2[0] = mem;
 	args2[1] = acc;
