@@ -61,7 +61,6 @@ struct acc {
 	MlirValue mem;
 	int rank, elem;
 	int64_t shape[PB_TILE_MAXD];
-	int load;
 	double weight;	     /* executions per band point */
 	/* per band dim d: coefficient of iv d in each subscript (0 when
 	 * absent; INT64_MAX when not affine in it) */
@@ -297,7 +296,6 @@ static void add_access(struct stats *st, const struct scope *sc,
 		  : mlirTypeIsAF64(et) ? 8 : mlirTypeIsAF16(et) ? 2 : 4;
 	for (int i = 0; i < a->rank; i++)
 		a->shape[i] = mlirShapedTypeGetDimSize(t, i);
-	a->load = !store;
 	a->weight = w;
 	int first = store ? 2 : 1;
 	MlirAffineMap m = {0};
@@ -743,11 +741,6 @@ void pb_tile_predict(const struct pb_target *t, const struct pb_tile_band *b,
 	if (!st)
 		abort();
 	stats_of(b, st);
-	if (c->mode == PB_TILE_REDUCE) {
-		int64_t work = 0, smem = 0;
-		pb_tile_reduce_match(b, c->threads, &work, &smem);
-		c->smem = smem;
-	}
 	predict(t, st, c);
 	free(st);
 }
@@ -965,11 +958,12 @@ int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
 	int jam = 0;
 	for (int d = 0; d < c->n; d++)
 		jam |= c->tile[d] > c->block[d];
+	int jams = jam && pb_tile_jam_ok(b);
 	if (c->jam < 0)
-		c->jam = jam && pb_tile_jam_ok(b);
+		c->jam = jams;
 	else if (!jam)
 		c->jam = 0; /* one point per thread: nothing to jam */
-	if (c->jam && !pb_tile_jam_ok(b)) {
+	if (c->jam && !jams) {
 		pb_error_at(ctx, loc, "--sizes: jam[1]: the body of this nest "
 			    "cannot be jammed (see docs/pb-tile.md)");
 		return PB_ERR;

@@ -63,7 +63,8 @@ int64_t pb_tile_threads(const struct pb_tile_choice *c);
  * on "t" among those "allow" permits (a mask of 1 << mode). */
 void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
 		    unsigned allow, struct pb_tile_choice *c);
-/* Fill the cost-model fields of "c" (already decided) for "b" on "t". */
+/* Fill the cost-model fields of "c" (already decided, with "c->smem" set
+ * for a reduction) for "b" on "t". */
 void pb_tile_predict(const struct pb_target *t, const struct pb_tile_band *b,
 		     struct pb_tile_choice *c);
 /* Complete "c" from the sizes given for it ("c->tile" and "c->block"
