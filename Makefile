@@ -119,7 +119,7 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/lib/libpb.a
 # files that need no MLIR or isl; jansson and protobuf-c are linked
 # statically so that the binaries run on machines without them, libcuda is
 # opened with dlopen.
-LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/core/driver.c lib/core/json.c \
+LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/driver/driver.c lib/core/json.c \
 	lib/core/npy.c \
 	lib/core/tensor.c lib/onnx/tensor.c lib/onnx/weights.c lib/plan/plan.c \
 	lib/runtime/run.c lib/runtime/cuda.c lib/runtime/gpurun.c \

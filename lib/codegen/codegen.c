@@ -1,7 +1,7 @@
 /* pb-codegen: the stage driver. From a module at any stage to PTX with the
  * host launch plan in its header:
  *
- *   earlier stages (pb_smem_run)  ->  checks  ->  linalg to affine loops,
+ *   checks  ->  linalg to affine loops,
  *   memref.copy to loops, affine-parallelize  ->  mapping to gpu.launch
  *   (map.c), multiplies and adds allowed to contract into FMAs  ->
  *   lower-affine, gpu-kernel-outlining  ->  one gpu.module
@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "codegen/internal.h"
-#include "smem/smem.h"
 
 static const char *prepare =
 	"builtin.module(func.func(convert-linalg-to-affine-loops))";
@@ -64,8 +63,6 @@ static void contract(struct pb_ctx *ctx, MlirModule m)
  * sequence of allocations, views and gpu.launch_func. */
 static int lower(struct pb_ctx *ctx, MlirModule m)
 {
-	if (pb_ir_get_stage(m) < PB_STAGE_SMEM && pb_smem_run(ctx, m, NULL))
-		return PB_ERR;
 	if (pb_codegen_check(ctx, m) ||
 	    pb_ir_run_pipeline(ctx, m, prepare) ||
 	    pb_codegen_expand_copies(ctx, m) ||
@@ -102,26 +99,45 @@ static int write_plan(struct pb_ctx *ctx, const struct pb_plan *p,
 	return PB_OK;
 }
 
-int pb_codegen_run(struct pb_ctx *ctx, const struct pb_input *in,
-		   struct pb_buf *out, const struct pb_codegen_opts *opts)
+/* The --emit of "opts": 1 for "mlir", 0 for "ptx" (the default), -1
+ * (reported, a usage error) for anything else. */
+static int emit_mlir(struct pb_ctx *ctx, const struct pb_codegen_opts *opts)
 {
 	const char *emit = opts && opts->emit ? opts->emit : "ptx";
-	int mlir = !strcmp(emit, "mlir");
-	struct pb_plan *plan = NULL;
-	struct pb_buf ptx = {0};
-	if (!mlir && strcmp(emit, "ptx")) {
-		fprintf(stderr, "%s: error: bad value '%s' for option '--emit' "
-			"(expected ptx or mlir)\n", ctx->tool, emit);
+	if (!strcmp(emit, "mlir"))
+		return 1;
+	if (!strcmp(emit, "ptx"))
+		return 0;
+	fprintf(stderr, "%s: error: bad value '%s' for option '--emit' "
+		"(expected ptx or mlir)\n", ctx->tool, emit);
+	return -1;
+}
+
+int pb_codegen_check_opts(struct pb_ctx *ctx,
+			  const struct pb_codegen_opts *opts)
+{
+	return emit_mlir(ctx, opts) < 0 ? PB_USAGE : PB_OK;
+}
+
+int pb_codegen_run(struct pb_ctx *ctx, MlirModule m,
+		   const struct pb_codegen_opts *opts)
+{
+	if (emit_mlir(ctx, opts) < 0)
 		return PB_USAGE;
-	}
-	MlirModule m = pb_ir_parse(ctx, in);
-	if (mlirModuleIsNull(m))
-		return PB_ERR;
-	int rc = lower(ctx, m);
-	if (rc == PB_OK) {
-		plan = pb_codegen_plan(ctx, m);
-		rc = plan ? PB_OK : PB_ERR;
-	}
+	if (pb_ir_get_stage(m) >= PB_STAGE_CODEGEN)
+		return PB_OK;
+	return lower(ctx, m);
+}
+
+int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
+		    const struct pb_codegen_opts *opts, struct pb_buf *out)
+{
+	int mlir = emit_mlir(ctx, opts);
+	if (mlir < 0)
+		return PB_USAGE;
+	struct pb_buf ptx = {0};
+	struct pb_plan *plan = pb_codegen_plan(ctx, m);
+	int rc = plan ? PB_OK : PB_ERR;
 	if (rc == PB_OK && mlir)
 		rc = pb_ir_print(ctx, m, out);
 	if (rc == PB_OK && !mlir)
@@ -138,6 +154,5 @@ int pb_codegen_run(struct pb_ctx *ctx, const struct pb_input *in,
 		rc = write_plan(ctx, plan, opts->plan);
 	pb_plan_free(plan);
 	pb_buf_free(&ptx);
-	mlirModuleDestroy(m);
 	return rc;
 }

@@ -11,10 +11,23 @@ struct pb_codegen_opts {
 	int ptxas_report;  /* print ptxas -v statistics to stderr */
 };
 
-/* Compile the module in "in" (any stage; earlier stages run first with
- * their defaults) for ctx->arch: PTX with the plan header, or with
- * emit "mlir" the mapped and outlined host+device module, into "out". */
-int pb_codegen_run(struct pb_ctx *ctx, const struct pb_input *in,
-		   struct pb_buf *out, const struct pb_codegen_opts *opts);
+/* Check "opts" before any work: PB_USAGE (reported) for a bad "emit". */
+int pb_codegen_check_opts(struct pb_ctx *ctx,
+			  const struct pb_codegen_opts *opts);
+
+/* Lower "m" (at the smem stage) for ctx->arch in place: mapped onto
+ * gpu.launch, outlined into one gpu.module, the kernel functions inlined
+ * into @main; "m" is then at the codegen stage. A module at the codegen
+ * stage passes through. PB_USAGE for a bad "opts->emit" ("opts" may be
+ * NULL for the defaults). */
+int pb_codegen_run(struct pb_ctx *ctx, MlirModule m,
+		   const struct pb_codegen_opts *opts);
+
+/* Write "m" (at the codegen stage) into "out" as "opts->emit" says: PTX
+ * for ctx->arch with the launch plan in its header (and the plan to
+ * "opts->plan", ptxas statistics with "opts->ptxas_report"), or the
+ * module's MLIR. */
+int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
+		    const struct pb_codegen_opts *opts, struct pb_buf *out);
 
 #endif

@@ -8,22 +8,7 @@
 #include "mlir-c/Dialect/GPU.h"
 
 #include "codegen/internal.h"
-
-/* The PTX ISA version each target needs ("+ptx80"): the lowest that
- * knows the architecture, so that older drivers still load it. */
-static const char *features_of(const char *arch)
-{
-	static const struct {
-		const char *arch, *features;
-	} t[] = {
-		{"sm_80", "+ptx70"}, {"sm_86", "+ptx71"}, {"sm_89", "+ptx78"},
-		{"sm_90", "+ptx80"}, {"sm_90a", "+ptx80"},
-	};
-	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(t[i].arch, arch))
-			return t[i].features;
-	return NULL;
-}
+#include "target/target.h"
 
 /* MLIR's NVVM target links libdevice (math functions) from the CUDA
  * toolkit named by $CUDA_ROOT, $CUDA_HOME or $CUDA_PATH (in that order).
@@ -113,13 +98,13 @@ static MlirWalkResult extract_cb(MlirOperation op, void *user)
 
 int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
 {
-	const char *features = features_of(ctx->arch);
+	int isa = pb_target_ptx_isa(ctx, ctx->arch);
 	MlirOperation mod = {NULL};
 	struct pb_buf pipe = {0};
-	if (!features) {
-		pb_error(ctx, "unsupported --arch '%s'", ctx->arch);
+	char features[16];
+	if (isa < 0)
 		return PB_ERR;
-	}
+	snprintf(features, sizeof(features), "+ptx%d", isa);
 	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
 		if (pb_ir_op_is(op, "gpu.module"))

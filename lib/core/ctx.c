@@ -28,6 +28,7 @@ void pb_ctx_free(struct pb_ctx *ctx)
 #ifndef PB_NO_MLIR
 	pb_ctx_compiler_free(ctx);
 #endif
+	free(ctx->target);
 	free(ctx);
 }
 

@@ -1,5 +1,5 @@
-/* pb core: the context, diagnostics, growable buffers, tensors and the one
- * tool driver that every pb-* executable runs through.
+/* pb core: the context, diagnostics, growable buffers and files (the tool
+ * driver is lib/driver, above lib/target).
  *
  * Exit codes (every tool): PB_OK 0, PB_ERR 1 (input or compilation error),
  * PB_USAGE 2 (bad command line).
@@ -15,6 +15,7 @@
 #include "mlir-c/IR.h"
 
 struct isl_ctx;
+struct pb_target;
 
 enum { PB_OK = 0, PB_ERR = 1, PB_USAGE = 2 };
 
@@ -49,6 +50,9 @@ struct pb_ctx {
 				   --target-file when --arch is not given) */
 	const char *target_file; /* --target-file (docs/targets.md), NULL:
 				    the built-in description of "arch" */
+	struct pb_target *target; /* the description, loaded once by
+				     pb_target_of (lib/target); plain
+				     memory, freed with the context */
 	int first_line;         /* line offset of the current split chunk */
 	int nerrors;
 };
@@ -89,27 +93,10 @@ int pb_write_file(const char *path, const void *data, size_t len);
 struct json_t;
 int pb_write_json(const struct json_t *root, const char *path, size_t flags);
 
-/* Command-line options. Long options only ("--name", "--name=value",
- * "--name value"), plus -h and -o from the driver. */
-enum pb_opt_kind {
-	PB_OPT_FLAG,    /* int *: set to 1 */
-	PB_OPT_STR,     /* const char **: required value */
-	PB_OPT_OPTSTR,  /* const char **: optional "=value"; "" when absent */
-	PB_OPT_INT,     /* long * */
-	PB_OPT_DOUBLE,  /* double * */
-	PB_OPT_LIST,    /* struct pb_strlist *: repeatable */
-	PB_OPT_GROUP,   /* const struct pb_opt *: a table shared by tools */
-};
+/* A list of strings (a repeatable option's values). */
 struct pb_strlist {
 	const char **v;
 	int n;
-};
-struct pb_opt {
-	const char *name; /* without the leading "--" */
-	enum pb_opt_kind kind;
-	void *dest;
-	const char *metavar;
-	const char *help;
 };
 
 /* One input handed to a tool: the whole file (or one --split-input-file
@@ -120,30 +107,5 @@ struct pb_input {
 	const char *data;
 	size_t len;
 };
-
-enum {
-	PB_TOOL_BINARY_INPUT = 1, /* input is not MLIR text: no splitting */
-	PB_TOOL_NO_INPUT_OK = 2,  /* input is optional (e.g. --random runs) */
-	PB_TOOL_REPORT = 4,       /* output is a report: on failure it still
-				     goes to stdout (never to -o) */
-};
-
-/* A tool: its option table and the function that turns one input into
- * output text. run returns PB_OK or PB_ERR (after reporting the error). */
-struct pb_tool {
-	const char *name;
-	const char *summary;     /* one line, for --help */
-	const char *description; /* paragraph(s) for --help, may be NULL */
-	const struct pb_opt *opts;
-	unsigned flags;
-	int (*run)(struct pb_ctx *ctx, const struct pb_input *in,
-		   struct pb_buf *out, void *user);
-	void *user;
-};
-
-/* The one driver: parses the command line, reads the input (file argument
- * or stdin), runs the tool on it (per chunk with --split-input-file) and
- * writes the output only when everything succeeded. Returns the exit code. */
-int pb_main(const struct pb_tool *tool, int argc, char **argv);
 
 #endif

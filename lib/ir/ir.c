@@ -133,19 +133,6 @@ MlirOperation pb_ir_lookup_func(MlirModule m, const char *name)
 	return (MlirOperation){NULL};
 }
 
-int pb_ir_filter(struct pb_ctx *ctx, const struct pb_input *in,
-		 struct pb_buf *out, pb_ir_transform_fn fn, const void *opts)
-{
-	MlirModule m = pb_ir_parse(ctx, in);
-	if (mlirModuleIsNull(m))
-		return PB_ERR;
-	int rc = fn(ctx, m, opts);
-	if (rc == PB_OK)
-		rc = pb_ir_print(ctx, m, out);
-	mlirModuleDestroy(m);
-	return rc;
-}
-
 /* Generic helpers for transformations. */
 
 void pb_ir_ops_push(struct pb_ir_ops *l, MlirOperation op)

@@ -154,11 +154,4 @@ int pb_ir_instantiate(struct pb_ctx *ctx, const char *text,
 		      MlirOperation before, int nargs, const MlirValue *args,
 		      MlirLocation loc, struct pb_ir_ops *out);
 
-/* A stage transformation on a module in place; "opts" is stage-specific. */
-typedef int (*pb_ir_transform_fn)(struct pb_ctx *ctx, MlirModule m,
-				  const void *opts);
-/* The body of every MLIR-to-MLIR filter tool: parse "in", apply "fn",
- * verify and print into "out". */
-int pb_ir_filter(struct pb_ctx *ctx, const struct pb_input *in,
-		 struct pb_buf *out, pb_ir_transform_fn fn, const void *opts);
 #endif

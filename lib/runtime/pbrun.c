@@ -1,15 +1,15 @@
 /* pb-run: run an .onnx model or the MLIR output of any stage on the CPU,
  * or on the GPU.
  *
- *   CPU:  input ─┬─ .onnx ──── pb_onnx_import ─┐
- *                └─ MLIR text ─ pb_ir_parse ───┴─ pb_fuse_run (below fuse)
- *           ─ signature of @main ─ bind inputs/weights/outputs
- *           ─ strip GPU constructs, lower, JIT, call ─ print/write/check
- *   GPU:  input ─┬─ k.ptx ────────────────────────────────────┐
- *                ├─ .onnx ── pb_onnx_import ─ text ─┐          │
- *                └─ MLIR text ──────────────────────┴─ pb_codegen_run
- *           ─ plan ─ signature ─ bind ─ run the plan ─ print/write/check
- *           (gpurun.c, cuda.c)
+ *   input ─┬─ .onnx ──── pb_onnx_import ─┐   (--pipeline=NAME: its text
+ *          └─ MLIR text ─ pb_ir_parse ───┤    through pipelines/NAME)
+ *                                        └─ pb_pipeline_run: the stages
+ *                                           it still needs, up to
+ *   CPU:   fuse ─ signature of @main ─ bind inputs/weights/outputs
+ *          ─ strip GPU constructs, lower, JIT, call ─ print/write/check
+ *   GPU:   codegen ─ pb_codegen_emit ─┐
+ *          k.ptx ─────────────────────┴─ plan ─ signature ─ bind ─ run
+ *          the plan ─ print/write/check (gpurun.c, cuda.c)
  */
 #include <errno.h>
 #include <libgen.h>
@@ -18,9 +18,9 @@
 #include <sys/stat.h>
 
 #include "codegen/codegen.h"
-#include "fuse/fuse.h"
 #include "ir/ir.h"
 #include "onnx/onnx.h"
+#include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
 
 enum kind { KIND_MLIR, KIND_ONNX, KIND_PTX };
@@ -89,52 +89,86 @@ static char *weights_path(MlirModule m, const struct pb_input *in,
 	return src;
 }
 
-/* Bring the input "in" of kind "k" to a module at the fuse stage or later
- * in "*m". */
-static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
-		MlirModule *m)
+/* Import the .onnx "in" into "*m"; from stdin there is no file to load
+ * weights from later, so they are inlined. */
+static int import(struct pb_ctx *ctx, const struct pb_input *in, MlirModule *m)
 {
-	*m = (MlirModule){NULL};
-	if (k == KIND_ONNX) {
-		/* from stdin there is no file to load weights from later */
-		struct pb_import_opts io = {.inline_weights = !in->path};
-		if (pb_onnx_import(ctx, in, &io, m) != PB_OK)
-			return PB_ERR;
-	} else {
-		*m = pb_ir_parse(ctx, in);
-		if (mlirModuleIsNull(*m))
-			return PB_ERR;
-	}
-	if (pb_ir_get_stage(*m) < PB_STAGE_FUSE) {
-		struct pb_fuse_opts fo = {0};
-		if (pb_fuse_run(ctx, *m, &fo) != PB_OK)
-			return PB_ERR;
-	}
-	return PB_OK;
+	struct pb_import_opts io = {.inline_weights = !in->path};
+	return pb_onnx_import(ctx, in, &io, m);
 }
 
-int pb_runtime_compile(struct pb_ctx *ctx, const struct pb_input *in,
-		       struct pb_buf *ptx)
+/* The input "in" of kind "k" (an .onnx or MLIR text) through the named
+ * pipeline "name": its output parsed into "*m". */
+static int through_script(struct pb_ctx *ctx, const struct pb_input *in,
+			  enum kind k, const char *name, MlirModule *m)
 {
-	struct pb_codegen_opts co = {0};
-	if (detect(in) != KIND_ONNX)
-		return pb_codegen_run(ctx, in, ptx, &co);
-	struct pb_import_opts io = {.inline_weights = !in->path};
-	struct pb_buf text = {0};
-	MlirModule m;
-	int rc = pb_onnx_import(ctx, in, &io, &m);
-	if (rc == PB_OK) {
-		rc = pb_onnx_print(ctx, m, &text);
-		mlirModuleDestroy(m);
+	struct pb_buf text = {0}, out = {0};
+	int rc = PB_OK;
+	if (k == KIND_ONNX) {
+		rc = import(ctx, in, m);
+		if (rc == PB_OK)
+			rc = pb_onnx_print(ctx, *m, &text);
+		if (!mlirModuleIsNull(*m))
+			mlirModuleDestroy(*m);
+	} else {
+		pb_buf_append(&text, in->data, in->len);
 	}
+	*m = (MlirModule){NULL};
+	if (rc == PB_OK)
+		rc = pb_pipeline_script(ctx, name, &text, &out);
 	if (rc == PB_OK) {
 		struct pb_input t = *in;
-		t.data = text.data;
-		t.len = text.len;
-		rc = pb_codegen_run(ctx, &t, ptx, &co);
+		t.data = out.data ? out.data : "";
+		t.len = out.len;
+		*m = pb_ir_parse(ctx, &t);
+		rc = mlirModuleIsNull(*m) ? PB_ERR : PB_OK;
 	}
 	pb_buf_free(&text);
+	pb_buf_free(&out);
 	return rc;
+}
+
+/* Bring the input "in" of kind "k" (not PTX) through the named pipeline
+ * "pipeline" (NULL: none) and then to stage "upto" or later, in "*m"
+ * (a null module on failure). */
+static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
+		const char *pipeline, enum pb_stage upto, MlirModule *m)
+{
+	int rc;
+	*m = (MlirModule){NULL};
+	if (pipeline)
+		rc = through_script(ctx, in, k, pipeline, m);
+	else if (k == KIND_ONNX)
+		rc = import(ctx, in, m);
+	else
+		rc = mlirModuleIsNull(*m = pb_ir_parse(ctx, in)) ? PB_ERR : PB_OK;
+	if (rc == PB_OK)
+		rc = pb_pipeline_run(ctx, *m, upto, NULL);
+	if (rc != PB_OK && !mlirModuleIsNull(*m)) {
+		mlirModuleDestroy(*m);
+		*m = (MlirModule){NULL};
+	}
+	return rc;
+}
+
+/* Compile "m" into "ptx": pb-codegen with its defaults. */
+static int compile(struct pb_ctx *ctx, MlirModule m, struct pb_buf *ptx)
+{
+	if (pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, NULL) != PB_OK)
+		return PB_ERR;
+	return pb_pipeline_emit(ctx, m, PB_STAGE_CODEGEN, NULL, ptx);
+}
+
+/* A --pipeline "pipeline" compiles: there is nothing to compile in PTX. */
+static int check_pipeline(struct pb_ctx *ctx, const struct pb_input *in,
+			  const char *pipeline)
+{
+	if (pipeline && detect(in) == KIND_PTX) {
+		pb_error(ctx, "--pipeline=%s: the input is PTX, already "
+			      "compiled", pipeline);
+		return PB_ERR;
+	}
+	return PB_OK;
 }
 
 int pb_runtime_use_gpu(struct pb_ctx *ctx, const struct pb_input *in,
@@ -155,23 +189,30 @@ int pb_runtime_use_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 static int run_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 		   const struct pb_runtime_opts *o, struct pb_buf *report)
 {
-	if (detect(in) == KIND_PTX)
+	enum kind k = detect(in);
+	if (k == KIND_PTX)
 		return pb_runtime_ptx_main(ctx, in->data, in->len, in->path, o,
 					   report);
 	struct pb_buf ptx = {0};
-	int rc = pb_runtime_compile(ctx, in, &ptx);
+	MlirModule m;
+	int rc = load(ctx, in, k, o->pipeline, PB_STAGE_FUSE, &m);
+	if (rc == PB_OK)
+		rc = compile(ctx, m, &ptx);
 	if (rc == PB_OK)
 		rc = pb_runtime_ptx_main(ctx, ptx.data, ptx.len, in->path, o,
 					 report);
+	if (!mlirModuleIsNull(m))
+		mlirModuleDestroy(m);
 	pb_buf_free(&ptx);
 	return rc;
 }
 
 int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
-		    MlirModule *m, char **weights, const char *opt)
+		    const char *pipeline, MlirModule *m, char **weights,
+		    const char *opt)
 {
 	*weights = NULL;
-	if (load(ctx, in, detect(in), m) != PB_OK)
+	if (load(ctx, in, detect(in), pipeline, PB_STAGE_FUSE, m) != PB_OK)
 		return PB_ERR;
 	*weights = weights_path(*m, in, opt);
 	return PB_OK;
@@ -180,6 +221,8 @@ int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
 int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 		    const struct pb_runtime_opts *o, struct pb_buf *report)
 {
+	if (check_pipeline(ctx, in, o->pipeline) != PB_OK)
+		return PB_ERR;
 	int gpu = pb_runtime_use_gpu(ctx, in, o->device);
 	if (gpu < 0)
 		return PB_ERR;
@@ -189,7 +232,8 @@ int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 	struct pb_runtime_sig sig = {0};
 	struct pb_tensor *vals = NULL;
 	char *weights = NULL;
-	int rc = pb_runtime_load(ctx, in, &m, &weights, o->weights);
+	int rc = pb_runtime_load(ctx, in, o->pipeline, &m, &weights,
+				 o->weights);
 	if (rc == PB_OK)
 		rc = pb_runtime_cpu_signature(ctx, m, &sig);
 	if (rc == PB_OK) {
@@ -209,29 +253,28 @@ int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 }
 
 /* pb-prof on the GPU: the flops of each kernel function from "in" (MLIR or
- * .onnx, brought to the fuse stage), then compile it and profile the PTX
- * with options "o" into "report". */
+ * .onnx, brought to the fuse stage), then the same module compiled and its
+ * PTX profiled with options "o" into "report". */
 static int prof_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 		    const struct pb_prof_opts *o, struct pb_buf *report)
 {
-	if (detect(in) == KIND_PTX)
+	enum kind k = detect(in);
+	if (k == KIND_PTX)
 		return pb_prof_ptx_main(ctx, in->data, in->len, in->path, o,
 					NULL, report);
 	struct pb_prof_costs costs = {0};
 	struct pb_buf ptx = {0};
-	MlirModule m = {NULL};
-	char *weights = NULL;
-	int rc = pb_runtime_load(ctx, in, &m, &weights, NULL);
+	MlirModule m;
+	int rc = load(ctx, in, k, o->run.pipeline, PB_STAGE_FUSE, &m);
 	if (rc == PB_OK)
 		rc = pb_runtime_costs(ctx, m, &costs);
-	if (!mlirModuleIsNull(m))
-		mlirModuleDestroy(m);
-	free(weights);
 	if (rc == PB_OK)
-		rc = pb_runtime_compile(ctx, in, &ptx);
+		rc = compile(ctx, m, &ptx);
 	if (rc == PB_OK)
 		rc = pb_prof_ptx_main(ctx, ptx.data, ptx.len, in->path, o,
 				      &costs, report);
+	if (!mlirModuleIsNull(m))
+		mlirModuleDestroy(m);
 	pb_buf_free(&ptx);
 	pb_prof_costs_free(&costs);
 	return rc;
@@ -241,6 +284,8 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 		 const struct pb_prof_opts *o, struct pb_buf *report)
 {
 	if (pb_prof_check_opts(ctx, o) != PB_OK)
+		return PB_ERR;
+	if (check_pipeline(ctx, in, o->run.pipeline) != PB_OK)
 		return PB_ERR;
 	int gpu = pb_runtime_use_gpu(ctx, in, o->run.device);
 	if (gpu < 0)
@@ -252,7 +297,8 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 	struct pb_tensor *vals = NULL;
 	struct pb_prof *p = NULL;
 	char *weights = NULL;
-	int rc = pb_runtime_load(ctx, in, &m, &weights, o->run.weights);
+	int rc = pb_runtime_load(ctx, in, o->run.pipeline, &m, &weights,
+				 o->run.weights);
 	if (rc == PB_OK)
 		rc = pb_runtime_cpu_signature(ctx, m, &sig);
 	if (rc == PB_OK) {

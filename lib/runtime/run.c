@@ -48,6 +48,9 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 		{"device", PB_OPT_STR, &o->device, "DEV",
 		 "cpu, gpu or auto (default: the GPU when there is one)"},
 		{"print", PB_OPT_FLAG, &o->print, NULL, "print the results"},
+		{"pipeline", PB_OPT_STR, &o->pipeline, "NAME",
+		 "compile through the named pipeline NAME (pipelines/: "
+		 "default, no-fusion, ...) or the script FILE"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	memcpy(table, t, sizeof(t));

@@ -22,6 +22,7 @@
 
 #include "core/pb.h"
 #include "core/tensor.h"
+#include "driver/driver.h"
 
 /* The role of one argument of @main after pb-fuse. */
 enum pb_runtime_role {
@@ -57,6 +58,7 @@ struct pb_runtime_opts {
 	const char *output;       /* --output DIR */
 	const char *weights;      /* --weights FILE (overrides pb.source) */
 	const char *device;       /* --device=cpu|gpu|auto */
+	const char *pipeline;     /* --pipeline=NAME|FILE (pipelines/) */
 	double rtol, atol;        /* --rtol, --atol */
 	int print;                /* --print */
 };
@@ -65,9 +67,9 @@ void pb_runtime_opts_init(struct pb_runtime_opts *o);
 
 /* The command-line options of pb-run that pb-prof shares (--input, --data,
  * --random, --output, --check, --rtol, --atol, --weights, --device,
- * --print): fill "table" (PB_RUNTIME_NOPTS entries plus the terminating
+ * --print, --pipeline): fill "table" (PB_RUNTIME_NOPTS entries plus the terminating
  * one) with options bound to "o". Tools include it with PB_OPT_GROUP. */
-#define PB_RUNTIME_NOPTS 10
+#define PB_RUNTIME_NOPTS 11
 void pb_runtime_opts_table(struct pb_runtime_opts *o,
 			   struct pb_opt table[PB_RUNTIME_NOPTS + 1]);
 
@@ -339,20 +341,18 @@ void pb_prof_costs_free(struct pb_prof_costs *c);
 
 /* --- pbrun.c ------------------------------------------------------------- */
 
-/* Compile "in" (.onnx or MLIR of any stage) to PTX with its plan header
- * into "ptx" through pb-codegen's library entry. */
-int pb_runtime_compile(struct pb_ctx *ctx, const struct pb_input *in,
-		       struct pb_buf *ptx);
 /* Where does "in" run under --device "device": 1 GPU, 0 CPU, -1 after
  * reporting an error (a bad device, PTX on the CPU, gpu without a driver
  * or device). auto picks the GPU when a driver and a device are there. */
 int pb_runtime_use_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 		       const char *device);
-/* Bring "in" (.onnx or MLIR) to a module at the fuse stage or later in
- * "*m" and find its weights file ("opt", --weights, or pb.source) in
- * "*weights" (malloc'ed, may be NULL). */
+/* Bring "in" (.onnx or MLIR) through the named pipeline "pipeline" (NULL:
+ * none; --pipeline) to a module at the fuse stage or later in "*m" and
+ * find its weights file ("opt", --weights, or pb.source) in "*weights"
+ * (malloc'ed, may be NULL). */
 int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
-		    MlirModule *m, char **weights, const char *opt);
+		    const char *pipeline, MlirModule *m, char **weights,
+		    const char *opt);
 
 /* The whole of pb-run on the input "in" (an .onnx model or MLIR text of
  * any stage) with options "o"; the report goes to "report". */

@@ -61,6 +61,7 @@ static const struct field fields[] = {
 	FIELD(NUM, tc_bf16_flops, 1e9, 1e18, "operations per second"),
 	FIELD(NUM, tc_tf32_flops, 1e9, 1e18, "operations per second"),
 	FIELD(NUM, tc_int8_ops, 1e9, 1e18, "operations per second"),
+	FIELD(INT, ptx_isa, 60, 99, "PTX ISA version times ten"),
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
@@ -314,4 +315,39 @@ int pb_target_get(struct pb_ctx *ctx, const char *arch, const char *file,
 		return fail(ctx, ctx->tool, "unknown --arch '%s' (expected %s)",
 			    arch, arch_list());
 	return get_builtin(ctx, arch, t);
+}
+
+const struct pb_target *pb_target_of(struct pb_ctx *ctx)
+{
+	if (ctx->target)
+		return ctx->target;
+	struct pb_target *t = malloc(sizeof(*t));
+	if (!t) {
+		pb_error(ctx, "out of memory");
+		return NULL;
+	}
+	if (pb_target_get(ctx, NULL, NULL, t) != PB_OK) {
+		free(t);
+		return NULL;
+	}
+	ctx->target = t;
+	return t;
+}
+
+int pb_target_is_arch(const char *arch)
+{
+	return is_arch(arch);
+}
+
+int pb_target_ptx_isa(struct pb_ctx *ctx, const char *arch)
+{
+	const struct pb_target *d = pb_target_of(ctx);
+	struct pb_target b;
+	if (!d)
+		return -1;
+	if (!strcmp(d->arch, arch))
+		return d->ptx_isa;
+	if (pb_target_get(ctx, arch, NULL, &b) != PB_OK)
+		return -1;
+	return b.ptx_isa;
 }

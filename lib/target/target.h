@@ -33,6 +33,9 @@ struct pb_target {
 	double tc_bf16_flops;
 	double tc_tf32_flops;
 	double tc_int8_ops;
+	int ptx_isa;		    /* the PTX ISA the arch needs, times ten
+				       (80: PTX 8.0): the lowest that knows
+				       it, so that older drivers load it */
 };
 
 /* Fill "t" with the target for "arch" ("sm_80", "sm_86", "sm_89",
@@ -47,7 +50,20 @@ struct pb_target {
 int pb_target_get(struct pb_ctx *ctx, const char *arch, const char *file,
 		  struct pb_target *t);
 
+/* The description of the tool's target (--target-file, else --arch,
+ * else sm_90), loaded on the first call and kept in "ctx" (ctx->target)
+ * for every later one; NULL after reporting an error. */
+const struct pb_target *pb_target_of(struct pb_ctx *ctx);
+
+/* The PTX ISA version (times ten) to generate for "arch": that of the
+ * tool's description when it is of "arch", else that of the built-in
+ * description of "arch" (--arch=sm_80 with --target-file h200); -1 after
+ * reporting an error. */
+int pb_target_ptx_isa(struct pb_ctx *ctx, const char *arch);
+
 /* The architectures with a built-in description, NULL-terminated. */
 extern const char *const pb_target_archs[];
+/* Is "arch" one of them? */
+int pb_target_is_arch(const char *arch);
 
 #endif

@@ -12,7 +12,6 @@
  *   - none: left to pb-codegen's naive mapping. */
 #include <string.h>
 
-#include "fuse/fuse.h"
 #include "tile/internal.h"
 
 /* The sizes --sizes gives nest "nest" of kernel "k" (band "b") into "c"; 0 when it
@@ -188,7 +187,7 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 {
 	static const struct pb_tile_opts defaults;
-	struct pb_target t;
+	const struct pb_target *t;
 	struct pb_tile_sizes *sz = NULL;
 	struct pb_tile_report *rep = NULL;
 	struct pb_ir_ops funcs = {0};
@@ -196,23 +195,21 @@ int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 	int rc = PB_OK, k = 0;
 	if (!o)
 		o = &defaults;
-	if (pb_ir_get_stage(m) < PB_STAGE_FUSE && pb_fuse_run(ctx, m, NULL))
-		return PB_ERR;
 	if (pb_ir_get_stage(m) >= PB_STAGE_TILE)
 		return PB_OK;
-	if (pb_target_get(ctx, ctx->arch, ctx->target_file, &t))
+	if (!(t = pb_target_of(ctx)))
 		return PB_ERR;
 	if (o->sizes && !(sz = pb_tile_sizes_parse(ctx, o->sizes)))
 		return PB_ERR;
 	if (o->report)
-		rep = pb_tile_report_new(&t);
+		rep = pb_tile_report_new(t);
 	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
 	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
 		MlirOperation f = funcs.v[i];
 		if (!pb_ir_op_is(f, "func.func") ||
 		    mlirAttributeIsNull(pb_ir_attr(f, "pb.kernel")))
 			continue;
-		rc = map_kernel(ctx, o, &t, sz, mlirModuleGetOperation(m), f,
+		rc = map_kernel(ctx, o, t, sz, mlirModuleGetOperation(m), f,
 				k++, &dump, rep);
 	}
 	if (rc == PB_OK && o->dump_sizes)

@@ -12,9 +12,9 @@ struct pb_tile_opts {
 	int no_tile;	    /* --no-tile: leave the mapping to pb-codegen */
 };
 
-/* Tile every kernel nest of "m" and map it onto blocks, warps and threads
- * (docs/pb-tile.md), running the earlier stages with their defaults
- * first when "m" has not been through them. */
+/* Tile every kernel nest of "m" (at the fuse stage) and map it onto
+ * blocks, warps and threads (docs/pb-tile.md); a module at the tile stage
+ * or later passes through. "opts" may be NULL for the defaults. */
 int pb_tile_run(struct pb_ctx *ctx, MlirModule m,
 		const struct pb_tile_opts *opts);
 

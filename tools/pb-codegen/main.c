@@ -1,5 +1,6 @@
 /* pb-codegen: lower to PTX with a host launch plan (MLIR in, PTX out). */
 #include "codegen/codegen.h"
+#include "pipeline/pipeline.h"
 
 static struct pb_codegen_opts opts;
 
@@ -14,15 +15,9 @@ static const struct pb_opt options[] = {
 	{NULL, 0, NULL, NULL, NULL},
 };
 
-static int run(struct pb_ctx *ctx, const struct pb_input *in,
-	       struct pb_buf *out, void *user)
-{
-	(void)user;
-	return pb_codegen_run(ctx, in, out, &opts);
-}
-
 int main(int argc, char **argv)
 {
+	static struct pb_pipeline_tool stage = {PB_STAGE_CODEGEN, &opts};
 	static const struct pb_tool tool = {
 		.name = "pb-codegen",
 		.summary = "pb-codegen: lower to PTX with a host launch plan "
@@ -34,7 +29,8 @@ int main(int argc, char **argv)
 			"holds the launch plan as JSON: buffers, and kernel launches in\n"
 			"order with grid, block and arguments (docs/pb-codegen.md).\n",
 		.opts = options,
-		.run = run,
+		.run = pb_pipeline_tool_run,
+		.user = &stage,
 	};
 	return pb_main(&tool, argc, argv);
 }

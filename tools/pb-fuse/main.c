@@ -1,6 +1,7 @@
 /* pb-fuse: bufferize, lower to affine, fuse loop nests on isl dependences,
  * contract intermediate buffers, outline kernels. */
 #include "fuse/fuse.h"
+#include "pipeline/pipeline.h"
 
 static struct pb_fuse_opts opts;
 
@@ -34,16 +35,9 @@ static const struct pb_opt options[] = {
 	{NULL, 0, NULL, NULL, NULL},
 };
 
-static int run(struct pb_ctx *ctx, const struct pb_input *in,
-	       struct pb_buf *out, void *user)
-{
-	(void)user;
-	return pb_ir_filter(ctx, in, out, (pb_ir_transform_fn)pb_fuse_run,
-			    &opts);
-}
-
 int main(int argc, char **argv)
 {
+	static struct pb_pipeline_tool stage = {PB_STAGE_FUSE, &opts};
 	static const struct pb_tool tool = {
 		.name = "pb-fuse",
 		.summary = "pb-fuse: bufferize, lower to affine loops, fuse them "
@@ -54,7 +48,8 @@ int main(int argc, char **argv)
 			"a private func.func with the pb.kernel attribute, called from @main\n"
 			"(docs/pb-fuse.md, docs/ir-contract.md).\n",
 		.opts = options,
-		.run = run,
+		.run = pb_pipeline_tool_run,
+		.user = &stage,
 	};
 	return pb_main(&tool, argc, argv);
 }

@@ -1,6 +1,7 @@
 /* pb-import: an ONNX model in, linalg on tensors out. */
 #include <stdlib.h>
 
+#include "driver/driver.h"
 #include "onnx/onnx.h"
 
 static struct pb_import_opts opts;

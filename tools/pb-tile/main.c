@@ -1,5 +1,6 @@
 /* pb-tile: multi-level tiling and mapping to blocks, warps and threads. */
 #include "tile/tile.h"
+#include "pipeline/pipeline.h"
 
 static struct pb_tile_opts opts;
 
@@ -20,16 +21,9 @@ static const struct pb_opt options[] = {
 	{0},
 };
 
-static int run(struct pb_ctx *ctx, const struct pb_input *in,
-	       struct pb_buf *out, void *user)
-{
-	(void)user;
-	return pb_ir_filter(ctx, in, out, (pb_ir_transform_fn)pb_tile_run,
-			    &opts);
-}
-
 int main(int argc, char **argv)
 {
+	static struct pb_pipeline_tool stage = {PB_STAGE_TILE, &opts};
 	static const struct pb_tool tool = {
 		.name = "pb-tile",
 		.summary = "pb-tile: multi-level tiling and mapping to blocks, warps and threads (MLIR in, MLIR out).",
@@ -40,7 +34,8 @@ int main(int argc, char **argv)
 			"small bands and large inner reductions run one block per band\n"
 			"point with a shared-memory tree. See docs/pb-tile.md.\n",
 		.opts = options,
-		.run = run,
+		.run = pb_pipeline_tool_run,
+		.user = &stage,
 	};
 	return pb_main(&tool, argc, argv);
 }

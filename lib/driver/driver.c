@@ -3,11 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/pb.h"
+#include "driver/driver.h"
 #include "target/target.h"
-
-static const char *arch_names[] = {"sm_80", "sm_86", "sm_89", "sm_90",
-				   "sm_90a", NULL};
 
 struct common {
 	int help, version, split;
@@ -184,10 +181,7 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 		}
 	}
 	if (c->arch) {
-		int ok = 0;
-		for (const char **n = arch_names; *n; n++)
-			ok |= !strcmp(*n, c->arch);
-		if (!ok) {
+		if (!pb_target_is_arch(c->arch)) {
 			fprintf(stderr, "%s: error: unknown --arch '%s' (expected "
 				"sm_80, sm_86, sm_89, sm_90 or sm_90a)\n",
 				t->name, c->arch);
@@ -247,11 +241,11 @@ static int run_split(const struct pb_tool *t, struct pb_ctx *ctx,
  * (the PTX target). */
 static int load_target(struct pb_ctx *ctx, int set_arch)
 {
-	struct pb_target t;
-	if (pb_target_get(ctx, NULL, ctx->target_file, &t) != PB_OK)
+	const struct pb_target *t = pb_target_of(ctx);
+	if (!t)
 		return PB_ERR;
 	for (const char *const *a = pb_target_archs; set_arch && *a; a++)
-		if (!strcmp(*a, t.arch))
+		if (!strcmp(*a, t->arch))
 			ctx->arch = *a;
 	return PB_OK;
 }

@@ -1,0 +1,207 @@
+/* Named pipelines: shell scripts over the tools (pipelines/), run as
+ * filters with the tools of the running build first on $PATH. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pipeline/pipeline.h"
+
+extern char **environ;
+
+/* Where pb's own pipelines lie, relative to the directory of the tools:
+ * an install (bin/ and share/pb/pipelines/) or the build tree (build/bin/
+ * and pipelines/ of the source tree). */
+static const char *const dirs[] = {"/../share/pb/pipelines", "/../../pipelines"};
+
+/* The directory of the running executable into "dir" ("n" bytes); -1
+ * when /proc does not say. */
+static int exe_dir(char *dir, size_t n)
+{
+	ssize_t k = readlink("/proc/self/exe", dir, n - 1);
+	if (k <= 0)
+		return -1;
+	dir[k] = '\0';
+	char *slash = strrchr(dir, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	return 0;
+}
+
+/* Is "path" a regular file? */
+static int is_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The script of pipeline "name" into "path" ("n" bytes), with tools in
+ * "bin": one of pb's own when "name" has no '/', else (or when there is
+ * none of that name) the file "name". */
+static int find(struct pb_ctx *ctx, const char *name, const char *bin,
+		char *path, size_t n)
+{
+	for (size_t i = 0; *name && !strchr(name, '/') &&
+			   i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		int k = snprintf(path, n, "%s%s/%s", bin, dirs[i], name);
+		if (k > 0 && (size_t)k < n && is_file(path))
+			return PB_OK;
+	}
+	if (is_file(name) && strlen(name) < n) {
+		strcpy(path, name);
+		return PB_OK;
+	}
+	pb_error(ctx, "--pipeline=%s: no pipeline or file of that name (pb's "
+		      "pipelines: default, no-fusion, upstream-fusion, "
+		      "cuda-cores)", name);
+	return PB_ERR;
+}
+
+/* A copy of the environment with "bin" first on $PATH; free with
+ * free_env. */
+static char **env_with(const char *bin)
+{
+	int n = 0;
+	while (environ[n])
+		n++;
+	char **env = calloc(n + 2, sizeof(*env));
+	const char *path = getenv("PATH");
+	size_t len = strlen(bin) + (path ? strlen(path) : 0) + 7;
+	char *p = malloc(len);
+	if (!env || !p) {
+		free(env);
+		free(p);
+		return NULL;
+	}
+	snprintf(p, len, "PATH=%s%s%s", bin, path ? ":" : "", path ? path : "");
+	int k = 0;
+	env[k++] = p;
+	for (int i = 0; i < n; i++)
+		if (strncmp(environ[i], "PATH=", 5))
+			env[k++] = environ[i];
+	return env;
+}
+
+static void free_env(char **env)
+{
+	if (env)
+		free(env[0]);
+	free(env);
+}
+
+/* A temporary file holding "in", open for reading at its start; -1 with
+ * errno set on failure. The file is unlinked at once. */
+static int temp_input(const struct pb_buf *in)
+{
+	const char *tmp = getenv("TMPDIR");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/pb-pipeline-XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	int fd = mkstemp(path);
+	if (fd < 0)
+		return -1;
+	unlink(path);
+	for (size_t done = 0; done < in->len;) {
+		ssize_t w = write(fd, in->data + done, in->len - done);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			close(fd);
+			return -1;
+		}
+		done += w;
+	}
+	if (lseek(fd, 0, SEEK_SET) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Run "argv" (argv[0] an absolute path) with environment "env", standard
+ * input from "infd" and standard output appended to "out"; its exit
+ * status, or -1 with errno set when it could not run. */
+static int run(char *const argv[], char **env, int infd, struct pb_buf *out)
+{
+	int fds[2];
+	if (pipe(fds) < 0)
+		return -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		if (dup2(infd, 0) < 0 || dup2(fds[1], 1) < 0)
+			_exit(127);
+		close(fds[0]);
+		close(fds[1]);
+		close(infd);
+		execve(argv[0], argv, env);
+		_exit(127);
+	}
+	close(fds[1]);
+	char buf[65536];
+	for (;;) {
+		ssize_t r = read(fds[0], buf, sizeof(buf));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		pb_buf_append(out, buf, r);
+	}
+	close(fds[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+int pb_pipeline_script(struct pb_ctx *ctx, const char *name,
+		       const struct pb_buf *in, struct pb_buf *out)
+{
+	char bin[4096], path[4096], arch[64], target[4200];
+	if (exe_dir(bin, sizeof(bin)) < 0) {
+		pb_error(ctx, "--pipeline=%s: cannot find the tools' directory",
+			 name);
+		return PB_ERR;
+	}
+	if (find(ctx, name, bin, path, sizeof(path)) != PB_OK)
+		return PB_ERR;
+	snprintf(arch, sizeof(arch), "--arch=%s", ctx->arch);
+	char *argv[] = {"/bin/bash", path, arch, NULL, NULL};
+	if (ctx->target_file) {
+		snprintf(target, sizeof(target), "--target-file=%s",
+			 ctx->target_file);
+		argv[3] = target;
+	}
+	char **env = env_with(bin);
+	int infd = env ? temp_input(in) : -1;
+	struct pb_buf got = {0};
+	int status = infd >= 0 ? run(argv, env, infd, &got) : -1;
+	int err = errno;
+	if (infd >= 0)
+		close(infd);
+	free_env(env);
+	int rc = PB_ERR;
+	if (status < 0)
+		pb_error(ctx, "--pipeline=%s: cannot run '%s': %s", name, path,
+			 strerror(err));
+	else if (status)
+		pb_error(ctx, "--pipeline=%s: '%s' failed (exit status %d)",
+			 name, path, status);
+	else
+		rc = PB_OK;
+	if (rc == PB_OK)
+		pb_buf_append(out, got.data, got.len);
+	pb_buf_free(&got);
+	return rc;
+}
