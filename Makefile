@@ -45,6 +45,10 @@ MLIR_LIBS := -L$(LLVM)/lib -Wl,--start-group -lMLIRCAPIIR -lMLIRCAPIRegisterEver
 LIBS := $(MLIR_LIBS) $(shell pkg-config --libs isl jansson libprotobuf-c 2>/dev/null) -ldl -lm
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
+# The named pipelines (pipelines/, docs/pipelines.md): shell scripts over
+# the tools, run by pb-run and pb-prof --pipeline.
+PIPELINES := $(filter-out %.md,$(sort $(wildcard pipelines/*)))
+
 TOOLS := pb-import pb-fuse pb-tile pb-mma pb-smem pb-codegen pb-run pb-prof
 
 # The ONNX protobuf schema ships with libonnx-dev; its C bindings are
@@ -180,11 +184,12 @@ demo:
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/doc/pb/docs \
-		$(DESTDIR)$(PREFIX)/share/pb/targets
+		$(DESTDIR)$(PREFIX)/share/pb/targets $(DESTDIR)$(PREFIX)/share/pb/pipelines
 	install -m 755 $(BINS) $(LITE_BINS) $(DESTDIR)$(PREFIX)/bin
 	install -m 644 README.md $(DESTDIR)$(PREFIX)/share/doc/pb
 	install -m 644 docs/*.md $(DESTDIR)$(PREFIX)/share/doc/pb/docs
 	install -m 644 targets/*.json $(DESTDIR)$(PREFIX)/share/pb/targets
+	install -m 755 $(PIPELINES) $(DESTDIR)$(PREFIX)/share/pb/pipelines
 
 # make fuzz FUZZ_SECONDS=N: libFuzzer (clang-14) over the ONNX importer and
 # tensor reader, libpb rebuilt with ASan+UBSan into $(B)-fuzz, seeded with

@@ -10,7 +10,10 @@
 # Environment: PB_BUILD (default build; the tools and the lite tools are
 # made there first), PYTHON (default /usr/bin/python3, with onnx),
 # PB_MODELS (default ../shared/models), PB_ONNXDATA (default
-# /usr/share/libonnx-testdata/data/node), PB_ARCH (default sm_90).
+# /usr/share/libonnx-testdata/data/node), PB_ARCH (default sm_90),
+# PB_PIPELINE (default default: a named pipeline of pipelines/ or a script,
+# so that `PB_PIPELINE=no-fusion bench/gpu-prepare.sh gpu-nofusion` times
+# another pipeline side by side).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -20,6 +23,9 @@ python=${PYTHON:-/usr/bin/python3}
 models=${PB_MODELS:-$root/../shared/models}
 onnxdata=${PB_ONNXDATA:-/usr/share/libonnx-testdata/data/node}
 arch=${PB_ARCH:-sm_90}
+pipeline=${PB_PIPELINE:-default}
+case $pipeline in */*) ;; *) pipeline=$root/pipelines/$pipeline ;; esac
+case $pipeline in /*) ;; *) pipeline=$(pwd)/$pipeline ;; esac
 
 make -C "$root" --no-print-directory -j2 B="$build" all >/dev/null || {
 	echo "gpu-prepare: build failed" >&2; exit 1; }
@@ -32,11 +38,11 @@ done
 cp "$here/gpu_check.py" "$out/" || exit 1
 
 ok=0 failed=0
-# compile DIR: DIR/model.onnx -> DIR/k.ptx through every stage, run in DIR
-# so that the plan's source is "model.onnx", next to k.ptx
+# compile DIR: DIR/model.onnx -> DIR/k.ptx through the pipeline, run in
+# DIR so that the plan's source is "model.onnx", next to k.ptx
 compile() {
-	if (cd "$1" && "$bin/pb-import" model.onnx | "$bin/pb-fuse" |
-	    "$bin/pb-tile" | "$bin/pb-mma" | "$bin/pb-smem" |
+	if (cd "$1" && PATH=$bin:$PATH && "$bin/pb-import" model.onnx |
+	    "$pipeline" --arch="$arch" |
 	    "$bin/pb-codegen" --arch="$arch" -o k.ptx) 2>"$1/compile.err"; then
 		rm -f "$1/compile.err"
 		ok=$((ok + 1))

@@ -32,8 +32,8 @@ for f in 0-import 1-fuse 4-smem; do
 		--check "$here/tiny_cnn.out.npy" --output "$out/result"
 done
 
-step "pb-import tiny_cnn.onnx | pb-fuse | pb-tile | pb-mma | pb-smem | pb-run --print -"
-pb-import "$m" | pb-fuse | pb-tile | pb-mma | pb-smem |
+step "pb-import tiny_cnn.onnx | pipelines/default | pb-run --print -"
+pb-import "$m" | "$here/../pipelines/default" |
 	pb-run --input "$here/tiny_cnn.in.npy" --print -
 
 step "pb-codegen --arch=sm_90 < 4-smem.mlir > k.ptx"
@@ -52,6 +52,12 @@ pb-run "$out/k.ptx" --input "$here/tiny_cnn.in.npy" \
 step "pb-prof --device=cpu 1-fuse.mlir --input tiny_cnn.in.npy --repeat 5"
 pb-prof --device=cpu "$out/1-fuse.mlir" --input "$here/tiny_cnn.in.npy" \
 	--repeat 5 --json "$out/prof.json" --trace "$out/trace.json" | head -8
+
+for p in default no-fusion; do
+	step "pb-prof --pipeline=$p --device=cpu tiny_cnn.onnx --input tiny_cnn.in.npy --repeat 5"
+	pb-prof --pipeline=$p --device=cpu "$m" --input "$here/tiny_cnn.in.npy" \
+		--repeat 5 | head -1
+done
 
 echo
 echo "stage outputs are in $out"

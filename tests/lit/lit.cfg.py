@@ -32,6 +32,8 @@ config.substitutions.append(("%python", python))
 config.substitutions.append(("%models", os.path.abspath(os.path.join(root, "..", "shared", "models"))))
 config.substitutions.append(("%onnxdata", "/usr/share/libonnx-testdata/data"))
 config.substitutions.append(("%S_inputs", os.path.join(here, "Inputs")))
+config.substitutions.append(("%pipelines", os.path.join(root, "pipelines")))
+config.substitutions.append(("%examples", os.path.join(root, "examples")))
 
 if os.path.isdir("/usr/share/libonnx-testdata/data/node"):
     config.available_features.add("onnx-testdata")
