@@ -13,17 +13,7 @@
 #include <string.h>
 
 #include "codegen/internal.h"
-
-static const char *prepare =
-	"builtin.module(func.func(convert-linalg-to-affine-loops))";
-static const char *parallelize =
-	"builtin.module(func.func(affine-parallelize))";
-static const char *outline =
-	"builtin.module(lower-affine, gpu-launch-sink-index-computations, "
-	"gpu-kernel-outlining, canonicalize, cse, int-range-optimizations, "
-	"canonicalize)";
-static const char *inline_ =
-	"builtin.module(inline, canonicalize, cse, symbol-dce)";
+#include "ir/passes.h"
 
 /* Walk callback: allow floating-point multiplies and adds to contract
  * into fused multiply-adds ("contract" fast-math, which is all NVPTX
@@ -64,10 +54,10 @@ static void contract(struct pb_ctx *ctx, MlirModule m)
 static int lower(struct pb_ctx *ctx, MlirModule m)
 {
 	if (pb_codegen_check(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, prepare) ||
+	    pb_ir_run_pipeline(ctx, m, pb_passes_codegen_prepare) ||
 	    pb_codegen_expand_copies(ctx, m) ||
 	    pb_codegen_push_globals(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, parallelize) ||
+	    pb_ir_run_pipeline(ctx, m, pb_passes_parallelize) ||
 	    pb_codegen_map(ctx, m))
 		return PB_ERR;
 	contract(ctx, m);
@@ -77,8 +67,8 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 				      "verify");
 		return PB_ERR;
 	}
-	if (pb_ir_run_pipeline(ctx, m, outline) || pb_codegen_merge(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, inline_))
+	if (pb_ir_run_pipeline(ctx, m, pb_passes_outline) || pb_codegen_merge(ctx, m) ||
+	    pb_ir_run_pipeline(ctx, m, pb_passes_inline))
 		return PB_ERR;
 	pb_ir_set_stage(m, PB_STAGE_CODEGEN);
 	return PB_OK;

@@ -8,6 +8,7 @@
 #include "mlir-c/Dialect/GPU.h"
 
 #include "codegen/internal.h"
+#include "ir/passes.h"
 #include "target/target.h"
 
 /* MLIR's NVVM target links libdevice (math functions) from the CUDA
@@ -100,11 +101,9 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
 {
 	int isa = pb_target_ptx_isa(ctx, ctx->arch);
 	MlirOperation mod = {NULL};
-	struct pb_buf pipe = {0};
-	char features[16];
+	char pipe[256];
 	if (isa < 0)
 		return PB_ERR;
-	snprintf(features, sizeof(features), "+ptx%d", isa);
 	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
 		if (pb_ir_op_is(op, "gpu.module"))
@@ -126,15 +125,11 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
 		mlirBlockAppendOwnedOperation(mlirModuleGetBody(dev),
 					      mlirOperationClone(mod));
 	}
-	pb_buf_printf(&pipe, "builtin.module(gpu-lower-to-nvvm-pipeline{"
-		      "cubin-chip=%s cubin-features=%s cubin-format=isa "
-		      "kernel-bare-ptr-calling-convention=true opt-level=3})",
-		      ctx->arch, features);
+	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
 	char *saved[3];
 	find_toolkit(saved);
-	int rc = pb_ir_run_pipeline(ctx, dev, pipe.data);
+	int rc = pb_ir_run_pipeline(ctx, dev, pipe);
 	restore_toolkit(saved);
-	pb_buf_free(&pipe);
 	struct extract e = {out, 0};
 	if (rc == PB_OK)
 		mlirOperationWalk(mlirModuleGetOperation(dev), extract_cb, &e,

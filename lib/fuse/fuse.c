@@ -20,20 +20,11 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "fuse/internal.h"
+#include "ir/passes.h"
 
 /* Metadata prefix of the fused location that records, across the
  * lowering, which operation a loop nest came from. */
 #define TAG "pb.op:"
-
-static const char *bufferize_pipeline =
-	"builtin.module(eliminate-empty-tensors,one-shot-bufferize{bufferize-function-boundaries "
-	"function-boundary-type-conversion=identity-layout-map},"
-	"buffer-results-to-out-params{hoist-static-allocs "
-	"modify-public-functions},canonicalize,cse)";
-static const char *lower_pipeline =
-	"builtin.module(func.func(convert-linalg-to-affine-loops),"
-	"canonicalize,cse)";
-static const char *cleanup_pipeline = "builtin.module(canonicalize)";
 
 /* Operations that stay in @main: buffers, views of buffers, constants,
  * calls and the terminator. */
@@ -860,14 +851,14 @@ static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main)
 	if (rc == PB_OK) {
 		protect_args(main, nin);
 		tag_locs(pb_ir_entry_block(main));
-		rc = pb_ir_run_pipeline(ctx, m, bufferize_pipeline);
+		rc = pb_ir_run_pipeline(ctx, m, pb_passes_bufferize);
 	}
 	if (rc == PB_OK)
 		rc = fix_signature(ctx, main, nin, &rn);
 	if (rc == PB_OK)
 		rc = copies_to_linalg(ctx, m);
 	if (rc == PB_OK)
-		rc = pb_ir_run_pipeline(ctx, m, lower_pipeline);
+		rc = pb_ir_run_pipeline(ctx, m, pb_passes_to_affine);
 	if (rc == PB_OK) {
 		int before = ctx->nerrors;
 		mlirOperationWalk(mlirModuleGetOperation(m), check_no_tensor_cb,
@@ -919,7 +910,7 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 							 : "pb");
 	pb_fuse_plan_free(&plan);
 	if (rc == PB_OK)
-		rc = pb_ir_run_pipeline(ctx, m, cleanup_pipeline);
+		rc = pb_ir_run_pipeline(ctx, m, pb_passes_cleanup);
 	if (rc != PB_OK)
 		return rc;
 	add_deallocs(pb_ir_entry_block(main));
