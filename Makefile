@@ -1,7 +1,7 @@
 # pb: one non-recursive Makefile.
 #   make            libpb and the tools into build/
-#   make check      deps, build, unit tests, lit suite, end-to-end tests,
-#                   the fast ONNX conformance subset
+#   make check      deps, build, unit tests, the layers of lib/, lit suite,
+#                   end-to-end tests, the fast ONNX conformance subset
 #   make conformance  the whole ONNX conformance suite, writes docs/ops.md
 #   make demo       the bundled example through every stage
 #   make install PREFIX=/usr/local
@@ -123,7 +123,8 @@ $(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/lib/libpb.a
 # files that need no MLIR or isl; jansson and protobuf-c are linked
 # statically so that the binaries run on machines without them, libcuda is
 # opened with dlopen.
-LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/driver/driver.c lib/core/json.c \
+LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/core/diag.c lib/driver/driver.c \
+	lib/core/json.c \
 	lib/core/npy.c \
 	lib/core/tensor.c lib/onnx/tensor.c lib/onnx/weights.c lib/plan/plan.c \
 	lib/runtime/run.c lib/runtime/cuda.c lib/runtime/gpurun.c \
@@ -156,6 +157,11 @@ lit: all
 e2e: all
 	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) tests/e2e/run.sh
 
+# The layers of lib/ (docs/design.md): includes and calls only downwards,
+# no circle of calls between files.
+layers: all
+	$(Q)$(PYTHON) scripts/layers.py $(B)
+
 # ONNX conformance suite (docs/testing.md): the full run writes docs/ops.md;
 # the fast subset (tests/e2e/node-tests.txt, tests/conformance/fast.txt) is
 # part of check.
@@ -172,6 +178,7 @@ check:
 	@$(MAKE) --no-print-directory all $(UNIT_BIN)
 	@fail=0; \
 	$(MAKE) --no-print-directory unit || fail=1; \
+	$(MAKE) --no-print-directory layers || fail=1; \
 	$(MAKE) --no-print-directory lit || fail=1; \
 	$(MAKE) --no-print-directory e2e || fail=1; \
 	$(MAKE) --no-print-directory conformance-fast || fail=1; \
@@ -214,7 +221,7 @@ fuzz:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all deps unit lit e2e check demo install clean pb-run-lite fuzz
+.PHONY: all deps unit lit e2e check demo install clean pb-run-lite fuzz layers
 .SECONDARY:
 
 -include $(shell find $(B)/obj $(B)/lite -name '*.d' 2>/dev/null)

@@ -1,7 +1,8 @@
-/* The pb context and the one diagnostics path. The compiler half of the
- * context (MlirContext, MLIR diagnostics, isl_ctx, pb_error_at) lives in
- * ctx_compiler.c, so that a runner built with -DPB_NO_MLIR (pb-run-lite)
- * links this file without MLIR or isl; its ctx->mlir stays null. */
+/* The pb context. The compiler half of the context (MlirContext, MLIR
+ * diagnostics, isl_ctx, pb_error_at) lives in ctx_compiler.c, so that a
+ * runner built with -DPB_NO_MLIR (pb-run-lite) links this file without
+ * MLIR or isl; its ctx->mlir stays null. Diagnostics are diag.c, below
+ * both. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,31 +31,4 @@ void pb_ctx_free(struct pb_ctx *ctx)
 #endif
 	free(ctx->target);
 	free(ctx);
-}
-
-void pb_verror(struct pb_ctx *ctx, const char *where, const char *fmt,
-	       va_list ap)
-{
-	ctx->nerrors++;
-	fprintf(stderr, "%s: error: ", where ? where : ctx->input_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-void pb_error(struct pb_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	pb_verror(ctx, NULL, fmt, ap);
-	va_end(ap);
-}
-
-void pb_warn(struct pb_ctx *ctx, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	fprintf(stderr, "%s: warning: ", ctx->input_name);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
 }

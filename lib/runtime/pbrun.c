@@ -17,7 +17,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "codegen/codegen.h"
 #include "ir/ir.h"
 #include "onnx/onnx.h"
 #include "pipeline/pipeline.h"
