@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "codegen/internal.h"
@@ -21,39 +20,6 @@ static int find_ptxas(char *path, size_t n)
 			return 0;
 	}
 	return -1;
-}
-
-/* Run "argv" with stdout and stderr into "out"; returns its exit status,
- * or -1 when it could not run. */
-static int run_capture(char *const argv[], struct pb_buf *out)
-{
-	int fd[2], status;
-	char buf[4096];
-	ssize_t k;
-	if (pipe(fd) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		close(fd[0]);
-		close(fd[1]);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	while ((k = read(fd[0], buf, sizeof(buf))) > 0)
-		pb_buf_append(out, buf, k);
-	close(fd[0]);
-	pb_buf_append(out, "", 0);
-	if (waitpid(pid, &status, 0) < 0)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 /* The number before "what" in "line", or 0. */
@@ -162,7 +128,8 @@ int pb_codegen_ptxas_report(struct pb_ctx *ctx, const char *ptx, size_t len)
 	close(fd);
 	snprintf(arch, sizeof(arch), "-arch=%s", ctx->arch);
 	char *argv[] = {ptxas, "-v", arch, tmp, "-o", "/dev/null", NULL};
-	int st = run_capture(argv, &out);
+	int st = pb_run_program(argv, NULL, NULL, 1, &out);
+	pb_buf_append(&out, "", 0);
 	unlink(tmp);
 	if (st != 0) {
 		pb_error(ctx, "ptxas rejected the PTX (exit %d): %s", st,

@@ -87,6 +87,15 @@ char *pb_read_file(const char *path, size_t *len);
  * whose close is checked. Returns 0 or -1 (errno set). */
 int pb_write_file(const char *path, const void *data, size_t len);
 
+/* Run the program at the path "argv[0]" with arguments "argv" and
+ * environment "env" (NULL: this process's), standard input "in" (through
+ * an unlinked temporary file; NULL: this process's standard input), and
+ * its standard output (with "merge", its standard error too) appended to
+ * "out". Returns its exit status (128 + the signal that killed it), or -1
+ * with errno set when it could not run. */
+int pb_run_program(char *const argv[], char *const env[],
+		   const struct pb_buf *in, int merge, struct pb_buf *out);
+
 /* Write "root" (a jansson json_t, kept) as JSON formatted with json_dumps
  * "flags" and a final newline to "path", atomically like pb_write_file.
  * Returns 0, or -1 with errno set. */

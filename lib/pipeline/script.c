@@ -1,11 +1,9 @@
 /* Named pipelines: shell scripts over the tools (pipelines/), run as
  * filters with the tools of the running build first on $PATH. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "pipeline/pipeline.h"
@@ -93,78 +91,6 @@ static void free_env(char **env)
 	free(env);
 }
 
-/* A temporary file holding "in", open for reading at its start; -1 with
- * errno set on failure. The file is unlinked at once. */
-static int temp_input(const struct pb_buf *in)
-{
-	const char *tmp = getenv("TMPDIR");
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/pb-pipeline-XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	int fd = mkstemp(path);
-	if (fd < 0)
-		return -1;
-	unlink(path);
-	for (size_t done = 0; done < in->len;) {
-		ssize_t w = write(fd, in->data + done, in->len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		done += w;
-	}
-	if (lseek(fd, 0, SEEK_SET) < 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Run "argv" (argv[0] an absolute path) with environment "env", standard
- * input from "infd" and standard output appended to "out"; its exit
- * status, or -1 with errno set when it could not run. */
-static int run(char *const argv[], char **env, int infd, struct pb_buf *out)
-{
-	int fds[2];
-	if (pipe(fds) < 0)
-		return -1;
-	pid_t pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		if (dup2(infd, 0) < 0 || dup2(fds[1], 1) < 0)
-			_exit(127);
-		close(fds[0]);
-		close(fds[1]);
-		close(infd);
-		execve(argv[0], argv, env);
-		_exit(127);
-	}
-	close(fds[1]);
-	char buf[65536];
-	for (;;) {
-		ssize_t r = read(fds[0], buf, sizeof(buf));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		pb_buf_append(out, buf, r);
-	}
-	close(fds[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return -1;
-	if (WIFEXITED(status))
-		return WEXITSTATUS(status);
-	return 128 + (WIFSIGNALED(status) ? WTERMSIG(status) : 0);
-}
-
 int pb_pipeline_script(struct pb_ctx *ctx, const char *name,
 		       const struct pb_buf *in, struct pb_buf *out)
 {
@@ -184,12 +110,9 @@ int pb_pipeline_script(struct pb_ctx *ctx, const char *name,
 		argv[3] = target;
 	}
 	char **env = env_with(bin);
-	int infd = env ? temp_input(in) : -1;
 	struct pb_buf got = {0};
-	int status = infd >= 0 ? run(argv, env, infd, &got) : -1;
-	int err = errno;
-	if (infd >= 0)
-		close(infd);
+	int status = env ? pb_run_program(argv, env, in, 0, &got) : -1;
+	int err = env ? errno : ENOMEM;
 	free_env(env);
 	int rc = PB_ERR;
 	if (status < 0)
