@@ -18,7 +18,7 @@
 /* The sizes --sizes gives nest "nest" of kernel "k" (band "b") into "c"; 0 when it
  * gives none, -1 on error (reported). */
 static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
-		 int nest, const struct pb_tile_band *b,
+		 int nest, const struct pb_kernel_band *b,
 		 struct pb_tile_choice *c)
 {
 	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
@@ -121,9 +121,9 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 		    MlirOperation op, struct pb_buf *dump,
 		    struct pb_tile_report *rep)
 {
-	struct pb_tile_band b;
+	struct pb_kernel_band b;
 	struct pb_tile_choice c;
-	if (!pb_tile_band_of(op, &b))
+	if (!pb_kernel_band_of(op, &b))
 		return PB_OK;
 	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))
 		return PB_ERR;
@@ -175,8 +175,8 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
 	pb_ir_block_ops(body, &ops);
 	for (int i = 0; i < ops.n && rc == PB_OK; i++) {
-		struct pb_tile_band b;
-		if (!pb_tile_band_of(ops.v[i], &b))
+		struct pb_kernel_band b;
+		if (!pb_kernel_band_of(ops.v[i], &b))
 			continue;
 		rc = map_nest(ctx, o, t, sz, module, func, k, nest++, ops.v[i],
 			      dump, rep);
