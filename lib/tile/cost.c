@@ -38,18 +38,12 @@
 /* L2 bandwidth as a multiple of DRAM bandwidth (not in the target
  * descriptions; about 2 to 3 on A100/H100). */
 #define L2_OVER_DRAM 2.5
-/* The most registers per thread a candidate may be estimated to need:
- * the estimate is rough, ptxas spills past 255, and bench/tile.sh showed
- * a 7x7 conv stem estimated at 45 taking 128. */
-#define REG_LIMIT 128
 /* Cycles per operation of one thread's dependent chain (an FMA's
  * latency is about 4 cycles on sm_80/sm_90). */
 #define CHAIN_CYCLES 4.0
 /* Occupancy above which latency is taken as hidden. */
 #define HIDING_OCCUPANCY 0.25
 #define MAXACC 64
-/* Threads per block of pb-codegen's naive mapping (PB_CODEGEN_BLOCK). */
-#define PB_NAIVE_BLOCK 256
 
 /* An interval of index values. */
 struct ival {
