@@ -3,11 +3,11 @@
  *
  * - A loop nest whose outermost loops are parallel (affine.parallel with
  *   constant bounds, after affine-parallelize) gets the naive mapping: the
- *   perfectly nested band of parallel loops is linearized onto
- *   grid.x * block.x threads (PB_KERNEL_NAIVE_BLOCK per block, the innermost
- *   loop fastest, so consecutive threads touch consecutive elements), with
- *   a guard when the grid overshoots; the rest of the nest runs in each
- *   thread.
+ *   perfectly nested band of parallel loops (lib/kernel's band) is
+ *   linearized onto grid.x * block.x threads (PB_KERNEL_NAIVE_BLOCK per
+ *   block, the innermost loop fastest, so consecutive threads touch
+ *   consecutive elements), with a guard when the grid overshoots; the rest
+ *   of the nest runs in each thread.
  * - A nest mapped by an earlier stage (affine.parallel {pb.map = "block"}
  *   holding affine.parallel {pb.map = "warp"} and {pb.map = "thread"}
  *   loops, gpu.barrier and workgroup buffers) is honoured: the block loops
