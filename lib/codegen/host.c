@@ -7,6 +7,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "codegen/internal.h"
+#include "ir/contract.h"
 
 #define MAXR 64
 
@@ -159,12 +160,12 @@ static int add_args(struct host *h, MlirOperation f)
 		if (!mlirAttributeIsNull(all) && i < mlirArrayAttrGetNumElements(all))
 			d = mlirArrayAttrGetElement(all, i);
 		if (!mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d)) {
-			name = mlirDictionaryAttrGetElementByName(d, pb_str("pb.name"));
-			param = mlirDictionaryAttrGetElementByName(d, pb_str("pb.param"));
+			name = mlirDictionaryAttrGetElementByName(d, pb_str(PB_ATTR_NAME));
+			param = mlirDictionaryAttrGetElementByName(d, pb_str(PB_ATTR_PARAM));
 		}
 		int out = !mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d) &&
 			  !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(
-				  d, pb_str("pb.output")));
+				  d, pb_str(PB_ATTR_OUTPUT)));
 		if (layout_of(mlirValueGetType(v), &l, &why) || !is_row_major(&l)) {
 			pb_error_at(h->ctx, mlirOperationGetLocation(f),
 				    "argument %d of @main: %s", (int)i,
@@ -295,8 +296,8 @@ static int launch_arg(struct host *h, MlirOperation op,
 static int do_launch(struct host *h, MlirOperation op)
 {
 	MlirAttribute seg = pb_ir_attr(op, "operandSegmentSizes");
-	MlirAttribute nodes = pb_ir_attr(op, "pb.nodes");
-	MlirStringRef origin = pb_ir_str_attr(op, "pb.origin");
+	MlirAttribute nodes = pb_contract_nodes(op);
+	MlirStringRef origin = pb_contract_origin(op);
 	MlirStringRef kernel = mlirSymbolRefAttrGetLeafReference(
 		pb_ir_attr(op, "kernel"));
 	int64_t seg_v[16] = {0}, sizes[9] = {1, 1, 1, 1, 1, 1, 1, 1, 1}, smem = 0;
@@ -421,7 +422,7 @@ static int run_func(struct host *h, MlirOperation f)
 struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
 {
 	MlirOperation main = pb_ir_lookup_func(m, "main");
-	MlirStringRef src = pb_ir_str_attr(mlirModuleGetOperation(m), "pb.source");
+	MlirStringRef src = pb_contract_source(m);
 	struct pb_buf s = {0};
 	if (src.data)
 		pb_buf_append(&s, src.data, src.length);

@@ -5,8 +5,6 @@
 #include "codegen/codegen.h"
 #include "plan/plan.h"
 
-/* Threads per block of the naive mapping. */
-#define PB_CODEGEN_BLOCK 256
 /* The gpu.module that holds every kernel. */
 #define PB_CODEGEN_MODULE "pb_kernels"
 
@@ -15,8 +13,6 @@ int pb_codegen_op_has_prefix(MlirOperation op, const char *prefix);
 /* Print "t" or "a" into "out" (NUL-terminated). */
 void pb_codegen_type_str(MlirType t, struct pb_buf *out);
 void pb_codegen_attr_str(MlirAttribute a, struct pb_buf *out);
-/* Does memref type "t" live in GPU workgroup (shared) memory? */
-int pb_codegen_is_workgroup(MlirType t);
 
 /* Check that every operation in the host functions of "m" is one that
  * pb-codegen can lower; report the first that is not. */

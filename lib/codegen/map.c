@@ -3,11 +3,11 @@
  *
  * - A loop nest whose outermost loops are parallel (affine.parallel with
  *   constant bounds, after affine-parallelize) gets the naive mapping: the
- *   perfectly nested band of parallel loops is linearized onto
- *   grid.x * block.x threads (PB_CODEGEN_BLOCK per block, the innermost
- *   loop fastest, so consecutive threads touch consecutive elements), with
- *   a guard when the grid overshoots; the rest of the nest runs in each
- *   thread.
+ *   perfectly nested band of parallel loops (lib/kernel's band) is
+ *   linearized onto grid.x * block.x threads (PB_KERNEL_NAIVE_BLOCK per
+ *   block, the innermost loop fastest, so consecutive threads touch
+ *   consecutive elements), with a guard when the grid overshoots; the rest
+ *   of the nest runs in each thread.
  * - A nest mapped by an earlier stage (affine.parallel {pb.map = "block"}
  *   holding affine.parallel {pb.map = "warp"} and {pb.map = "thread"}
  *   loops, gpu.barrier and workgroup buffers) is honoured: the block loops
@@ -31,16 +31,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "codegen/internal.h"
-
-#define MAXD 16
-
-/* A band of perfectly nested parallel dimensions with constant bounds. */
-struct band {
-	int n;
-	int64_t lb[MAXD], step[MAXD], count[MAXD];
-	MlirValue iv[MAXD];
-	MlirOperation inner; /* the innermost loop of the band */
-};
+#include "kernel/kernel.h"
 
 /* What a launch looks like, see launch_text. */
 struct spec {
@@ -48,27 +39,13 @@ struct spec {
 	const char *wg;       /* "workgroup(...)" or "" */
 	int lin;              /* 0: no ids, 1: bx * block + tx, 2: bx */
 	int64_t guard;        /* run only ids below this; 0: no guard */
-	const struct band *b; /* the dimensions to compute from the id */
+	const struct pb_kernel_band *b; /* the dimensions computed from the id */
 };
 
 /* The first block of the first region of "op". */
 static MlirBlock body_of(MlirOperation op)
 {
 	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-}
-
-/* The pb.map attribute of "op" ("block", "thread", ...) or NULL-data. */
-static MlirStringRef map_attr(MlirOperation op)
-{
-	return pb_ir_str_attr(op, "pb.map");
-}
-
-/* Is "op" mapped to "what" ("block", "thread")? */
-static int map_is(MlirOperation op, const char *what)
-{
-	MlirStringRef s = map_attr(op);
-	return s.data && s.length == strlen(what) &&
-	       !strncmp(s.data, what, s.length);
 }
 
 /* Is "op" pure arithmetic that may stay on the host? */
@@ -82,58 +59,19 @@ static int is_pure(MlirOperation op)
 	       pb_ir_op_is(op, "ub.poison");
 }
 
-/* Add the dimensions of "op" to band "b" when "op" is an affine.parallel
- * with constant bounds and no results; returns 1 when added. */
-static int band_add(MlirOperation op, struct band *b)
-{
-	int n = pb_ir_parallel_dims(op, MAXD - b->n, b->lb + b->n,
-				    b->step + b->n, b->count + b->n,
-				    b->iv + b->n);
-	if (n < 0)
-		return 0;
-	b->n += n;
-	b->inner = op;
-	return 1;
-}
-
-/* The band of perfectly nested unmapped parallel loops starting at "op"
- * into "b" (b->n is 0 when "op" starts none). */
-static void band_collect(MlirOperation op, struct band *b)
-{
-	b->n = 0;
-	if (map_attr(op).data || !band_add(op, b))
-		return;
-	for (;;) {
-		MlirOperation first = mlirBlockGetFirstOperation(body_of(b->inner));
-		MlirOperation next = mlirOperationGetNextInBlock(first);
-		if (mlirOperationIsNull(next) || !pb_ir_op_is(next, "affine.yield") ||
-		    map_attr(first).data || !band_add(first, b))
-			return;
-	}
-}
-
-/* The number of iterations of band "b". */
-static int64_t band_total(const struct band *b)
-{
-	int64_t t = 1;
-	for (int i = 0; i < b->n; i++)
-		t *= b->count[i];
-	return t;
-}
-
 /* Append to "t" the affine map computing dimension "d" of "b" from the
  * linear id "l" (the innermost dimension varies fastest). */
-static void iv_map(struct pb_buf *t, const struct band *b, int d)
+static void iv_map(struct pb_buf *t, const struct pb_kernel_band *b, int d)
 {
 	int64_t s = 1;
 	for (int e = d + 1; e < b->n; e++)
-		s *= b->count[e];
+		s *= b->extent[e];
 	pb_buf_puts(t, "affine_map<(l) -> (((l");
 	if (s > 1)
 		pb_buf_printf(t, " floordiv %lld", (long long)s);
 	pb_buf_puts(t, ")");
 	if (d > 0)
-		pb_buf_printf(t, " mod %lld", (long long)b->count[d]);
+		pb_buf_printf(t, " mod %lld", (long long)b->extent[d]);
 	pb_buf_printf(t, ") * %lld + %lld)>", (long long)b->step[d],
 		      (long long)b->lb[d]);
 }
@@ -142,7 +80,7 @@ static void iv_map(struct pb_buf *t, const struct band *b, int d)
  * of "b" computed from the value "id"; "close" gets the text that closes
  * the guard. */
 static void ids_text(struct pb_buf *t, const char *id, int64_t guard,
-		     const struct band *b)
+		     const struct pb_kernel_band *b)
 {
 	if (guard)
 		pb_buf_printf(t, "    affine.if affine_set<(l) : (%lld - l >= 0)>"
@@ -180,7 +118,7 @@ static void launch_text(struct pb_buf *t, const struct spec *s)
  * before, and the values of the band's dimensions. */
 struct site {
 	MlirOperation before;
-	MlirValue iv[MAXD];
+	MlirValue iv[PB_KERNEL_MAXD];
 };
 
 /* Fill "s" from the block "blk" that holds the dimension computations
@@ -190,7 +128,8 @@ static void site_from(MlirBlock blk, int skip, struct site *s)
 	int d = 0;
 	for (MlirOperation op = mlirBlockGetFirstOperation(blk);
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-		if (pb_ir_op_is(op, "affine.apply") && skip-- <= 0 && d < MAXD)
+		if (pb_ir_op_is(op, "affine.apply") && skip-- <= 0 &&
+		    d < PB_KERNEL_MAXD)
 			s->iv[d++] = mlirOperationGetResult(op, 0);
 	s->before = mlirBlockGetTerminator(blk);
 }
@@ -237,16 +176,17 @@ static void move_ops(MlirBlock blk, MlirOperation before)
 }
 
 /* Replace the induction variables of "b" by the values of "s". */
-static void replace_ivs(const struct band *b, const struct site *s)
+static void replace_ivs(const struct pb_kernel_band *b, const struct site *s)
 {
 	for (int d = 0; d < b->n; d++)
 		mlirValueReplaceAllUsesOfWith(b->iv[d], s->iv[d]);
 }
 
 /* The naive mapping of the nest "op" whose band is "b". */
-static int map_band(struct pb_ctx *ctx, MlirOperation op, struct band *b)
+static int map_band(struct pb_ctx *ctx, MlirOperation op,
+		    struct pb_kernel_band *b)
 {
-	int64_t total = band_total(b);
+	int64_t total = pb_kernel_band_points(b);
 	MlirOperation launch;
 	struct site site;
 	if (total == 0) {
@@ -254,7 +194,8 @@ static int map_band(struct pb_ctx *ctx, MlirOperation op, struct band *b)
 		return PB_OK;
 	}
 	struct spec sp = {0};
-	sp.block = total < PB_CODEGEN_BLOCK ? total : PB_CODEGEN_BLOCK;
+	sp.block = total < PB_KERNEL_NAIVE_BLOCK ? total
+						 : PB_KERNEL_NAIVE_BLOCK;
 	sp.grid = (total + sp.block - 1) / sp.block;
 	sp.wg = "";
 	sp.lin = 1;
@@ -281,9 +222,9 @@ static int map_band(struct pb_ctx *ctx, MlirOperation op, struct band *b)
  * extents; "dyn[d]" the results of the upper bound of a dimension "d" that
  * needs a run-time check (null map when none), "ub" the bound's map. */
 struct tdims {
-	struct band b;
+	struct pb_kernel_band b;
 	MlirAffineMap ub;
-	int first[MAXD], nres[MAXD], dyn[MAXD];
+	int first[PB_KERNEL_MAXD], nres[PB_KERNEL_MAXD], dyn[PB_KERNEL_MAXD];
 };
 
 /* Fill "t" from thread loop "op"; -1 when its bounds do not fit. */
@@ -295,10 +236,11 @@ static int thread_dims(MlirOperation op, struct tdims *t)
 	MlirAttribute steps = pb_ir_attr(op, "steps");
 	MlirBlock body = body_of(op);
 	int n = mlirBlockGetNumArguments(body), r = 0;
-	int64_t lb[MAXD];
+	int64_t lb[PB_KERNEL_MAXD];
 	memset(t, 0, sizeof(*t));
 	if (!pb_ir_op_is(op, "affine.parallel") || mlirOperationGetNumResults(op) ||
-	    n > MAXD || pb_ir_const_map(op, "lowerBoundsMap", n, lb) ||
+	    n > PB_KERNEL_MAXD ||
+	    pb_ir_const_map(op, "lowerBoundsMap", n, lb) ||
 	    mlirAttributeIsNull(ubm) || mlirAttributeIsNull(groups) ||
 	    mlirAttributeIsNull(steps) || mlirAttributeIsNull(lbm))
 		return -1;
@@ -320,7 +262,8 @@ static int thread_dims(MlirOperation op, struct tdims *t)
 			return -1;
 		t->b.lb[d] = lb[d];
 		t->b.step[d] = step;
-		t->b.count[d] = hi > lb[d] ? (hi - lb[d] + step - 1) / step : 0;
+		t->b.extent[d] =
+			hi > lb[d] ? (hi - lb[d] + step - 1) / step : 0;
 		t->b.iv[d] = mlirBlockGetArgument(body, d);
 	}
 	t->b.n = n;
@@ -409,7 +352,7 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
 	MlirValue args[1 + 64];
 	if (thread_dims(op, &td))
 		return PB_ERR; /* checked by collect_mapped */
-	int64_t total = band_total(&td.b);
+	int64_t total = pb_kernel_band_points(&td.b);
 	int nin = mlirAffineMapGetNumInputs(td.ub);
 	intptr_t nops = mlirOperationGetNumOperands(op);
 	if (nin > 64 || nin > nops)
@@ -444,8 +387,8 @@ static int map_thread_loop(struct pb_ctx *ctx, MlirOperation op,
  * thread loops use once it is mapped. */
 struct warp {
 	int n;
-	MlirOperation loop[MAXD];
-	struct band b;
+	MlirOperation loop[PB_KERNEL_MAXD];
+	struct pb_kernel_band b;
 	MlirValue lane;
 };
 
@@ -474,7 +417,7 @@ static int warp_extends(const struct warp *w, MlirOperation op)
 {
 	MlirOperation last = w->loop[w->n - 1];
 	MlirOperation parent = mlirOperationGetParentOperation(op);
-	if (!mlirOperationEqual(parent, last) || w->n == MAXD)
+	if (!mlirOperationEqual(parent, last) || w->n == PB_KERNEL_MAXD)
 		return 0;
 	for (MlirOperation o = mlirBlockGetFirstOperation(body_of(last));
 	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
@@ -512,16 +455,16 @@ static int add_warp(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 		w = &m->w[m->nw++];
 		memset(w, 0, sizeof(*w));
 	}
-	if (!band_add(op, &w->b)) {
+	if (!pb_kernel_band_add(op, &w->b)) {
 		pb_error_at(ctx, loc, "warp-mapped loop needs constant bounds "
 			    "and steps");
 		return PB_ERR;
 	}
 	w->loop[w->n++] = op;
-	if (band_total(&w->b) > 32) {
+	if (pb_kernel_band_points(&w->b) > 32) {
 		pb_error_at(ctx, loc, "warp-mapped loop of %lld iterations "
 			    "exceeds 32 warps per block",
-			    (long long)band_total(&w->b));
+			    (long long)pb_kernel_band_points(&w->b));
 		return PB_ERR;
 	}
 	return PB_OK;
@@ -540,7 +483,7 @@ static int add_thread(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 			    "min-with-a-constant) upper bound");
 		return PB_ERR;
 	}
-	int64_t total = band_total(&td.b);
+	int64_t total = pb_kernel_band_points(&td.b);
 	if (total > 1024) {
 		pb_error_at(ctx, loc, "thread-mapped loop of %lld iterations "
 			    "exceeds 1024 threads per block", (long long)total);
@@ -602,19 +545,16 @@ static int collect_mapped(struct pb_ctx *ctx, MlirOperation root,
 	int rc = PB_OK;
 	memset(m, 0, sizeof(*m));
 	m->nthreads = 1;
-	if (!map_is(root, "block"))
-		pb_ir_ops_push(&all, root);
-	pb_ir_collect(root, "affine.parallel", &all);
+	pb_kernel_mapped_loops(root, &all);
 	for (int i = 0; i < all.n && rc == PB_OK; i++) {
 		MlirOperation op = all.v[i];
-		MlirStringRef s = map_attr(op);
-		if (!s.data)
-			continue;
-		if (map_is(op, "thread")) {
+		enum pb_map_level level = pb_contract_map_of(op);
+		if (level == PB_MAP_THREAD) {
 			rc = add_thread(ctx, op, m);
-		} else if (map_is(op, "warp")) {
+		} else if (level == PB_MAP_WARP) {
 			rc = add_warp(ctx, op, m);
 		} else {
+			MlirStringRef s = pb_contract_map_str(op);
 			pb_error_at(ctx, mlirOperationGetLocation(op),
 				    "cannot lower a loop mapped to '%.*s' inside "
 				    "a block", (int)s.length, s.data);
@@ -625,8 +565,8 @@ static int collect_mapped(struct pb_ctx *ctx, MlirOperation root,
 	if (rc == PB_OK)
 		rc = check_warp_barriers(ctx, m);
 	for (int i = 0; i < m->nw && rc == PB_OK; i++)
-		if (32 * band_total(&m->w[i].b) > m->nthreads)
-			m->nthreads = 32 * band_total(&m->w[i].b);
+		if (32 * pb_kernel_band_points(&m->w[i].b) > m->nthreads)
+			m->nthreads = 32 * pb_kernel_band_points(&m->w[i].b);
 	if (m->nw)
 		m->nthreads = (m->nthreads + 31) / 32 * 32;
 	return rc;
@@ -643,7 +583,7 @@ static int map_warp(struct pb_ctx *ctx, struct warp *w, MlirValue tx,
 	struct pb_ir_ops out = {0};
 	struct site site;
 	MlirOperation outer = w->loop[0];
-	int64_t total = band_total(&w->b);
+	int64_t total = pb_kernel_band_points(&w->b);
 	int64_t guard = total < nthreads / 32 ? total : 0;
 	if (!total) {
 		/* no warp runs it (nor its thread loops) */
@@ -687,25 +627,16 @@ static int map_warp(struct pb_ctx *ctx, struct warp *w, MlirValue tx,
 static void workgroup_allocs(MlirOperation root, struct pb_ir_ops *l,
 			     struct pb_buf *wg)
 {
-	struct pb_ir_ops all = {0};
-	pb_ir_collect(root, NULL, &all);
+	pb_kernel_workgroup_buffers(root, l);
 	pb_buf_puts(wg, "");
-	for (int i = 0; i < all.n; i++) {
-		MlirOperation op = all.v[i];
-		if ((!pb_ir_op_is(op, "memref.alloc") &&
-		     !pb_ir_op_is(op, "memref.alloca")) ||
-		    !pb_codegen_is_workgroup(mlirValueGetType(
-			    mlirOperationGetResult(op, 0))))
-			continue;
-		pb_buf_puts(wg, l->n ? ", " : "workgroup(");
-		pb_buf_printf(wg, "%%w%d : ", l->n);
-		pb_codegen_type_str(mlirValueGetType(mlirOperationGetResult(op, 0)),
-				    wg);
-		pb_ir_ops_push(l, op);
+	for (int i = 0; i < l->n; i++) {
+		MlirValue v = mlirOperationGetResult(l->v[i], 0);
+		pb_buf_puts(wg, i ? ", " : "workgroup(");
+		pb_buf_printf(wg, "%%w%d : ", i);
+		pb_codegen_type_str(mlirValueGetType(v), wg);
 	}
 	if (l->n)
 		pb_buf_puts(wg, ")");
-	pb_ir_ops_free(&all);
 }
 
 /* Destroy the memref.dealloc users of "v". */
@@ -725,15 +656,15 @@ static void drop_deallocs(MlirValue v)
  * loop, or a warp- or thread-mapped loop alone (one block). */
 static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 {
-	struct band b = {0};
+	struct pb_kernel_band b = {0};
 	struct mapped m;
 	struct pb_ir_ops wg = {0};
 	struct pb_buf wgtext = {0};
 	struct spec sp = {0};
 	struct site site;
 	MlirOperation launch;
-	int is_block = map_is(op, "block"), rc;
-	if (is_block && !band_add(op, &b)) {
+	int is_block = pb_contract_map_of(op) == PB_MAP_BLOCK, rc;
+	if (is_block && !pb_kernel_band_add(op, &b)) {
 		pb_error_at(ctx, mlirOperationGetLocation(op),
 			    "block-mapped loop needs constant bounds");
 		return PB_ERR;
@@ -742,7 +673,7 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 	if (rc == PB_OK) {
 		workgroup_allocs(op, &wg, &wgtext);
 		sp.block = m.nthreads;
-		sp.grid = is_block ? band_total(&b) : 1;
+		sp.grid = is_block ? pb_kernel_band_points(&b) : 1;
 		sp.wg = wgtext.data;
 		sp.lin = is_block ? 2 : 0;
 		sp.b = &b;
@@ -887,14 +818,14 @@ static int map_func(struct pb_ctx *ctx, MlirOperation func)
 	pb_ir_block_ops(body_of(func), &ops);
 	for (int i = 0; i < ops.n && rc == PB_OK; i++) {
 		MlirOperation op = ops.v[i];
-		struct band b;
+		struct pb_kernel_band b;
 		if (is_pure(op) && !uses_group(op, group.v, group.n))
 			continue;
 		if (is_host(op)) {
 			rc = flush(ctx, &group);
 			continue;
 		}
-		if (map_attr(op).data) {
+		if (pb_contract_is_mapped(op)) {
 			rc = flush(ctx, &group);
 			if (rc == PB_OK)
 				rc = map_mapped(ctx, op);
@@ -906,7 +837,7 @@ static int map_func(struct pb_ctx *ctx, MlirOperation func)
 			pb_ir_ops_push(&group, op);
 			continue;
 		}
-		band_collect(op, &b);
+		pb_kernel_band_of(op, &b);
 		if (b.n) {
 			rc = flush(ctx, &group);
 			if (rc == PB_OK)

@@ -5,6 +5,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 
 #include "codegen/internal.h"
+#include "ir/contract.h"
 
 /* The first block of the first region of "op". */
 static MlirBlock body_of(MlirOperation op)
@@ -88,15 +89,15 @@ static void retarget(MlirOperation l, MlirOperation mod)
 	if (mlirOperationIsNull(f))
 		return;
 	MlirAttribute origin = mlirStringAttrGet(mctx, pb_ir_str_attr(f, "sym_name"));
-	MlirAttribute nodes = pb_ir_attr(f, "pb.nodes");
-	pb_ir_set_attr(l, "pb.origin", origin);
+	MlirAttribute nodes = pb_contract_nodes(f);
+	pb_contract_set_origin(l, origin);
 	if (!mlirOperationIsNull(kernel))
-		pb_ir_set_attr(kernel, "pb.origin", origin);
+		pb_contract_set_origin(kernel, origin);
 	if (mlirAttributeIsNull(nodes))
 		return;
-	pb_ir_set_attr(l, "pb.nodes", nodes);
+	pb_contract_set_nodes(l, nodes);
 	if (!mlirOperationIsNull(kernel))
-		pb_ir_set_attr(kernel, "pb.nodes", nodes);
+		pb_contract_set_nodes(kernel, nodes);
 }
 
 /* Is "op" the merged gpu.module (from an earlier run on this module)? */

@@ -1,5 +1,5 @@
 /* Small helpers of pb-codegen: operation names, printing of types and
- * attributes, memory spaces. */
+ * attributes. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,20 +25,3 @@ void pb_codegen_attr_str(MlirAttribute a, struct pb_buf *out)
 	mlirAttributePrint(a, pb_buf_mlir_callback, out);
 	pb_buf_append(out, "", 0);
 }
-
-int pb_codegen_is_workgroup(MlirType t)
-{
-	struct pb_buf b = {0};
-	int r;
-	if (!mlirTypeIsAMemRef(t))
-		return 0;
-	MlirAttribute ms = mlirMemRefTypeGetMemorySpace(t);
-	if (mlirAttributeIsNull(ms))
-		return 0;
-	pb_codegen_attr_str(ms, &b);
-	r = !strcmp(b.data, "#gpu.address_space<workgroup>") ||
-	    !strcmp(b.data, "3 : i64") || !strcmp(b.data, "3 : i32");
-	pb_buf_free(&b);
-	return r;
-}
-

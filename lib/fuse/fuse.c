@@ -20,11 +20,12 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "fuse/internal.h"
+#include "ir/contract.h"
 #include "ir/passes.h"
 
 /* Metadata prefix of the fused location that records, across the
  * lowering, which operation a loop nest came from. */
-#define TAG "pb.op:"
+#define TAG PB_LOC_OP_PREFIX
 
 /* Operations that stay in @main: buffers, views of buffers, constants,
  * calls and the terminator. */
@@ -319,7 +320,7 @@ static int copies_to_linalg(struct pb_ctx *ctx, MlirModule m)
  * to out-parameters. */
 struct result_names {
 	int n;
-	MlirAttribute *name; /* "pb.name" of each result, or null */
+	MlirAttribute *name; /* PB_ATTR_NAME of each result, or null */
 };
 
 /* Check that @main "main" returns only tensors and record their names
@@ -344,7 +345,7 @@ static int record_results(struct pb_ctx *ctx, MlirOperation main,
 			pb_buf_free(&b);
 			return PB_ERR;
 		}
-		rn->name[i] = pb_ir_func_result_attr(main, i, "pb.name");
+		rn->name[i] = pb_ir_func_result_attr(main, i, PB_ATTR_NAME);
 	}
 	return PB_OK;
 }
@@ -364,7 +365,7 @@ static void protect_args(MlirOperation main, int n)
 
 /* After bufferization: the "nin" original arguments of "main" lose the
  * bufferization marker; the out-parameters that follow get the names in
- * "rn" and the unit attribute "pb.output". */
+ * "rn" and the unit attribute PB_ATTR_OUTPUT. */
 static int fix_signature(struct pb_ctx *ctx, MlirOperation main, int nin,
 			 const struct result_names *rn)
 {
@@ -381,9 +382,9 @@ static int fix_signature(struct pb_ctx *ctx, MlirOperation main, int nin,
 					(MlirAttribute){NULL});
 	for (int i = 0; i < rn->n; i++) {
 		if (!mlirAttributeIsNull(rn->name[i]))
-			pb_ir_func_set_arg_attr(main, nin + i, "pb.name",
+			pb_ir_func_set_arg_attr(main, nin + i, PB_ATTR_NAME,
 						rn->name[i]);
-		pb_ir_func_set_arg_attr(main, nin + i, "pb.output",
+		pb_ir_func_set_arg_attr(main, nin + i, PB_ATTR_OUTPUT,
 					mlirUnitAttrGet(mctx));
 	}
 	return PB_OK;
@@ -698,9 +699,9 @@ static void outline(struct outliner *o, struct group *g)
 	for (int i = 0; i < g->next; i++)
 		materialize(o, g->ext[i], kb, &map, &args);
 	set_func_type(func, kb);
-	pb_ir_set_attr(func, "pb.kernel", mlirUnitAttrGet(g->mctx));
-	pb_ir_set_attr(func, "pb.nodes",
-		       mlirArrayAttrGet(g->mctx, g->nnodes, g->nodes));
+	pb_contract_set_kernel(func);
+	pb_contract_set_nodes(func,
+			      mlirArrayAttrGet(g->mctx, g->nnodes, g->nodes));
 
 	MlirOperation call = pb_ir_call_create(loc, name.data, args.n,
 					       args.from);

@@ -13,6 +13,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 
 #include "fuse/internal.h"
+#include "ir/contract.h"
 
 
 /* The number of elements in the bounding box of "set", the accesses to
@@ -141,7 +142,7 @@ static json_t *kernel_json(MlirOperation func, const struct pb_fuse_kinfo *k)
 {
 	json_t *o = json_object(), *nodes = json_array(), *kinds = json_array();
 	MlirStringRef name = pb_ir_str_attr(func, "sym_name");
-	MlirAttribute na = pb_ir_attr(func, "pb.nodes");
+	MlirAttribute na = pb_contract_nodes(func);
 	struct pb_buf shape = {0};
 	json_object_set_new(o, "name",
 			    json_stringn(name.data, name.length));
@@ -179,13 +180,12 @@ int pb_fuse_write_report(struct pb_ctx *ctx, MlirModule m, const char *path,
 {
 	json_t *root = json_object(), *kernels = json_array();
 	struct pb_fuse_totals after = plan->after;
-	MlirOperation mod = mlirModuleGetOperation(m);
-	MlirStringRef src = pb_ir_str_attr(mod, "pb.source");
+	MlirStringRef src = pb_contract_source(m);
 	after.kernels = 0;
 	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
 		if (!pb_ir_op_is(op, "func.func") ||
-		    mlirAttributeIsNull(pb_ir_attr(op, "pb.kernel")))
+		    !pb_contract_is_kernel(op))
 			continue;
 		json_array_append_new(kernels,
 				      kernel_json(op, kinfo_of(plan, op)));

@@ -9,6 +9,7 @@
 #include "mlir-c/Pass.h"
 
 #include "ir/ir.h"
+#include "ir/contract.h"
 
 static const char *stage_names[] = {"none", "import", "fuse", "tile",
 				    "mma",  "smem",   "codegen"};
@@ -21,7 +22,7 @@ const char *pb_ir_stage_name(enum pb_stage s)
 enum pb_stage pb_ir_get_stage(MlirModule m)
 {
 	MlirStringRef s =
-		pb_ir_str_attr(mlirModuleGetOperation(m), "pb.stage");
+		pb_ir_str_attr(mlirModuleGetOperation(m), PB_ATTR_STAGE);
 	if (!s.data)
 		return PB_STAGE_NONE;
 	for (int i = 1; i <= PB_STAGE_CODEGEN; i++)
@@ -34,7 +35,7 @@ enum pb_stage pb_ir_get_stage(MlirModule m)
 void pb_ir_set_stage(MlirModule m, enum pb_stage s)
 {
 	MlirOperation op = mlirModuleGetOperation(m);
-	pb_ir_set_attr(op, "pb.stage",
+	pb_ir_set_attr(op, PB_ATTR_STAGE,
 		       mlirStringAttrGet(mlirOperationGetContext(op),
 					 pb_str(stage_names[s])));
 }

@@ -21,6 +21,7 @@
 
 #include "mlir-c/BuiltinAttributes.h"
 
+#include "ir/contract.h"
 #include "onnx/import.h"
 
 /* FNV-1a hash of "str". */
@@ -224,7 +225,7 @@ static void emit_dense(struct imp *s, const struct name *res,
 static void add_param(struct imp *s, struct val *v)
 {
 	snprintf(v->ssa.s, sizeof(v->ssa.s), "%%p%d", s->nparams++);
-	pb_buf_printf(&s->args, "%s%s: %s {pb.param = ", s->nargs++ ? ",\n      " : "",
+	pb_buf_printf(&s->args, "%s%s: %s {" PB_ATTR_PARAM " = ", s->nargs++ ? ",\n      " : "",
 		      v->ssa.s, pb_imp_ty_dt(&v->sh, v->dtype).s);
 	pb_imp_str(&s->args, v->name);
 	pb_buf_puts(&s->args, "} loc(unknown)");
@@ -426,7 +427,7 @@ static int add_inputs(struct imp *s)
 			return PB_ERR;
 		struct val *v = new_val(s, vi->name, dt, &sh);
 		snprintf(v->ssa.s, sizeof(v->ssa.s), "%%a%zu", i);
-		pb_buf_printf(&s->args, "%s%s: %s {pb.name = ",
+		pb_buf_printf(&s->args, "%s%s: %s {" PB_ATTR_NAME " = ",
 			      s->nargs++ ? ",\n      " : "", v->ssa.s,
 			      pb_imp_ty_dt(&sh, dt).s);
 		pb_imp_str(&s->args, vi->name);
@@ -557,7 +558,7 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 		pb_buf_printf(&ret, "%s%s", sep, x);
 		struct text ty = pb_imp_ty_dt(&v->sh, v->dtype);
 		pb_buf_printf(&tys, "%s%s", sep, ty.s);
-		pb_buf_printf(res, "%s%s {pb.name = ", sep, ty.s);
+		pb_buf_printf(res, "%s%s {" PB_ATTR_NAME " = ", sep, ty.s);
 		pb_imp_str(res, name);
 		pb_buf_puts(res, "}");
 	}
@@ -591,11 +592,11 @@ static void assemble(struct imp *s, const struct pb_buf *res,
 		pb_buf_append(out, s->locs.data, s->locs.len);
 	pb_buf_puts(out, "module attributes {");
 	if (s->path) {
-		pb_buf_puts(out, "pb.source = ");
+		pb_buf_puts(out, PB_ATTR_SOURCE " = ");
 		pb_imp_str(out, s->path);
 		pb_buf_puts(out, ", ");
 	}
-	pb_buf_puts(out, "pb.stage = \"import\"} {\n  func.func @main(");
+	pb_buf_puts(out, PB_ATTR_STAGE " = \"import\"} {\n  func.func @main(");
 	if (s->args.len)
 		pb_buf_append(out, s->args.data, s->args.len);
 	pb_buf_printf(out, ") -> (%s) {\n", res->data ? res->data : "");

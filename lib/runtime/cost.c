@@ -12,6 +12,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include "ir/contract.h"
 #include "ir/ir.h"
 #include "runtime/runtime.h"
 
@@ -306,7 +307,7 @@ int pb_runtime_costs(struct pb_ctx *ctx, MlirModule m,
 	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
 		if (!pb_ir_op_is(op, "func.func") ||
-		    mlirAttributeIsNull(pb_ir_attr(op, "pb.kernel")))
+		    !pb_contract_is_kernel(op))
 			continue;
 		struct pb_prof_cost *v = realloc(c->c, sizeof(*v) * (c->n + 1));
 		if (!v) {

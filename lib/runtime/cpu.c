@@ -10,6 +10,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/ExecutionEngine.h"
 
+#include "ir/contract.h"
 #include "ir/ir.h"
 #include "runtime/runtime.h"
 
@@ -136,14 +137,14 @@ static int read_arg(struct pb_ctx *ctx, MlirOperation fn, int i, MlirType t,
 	a->rank = (int)mlirShapedTypeGetRank(t);
 	for (int d = 0; d < a->rank; d++)
 		a->dims[d] = mlirShapedTypeGetDimSize(t, d);
-	char *param = dict_str(dict, "pb.param");
-	char *name = dict_str(dict, "pb.name");
+	char *param = dict_str(dict, PB_ATTR_PARAM);
+	char *name = dict_str(dict, PB_ATTR_NAME);
 	if (param) {
 		a->role = PB_RUNTIME_PARAM;
 		a->name = param;
 		free(name);
 	} else {
-		a->role = dict_has(dict, "pb.output") ? PB_RUNTIME_OUTPUT
+		a->role = dict_has(dict, PB_ATTR_OUTPUT) ? PB_RUNTIME_OUTPUT
 						       : PB_RUNTIME_INPUT;
 		a->name = name;
 	}
@@ -545,7 +546,7 @@ static MlirOperation kernel_callee(MlirModule m, MlirOperation call)
 				: (MlirOperation){NULL};
 	free(name);
 	if (mlirOperationIsNull(fn) ||
-	    mlirAttributeIsNull(pb_ir_attr(fn, "pb.kernel")))
+	    !pb_contract_is_kernel(fn))
 		return (MlirOperation){NULL};
 	return fn;
 }
@@ -553,7 +554,7 @@ static MlirOperation kernel_callee(MlirModule m, MlirOperation call)
 /* The ONNX nodes of kernel function "fn" (its pb.nodes) into "k". */
 static void kernel_info(struct pb_prof_kernel *k, MlirOperation fn)
 {
-	MlirAttribute a = pb_ir_attr(fn, "pb.nodes");
+	MlirAttribute a = pb_contract_nodes(fn);
 	MlirStringRef name = pb_ir_str_attr(fn, "sym_name");
 	char *fname = strndup(name.data, name.length);
 	int n = !mlirAttributeIsNull(a) && mlirAttributeIsAArray(a)

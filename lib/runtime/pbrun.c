@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ir/contract.h"
 #include "ir/ir.h"
 #include "onnx/onnx.h"
 #include "pipeline/pipeline.h"
@@ -67,7 +68,7 @@ static char *weights_path(MlirModule m, const struct pb_input *in,
 {
 	if (opt)
 		return strdup(opt);
-	MlirStringRef s = pb_ir_str_attr(mlirModuleGetOperation(m), "pb.source");
+	MlirStringRef s = pb_contract_source(m);
 	if (!s.data)
 		return NULL;
 	char *src = strndup(s.data, s.length);

@@ -38,18 +38,12 @@
 /* L2 bandwidth as a multiple of DRAM bandwidth (not in the target
  * descriptions; about 2 to 3 on A100/H100). */
 #define L2_OVER_DRAM 2.5
-/* The most registers per thread a candidate may be estimated to need:
- * the estimate is rough, ptxas spills past 255, and bench/tile.sh showed
- * a 7x7 conv stem estimated at 45 taking 128. */
-#define REG_LIMIT 128
 /* Cycles per operation of one thread's dependent chain (an FMA's
  * latency is about 4 cycles on sm_80/sm_90). */
 #define CHAIN_CYCLES 4.0
 /* Occupancy above which latency is taken as hidden. */
 #define HIDING_OCCUPANCY 0.25
 #define MAXACC 64
-/* Threads per block of pb-codegen's naive mapping (PB_CODEGEN_BLOCK). */
-#define PB_NAIVE_BLOCK 256
 
 /* An interval of index values. */
 struct ival {
@@ -69,7 +63,7 @@ struct acc {
 };
 
 struct stats {
-	const struct pb_tile_band *b;
+	const struct pb_kernel_band *b;
 	double ops;		/* operations per band point */
 	double flops;
 	int nacc;
@@ -437,12 +431,12 @@ static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 	}
 }
 
-static void stats_of(const struct pb_tile_band *b, struct stats *st)
+static void stats_of(const struct pb_kernel_band *b, struct stats *st)
 {
 	struct scope sc = {0};
 	memset(st, 0, sizeof(*st));
 	st->b = b;
-	walk(st, &sc, pb_tile_band_body(b), 1.0);
+	walk(st, &sc, pb_kernel_band_body(b), 1.0);
 	st->jammable = pb_tile_jam_ok(b);
 }
 
@@ -463,7 +457,7 @@ int64_t pb_tile_threads(const struct pb_tile_choice *c)
 static double sectors(const struct acc *a, const struct pb_tile_choice *c,
 		      double *nsec)
 {
-	double ext[PB_TILE_MAXD], rows = 1, all = 1;
+	double ext[PB_KERNEL_MAXD], rows = 1, all = 1;
 	*nsec = 1;
 	if (a->rank == 0)
 		return 1;
@@ -547,7 +541,7 @@ static int repeated(const struct stats *st, int i)
  * points (row-major) spans whole inner rows and part of an outer one;
  * a warp's 32 lanes likewise; "eq->block[d] < eq->tile[d]" marks the
  * dimensions along which one thread's points (block[0] apart) vary. */
-static void linear_shape(const struct pb_tile_band *b,
+static void linear_shape(const struct pb_kernel_band *b,
 			 const struct pb_tile_choice *c, struct pb_tile_choice *eq)
 {
 	int64_t t = c->tile[0], l = c->block[0] < 32 ? c->block[0] : 32;
@@ -572,7 +566,7 @@ static void linear_shape(const struct pb_tile_band *b,
 static void predict(const struct pb_target *t, const struct stats *st,
 		    struct pb_tile_choice *c)
 {
-	const struct pb_tile_band *b = st->b;
+	const struct pb_kernel_band *b = st->b;
 	int64_t grid = 1, rt = 1, points = 1;
 	struct pb_tile_choice eq;
 	const struct pb_tile_choice *g = c; /* per band dimension */
@@ -590,9 +584,10 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		g = &eq;
 	}
 	if (c->mode == PB_TILE_NONE) {
-		/* pb-codegen's naive mapping: PB_NAIVE_BLOCK threads per
-		 * block, one per point */
-		c->threads = points < PB_NAIVE_BLOCK ? (int)points : PB_NAIVE_BLOCK;
+		/* pb-codegen's naive mapping: PB_KERNEL_NAIVE_BLOCK threads
+		 * per block, one per point */
+		c->threads = points < PB_KERNEL_NAIVE_BLOCK
+				     ? (int)points : PB_KERNEL_NAIVE_BLOCK;
 		if (c->threads < 1)
 			c->threads = 1;
 		grid = (points + c->threads - 1) / c->threads;
@@ -614,21 +609,11 @@ static void predict(const struct pb_target *t, const struct stats *st,
 			regs += (int)(c->tile[d] / c->block[d]) - 1;
 	}
 	c->regs = regs;
-	int64_t per_sm = t->max_blocks_per_sm;
-	if (threads > 0 && t->max_threads_per_sm / threads < per_sm)
-		per_sm = t->max_threads_per_sm / threads;
-	int64_t rb = ((int64_t)regs * threads + 255) / 256 * 256;
-	if (rb > 0 && t->regs_per_sm / rb < per_sm)
-		per_sm = t->regs_per_sm / rb;
-	if (c->smem > 0 && t->smem_per_sm / c->smem < per_sm)
-		per_sm = t->smem_per_sm / c->smem;
-	if (per_sm < 1)
-		per_sm = 1;
-	c->occupancy = (double)(per_sm * threads) / t->max_threads_per_sm;
-	if (c->occupancy > 1)
-		c->occupancy = 1;
-	double slots = (double)t->sm_count * (double)per_sm;
-	c->waves = ceil((double)grid / slots);
+	struct pb_kernel_resources res = {threads, regs, c->smem};
+	struct pb_kernel_occupancy occ;
+	pb_kernel_occupancy(t, &res, grid, &occ);
+	c->occupancy = occ.occupancy;
+	c->waves = occ.waves;
 	c->grid = grid;
 
 	/* operations per point, loads shared by jammed points */
@@ -664,8 +649,7 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	double hide = c->occupancy / HIDING_OCCUPANCY;
 	if (hide > 1)
 		hide = 1;
-	double wave_blocks = grid < slots ? (double)grid : slots;
-	double per_sm_blocks = ceil(wave_blocks / t->sm_count);
+	double per_sm_blocks = occ.wave_blocks;
 	double compute = c->waves * per_sm_blocks * (double)threads *
 			 (double)rt * ops / (lanes * hide) / t->clock_hz;
 	/* no thread finishes faster than its own chain of operations; the
@@ -734,7 +718,7 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	c->predicted_s = t->launch_s + (compute > memory ? compute : memory);
 }
 
-void pb_tile_predict(const struct pb_target *t, const struct pb_tile_band *b,
+void pb_tile_predict(const struct pb_target *t, const struct pb_kernel_band *b,
 		     struct pb_tile_choice *c)
 {
 	struct stats *st = malloc(sizeof(*st));
@@ -776,7 +760,7 @@ static void consider(const struct pb_target *t, const struct stats *st,
 		return;
 	warp_lanes(c);
 	predict(t, st, c);
-	if (c->regs > REG_LIMIT || c->regs > t->max_regs_per_thread)
+	if (!pb_kernel_regs_fit(t, c->regs))
 		return;
 	if (c->predicted_s < best->predicted_s * 0.999)
 		*best = *c;
@@ -789,7 +773,7 @@ static void candidate(const struct pb_target *t, const struct stats *st,
 		      int64_t nt, int64_t x, int da, int64_t ra, int db,
 		      int64_t rb, struct pb_tile_choice *best)
 {
-	const struct pb_tile_band *b = st->b;
+	const struct pb_kernel_band *b = st->b;
 	struct pb_tile_choice c;
 	int n = b->n;
 	int64_t left = nt;
@@ -870,7 +854,7 @@ static void tiles(const struct pb_target *t, const struct stats *st,
 		}
 }
 
-void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
+void pb_tile_choose(const struct pb_target *t, const struct pb_kernel_band *b,
 		    unsigned allow, struct pb_tile_choice *c)
 {
 	struct stats *st = malloc(sizeof(*st));
@@ -916,7 +900,7 @@ void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
 }
 
 int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
-		     const struct pb_tile_band *b, struct pb_tile_choice *c)
+		     const struct pb_kernel_band *b, struct pb_tile_choice *c)
 {
 	MlirLocation loc = mlirOperationGetLocation(b->root);
 	if (c->mode == PB_TILE_REDUCE) {

@@ -4,30 +4,13 @@
 
 #include <stdint.h>
 
+#include "kernel/kernel.h"
 #include "target/target.h"
 #include "tile/tile.h"
 
-#define PB_TILE_MAXD 8
-
-/* The band of a nest: the perfectly nested affine.parallel loops with
- * constant bounds at its top (pb-fuse writes one loop per dimension; an
- * n-d affine.parallel counts as n loops), outermost first. These loops
- * carry no dependence, so any tiling and mapping of them is legal. */
-struct pb_tile_band {
-	MlirOperation root;  /* the nest: the outermost loop */
-	MlirOperation inner; /* the innermost loop of the band */
-	int n;
-	int64_t lb[PB_TILE_MAXD], step[PB_TILE_MAXD];
-	int64_t extent[PB_TILE_MAXD]; /* trip counts */
-	MlirValue iv[PB_TILE_MAXD];
-};
-
-/* The band at the top of "op" into "b"; 0 when "op" starts none (b->n is
- * 0), 1 otherwise. Loops already mapped (pb.map) start no band. */
-int pb_tile_band_of(MlirOperation op, struct pb_tile_band *b);
-
-/* The body of the innermost loop of the band. */
-MlirBlock pb_tile_band_body(const struct pb_tile_band *b);
+/* The band dimensions pb-tile keeps: the kernel model's (the cost
+ * model's access evaluator, reduce.c and tile.c still spell it so). */
+#define PB_TILE_MAXD PB_KERNEL_MAXD
 
 /* How one nest is mapped: chosen by the cost model (cost.c) or given by
  * --sizes (sizes.c), applied by map.c or reduce.c. */
@@ -61,39 +44,39 @@ int64_t pb_tile_threads(const struct pb_tile_choice *c);
 
 /* cost.c: the analytical model. Fill "c" with the best mapping of "b"
  * on "t" among those "allow" permits (a mask of 1 << mode). */
-void pb_tile_choose(const struct pb_target *t, const struct pb_tile_band *b,
+void pb_tile_choose(const struct pb_target *t, const struct pb_kernel_band *b,
 		    unsigned allow, struct pb_tile_choice *c);
 /* Fill the cost-model fields of "c" (already decided, with "c->smem" set
  * for a reduction) for "b" on "t". */
-void pb_tile_predict(const struct pb_target *t, const struct pb_tile_band *b,
+void pb_tile_predict(const struct pb_target *t, const struct pb_kernel_band *b,
 		     struct pb_tile_choice *c);
 /* Complete "c" from the sizes given for it ("c->tile" and "c->block"
  * as parsed): derive lanes; an error (reported at "b") when they do not
  * fit the band or the target. */
 int pb_tile_complete(struct pb_ctx *ctx, const struct pb_target *t,
-		     const struct pb_tile_band *b, struct pb_tile_choice *c);
+		     const struct pb_kernel_band *b, struct pb_tile_choice *c);
 
 /* map.c: can the thread tile of "b" be jammed into its inner loops? The
  * body must split into straight-line runs and affine.for nests with
  * constant bounds that share no SSA value, with private buffers only
  * accessed by affine.load/store, and hold at least one loop. */
-int pb_tile_jam_ok(const struct pb_tile_band *b);
+int pb_tile_jam_ok(const struct pb_kernel_band *b);
 /* promote.c: keep each element a loop nest of the band's body
  * accumulates into (the same subscripts in every iteration, no possible
  * alias in the nest) in a memref.alloca of the body, loaded before the
  * nest and stored after it. "module" holds the calls of kernel "func"
  * that show which of its arguments are distinct buffers. */
 int pb_tile_promote(struct pb_ctx *ctx, MlirOperation module,
-		    MlirOperation func, const struct pb_tile_band *b);
+		    MlirOperation func, const struct pb_kernel_band *b);
 
 /* map.c: the depth of the perfect loop nest that "c->ktile" strip-mines
  * (the first affine.for nest of the band's body), 0 when none. */
-int pb_tile_inner_depth(const struct pb_tile_band *b);
+int pb_tile_inner_depth(const struct pb_kernel_band *b);
 /* map.c: rewrite the nest of "b" as "c" (mode PB_TILE_TILE) says; with
  * "c->linear", the band is first collapsed into one loop over its points
  * in row-major order (the point's indices are its floordiv/mod), then
  * tiled as a 1-d band. */
-int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
+int pb_tile_apply(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 		  const struct pb_tile_choice *c);
 
 /* sizes.c: --sizes and --dump-sizes, in PPCG's isl form:
@@ -121,7 +104,7 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 struct pb_tile_report;
 struct pb_tile_report *pb_tile_report_new(const struct pb_target *t);
 void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
-			int nest, const struct pb_tile_band *b,
+			int nest, const struct pb_kernel_band *b,
 			const struct pb_tile_choice *c);
 int pb_tile_report_write(struct pb_ctx *ctx, struct pb_tile_report *r,
 			 const char *path);
@@ -142,12 +125,12 @@ void pb_tile_report_free(struct pb_tile_report *r);
  * does, with the number of inner-loop iterations per band point in "*work"
  * and the workgroup bytes the mapping needs with "threads" threads in
  * "*smem"; 0 when it does not (nothing is reported). */
-int pb_tile_reduce_match(const struct pb_tile_band *b, int threads,
+int pb_tile_reduce_match(const struct pb_kernel_band *b, int threads,
 			 int64_t *work, int64_t *smem);
 /* Rewrite the nest of "b" (which pb_tile_reduce_match accepted) into the
  * block-level mapping with "threads" threads per block (a power of 2,
  * 32..1024). Returns PB_OK or PB_ERR (reported through "ctx"). */
-int pb_tile_reduce_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
+int pb_tile_reduce_apply(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 			 int threads);
 
 #endif

@@ -62,9 +62,9 @@ struct seg {
 };
 
 /* The operations of the band's body but its terminator into "ops". */
-static void body_ops(const struct pb_tile_band *b, struct pb_ir_ops *ops)
+static void body_ops(const struct pb_kernel_band *b, struct pb_ir_ops *ops)
 {
-	pb_ir_block_ops(pb_tile_band_body(b), ops);
+	pb_ir_block_ops(pb_kernel_band_body(b), ops);
 	if (ops->n && pb_ir_op_is(ops->v[ops->n - 1], "affine.yield"))
 		ops->n--;
 }
@@ -95,7 +95,7 @@ static int alloca_ok(MlirOperation op)
 /* Split the body of "b" into segments ("allocas" apart); -1 when it does
  * not split: an operation with regions that is not an affine.for, or too
  * many segments. */
-static int segments(const struct pb_tile_band *b, struct seg *s,
+static int segments(const struct pb_kernel_band *b, struct seg *s,
 		    struct pb_ir_ops *allocas)
 {
 	struct pb_ir_ops ops = {0};
@@ -173,7 +173,7 @@ static MlirOperation innermost(MlirOperation op)
 	}
 }
 
-int pb_tile_jam_ok(const struct pb_tile_band *b)
+int pb_tile_jam_ok(const struct pb_kernel_band *b)
 {
 	struct seg s[MAXSEG];
 	struct pb_ir_ops allocas = {0};
@@ -181,7 +181,7 @@ int pb_tile_jam_ok(const struct pb_tile_band *b)
 	for (int i = 0; i < allocas.n && ok; i++)
 		ok = alloca_ok(allocas.v[i]);
 	for (int i = 0; i < n && ok; i++) {
-		struct use_check u = {&s[i], pb_tile_band_body(b), 0};
+		struct use_check u = {&s[i], pb_kernel_band_body(b), 0};
 		for (MlirOperation o = s[i].first;;
 		     o = mlirOperationGetNextInBlock(o)) {
 			mlirOperationWalk(o, uses_cb, &u, MlirWalkPreOrder);
@@ -206,7 +206,8 @@ int pb_tile_jam_ok(const struct pb_tile_band *b)
 /* The mapped loops of one version: the values every point index needs. */
 struct site {
 	MlirOperation thread;	/* the thread loop (its body gets the work) */
-	MlirValue blk[PB_TILE_MAXD], warp[PB_TILE_MAXD], lane[PB_TILE_MAXD];
+	MlirValue blk[PB_KERNEL_MAXD], warp[PB_KERNEL_MAXD];
+	MlirValue lane[PB_KERNEL_MAXD];
 	int guard;		/* PARTIAL: guard the points */
 };
 
@@ -227,7 +228,7 @@ static void point_terms(struct pb_buf *dims, struct pb_buf *args,
 /* The text of a function @t(%b0.., %w0.., %l0..) holding the point loops
  * of "c" (dimensions with a thread tile), the point indices %i<d> and,
  * when "guard", an affine.if on the partial dimensions. */
-static void points_text(struct pb_buf *t, const struct pb_tile_band *b,
+static void points_text(struct pb_buf *t, const struct pb_kernel_band *b,
 			const struct pb_tile_choice *c, const struct site *st,
 			int guard)
 {
@@ -290,17 +291,17 @@ static void points_text(struct pb_buf *t, const struct pb_tile_band *b,
  * ivs (r[d], null when the dimension has no thread tile). */
 struct points {
 	MlirOperation before;
-	MlirValue i[PB_TILE_MAXD], r[PB_TILE_MAXD];
+	MlirValue i[PB_KERNEL_MAXD], r[PB_KERNEL_MAXD];
 };
 
 /* Instantiate the point loops before "before" for site "st". */
-static int points_at(struct pb_ctx *ctx, const struct pb_tile_band *b,
+static int points_at(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 		     const struct pb_tile_choice *c, const struct site *st,
 		     MlirOperation before, struct points *p)
 {
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
-	MlirValue args[3 * PB_TILE_MAXD];
+	MlirValue args[3 * PB_KERNEL_MAXD];
 	int n = b->n, na = 0;
 	for (int d = 0; d < n; d++)
 		args[na++] = st->blk[d];
@@ -370,10 +371,10 @@ static void add_point_indices(MlirOperation op, const MlirValue *r, int n)
 	int nd = mlirAffineMapGetNumDims(m), ns = mlirAffineMapGetNumSymbols(m);
 	int nr = mlirAffineMapGetNumResults(m);
 	MlirContext mctx = mlirOperationGetContext(op);
-	MlirAffineExpr e[PB_TILE_MAXD + 16];
+	MlirAffineExpr e[PB_KERNEL_MAXD + 16];
 	for (int k = 0; k < n; k++)
 		e[k] = mlirAffineDimExprGet(mctx, nd + k);
-	for (int k = 0; k < nr && n + k < PB_TILE_MAXD + 16; k++)
+	for (int k = 0; k < nr && n + k < PB_KERNEL_MAXD + 16; k++)
 		e[n + k] = mlirAffineMapGetResult(m, k);
 	MlirAffineMap nm = mlirAffineMapGet(mctx, nd + n, ns, n + nr, e);
 	int first = store ? 2 : 1;
@@ -431,7 +432,7 @@ static MlirWalkResult jam_cb(MlirOperation op, void *user)
 }
 
 /* Fill the thread loop of "st" with the body of "b", per "c". */
-static int fill(struct pb_ctx *ctx, const struct pb_tile_band *b,
+static int fill(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 		const struct pb_tile_choice *c, const struct site *st)
 {
 	MlirOperation end = mlirBlockGetTerminator(body_of(st->thread));
@@ -453,7 +454,7 @@ static int fill(struct pb_ctx *ctx, const struct pb_tile_band *b,
 	}
 	nseg = segments(b, s, &allocas);
 	/* the private buffers, one element per point */
-	int64_t pshape[PB_TILE_MAXD];
+	int64_t pshape[PB_KERNEL_MAXD];
 	int np = 0;
 	for (int d = 0; d < b->n; d++)
 		if (c->tile[d] > c->block[d])
@@ -465,10 +466,10 @@ static int fill(struct pb_ctx *ctx, const struct pb_tile_band *b,
 		MlirOperation a = mlirOperationClone(allocas.v[i]);
 		MlirValue v = mlirOperationGetResult(a, 0);
 		MlirType t = mlirValueGetType(v);
-		int64_t shape[2 * PB_TILE_MAXD];
+		int64_t shape[2 * PB_KERNEL_MAXD];
 		int rank = mlirShapedTypeGetRank(t);
 		memcpy(shape, pshape, np * sizeof(int64_t));
-		for (int k = 0; k < rank && np + k < 2 * PB_TILE_MAXD; k++)
+		for (int k = 0; k < rank && np + k < 2 * PB_KERNEL_MAXD; k++)
 			shape[np + k] = mlirShapedTypeGetDimSize(t, k);
 		mlirValueSetType(v, mlirMemRefTypeContiguousGet(
 			mlirShapedTypeGetElementType(t), np + rank, shape,
@@ -512,7 +513,7 @@ static int fill(struct pb_ctx *ctx, const struct pb_tile_band *b,
 		}
 		pb_ir_map_free(&pm);
 		/* the jammed buffers' accesses take the point indices */
-		MlirValue r[PB_TILE_MAXD];
+		MlirValue r[PB_KERNEL_MAXD];
 		int nr = 0;
 		for (int d = 0; d < b->n; d++)
 			if (!mlirValueIsNull(p.r[d]))
@@ -536,7 +537,7 @@ static int fill(struct pb_ctx *ctx, const struct pb_tile_band *b,
 }
 
 /* Append the text of one version's warp and thread loops. */
-static void version_text(struct pb_buf *t, const struct pb_tile_band *b,
+static void version_text(struct pb_buf *t, const struct pb_kernel_band *b,
 			 const struct pb_tile_choice *c)
 {
 	struct pb_buf wv = {0}, wl = {0}, wu = {0}, ws = {0};
@@ -569,7 +570,8 @@ static void version_text(struct pb_buf *t, const struct pb_tile_band *b,
 	}
 	pb_buf_printf(t, "affine.parallel (%s) = (%s) to (%s) step (%s) {\n"
 		      "affine.parallel (%s) = (%s) to (%s) {\n"
-		      "} {pb.map = \"thread\"}\n} {pb.map = \"warp\"}\n",
+		      "} {" PB_ATTR_MAP " = \"thread\"}\n} {" PB_ATTR_MAP
+		      " = \"warp\"}\n",
 		      wv.data, wl.data, wu.data, ws.data, tv.data, tl.data,
 		      tu.data);
 	pb_buf_free(&wv);
@@ -582,7 +584,7 @@ static void version_text(struct pb_buf *t, const struct pb_tile_band *b,
 }
 
 /* The site of the warp loop "warp" of a version. */
-static void site_of(MlirOperation warp, const struct pb_tile_band *b,
+static void site_of(MlirOperation warp, const struct pb_kernel_band *b,
 		    const struct pb_tile_choice *c, const MlirValue *blk,
 		    int guard, struct site *st)
 {
@@ -603,15 +605,15 @@ static void site_of(MlirOperation warp, const struct pb_tile_band *b,
 }
 
 /* The first affine.for of the band's body, or null. */
-static MlirOperation first_loop(const struct pb_tile_band *b)
+static MlirOperation first_loop(const struct pb_kernel_band *b)
 {
-	MlirOperation op = mlirBlockGetFirstOperation(pb_tile_band_body(b));
+	MlirOperation op = mlirBlockGetFirstOperation(pb_kernel_band_body(b));
 	while (!mlirOperationIsNull(op) && !pb_ir_op_is(op, "affine.for"))
 		op = mlirOperationGetNextInBlock(op);
 	return op;
 }
 
-int pb_tile_inner_depth(const struct pb_tile_band *b)
+int pb_tile_inner_depth(const struct pb_kernel_band *b)
 {
 	MlirOperation op = first_loop(b);
 	int depth = 0;
@@ -666,7 +668,7 @@ static MlirOperation strip(struct pb_ctx *ctx, MlirOperation l, int64_t t)
 }
 
 /* Strip-mine the loops of the first nest of "b" by "c->ktile". */
-static int strip_inner(struct pb_ctx *ctx, const struct pb_tile_band *b,
+static int strip_inner(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 		       const struct pb_tile_choice *c)
 {
 	MlirOperation l = first_loop(b);
@@ -709,12 +711,12 @@ static void sink(MlirOperation op)
  * row-major order, the band's indices computed from the point's number by
  * floordiv and mod; the new band into "out". The band's loops carry no
  * dependence, so any order of its points is legal. */
-static int collapse(struct pb_ctx *ctx, const struct pb_tile_band *b,
-		    struct pb_tile_band *out)
+static int collapse(struct pb_ctx *ctx, const struct pb_kernel_band *b,
+		    struct pb_kernel_band *out)
 {
 	struct pb_buf t = {0};
 	struct pb_ir_ops ops = {0}, made = {0};
-	int64_t points = 1, stride[PB_TILE_MAXD];
+	int64_t points = 1, stride[PB_KERNEL_MAXD];
 	for (int d = b->n - 1; d >= 0; d--) {
 		stride[d] = points;
 		points *= b->extent[d];
@@ -755,18 +757,18 @@ static int collapse(struct pb_ctx *ctx, const struct pb_tile_band *b,
 	 * body still splits into segments that share no value (jamming) */
 	for (int d = 0; d < b->n; d++)
 		sink(mlirBlockGetFirstOperation(body_of(loop)));
-	if (!pb_tile_band_of(loop, out) || out->n != 1) {
+	if (!pb_kernel_band_of(loop, out) || out->n != 1) {
 		pb_error(ctx, "internal: the collapsed band is not a band");
 		return PB_ERR;
 	}
 	return PB_OK;
 }
 
-int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *band,
+int pb_tile_apply(struct pb_ctx *ctx, const struct pb_kernel_band *band,
 		  const struct pb_tile_choice *c)
 {
-	struct pb_tile_band lin;
-	const struct pb_tile_band *b = band;
+	struct pb_kernel_band lin;
+	const struct pb_kernel_band *b = band;
 	if (c->nk && strip_inner(ctx, b, c))
 		return PB_ERR;
 	if (c->linear && b->n > 1) {
@@ -809,7 +811,7 @@ int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *band,
 	} else {
 		version_text(&t, b, c);
 	}
-	pb_buf_puts(&t, "} {pb.map = \"block\"}\nreturn\n}\n");
+	pb_buf_puts(&t, "} {" PB_ATTR_MAP " = \"block\"}\nreturn\n}\n");
 	/* the set's dims are named like the ivs without "%" */
 	if (split) {
 		char *p = strstr(t.data, "affine_set<(");
@@ -830,7 +832,7 @@ int pb_tile_apply(struct pb_ctx *ctx, const struct pb_tile_band *band,
 		return rc;
 	}
 	MlirOperation blk = out.v[out.n - 1];
-	MlirValue bivs[PB_TILE_MAXD];
+	MlirValue bivs[PB_KERNEL_MAXD];
 	for (int d = 0; d < n; d++)
 		bivs[d] = mlirBlockGetArgument(body_of(blk), d);
 	pb_ir_ops_free(&out);

@@ -331,15 +331,15 @@ static int promote_nest(struct pb_ctx *ctx, MlirOperation module,
 }
 
 int pb_tile_promote(struct pb_ctx *ctx, MlirOperation module,
-		    MlirOperation func, const struct pb_tile_band *b)
+		    MlirOperation func, const struct pb_kernel_band *b)
 {
 	struct pb_ir_ops ops = {0};
 	int rc = PB_OK;
-	pb_ir_block_ops(pb_tile_band_body(b), &ops);
+	pb_ir_block_ops(pb_kernel_band_body(b), &ops);
 	for (int i = 0; i < ops.n && rc == PB_OK; i++)
 		if (pb_ir_op_is(ops.v[i], "affine.for"))
 			rc = promote_nest(ctx, module, func,
-					  pb_tile_band_body(b), ops.v[i]);
+					  pb_kernel_band_body(b), ops.v[i]);
 	pb_ir_ops_free(&ops);
 	return rc;
 }

@@ -935,10 +935,10 @@ static int read_only_load(MlirOperation op, MlirBlock body)
 
 /* Plan the block-level mapping of the body of "b" with "threads" threads
  * into "p"; 1 when it applies (see pb_tile_reduce_match). */
-static int analyse(isl_ctx *ctx, const struct pb_tile_band *b, int threads,
+static int analyse(isl_ctx *ctx, const struct pb_kernel_band *b, int threads,
 		   struct plan *p)
 {
-	MlirBlock body = pb_tile_band_body(b);
+	MlirBlock body = pb_kernel_band_body(b);
 	struct pb_ir_ops ops = {0};
 	int ok = 1, run = 0, dist = 0;
 	memset(p, 0, sizeof(*p));
@@ -998,7 +998,7 @@ static int analyse(isl_ctx *ctx, const struct pb_tile_band *b, int threads,
 	return ok;
 }
 
-int pb_tile_reduce_match(const struct pb_tile_band *b, int threads,
+int pb_tile_reduce_match(const struct pb_kernel_band *b, int threads,
 			 int64_t *work, int64_t *smem)
 {
 	struct plan p;
@@ -1411,7 +1411,7 @@ static int map_alloca(struct site *s, MlirOperation op)
 
 /* The new block loop over the band "b", before its root; its body
  * receives the band's body. Returns a null operation on failure. */
-static MlirOperation block_loop(struct site *s, const struct pb_tile_band *b)
+static MlirOperation block_loop(struct site *s, const struct pb_kernel_band *b)
 {
 	struct pb_buf t = {0}, iv = {0}, lb = {0}, ub = {0}, st = {0};
 	struct pb_ir_ops out = {0};
@@ -1433,7 +1433,7 @@ static MlirOperation block_loop(struct site *s, const struct pb_tile_band *b)
 	pb_buf_free(&st);
 	if (emit(s, &t, b->root, 0, NULL, &out) == PB_OK) {
 		r = out.v[0];
-		move_body(pb_tile_band_body(b), body_of(r));
+		move_body(pb_kernel_band_body(b), body_of(r));
 		for (int d = 0; d < b->n; d++)
 			mlirValueReplaceAllUsesOfWith(
 				b->iv[d], mlirBlockGetArgument(body_of(r), d));
@@ -1472,7 +1472,7 @@ static int last_of_run(const struct plan *p, int i)
 	return 1;
 }
 
-int pb_tile_reduce_apply(struct pb_ctx *ctx, const struct pb_tile_band *b,
+int pb_tile_reduce_apply(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 			 int threads)
 {
 	struct plan p;

@@ -37,7 +37,7 @@ static json_t *ints(const int64_t *v, int n)
 }
 
 void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
-			int nest, const struct pb_tile_band *b,
+			int nest, const struct pb_kernel_band *b,
 			const struct pb_tile_choice *c)
 {
 	static const char *modes[] = {"none", "tile", "reduce"};

@@ -102,7 +102,7 @@ static isl_stat get_one(__isl_take isl_set *set, void *user)
 	}
 	isl_bool single = isl_set_is_singleton(set);
 	int dim = isl_set_dim(set, isl_dim_set);
-	if (g->n != -1 || single != isl_bool_true || dim > PB_TILE_MAXD) {
+	if (g->n != -1 || single != isl_bool_true || dim > PB_KERNEL_MAXD) {
 		g->n = -2;
 		isl_set_free(set);
 		return isl_stat_ok;
@@ -175,7 +175,7 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 	int64_t one = 0;
 	switch (c->mode) {
 	case PB_TILE_TILE: {
-		int64_t t[2 * PB_TILE_MAXD];
+		int64_t t[2 * PB_KERNEL_MAXD];
 		if (c->linear) {
 			t[0] = c->tile[0];
 			t[1] = c->block[0];

@@ -12,12 +12,13 @@
  *   - none: left to pb-codegen's naive mapping. */
 #include <string.h>
 
+#include "ir/contract.h"
 #include "tile/internal.h"
 
 /* The sizes --sizes gives nest "nest" of kernel "k" (band "b") into "c"; 0 when it
  * gives none, -1 on error (reported). */
 static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
-		 int nest, const struct pb_tile_band *b,
+		 int nest, const struct pb_kernel_band *b,
 		 struct pb_tile_choice *c)
 {
 	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
@@ -89,8 +90,9 @@ static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
 		c->block[d] = nb >= 0 ? block[d] : 1;
 	}
 	if (nt >= 0 && nb < 0) {
-		/* threads from the innermost dimension out, 256 at most */
-		int64_t left = 256;
+		/* threads from the innermost dimension out, at most those
+		   of a naive block */
+		int64_t left = PB_KERNEL_NAIVE_BLOCK;
 		for (int d = b->n - 1; d >= 0; d--) {
 			int64_t x = 1;
 			while (x * 2 <= left && c->tile[d] % (x * 2) == 0)
@@ -120,9 +122,9 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 		    MlirOperation op, struct pb_buf *dump,
 		    struct pb_tile_report *rep)
 {
-	struct pb_tile_band b;
+	struct pb_kernel_band b;
 	struct pb_tile_choice c;
-	if (!pb_tile_band_of(op, &b))
+	if (!pb_kernel_band_of(op, &b))
 		return PB_OK;
 	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))
 		return PB_ERR;
@@ -174,8 +176,8 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
 	pb_ir_block_ops(body, &ops);
 	for (int i = 0; i < ops.n && rc == PB_OK; i++) {
-		struct pb_tile_band b;
-		if (!pb_tile_band_of(ops.v[i], &b))
+		struct pb_kernel_band b;
+		if (!pb_kernel_band_of(ops.v[i], &b))
 			continue;
 		rc = map_nest(ctx, o, t, sz, module, func, k, nest++, ops.v[i],
 			      dump, rep);
@@ -207,7 +209,7 @@ int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
 		MlirOperation f = funcs.v[i];
 		if (!pb_ir_op_is(f, "func.func") ||
-		    mlirAttributeIsNull(pb_ir_attr(f, "pb.kernel")))
+		    !pb_contract_is_kernel(f))
 			continue;
 		rc = map_kernel(ctx, o, t, sz, mlirModuleGetOperation(m), f,
 				k++, &dump, rep);

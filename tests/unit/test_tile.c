@@ -112,7 +112,7 @@ static const char *matmul =
 /* The band of the first operation of @f in "src" into "b" ("m" keeps the
  * module alive). */
 static int band(struct pb_ctx *ctx, const char *src, MlirModule *m,
-		struct pb_tile_band *b)
+		struct pb_kernel_band *b)
 {
 	*m = mlirModuleCreateParse(ctx->mlir, str(src));
 	if (mlirModuleIsNull(*m))
@@ -122,13 +122,13 @@ static int band(struct pb_ctx *ctx, const char *src, MlirModule *m,
 	MlirOperation op = mlirBlockGetFirstOperation(body);
 	while (!pb_ir_op_is(op, "affine.parallel"))
 		op = mlirOperationGetNextInBlock(op);
-	return pb_tile_band_of(op, b);
+	return pb_kernel_band_of(op, b);
 }
 
 static void test_model(struct pb_ctx *ctx)
 {
 	struct pb_target t;
-	struct pb_tile_band b;
+	struct pb_kernel_band b;
 	struct pb_tile_choice c, naive;
 	MlirModule m;
 	check(pb_target_get(ctx, "sm_90", NULL, &t) == PB_OK, "H100 target");
@@ -174,7 +174,7 @@ static void test_model(struct pb_ctx *ctx)
 static void test_apply(struct pb_ctx *ctx, int64_t t0, int64_t t1, int64_t b0,
 		       int64_t b1, int split)
 {
-	struct pb_tile_band b;
+	struct pb_kernel_band b;
 	struct pb_tile_choice c;
 	MlirModule m;
 	char what[128];

@@ -567,7 +567,7 @@ static int count(MlirOperation root, const char *name, const char *map)
 }
 
 /* The band of the first nest of the first kernel of "m" into "b". */
-static int first_band(MlirModule m, struct pb_tile_band *b)
+static int first_band(MlirModule m, struct pb_kernel_band *b)
 {
 	for (MlirOperation f = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
 	     !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f)) {
@@ -576,7 +576,7 @@ static int first_band(MlirModule m, struct pb_tile_band *b)
 		for (MlirOperation op = mlirBlockGetFirstOperation(
 			     pb_ir_entry_block(f));
 		     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-			if (pb_tile_band_of(op, b))
+			if (pb_kernel_band_of(op, b))
 				return 1;
 	}
 	return 0;
@@ -642,7 +642,7 @@ static void dump(MlirModule m, const char *name)
 static void run_case(struct pb_ctx *ctx, const struct red_case *c)
 {
 	char what[160];
-	struct pb_tile_band b;
+	struct pb_kernel_band b;
 	int64_t work = -1, smem = -1;
 	MlirModule m = parse(ctx, c->src, c->name);
 	snprintf(what, sizeof(what), "%s: parses with a band", c->name);

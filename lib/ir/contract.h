@@ -1,0 +1,77 @@
+/* The IR contract between pb's stages in code (docs/kernel-model.md,
+ * DESIGN.md "IR contract"): the name of every "pb." attribute, where it
+ * sits and what it holds, and one accessor per attribute, so that no
+ * stage spells an attribute name itself.
+ *
+ *   attribute   on                          value
+ *   pb.stage    the module                  string: the last stage applied
+ *   pb.source   the module                  string: the .onnx it came from
+ *   pb.kernel   func.func                   unit: an outlined kernel
+ *   pb.nodes    func.func, gpu.func,        array of strings: the ONNX
+ *               gpu.launch_func             nodes a kernel computes
+ *   pb.origin   gpu.func, gpu.launch_func   string: the pb.kernel function
+ *                                           a launch came from
+ *   pb.map      affine.parallel             string: "block", "warp" or
+ *                                           "thread"
+ *   pb.param    argument of @main           string: ONNX initializer name
+ *   pb.name     argument or result of @main string: ONNX input/output name
+ *   pb.output   argument of @main           unit: an output buffer
+ *
+ * Operation locations of fused ops carry "pb.op:<op>" metadata names
+ * (PB_LOC_OP_PREFIX). The names are string literals so that IR templates
+ * can splice them in: "} {" PB_ATTR_MAP " = \"thread\"}". */
+#ifndef PB_IR_CONTRACT_H
+#define PB_IR_CONTRACT_H
+
+#include "mlir-c/IR.h"
+
+#define PB_ATTR_STAGE "pb.stage"
+#define PB_ATTR_SOURCE "pb.source"
+#define PB_ATTR_KERNEL "pb.kernel"
+#define PB_ATTR_NODES "pb.nodes"
+#define PB_ATTR_ORIGIN "pb.origin"
+#define PB_ATTR_MAP "pb.map"
+#define PB_ATTR_PARAM "pb.param"
+#define PB_ATTR_NAME "pb.name"
+#define PB_ATTR_OUTPUT "pb.output"
+#define PB_LOC_OP_PREFIX "pb.op:"
+
+/* The levels of the GPU hierarchy a parallel loop may be mapped to (the
+ * value of its pb.map). PB_MAP_UNKNOWN: a pb.map with another value. */
+enum pb_map_level {
+	PB_MAP_NONE = 0,
+	PB_MAP_BLOCK,
+	PB_MAP_WARP,
+	PB_MAP_THREAD,
+	PB_MAP_UNKNOWN,
+};
+
+/* The pb.map value of "level" ("block", "warp", "thread"), NULL for
+ * PB_MAP_NONE and PB_MAP_UNKNOWN. */
+const char *pb_contract_map_name(enum pb_map_level level);
+/* The level "op" is mapped to; PB_MAP_NONE without a pb.map. */
+enum pb_map_level pb_contract_map_of(MlirOperation op);
+/* The raw pb.map string of "op" (NULL-data ref when it has none). */
+MlirStringRef pb_contract_map_str(MlirOperation op);
+/* Does "op" carry a pb.map (of any value)? */
+int pb_contract_is_mapped(MlirOperation op);
+/* Map "op" to "level" (PB_MAP_NONE removes the attribute). */
+void pb_contract_set_map(MlirOperation op, enum pb_map_level level);
+
+/* Is "func" a kernel function (pb.kernel)? */
+int pb_contract_is_kernel(MlirOperation func);
+/* Mark "func" as a kernel function. */
+void pb_contract_set_kernel(MlirOperation func);
+
+/* The pb.nodes array of "op" (null attribute when absent). */
+MlirAttribute pb_contract_nodes(MlirOperation op);
+void pb_contract_set_nodes(MlirOperation op, MlirAttribute nodes);
+/* The pb.origin of "op" (NULL-data ref when absent). */
+MlirStringRef pb_contract_origin(MlirOperation op);
+void pb_contract_set_origin(MlirOperation op, MlirAttribute origin);
+
+/* The pb.source of module "m" (NULL-data ref when absent). */
+MlirStringRef pb_contract_source(MlirModule m);
+/* pb.stage: pb_ir_get_stage and pb_ir_set_stage (ir.h). */
+
+#endif

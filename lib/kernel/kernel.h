@@ -1,0 +1,127 @@
+/* The model of a mapped GPU kernel shared by the mapping stages (pb-tile,
+ * pb-mma, pb-smem, pb-codegen), as PPCG's gpu.c and gpu_tree.c share one
+ * (docs/kernel-model.md):
+ *
+ * - the band of a nest: its outermost perfectly nested parallel loops
+ *   (band.c), what pb-tile tiles and pb-codegen's naive mapping spreads
+ *   over threads;
+ * - the levels of a mapped nest: affine.parallel loops with pb.map =
+ *   "block", "warp" or "thread" (levels.c);
+ * - the workgroup (shared-memory) buffers of a kernel (workgroup.c);
+ * - the resources of a block and the occupancy and waves they allow on a
+ *   target (resources.c). */
+#ifndef PB_KERNEL_KERNEL_H
+#define PB_KERNEL_KERNEL_H
+
+#include <stdint.h>
+
+#include "mlir-c/IR.h"
+
+#include "core/pb.h"
+#include "ir/contract.h"
+#include "ir/ir.h"
+#include "target/target.h"
+
+/* The most dimensions of a band (and of a mapped loop) the model keeps. */
+#define PB_KERNEL_MAXD 16
+/* Threads per block of pb-codegen's naive mapping of a band, which
+ * pb-tile's cost model predicts for the nests it leaves unmapped. */
+#define PB_KERNEL_NAIVE_BLOCK 256
+/* The most registers per thread a mapping may be estimated to need: the
+ * estimates are rough, ptxas spills past 255, and bench/tile.sh showed a
+ * 7x7 conv stem estimated at 45 taking 128. */
+#define PB_KERNEL_REG_LIMIT 128
+
+/* The band of a nest: the perfectly nested affine.parallel loops with
+ * constant bounds at its top (pb-fuse writes one loop per dimension; an
+ * n-d affine.parallel counts as n loops), outermost first. These loops
+ * carry no dependence, so any tiling and mapping of them is legal. The
+ * same structure describes the dimensions of one mapped loop. */
+struct pb_kernel_band {
+	MlirOperation root;  /* the nest: the outermost loop */
+	MlirOperation inner; /* the innermost loop of the band */
+	int n;
+	int64_t lb[PB_KERNEL_MAXD], step[PB_KERNEL_MAXD];
+	int64_t extent[PB_KERNEL_MAXD]; /* trip counts */
+	MlirValue iv[PB_KERNEL_MAXD];
+};
+
+/* The band at the top of "op" into "b"; 0 when "op" starts none (b->n is
+ * 0), 1 otherwise. Loops already mapped (pb.map) start no band. */
+int pb_kernel_band_of(MlirOperation op, struct pb_kernel_band *b);
+/* Add the dimensions of "op" to "b" (mapped or not) when "op" is an
+ * affine.parallel with constant bounds, positive steps and no results
+ * that fits in PB_KERNEL_MAXD dimensions; "op" becomes b->inner. Returns
+ * 1 when added, 0 otherwise. */
+int pb_kernel_band_add(MlirOperation op, struct pb_kernel_band *b);
+/* The body of the innermost loop of the band. */
+MlirBlock pb_kernel_band_body(const struct pb_kernel_band *b);
+/* The number of points (iterations) of "b": the product of its extents,
+ * 1 for a band of no dimensions. */
+int64_t pb_kernel_band_points(const struct pb_kernel_band *b);
+
+/* The loops of the mapped nest "root" (an affine.parallel with a pb.map)
+ * below its block level, in pre-order, appended to "l": "root" itself
+ * unless it is block-mapped, then every mapped loop nested in it (whose
+ * pb_contract_map_of tells its level). Unmapped loops are left out. */
+void pb_kernel_mapped_loops(MlirOperation root, struct pb_ir_ops *l);
+
+/* Is "t" a memref in GPU workgroup (shared) memory
+ * (#gpu.address_space<workgroup>, or address space 3)? */
+int pb_kernel_is_workgroup(MlirType t);
+/* Append to "out" the type text of a workgroup buffer: "t" itself moved
+ * to workgroup memory when "n" is 0 and "t" is a memref
+ * ("memref<4x32xf32, #gpu.address_space<workgroup>>"), an "n"-element
+ * buffer of element type "t" when "n" > 0. */
+void pb_kernel_workgroup_type_text(struct pb_buf *out, MlirType t, int64_t n);
+/* Create a memref.alloc of the workgroup type "type" (text, see
+ * pb_kernel_workgroup_type_text) before "before" at "loc"; the operation
+ * into "*alloc". Returns PB_OK, or PB_ERR when "type" does not parse. */
+int pb_kernel_workgroup_alloc(struct pb_ctx *ctx, const char *type,
+			      MlirOperation before, MlirLocation loc,
+			      MlirOperation *alloc);
+/* The workgroup buffers allocated in "root" (memref.alloc and
+ * memref.alloca of workgroup type, in pre-order) appended to "l". */
+void pb_kernel_workgroup_buffers(MlirOperation root, struct pb_ir_ops *l);
+/* The bytes of a statically shaped memref type "t" (elements of index
+ * type count 8 bytes); -1 when its shape or element size is not known. */
+int64_t pb_kernel_type_bytes(MlirType t);
+/* The bytes of workgroup memory "root" allocates (the sum over its
+ * workgroup buffers); -1 when one of them has no static size. */
+int64_t pb_kernel_workgroup_bytes(MlirOperation root);
+
+/* What one block of a kernel holds on an SM: its threads, the registers
+ * of each thread and its workgroup bytes. pb-tile estimates these for a
+ * tiling, pb-mma adds the registers of its fragments, pb-smem the bytes
+ * of its staged tiles. */
+struct pb_kernel_resources {
+	int64_t threads;
+	int regs;
+	int64_t smem;
+};
+/* What the resources allow on a target for a grid of blocks. */
+struct pb_kernel_occupancy {
+	int64_t blocks_per_sm; /* resident blocks per SM (at least 1) */
+	double occupancy;      /* resident threads / max threads per SM,
+				  at most 1 */
+	double slots;	       /* resident blocks on the whole GPU */
+	double waves;	       /* ceil(grid / slots) */
+	double wave_blocks;    /* blocks one SM runs in a wave:
+				  ceil(min(grid, slots) / SMs) */
+};
+/* The occupancy of a grid of "grid" blocks of resources "r" on "t" into
+ * "o": blocks per SM limited by the target's blocks per SM, threads per
+ * SM, registers per SM (allocated 256 at a time per block) and workgroup
+ * memory per SM. */
+void pb_kernel_occupancy(const struct pb_target *t,
+			 const struct pb_kernel_resources *r, int64_t grid,
+			 struct pb_kernel_occupancy *o);
+/* Can a thread have "regs" registers on "t" without spilling, by the
+ * model (at most PB_KERNEL_REG_LIMIT and the target's limit)? */
+int pb_kernel_regs_fit(const struct pb_target *t, int regs);
+/* Do the resources "r" fit one block on "t" (threads per block, workgroup
+ * bytes with opt-in, registers)? */
+int pb_kernel_fits(const struct pb_target *t,
+		   const struct pb_kernel_resources *r);
+
+#endif
