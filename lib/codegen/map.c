@@ -32,6 +32,7 @@
 
 #include "codegen/internal.h"
 #include "kernel/kernel.h"
+#include "target/target.h"
 
 /* What a launch looks like, see launch_text. */
 struct spec {
@@ -484,9 +485,13 @@ static int add_thread(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 		return PB_ERR;
 	}
 	int64_t total = pb_kernel_band_points(&td.b);
-	if (total > 1024) {
+	const struct pb_target *t = pb_target_of(ctx);
+	if (!t)
+		return PB_ERR;
+	if (total > t->max_threads_per_block) {
 		pb_error_at(ctx, loc, "thread-mapped loop of %lld iterations "
-			    "exceeds 1024 threads per block", (long long)total);
+			    "exceeds %d threads per block (%s)",
+			    (long long)total, t->max_threads_per_block, t->name);
 		return PB_ERR;
 	}
 	for (int i = 0; i < m->threads.n; i++)

@@ -47,7 +47,7 @@ module attributes {pb.stage = "fuse"} {
 // -----
 
 // A thread-mapped loop wider than a block.
-// ERR: errors.mlir:[[# @LINE + 4]]:7: error: thread-mapped loop of 2048 iterations exceeds 1024 threads per block
+// ERR: errors.mlir:[[# @LINE + 4]]:7: error: thread-mapped loop of 2048 iterations exceeds 1024 threads per block (NVIDIA H100 SXM5 80GB)
 module attributes {pb.stage = "smem"} {
   func.func private @k0(%a: memref<2048xf32>) attributes {pb.kernel} {
     affine.parallel (%b) = (0) to (1) {
