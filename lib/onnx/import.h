@@ -80,7 +80,11 @@ void pb_imp_str(struct pb_buf *b, const char *str);
 int pb_imp_node_error(struct imp *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Values: lookup, definition, materialization as SSA tensors. */
+/* import_val.c: values: lookup, definition, materialization as SSA
+ * tensors. */
+struct val *pb_imp_lookup(struct imp *s, const char *name);
+struct val *pb_imp_new_val(struct imp *s, const char *name,
+			   enum pb_dtype dt, const struct shape *sh);
 struct val *pb_imp_in(struct imp *s, size_t i);
 int pb_imp_nin(struct imp *s);
 struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
