@@ -705,8 +705,10 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		int attention = (o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
 				!o->upstream;
 		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER) &&
-		    (refresh(ctx, body, &s0, pb_fuse_fold_pads(ctx, o, s0)) ||
-		     refresh(ctx, body, &s0, pb_fuse_fold_copies(ctx, o, s0)) ||
+		    (refresh(ctx, body, &s0,
+			     pb_fuse_fold_each(ctx, o, s0, pb_fuse_fold_pad)) ||
+		     refresh(ctx, body, &s0,
+			     pb_fuse_fold_each(ctx, o, s0, pb_fuse_fold_copy)) ||
 		     refresh(ctx, body, &s0,
 			     pb_fuse_reductions_inward(ctx, o, s0))))
 			return PB_ERR;
