@@ -70,6 +70,8 @@ struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt);
 const char *pb_imp_elt(enum pb_dtype dt);
 int pb_imp_is_float(enum pb_dtype dt);
 struct text pb_imp_map(int ndims, int nres, const int *res);
+struct text pb_imp_map_mod(int ndims, int nres, const int *res,
+			   const int64_t *mod);
 struct text pb_imp_ints(int n, const int64_t *v);
 struct text pb_imp_f32(double x);
 void pb_imp_emit(struct imp *s, const char *fmt, ...)
@@ -93,6 +95,8 @@ struct pb_tensor *pb_imp_known(struct imp *s, struct val *v);
 const char *pb_imp_use(struct imp *s, struct val *v);
 const char *pb_imp_use_dt(struct imp *s, struct val *v);
 int pb_imp_alias(struct imp *s, size_t out, struct val *v);
+int pb_imp_def_ssa(struct imp *s, struct name r, enum pb_dtype dt,
+		   const struct shape *sh);
 
 /* Node attributes. */
 const Onnx__AttributeProto *pb_imp_attr(struct imp *s, const char *name);
@@ -172,6 +176,10 @@ extern const struct pb_imp_op pb_imp_ops_nn[];
 extern const struct pb_imp_op pb_imp_ops_shape[];
 extern const struct pb_imp_op pb_imp_ops_typed[];
 
+/* The data, indices and axis of the current Gather or GatherElements
+ * node (import_typed.c). */
+int pb_imp_gather_args(struct imp *s, struct val **x, struct val **iv,
+		       int *axis);
 /* Gather ("elements" = 0) or GatherElements of "x" by the run-time
  * integer indices "iv" along "axis" (import_typed.c). */
 int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,

@@ -71,8 +71,10 @@ struct text pb_imp_ty(const struct shape *sh)
 }
 
 /* The affine map "(d0, .., d<ndims-1>) -> (..)" whose "nres" results are
- * the dims "res" (a negative entry is the constant 0). */
-struct text pb_imp_map(int ndims, int nres, const int *res)
+ * the dims "res" (a negative entry is the constant 0), each taken modulo
+ * "mod" where "mod" (may be NULL) has a non-negative entry. */
+struct text pb_imp_map_mod(int ndims, int nres, const int *res,
+			   const int64_t *mod)
 {
 	struct text t;
 	size_t k = snprintf(t.s, sizeof(t.s), "affine_map<(");
@@ -83,12 +85,22 @@ struct text pb_imp_map(int ndims, int nres, const int *res)
 		const char *sep = i ? ", " : "";
 		if (res[i] < 0)
 			k += snprintf(t.s + k, sizeof(t.s) - k, "%s0", sep);
+		else if (mod && mod[i] >= 0)
+			k += snprintf(t.s + k, sizeof(t.s) - k,
+				      "%sd%d mod %lld", sep, res[i],
+				      (long long)mod[i]);
 		else
 			k += snprintf(t.s + k, sizeof(t.s) - k, "%sd%d", sep,
 				      res[i]);
 	}
 	snprintf(t.s + k, sizeof(t.s) - k, ")>");
 	return t;
+}
+
+/* The affine map of "res" as in pb_imp_map_mod, without modulo. */
+struct text pb_imp_map(int ndims, int nres, const int *res)
+{
+	return pb_imp_map_mod(ndims, nres, res, NULL);
 }
 
 /* "[v0, v1, ..]" for the "n" integers "v". */

@@ -111,6 +111,17 @@ struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
 	return pb_imp_new_val(s, s->node->output[i], dt, sh);
 }
 
+/* Define output 0 of the current node as the SSA value "r" of type "dt"
+ * and shape "sh". */
+int pb_imp_def_ssa(struct imp *s, struct name r, enum pb_dtype dt,
+		   const struct shape *sh)
+{
+	struct val *v = pb_imp_def(s, 0, dt, sh);
+	if (v)
+		v->ssa = r;
+	return PB_OK;
+}
+
 /* Make output "out" of the current node another name of value "v". */
 int pb_imp_alias(struct imp *s, size_t out, struct val *v)
 {
