@@ -490,14 +490,9 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 		 const struct pb_prof_opts *o, struct pb_buf *report)
 {
 	if (pb_prof_check_opts(ctx, o) != PB_OK ||
-	    pb_runtime_ptx_device(ctx, o->run.device) != PB_OK)
+	    pb_runtime_lite_input(ctx, in, o->run.device, "pb-prof",
+				  "profiles"))
 		return PB_ERR;
-	if (!pb_runtime_is_ptx(in)) {
-		pb_error(ctx, "this pb-prof is built without MLIR and profiles "
-			 "PTX only (k.ptx from pb-codegen); use pb-prof for "
-			 ".onnx and MLIR input");
-		return PB_ERR;
-	}
 	return pb_prof_ptx_main(ctx, in->data, in->len, in->path, o, NULL,
 				report);
 }
