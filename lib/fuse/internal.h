@@ -181,7 +181,7 @@ int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s);
 /* Global-memory traffic of the statements "stmts" (n of them) of "s" run
  * as one kernel, not counting buffers for which "local" (indexed by buffer,
  * may be NULL) is set: per buffer, the bounding box of the elements read,
- * and of those written, times the element size. */
+ * and of those written, times the element size (cost.c). */
 void pb_fuse_traffic(const struct pb_poly_scop *s, const int *stmts, int n,
 		     const char *local, int64_t *read, int64_t *written);
 

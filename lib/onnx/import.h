@@ -97,6 +97,11 @@ const char *pb_imp_use_dt(struct imp *s, struct val *v);
 int pb_imp_alias(struct imp *s, size_t out, struct val *v);
 int pb_imp_def_ssa(struct imp *s, struct name r, enum pb_dtype dt,
 		   const struct shape *sh);
+/* Define output "i" as the known tensor "t" (taking it). */
+struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t);
+int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
+		      const char *what);
+int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh);
 
 /* Node attributes. */
 const Onnx__AttributeProto *pb_imp_attr(struct imp *s, const char *name);
@@ -124,10 +129,7 @@ struct text pb_imp_bcast_map(const struct shape *out, const struct shape *in);
 int pb_imp_broadcast(struct imp *s, const struct shape *a,
 		     const struct shape *b, struct shape *out);
 int pb_imp_axis(struct imp *s, int64_t axis, int rank, int *out);
-int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
-		      const char *what);
 int64_t pb_imp_numel(const struct shape *sh);
-int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh);
 /* Should an op on "v" be folded at import time? Integer (shape) data
  * always; float data when known, small and not a weight. */
 int pb_imp_fold_ok(struct val *v);
@@ -207,7 +209,5 @@ struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
 			   enum pb_dtype to);
 /* A new known tensor of type "dt" and shape "sh" (zeroed). */
 struct pb_tensor *pb_imp_new_known(enum pb_dtype dt, const struct shape *sh);
-/* Define output "i" as the known tensor "t" (taking it). */
-struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t);
 
 #endif
