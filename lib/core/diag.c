@@ -13,6 +13,15 @@ void pb_verror(struct pb_ctx *ctx, const char *where, const char *fmt,
 	fputc('\n', stderr);
 }
 
+int pb_error_in(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	pb_verror(ctx, where, fmt, ap);
+	va_end(ap);
+	return PB_ERR;
+}
+
 void pb_error(struct pb_ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;

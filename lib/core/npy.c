@@ -342,29 +342,17 @@ int pb_npy_encode(const struct pb_tensor *t, struct pb_buf *out, char *err,
 	return 0;
 }
 
-/* Report "msg" against "path" through "ctx". */
-static int report(struct pb_ctx *ctx, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int report(struct pb_ctx *ctx, const char *path, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	pb_verror(ctx, path, fmt, ap);
-	va_end(ap);
-	return PB_ERR;
-}
-
 int pb_npy_read(struct pb_ctx *ctx, const char *path, struct pb_tensor *t)
 {
 	size_t len;
 	char err[256];
 	char *data = pb_read_file(path, &len);
 	if (!data)
-		return report(ctx, path, "cannot read: %s", strerror(errno));
+		return pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
 	int rc = pb_npy_decode(data, len, t, err, sizeof(err));
 	free(data);
 	if (rc < 0)
-		return report(ctx, path, "%s", err);
+		return pb_error_in(ctx, path, "%s", err);
 	return PB_OK;
 }
 
@@ -375,11 +363,11 @@ int pb_npy_write(struct pb_ctx *ctx, const char *path,
 	char err[256];
 	if (pb_npy_encode(t, &b, err, sizeof(err)) < 0) {
 		pb_buf_free(&b);
-		return report(ctx, path, "%s", err);
+		return pb_error_in(ctx, path, "%s", err);
 	}
 	int rc = pb_write_file(path, b.data, b.len);
 	pb_buf_free(&b);
 	if (rc < 0)
-		return report(ctx, path, "cannot write: %s", strerror(errno));
+		return pb_error_in(ctx, path, "cannot write: %s", strerror(errno));
 	return PB_OK;
 }

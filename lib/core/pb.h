@@ -73,6 +73,10 @@ void pb_error(struct pb_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void pb_verror(struct pb_ctx *ctx, const char *where, const char *fmt,
 	       va_list ap);
+/* Report an error against "where" (a file, or NULL: the current input)
+ * and return PB_ERR, so that an error path is one line. */
+int pb_error_in(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 void pb_warn(struct pb_ctx *ctx, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* A remark (why a stage did or did not transform something, under a

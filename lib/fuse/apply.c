@@ -161,6 +161,27 @@ int pb_fuse_unwritten(const struct pb_poly_scop *s, int from, int to, int b)
 	return 1;
 }
 
+void pb_fuse_foreach_access(const struct pb_poly_scop *s, int from, int to,
+			    int b, void (*fn)(MlirOperation op, void *user),
+			    void *user)
+{
+	for (int i = from; i <= to; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[i];
+		for (int k = 0; k < st->naccess; k++)
+			if (st->access[k].buf == b)
+				fn(st->access[k].op, user);
+	}
+}
+
+int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s, pb_fuse_fold_fn fold)
+{
+	int n = 0;
+	for (int b = 0; b < s->nbuf; b++)
+		n += fold(ctx, o, s, b);
+	return n;
+}
+
 int pb_fuse_num_uses(MlirValue v)
 {
 	int n = 0;

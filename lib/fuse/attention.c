@@ -40,20 +40,6 @@
 
 #include "fuse/attention.h"
 
-/* The counter of loop "k" of "st". */
-MlirValue pb_attn_iv(const struct pb_poly_stmt *st, int k)
-{
-	MlirRegion r = mlirOperationGetRegion(st->loops[k], 0);
-	return mlirBlockGetArgument(mlirRegionGetFirstBlock(r), 0);
-}
-
-/* The operation defining "v" when it is a result, else null. */
-MlirOperation pb_attn_def(MlirValue v)
-{
-	return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v)
-				       : (MlirOperation){NULL};
-}
-
 /* Is "v" defined outside statement "st"? */
 static int outside(const struct pb_poly_stmt *st, MlirValue v)
 {
@@ -68,36 +54,6 @@ static int body_ops(const struct pb_poly_stmt *st)
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
 		n++;
 	return n - 1;
-}
-
-/* The access of "st" whose load gives "v", or -1. */
-int pb_attn_load_of(const struct pb_poly_stmt *st, MlirValue v)
-{
-	MlirOperation d = pb_attn_def(v);
-	for (int k = 0; k < st->naccess; k++)
-		if (!st->access[k].write && !mlirOperationIsNull(d) &&
-		    mlirOperationEqual(st->access[k].op, d))
-			return k;
-	return -1;
-}
-
-/* The only store of "st" (*k its access), the operation computing its
- * value in the body (null when none or not one store). */
-MlirOperation pb_attn_stored(const struct pb_poly_stmt *st, int *k)
-{
-	int n = 0;
-	for (int i = 0; i < st->naccess; i++)
-		if (st->access[i].write) {
-			*k = i;
-			n++;
-		}
-	if (st->kind != PB_POLY_NEST || n != 1)
-		return (MlirOperation){NULL};
-	MlirValue v = mlirOperationGetOperand(st->access[*k].op, 0);
-	MlirOperation d = pb_attn_def(v);
-	if (mlirOperationIsNull(d) || !pb_ir_is_inside(d, st->op))
-		return (MlirOperation){NULL};
-	return d;
 }
 
 /* Is operand "i" of "op" the load of access "k" of "st"? */
@@ -247,6 +203,25 @@ static int uses(MlirValue v)
 	return n;
 }
 
+/* Statement "i" of "s" (none when "i" < 0) when it has "depth" loops,
+ * "nacc" accesses and "nops" operations in its body and stores the result
+ * of an operation "name": that operation into "*op", the store's access
+ * into "*k". NULL otherwise. */
+static const struct pb_poly_stmt *nest_storing(const struct pb_poly_scop *s,
+					       int i, const char *name,
+					       int depth, int nacc, int nops,
+					       MlirOperation *op, int *k)
+{
+	if (i < 0)
+		return NULL;
+	const struct pb_poly_stmt *st = &s->stmt[i];
+	*op = pb_attn_stored(st, k);
+	if (mlirOperationIsNull(*op) || !pb_ir_op_is(*op, name) ||
+	    st->naccess != nacc || body_ops(st) != nops || st->depth != depth)
+		return NULL;
+	return st;
+}
+
 /* Softmax over the rows of X (statements after "from"): R1, E, R2, D and
  * their fills. */
 static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
@@ -283,17 +258,11 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 		return 0;
 	t->why = "no exp(S - max) nest after the row maximum";
 	t->e = reader(s, dead, t->r1, t->bm);
-	if (t->e < 0)
+	st = nest_storing(s, t->e, "math.exp", R + 1, 3, 5, &op, &k);
+	if (!st)
 		return 0;
-	st = &s->stmt[t->e];
-	op = pb_attn_stored(st, &k);
-	MlirOperation sub =
-		mlirOperationIsNull(op)
-			? op
-			: pb_attn_def(mlirOperationGetOperand(op, 0));
-	if (mlirOperationIsNull(op) || !pb_ir_op_is(op, "math.exp") ||
-	    !pb_ir_op_is(sub, "arith.subf") || st->naccess != 3 ||
-	    body_ops(st) != 5 || st->depth != R + 1 || !opnd(st, sub, 0, 0) ||
+	MlirOperation sub = pb_attn_def(mlirOperationGetOperand(op, 0));
+	if (!pb_ir_op_is(sub, "arith.subf") || !opnd(st, sub, 0, 0) ||
 	    !opnd(st, sub, 1, 1) || st->access[0].buf != t->bx ||
 	    st->access[1].buf != t->bm || !pat(st, 0, R + 1, -1) ||
 	    !pat(st, 1, R, -1) || !pat(st, k, R + 1, -1))
@@ -301,12 +270,8 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 	t->be = st->access[k].buf;
 	t->why = "no row sum of the exponentials";
 	t->r2 = reader(s, dead, t->e, t->be);
-	if (t->r2 < 0)
-		return 0;
-	st = &s->stmt[t->r2];
-	op = pb_attn_stored(st, &k);
-	if (mlirOperationIsNull(op) || !pb_ir_op_is(op, "arith.addf") ||
-	    st->naccess != 3 || body_ops(st) != 4 || st->depth != R + 1)
+	st = nest_storing(s, t->r2, "arith.addf", R + 1, 3, 4, &op, &k);
+	if (!st)
 		return 0;
 	x = pb_attn_load_of(st, mlirOperationGetOperand(op, 0));
 	m = pb_attn_load_of(st, mlirOperationGetOperand(op, 1));
@@ -326,13 +291,8 @@ static int softmax(const struct pb_poly_scop *s, const char *dead, int from,
 		return 0;
 	t->why = "no division by the row sum";
 	t->d = reader(s, dead, t->r2, t->bl);
-	if (t->d < 0)
-		return 0;
-	st = &s->stmt[t->d];
-	op = pb_attn_stored(st, &k);
-	if (mlirOperationIsNull(op) || !pb_ir_op_is(op, "arith.divf") ||
-	    st->naccess != 3 || body_ops(st) != 4 || st->depth != R + 1 ||
-	    !opnd(st, op, 0, 0) || !opnd(st, op, 1, 1) ||
+	st = nest_storing(s, t->d, "arith.divf", R + 1, 3, 4, &op, &k);
+	if (!st || !opnd(st, op, 0, 0) || !opnd(st, op, 1, 1) ||
 	    st->access[0].buf != t->be || st->access[1].buf != t->bl ||
 	    !pat(st, 0, R + 1, -1) || !pat(st, 1, R, -1) ||
 	    !pat(st, k, R + 1, -1))

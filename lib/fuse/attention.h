@@ -17,6 +17,8 @@ struct pb_attn {
 	char whybuf[160];
 };
 
+/* attention_nest.c: queries of the chain's statements. */
+
 /* The counter of loop "k" of "st". */
 MlirValue pb_attn_iv(const struct pb_poly_stmt *st, int k);
 /* The operation defining "v" when it is a result, else null. */

@@ -1,6 +1,8 @@
 /* The one nest of an attention chain with FlashAttention's online softmax
  * (attention.c's file comment): loops, private buffers and the clones of
- * the chain's operations, built with the C API. */
+ * the chain's operations, built with the C API; also the queries of the
+ * chain's statements that attention.c's matcher shares (attention.c calls
+ * this file, never the other way). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,51 @@
 
 #define make pb_fuse_build
 
+/* The counter of loop "k" of "st". */
+MlirValue pb_attn_iv(const struct pb_poly_stmt *st, int k)
+{
+	MlirRegion r = mlirOperationGetRegion(st->loops[k], 0);
+	return mlirBlockGetArgument(mlirRegionGetFirstBlock(r), 0);
+}
+
+/* The operation defining "v" when it is a result, else null. */
+MlirOperation pb_attn_def(MlirValue v)
+{
+	return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v)
+				       : (MlirOperation){NULL};
+}
+
+/* The access of "st" whose load gives "v", or -1. */
+int pb_attn_load_of(const struct pb_poly_stmt *st, MlirValue v)
+{
+	MlirOperation d = pb_attn_def(v);
+	for (int k = 0; k < st->naccess; k++)
+		if (!st->access[k].write && !mlirOperationIsNull(d) &&
+		    mlirOperationEqual(st->access[k].op, d))
+			return k;
+	return -1;
+}
+
+/* The only store of "st" (*k its access), the operation computing its
+ * value in the body (null when none or not one store). */
+MlirOperation pb_attn_stored(const struct pb_poly_stmt *st, int *k)
+{
+	int n = 0;
+	for (int i = 0; i < st->naccess; i++)
+		if (st->access[i].write) {
+			*k = i;
+			n++;
+		}
+	if (st->kind != PB_POLY_NEST || n != 1)
+		return (MlirOperation){NULL};
+	MlirValue v = mlirOperationGetOperand(st->access[*k].op, 0);
+	MlirOperation d = pb_attn_def(v);
+	if (mlirOperationIsNull(d) || !pb_ir_is_inside(d, st->op))
+		return (MlirOperation){NULL};
+	return d;
+}
+
+/* The binary operation "name" of "a" and "b" (of a's type) before "at". */
 static MlirValue binop(MlirOperation at, const char *name, MlirValue a,
 		       MlirValue b)
 {

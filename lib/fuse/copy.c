@@ -93,6 +93,7 @@ int pb_fuse_result_loops(const struct pb_poly_stmt *st,
 
 /* The copy or producer C = statement "c" of "s": its loads and store. */
 struct copy {
+	const struct pb_poly_scop *s;
 	int c;
 	const struct pb_poly_access *ld, *st; /* ld: the first load or NULL */
 	int compute;	/* more than one load -> store of the loaded value */
@@ -295,10 +296,12 @@ static MlirValue reload(const struct pb_poly_scop *s, const struct copy *cp,
 }
 
 /* Replace the load "r" of T by the producer's value at that element:
- * its loads re-aimed (reload) and its arithmetic cloned before "r". */
-static void rewrite(const struct pb_poly_scop *s, const struct copy *cp,
-		    MlirOperation r)
+ * its loads re-aimed (reload) and its arithmetic cloned before "r";
+ * "user" is the copy. */
+static void rewrite(MlirOperation r, void *user)
 {
+	const struct copy *cp = user;
+	const struct pb_poly_scop *s = cp->s;
 	const struct pb_poly_stmt *st = &s->stmt[cp->c];
 	struct pb_ir_map map = {0};
 	for (MlirOperation op = mlirBlockGetFirstOperation(st->body);
@@ -324,14 +327,12 @@ static void rewrite(const struct pb_poly_scop *s, const struct copy *cp,
 	pb_ir_map_free(&map);
 }
 
-/* Fold the copy into buffer "b" of "s" if the conditions of the file
- * comment hold; 1 when done. */
-static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		const struct pb_poly_scop *s, int b)
+int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s, int b)
 {
 	const struct pb_poly_buf *buf = &s->buf[b];
 	MlirOperation alloc = pb_ir_value_parent(buf->root);
-	struct copy cp = {.c = -1};
+	struct copy cp = {.s = s, .c = -1};
 	int nread = 0, last = -1, once = 1, all_aligned = 1;
 	double reads = 0, elems = 1;
 	if (buf->is_arg || !pb_ir_op_is(alloc, "memref.alloc") ||
@@ -384,22 +385,8 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			     "copy folded into its %d reads: they load its "
 			     "source",
 			     nread);
-	for (int i = cp.c + 1; i <= last; i++) {
-		const struct pb_poly_stmt *st = &s->stmt[i];
-		for (int k = 0; k < st->naccess; k++)
-			if (st->access[k].buf == b)
-				rewrite(s, &cp, st->access[k].op);
-	}
+	pb_fuse_foreach_access(s, cp.c + 1, last, b, rewrite, &cp);
 	mlirOperationDestroy(s->stmt[cp.c].op);
 	mlirOperationDestroy(alloc);
 	return 1;
-}
-
-int pb_fuse_fold_copies(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-			const struct pb_poly_scop *s)
-{
-	int n = 0;
-	for (int b = 0; b < s->nbuf; b++)
-		n += fold(ctx, o, s, b);
-	return n;
 }

@@ -48,6 +48,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "fuse/internal.h"
+#include "ir/passes.h"
 
 /* Largest footprint of a contracted buffer per iteration of the shared
  * loops: a softmax or LayerNorm row of 4096 floats. */
@@ -672,10 +673,6 @@ void pb_fuse_plan_free(struct pb_fuse_plan *p)
 	p->n = 0;
 }
 
-/* Upstream MLIR fusion (the baseline): affine-loop-fusion on @main. */
-static const char *upstream_pipeline =
-	"builtin.module(func.func(affine-loop-fusion),canonicalize)";
-
 int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		  const struct pb_fuse_opts *o, struct pb_fuse_plan *plan)
 {
@@ -705,8 +702,10 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		int attention = (o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
 				!o->upstream;
 		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER) &&
-		    (refresh(ctx, body, &s0, pb_fuse_fold_pads(ctx, o, s0)) ||
-		     refresh(ctx, body, &s0, pb_fuse_fold_copies(ctx, o, s0)) ||
+		    (refresh(ctx, body, &s0,
+			     pb_fuse_fold_each(ctx, o, s0, pb_fuse_fold_pad)) ||
+		     refresh(ctx, body, &s0,
+			     pb_fuse_fold_each(ctx, o, s0, pb_fuse_fold_copy)) ||
 		     refresh(ctx, body, &s0,
 			     pb_fuse_reductions_inward(ctx, o, s0))))
 			return PB_ERR;
@@ -717,7 +716,7 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		if (o->upstream) {
 			pb_poly_scop_free(s0);
 			s0 = NULL;
-			if (pb_ir_run_pipeline(ctx, m, upstream_pipeline) != PB_OK)
+			if (pb_ir_run_pipeline(ctx, m, pb_passes_upstream_fusion) != PB_OK)
 				return PB_ERR;
 		}
 	}

@@ -94,17 +94,17 @@ int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group);
  * their bodies keep the private buffers). */
 void pb_fuse_parallelize(struct pb_fusion *f, int gi, const int *chain, int n);
 
-/* Fold every pad of "s" (a fill and a copy into the interior of a
- * buffer read only by later nests) into the loads of its readers (pad.c).
- * Returns how many were folded; "s" is stale afterwards. */
-int pb_fuse_fold_pads(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		      const struct pb_poly_scop *s);
+/* Fold the pad of buffer "b" of "s" (a fill and a copy into the interior
+ * of a buffer read only by later nests) into the loads of its readers
+ * (pad.c). Returns 1 when folded. */
+int pb_fuse_fold_pad(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		     const struct pb_poly_scop *s, int b);
 
-/* Fold every permuting copy of "s" into the loads of its readers where
- * that keeps their accesses as good (copy.c). Returns how many were
- * folded; "s" is stale afterwards. */
-int pb_fuse_fold_copies(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-			const struct pb_poly_scop *s);
+/* Fold the permuting copy into buffer "b" of "s" into the loads of its
+ * readers where that keeps their accesses as good (copy.c). Returns 1
+ * when folded. */
+int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s, int b);
 
 /* Reorder the loops of every permutable nest of "s" whose reduction loops
  * are not innermost: parallel loops out, reduction loops in (permute.c).
@@ -143,6 +143,19 @@ MlirValue pb_fuse_build(MlirOperation at, const char *name, int n,
 			const MlirValue *ops, MlirType t, int na,
 			const char **names, const MlirAttribute *attrs);
 
+/* Call "fn" on the operation of every access to buffer "b" of statements
+ * "from" to "to" of "s", with "user" (apply.c). */
+void pb_fuse_foreach_access(const struct pb_poly_scop *s, int from, int to,
+			    int b, void (*fn)(MlirOperation op, void *user),
+			    void *user);
+/* A fold of buffer "b" of "s" into its readers: 1 when it folded. */
+typedef int (*pb_fuse_fold_fn)(struct pb_ctx *ctx,
+			       const struct pb_fuse_opts *o,
+			       const struct pb_poly_scop *s, int b);
+/* Apply "fold" to every buffer of "s"; returns how many folded, "s" is
+ * stale afterwards when any did (apply.c). */
+int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s, pb_fuse_fold_fn fold);
 /* Number of uses of "v" (apply.c). */
 int pb_fuse_num_uses(MlirValue v);
 /* The memref operand of access "a". */
@@ -168,7 +181,7 @@ int pb_fuse_parse_kinds(struct pb_ctx *ctx, const char *s);
 /* Global-memory traffic of the statements "stmts" (n of them) of "s" run
  * as one kernel, not counting buffers for which "local" (indexed by buffer,
  * may be NULL) is set: per buffer, the bounding box of the elements read,
- * and of those written, times the element size. */
+ * and of those written, times the element size (cost.c). */
 void pb_fuse_traffic(const struct pb_poly_scop *s, const int *stmts, int n,
 		     const char *local, int64_t *read, int64_t *written);
 

@@ -184,9 +184,10 @@ static int is_copy(const struct pb_poly_scop *s, int i, int b, struct pad *p)
 }
 
 /* Rewrite the load "ld" of P (with map and operands of the padded
- * buffer) into a guarded load of the source. */
-static void rewrite_load(MlirOperation ld, const struct pad *p)
+ * buffer) into a guarded load of the source; "user" is the pad. */
+static void rewrite_load(MlirOperation ld, void *user)
 {
+	const struct pad *p = user;
 	MlirContext mctx = mlirOperationGetContext(ld);
 	MlirAffineMap map =
 		mlirAffineMapAttrGetValue(pb_ir_attr(ld, "map"));
@@ -246,10 +247,8 @@ static void rewrite_load(MlirOperation ld, const struct pad *p)
 	free(ops);
 }
 
-/* Fold the pad of buffer "b" of "s" if the pattern of the file comment
- * holds; 1 when done. */
-static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		const struct pb_poly_scop *s, int b)
+int pb_fuse_fold_pad(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		     const struct pb_poly_scop *s, int b)
 {
 	struct pad p = {.b = b, .fill = -1, .copy = -1};
 	const struct pb_poly_buf *buf = &s->buf[b];
@@ -290,24 +289,10 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			     "pad folded into its %d reads: they load the "
 			     "unpadded buffer with a bound check",
 			     nread);
-	for (int i = p.copy + 1; i <= last; i++) {
-		const struct pb_poly_stmt *st = &s->stmt[i];
-		for (int k = 0; k < st->naccess; k++)
-			if (st->access[k].buf == b)
-				rewrite_load(st->access[k].op, &p);
-	}
+	pb_fuse_foreach_access(s, p.copy + 1, last, b, rewrite_load, &p);
 	mlirOperationDestroy(s->stmt[p.copy].op);
 	mlirOperationDestroy(p.view);
 	mlirOperationDestroy(s->stmt[p.fill].op);
 	mlirOperationDestroy(alloc);
 	return 1;
-}
-
-int pb_fuse_fold_pads(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		      const struct pb_poly_scop *s)
-{
-	int n = 0;
-	for (int b = 0; b < s->nbuf; b++)
-		n += fold(ctx, o, s, b);
-	return n;
 }

@@ -37,7 +37,9 @@ int pb_passes_nvvm(char *buf, size_t n, const char *arch, int isa)
 	return k < 0 || (size_t)k >= n ? -1 : 0;
 }
 
-/* Math ops with LLVM intrinsics go to those and the rest (erf, tanh, ...)
+/* Fuse-stage (and later, once stripped) modules to LLVM: leftover linalg
+ * and warp-level vector ops to loops, affine to scf to cf, math ops with
+ * LLVM intrinsics go to those and the rest (erf, tanh, ...)
  * to libm calls that the JIT resolves in the process, f16/bf16 math
  * through f32, then memref, vector, func, arith, ... to LLVM. */
 const char pb_passes_cpu_lowering[] =

@@ -24,257 +24,6 @@
 #include "ir/contract.h"
 #include "onnx/import.h"
 
-/* FNV-1a hash of "str". */
-static size_t hash(const char *str)
-{
-	size_t h = 1469598103934665603ull;
-	for (; *str; str++)
-		h = (h ^ (unsigned char)*str) * 1099511628211ull;
-	return h;
-}
-
-/* The slot of "name" in the hash table of "s" (empty or matching). */
-static size_t slot(struct imp *s, const char *name)
-{
-	size_t i = hash(name) & (s->hcap - 1);
-	while (s->hkeys[i] && strcmp(s->hkeys[i], name))
-		i = (i + 1) & (s->hcap - 1);
-	return i;
-}
-
-/* Map ONNX name "name" to value "v" (replacing an earlier mapping). */
-static void bind(struct imp *s, const char *name, struct val *v)
-{
-	if (2 * (s->hlen + 1) > s->hcap) {
-		const char **keys = s->hkeys;
-		struct val **vals = s->hvals;
-		size_t cap = s->hcap;
-		s->hcap = cap ? 2 * cap : 256;
-		s->hkeys = calloc(s->hcap, sizeof(*s->hkeys));
-		s->hvals = calloc(s->hcap, sizeof(*s->hvals));
-		if (!s->hkeys || !s->hvals) {
-			fprintf(stderr, "pb: out of memory\n");
-			exit(PB_ERR);
-		}
-		for (size_t i = 0; i < cap; i++) {
-			if (!keys[i])
-				continue;
-			size_t j = slot(s, keys[i]);
-			s->hkeys[j] = keys[i];
-			s->hvals[j] = vals[i];
-		}
-		free(keys);
-		free(vals);
-	}
-	size_t i = slot(s, name);
-	if (!s->hkeys[i])
-		s->hlen++;
-	s->hkeys[i] = name;
-	s->hvals[i] = v;
-}
-
-/* The value named "name" in "s", or NULL. */
-static struct val *lookup(struct imp *s, const char *name)
-{
-	if (!s->hcap)
-		return NULL;
-	size_t i = slot(s, name);
-	return s->hkeys[i] ? s->hvals[i] : NULL;
-}
-
-/* A new value called "name" of type "dt" and shape "sh", owned by "s". */
-static struct val *new_val(struct imp *s, const char *name, enum pb_dtype dt,
-			   const struct shape *sh)
-{
-	struct val *v = calloc(1, sizeof(*v));
-	struct val **vals = realloc(s->vals, sizeof(*vals) * (s->nvals + 1));
-	if (!v || !vals) {
-		fprintf(stderr, "pb: out of memory\n");
-		exit(PB_ERR);
-	}
-	s->vals = vals;
-	s->vals[s->nvals++] = v;
-	v->name = name;
-	v->dtype = dt;
-	v->sh = *sh;
-	bind(s, name, v);
-	return v;
-}
-
-/* Input "i" of the current node, or NULL when absent or empty. */
-struct val *pb_imp_in(struct imp *s, size_t i)
-{
-	if (i >= s->node->n_input || !s->node->input[i][0])
-		return NULL;
-	return lookup(s, s->node->input[i]);
-}
-
-/* The number of inputs of the current node, trailing empty ones dropped. */
-int pb_imp_nin(struct imp *s)
-{
-	int n = (int)s->node->n_input;
-	while (n > 0 && !s->node->input[n - 1][0])
-		n--;
-	return n;
-}
-
-/* Define output "i" of the current node as a new value of type "dt" and
- * shape "sh". Returns NULL when the node has no such output. */
-struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
-		       const struct shape *sh)
-{
-	if (i >= s->node->n_output || !s->node->output[i][0])
-		return NULL;
-	return new_val(s, s->node->output[i], dt, sh);
-}
-
-/* Make output "out" of the current node another name of value "v". */
-int pb_imp_alias(struct imp *s, size_t out, struct val *v)
-{
-	if (out < s->node->n_output && s->node->output[out][0])
-		bind(s, s->node->output[out], v);
-	return PB_OK;
-}
-
-/* The contents of "v" when known at import time (decoding its initializer
- * on first use), else NULL. A decoding error is reported. */
-struct pb_tensor *pb_imp_known(struct imp *s, struct val *v)
-{
-	if (v->k || !v->init)
-		return v->k;
-	struct pb_tensor *t = calloc(1, sizeof(*t));
-	struct pb_buf where = {0};
-	pb_buf_printf(&where, "%s: tensor '%s'", s->file, v->name);
-	if (!t || pb_onnx_tensor_from_proto(s->ctx, where.data, v->init, t)) {
-		free(t);
-		t = NULL;
-	}
-	pb_buf_free(&where);
-	v->k = t;
-	return t;
-}
-
-/* Append "n" bytes at "p" as upper-case hex digits to "b". */
-static void put_hex(struct pb_buf *b, const unsigned char *p, size_t n)
-{
-	static const char digits[] = "0123456789ABCDEF";
-	char chunk[512];
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++) {
-		chunk[k++] = digits[p[i] >> 4];
-		chunk[k++] = digits[p[i] & 15];
-		if (k == sizeof(chunk)) {
-			pb_buf_append(b, chunk, k);
-			k = 0;
-		}
-	}
-	pb_buf_append(b, chunk, k);
-}
-
-/* Append the bool contents "p" of shape "sh" from dim "d" on as a
- * nested literal ("[[true, false], ..]") to "b". */
-static void put_bools(struct pb_buf *b, const unsigned char *p,
-		      const struct shape *sh, int d)
-{
-	if (d == sh->rank) {
-		pb_buf_puts(b, *p ? "true" : "false");
-		return;
-	}
-	int64_t inner = 1;
-	for (int i = d + 1; i < sh->rank; i++)
-		inner *= sh->d[i];
-	pb_buf_puts(b, "[");
-	for (int64_t i = 0; i < sh->d[d]; i++) {
-		if (i)
-			pb_buf_puts(b, ", ");
-		put_bools(b, p + i * inner, sh, d + 1);
-	}
-	pb_buf_puts(b, "]");
-}
-
-/* Emit the known contents "t" of shape "sh" as a dense arith.constant
- * (hex form, one element when all are equal; a literal for bools) named
- * "res". */
-static void emit_dense(struct imp *s, const struct name *res,
-		       const struct pb_tensor *t, const struct shape *sh)
-{
-	size_t esz = pb_dtype_size(t->dtype), n = t->nbytes / esz;
-	int splat = n > 0;
-	for (size_t i = 1; splat && i < n; i++)
-		splat = !memcmp((char *)t->data + i * esz, t->data, esz);
-	pb_buf_printf(&s->body, "    %s = arith.constant dense<", res->s);
-	if (t->dtype == PB_DT_BOOL && splat) {
-		pb_buf_puts(&s->body, *(unsigned char *)t->data ? "true"
-								: "false");
-	} else if (t->dtype == PB_DT_BOOL) {
-		put_bools(&s->body, t->data, sh, 0);
-	} else {
-		pb_buf_puts(&s->body, "\"0x");
-		put_hex(&s->body, t->data, splat ? esz : t->nbytes);
-		pb_buf_puts(&s->body, "\"");
-	}
-	pb_buf_printf(&s->body, "> : %s", pb_imp_ty_dt(sh, t->dtype).s);
-	if (s->loc >= 0)
-		pb_buf_printf(&s->body, " loc(#l%d)\n", s->loc);
-	else
-		pb_buf_puts(&s->body, " loc(unknown)\n");
-}
-
-/* Add an argument for parameter "v" to the function: the initializer (or
- * large Constant) it holds, loaded by the runtime from pb.source. */
-static void add_param(struct imp *s, struct val *v)
-{
-	snprintf(v->ssa.s, sizeof(v->ssa.s), "%%p%d", s->nparams++);
-	pb_buf_printf(&s->args, "%s%s: %s {" PB_ATTR_PARAM " = ", s->nargs++ ? ",\n      " : "",
-		      v->ssa.s, pb_imp_ty_dt(&v->sh, v->dtype).s);
-	pb_imp_str(&s->args, v->name);
-	pb_buf_puts(&s->args, "} loc(unknown)");
-}
-
-/* The SSA tensor of "v" of any type the importer computes on (see
- * pb_imp_elt), materializing it on first use: an initializer becomes a
- * pb.param argument (or a dense constant with --inline-weights), other
- * known contents a dense constant. NULL after reporting an error. */
-const char *pb_imp_use_dt(struct imp *s, struct val *v)
-{
-	if (v->ssa.s[0])
-		return v->ssa.s;
-	if (!pb_imp_elt(v->dtype)) {
-		pb_imp_node_error(s, "tensor '%s' has type %s: only float32, "
-				  "float16, float64, int64, int32 and bool "
-				  "data is supported", v->name,
-				  pb_dtype_name(v->dtype));
-		return NULL;
-	}
-	if (v->init && !s->opts->inline_weights &&
-	    (v->is_init || pb_imp_numel(&v->sh) > PB_INLINE_MAX)) {
-		add_param(s, v);
-		return v->ssa.s;
-	}
-	struct pb_tensor *t = pb_imp_known(s, v);
-	if (!t) {
-		if (!s->ctx->nerrors)
-			pb_imp_node_error(s, "tensor '%s' has no value", v->name);
-		return NULL;
-	}
-	v->ssa = pb_imp_fresh(s);
-	emit_dense(s, &v->ssa, t, &v->sh);
-	return v->ssa.s;
-}
-
-/* The SSA tensor of float32 value "v" (see pb_imp_use_dt): the ops that
- * compute on float32 only use this one. NULL after reporting an error. */
-const char *pb_imp_use(struct imp *s, struct val *v)
-{
-	if (v->dtype != PB_DT_F32) {
-		pb_imp_node_error(s, "tensor '%s' has type %s: only float32 "
-				  "data is supported",
-				  v->name, pb_dtype_name(v->dtype));
-		return NULL;
-	}
-	return pb_imp_use_dt(s, v);
-}
-
 /* Parse "spec" ("name=1x3x224x224") of --shape and, when it names
  * "input", store its dims into "sh". Returns 1 when it applied, 0 when it
  * names another input, -1 on a malformed spec (reported). */
@@ -347,33 +96,6 @@ static int input_shape(struct imp *s, const Onnx__ValueInfoProto *vi,
 	return PB_OK;
 }
 
-/* The static shape declared for value "name" (a graph output or a
- * value_info entry) into "sh"; PB_ERR (not reported) when none is. */
-int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh)
-{
-	const Onnx__ValueInfoProto *vi = NULL;
-	for (size_t i = 0; !vi && i < s->g->n_output; i++)
-		if (!strcmp(s->g->output[i]->name, name))
-			vi = s->g->output[i];
-	for (size_t i = 0; !vi && i < s->g->n_value_info; i++)
-		if (!strcmp(s->g->value_info[i]->name, name))
-			vi = s->g->value_info[i];
-	if (!vi || !vi->type || vi->type->value_case !=
-			ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE ||
-	    !vi->type->tensor_type->shape ||
-	    vi->type->tensor_type->shape->n_dim > PB_MAX_RANK)
-		return PB_ERR;
-	const Onnx__TensorShapeProto *t = vi->type->tensor_type->shape;
-	sh->rank = (int)t->n_dim;
-	for (size_t i = 0; i < t->n_dim; i++) {
-		if (t->dim[i]->value_case !=
-		    ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
-			return PB_ERR;
-		sh->d[i] = t->dim[i]->dim_value;
-	}
-	return PB_OK;
-}
-
 /* Register the initializers of the graph as known values. */
 static int add_initializers(struct imp *s)
 {
@@ -387,7 +109,7 @@ static int add_initializers(struct imp *s)
 		sh.rank = (int)t->n_dims;
 		for (size_t j = 0; j < t->n_dims; j++)
 			sh.d[j] = t->dims[j];
-		struct val *v = new_val(s, t->name,
+		struct val *v = pb_imp_new_val(s, t->name,
 					(enum pb_dtype)t->data_type, &sh);
 		v->init = t;
 		v->is_init = 1;
@@ -404,7 +126,7 @@ static int add_inputs(struct imp *s)
 {
 	for (size_t i = 0; i < s->g->n_input; i++) {
 		const Onnx__ValueInfoProto *vi = s->g->input[i];
-		struct val *old = lookup(s, vi->name);
+		struct val *old = pb_imp_lookup(s, vi->name);
 		if (old && old->is_init)
 			continue;
 		if (!vi->type || vi->type->value_case !=
@@ -425,7 +147,7 @@ static int add_inputs(struct imp *s)
 		struct shape sh;
 		if (input_shape(s, vi, &sh))
 			return PB_ERR;
-		struct val *v = new_val(s, vi->name, dt, &sh);
+		struct val *v = pb_imp_new_val(s, vi->name, dt, &sh);
 		snprintf(v->ssa.s, sizeof(v->ssa.s), "%%a%zu", i);
 		pb_buf_printf(&s->args, "%s%s: %s {" PB_ATTR_NAME " = ",
 			      s->nargs++ ? ",\n      " : "", v->ssa.s,
@@ -517,13 +239,13 @@ static int import_node(struct imp *s, size_t i)
 	if ((!n->n_input || !n->input[0][0]) && strcmp(n->op_type, "Constant"))
 		return pb_imp_node_error(s, "input 0 is missing");
 	for (size_t k = 0; k < n->n_input; k++)
-		if (n->input[k][0] && !lookup(s, n->input[k]))
+		if (n->input[k][0] && !pb_imp_lookup(s, n->input[k]))
 			return pb_imp_node_error(s, "input '%s' is not defined",
 						 n->input[k]);
 	if (op->fn(s))
 		return PB_ERR;
 	for (size_t k = 0; k < n->n_output; k++)
-		if (n->output[k][0] && !lookup(s, n->output[k]))
+		if (n->output[k][0] && !pb_imp_lookup(s, n->output[k]))
 			return pb_imp_node_error(s, "output %zu ('%s') is not "
 						 "supported", k, n->output[k]);
 	return PB_OK;
@@ -538,7 +260,7 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 	s->loc = -1;
 	for (size_t i = 0; i < s->g->n_output; i++) {
 		const char *name = s->g->output[i]->name;
-		struct val *v = lookup(s, name);
+		struct val *v = pb_imp_lookup(s, name);
 		const char *x = NULL;
 		if (!v)
 			pb_error(s->ctx, "output '%s' is not defined", name);

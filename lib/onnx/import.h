@@ -70,6 +70,8 @@ struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt);
 const char *pb_imp_elt(enum pb_dtype dt);
 int pb_imp_is_float(enum pb_dtype dt);
 struct text pb_imp_map(int ndims, int nres, const int *res);
+struct text pb_imp_map_mod(int ndims, int nres, const int *res,
+			   const int64_t *mod);
 struct text pb_imp_ints(int n, const int64_t *v);
 struct text pb_imp_f32(double x);
 void pb_imp_emit(struct imp *s, const char *fmt, ...)
@@ -80,7 +82,11 @@ void pb_imp_str(struct pb_buf *b, const char *str);
 int pb_imp_node_error(struct imp *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-/* Values: lookup, definition, materialization as SSA tensors. */
+/* import_val.c: values: lookup, definition, materialization as SSA
+ * tensors. */
+struct val *pb_imp_lookup(struct imp *s, const char *name);
+struct val *pb_imp_new_val(struct imp *s, const char *name,
+			   enum pb_dtype dt, const struct shape *sh);
 struct val *pb_imp_in(struct imp *s, size_t i);
 int pb_imp_nin(struct imp *s);
 struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
@@ -89,6 +95,13 @@ struct pb_tensor *pb_imp_known(struct imp *s, struct val *v);
 const char *pb_imp_use(struct imp *s, struct val *v);
 const char *pb_imp_use_dt(struct imp *s, struct val *v);
 int pb_imp_alias(struct imp *s, size_t out, struct val *v);
+int pb_imp_def_ssa(struct imp *s, struct name r, enum pb_dtype dt,
+		   const struct shape *sh);
+/* Define output "i" as the known tensor "t" (taking it). */
+struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t);
+int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
+		      const char *what);
+int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh);
 
 /* Node attributes. */
 const Onnx__AttributeProto *pb_imp_attr(struct imp *s, const char *name);
@@ -116,10 +129,7 @@ struct text pb_imp_bcast_map(const struct shape *out, const struct shape *in);
 int pb_imp_broadcast(struct imp *s, const struct shape *a,
 		     const struct shape *b, struct shape *out);
 int pb_imp_axis(struct imp *s, int64_t axis, int rank, int *out);
-int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
-		      const char *what);
 int64_t pb_imp_numel(const struct shape *sh);
-int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh);
 /* Should an op on "v" be folded at import time? Integer (shape) data
  * always; float data when known, small and not a weight. */
 int pb_imp_fold_ok(struct val *v);
@@ -168,6 +178,10 @@ extern const struct pb_imp_op pb_imp_ops_nn[];
 extern const struct pb_imp_op pb_imp_ops_shape[];
 extern const struct pb_imp_op pb_imp_ops_typed[];
 
+/* The data, indices and axis of the current Gather or GatherElements
+ * node (import_typed.c). */
+int pb_imp_gather_args(struct imp *s, struct val **x, struct val **iv,
+		       int *axis);
 /* Gather ("elements" = 0) or GatherElements of "x" by the run-time
  * integer indices "iv" along "axis" (import_typed.c). */
 int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
@@ -195,7 +209,5 @@ struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
 			   enum pb_dtype to);
 /* A new known tensor of type "dt" and shape "sh" (zeroed). */
 struct pb_tensor *pb_imp_new_known(enum pb_dtype dt, const struct shape *sh);
-/* Define output "i" as the known tensor "t" (taking it). */
-struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t);
 
 #endif

@@ -71,8 +71,10 @@ struct text pb_imp_ty(const struct shape *sh)
 }
 
 /* The affine map "(d0, .., d<ndims-1>) -> (..)" whose "nres" results are
- * the dims "res" (a negative entry is the constant 0). */
-struct text pb_imp_map(int ndims, int nres, const int *res)
+ * the dims "res" (a negative entry is the constant 0), each taken modulo
+ * "mod" where "mod" (may be NULL) has a non-negative entry. */
+struct text pb_imp_map_mod(int ndims, int nres, const int *res,
+			   const int64_t *mod)
 {
 	struct text t;
 	size_t k = snprintf(t.s, sizeof(t.s), "affine_map<(");
@@ -83,12 +85,22 @@ struct text pb_imp_map(int ndims, int nres, const int *res)
 		const char *sep = i ? ", " : "";
 		if (res[i] < 0)
 			k += snprintf(t.s + k, sizeof(t.s) - k, "%s0", sep);
+		else if (mod && mod[i] >= 0)
+			k += snprintf(t.s + k, sizeof(t.s) - k,
+				      "%sd%d mod %lld", sep, res[i],
+				      (long long)mod[i]);
 		else
 			k += snprintf(t.s + k, sizeof(t.s) - k, "%sd%d", sep,
 				      res[i]);
 	}
 	snprintf(t.s + k, sizeof(t.s) - k, ")>");
 	return t;
+}
+
+/* The affine map of "res" as in pb_imp_map_mod, without modulo. */
+struct text pb_imp_map(int ndims, int nres, const int *res)
+{
+	return pb_imp_map_mod(ndims, nres, res, NULL);
 }
 
 /* "[v0, v1, ..]" for the "n" integers "v". */
@@ -246,39 +258,6 @@ int pb_imp_axis(struct imp *s, int64_t axis, int rank, int *out)
 	}
 	*out = (int)(axis < 0 ? axis + rank : axis);
 	return PB_OK;
-}
-
-/* The known integer contents of "v" ("what" names it in errors) into
- * "out" (at most "max"). Returns the count or -1 (reported). */
-int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
-		      const char *what)
-{
-	struct pb_tensor *t = v ? pb_imp_known(s, v) : NULL;
-	if (!t) {
-		if (!s->ctx->nerrors)
-			pb_imp_node_error(s, "%s must be a constant known at "
-					  "import time", what);
-		return -1;
-	}
-	int64_t n = pb_tensor_numel(t);
-	if (n > max) {
-		pb_imp_node_error(s, "%s has %lld values: at most %d are "
-				  "supported", what, (long long)n, max);
-		return -1;
-	}
-	for (int64_t i = 0; i < n; i++) {
-		if (t->dtype == PB_DT_I64)
-			out[i] = ((int64_t *)t->data)[i];
-		else if (t->dtype == PB_DT_I32)
-			out[i] = ((int32_t *)t->data)[i];
-		else {
-			pb_imp_node_error(s, "%s has type %s: expected an "
-					  "integer tensor", what,
-					  pb_dtype_name(t->dtype));
-			return -1;
-		}
-	}
-	return (int)n;
 }
 
 /* NumPy (multidirectional) broadcast of shapes "a" and "b" into "out". */
@@ -621,22 +600,6 @@ struct pb_tensor *pb_imp_new_known(enum pb_dtype dt, const struct shape *sh)
 		return NULL;
 	}
 	return t;
-}
-
-/* Define output "i" of the current node as the known tensor "t" (taken;
- * freed when there is no such output). */
-struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t)
-{
-	struct shape sh = {t->rank, {0}};
-	memcpy(sh.d, t->dims, sizeof(sh.d[0]) * t->rank);
-	struct val *v = pb_imp_def(s, i, t->dtype, &sh);
-	if (!v) {
-		pb_tensor_clear(t);
-		free(t);
-		return NULL;
-	}
-	v->k = t;
-	return v;
 }
 
 /* Should an op on "v" be folded at import time? Integer data always (it

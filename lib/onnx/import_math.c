@@ -515,10 +515,7 @@ static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
 		r = t;
 	}
 	r = pb_imp_gen_end(s, &g, r.s);
-	struct val *v = pb_imp_def(s, 0, dt, out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, dt, out);
 }
 
 /* Lower elementwise node "e" over the "nin" inputs "in" (NULL entries are
@@ -604,10 +601,7 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	struct name y = ew_body(s, e, a, nin, has_expo,
 				has_expo ? sval[1] : 0);
 	struct name r = pb_imp_gen_end(s, &g, y.s);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 /* Elementwise ops (Add, Mul, Relu, ...; see ew_ops). */
@@ -778,10 +772,7 @@ static int op_matmul(struct imp *s)
 		r = generic_contract(s, nd, iters, a, &A, &am, b, &B, &bm,
 				     init.s, &out, &om, 1.0);
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 /* Gemm: Y = alpha * A' * B' + beta * C with A' and B' optionally
@@ -878,10 +869,7 @@ static int op_gemm(struct imp *s)
 			y = scalar_op(s, "arith.mulf", y.s, cst(s, beta).s);
 		r = pb_imp_gen_end(s, &g, scalar_op(s, "arith.addf", x.s, y.s).s);
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 /* The identity map of rank "n" and the map dropping the dims in "red". */
@@ -1108,10 +1096,7 @@ static int op_reduce(struct imp *s)
 	} else if (pb_imp_reduce(s, x, red, kind, keep, &r, &sh)) {
 		return PB_ERR;
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &sh);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &sh);
 }
 
 /* Softmax and LogSoftmax over "axis": before opset 13 the input is seen
@@ -1187,10 +1172,7 @@ static int op_softmax(struct imp *s)
 			s, &g,
 			scalar_op(s, "arith.divf", g.arg[0].s, g.arg[1].s).s);
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &full);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &full);
 }
 
 #define EW(n, since, until, attrs) {n, op_ew, attrs, since, until}

@@ -220,10 +220,7 @@ static int op_conv(struct imp *s)
 			    pb_imp_ty(&o5).s, pb_imp_ty(&o5).s);
 		r = pb_imp_reshape(s, r.s, &o5, &out);
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 /* The number of input (or, with "incl", padded-input) elements under
@@ -363,10 +360,7 @@ static int op_pool(struct imp *s)
 		if (!r.s[0])
 			return PB_ERR;
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 /* GlobalAveragePool and GlobalMaxPool: a reduction over the spatial dims
@@ -382,10 +376,7 @@ static int op_global_pool(struct imp *s)
 	struct shape sh;
 	if (pb_imp_reduce(s, x, red, is_max ? "max" : "mean", 1, &r, &sh))
 		return PB_ERR;
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &sh);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &sh);
 }
 
 /* BatchNormalization in inference mode: (x - mean) / sqrt(var + eps) *
@@ -444,10 +435,7 @@ static int op_batchnorm(struct imp *s)
 	pb_imp_emit(s, "%s = arith.addf %s, %s : f32", t[5].s, t[4].s,
 		    g.arg[2].s);
 	struct name r = pb_imp_gen_end(s, &g, t[5].s);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, xs);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, xs);
 }
 
 /* The identity map of rank "n". */
@@ -523,20 +511,18 @@ static struct name scale_shift(struct imp *s, const struct shape *full,
 	struct shape shs[4] = {*full, *part};
 	struct text id = id_map(full->rank);
 	struct text maps[4] = {id, pb_imp_map(full->rank, nk, kept)};
-	int n = 2, si = -1, bi = -1;
-	if (scale) {
-		if (!(ins[n] = pb_imp_use(s, scale)))
+	/* scale multiplies, bias adds: each an input when given */
+	struct val *opt[2] = {scale, bias};
+	static const char *const opt_op[2] = {"arith.mulf", "arith.addf"};
+	int n = 2, at[2] = {-1, -1};
+	for (int j = 0; j < 2; j++) {
+		if (!opt[j])
+			continue;
+		if (!(ins[n] = pb_imp_use(s, opt[j])))
 			return r;
-		shs[n] = scale->sh;
-		maps[n] = smap[0];
-		si = n++;
-	}
-	if (bias) {
-		if (!(ins[n] = pb_imp_use(s, bias)))
-			return r;
-		shs[n] = bias->sh;
-		maps[n] = smap[1];
-		bi = n++;
+		shs[n] = opt[j]->sh;
+		maps[n] = smap[j];
+		at[j] = n++;
 	}
 	char iters[PB_MAX_RANK + 1] = "pppppppppppppppp";
 	struct name e = pb_imp_empty(s, full);
@@ -546,16 +532,12 @@ static struct name scale_shift(struct imp *s, const struct shape *full,
 	struct name y = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.mulf %s, %s : f32", y.s, g.arg[0].s,
 		    g.arg[1].s);
-	if (si >= 0) {
+	for (int j = 0; j < 2; j++) {
+		if (at[j] < 0)
+			continue;
 		struct name t = pb_imp_fresh(s);
-		pb_imp_emit(s, "%s = arith.mulf %s, %s : f32", t.s, y.s,
-			    g.arg[si].s);
-		y = t;
-	}
-	if (bi >= 0) {
-		struct name t = pb_imp_fresh(s);
-		pb_imp_emit(s, "%s = arith.addf %s, %s : f32", t.s, y.s,
-			    g.arg[bi].s);
+		pb_imp_emit(s, "%s = %s %s, %s : f32", t.s, opt_op[j], y.s,
+			    g.arg[at[j]].s);
 		y = t;
 	}
 	return pb_imp_gen_end(s, &g, y.s);
@@ -631,10 +613,7 @@ static int op_instancenorm(struct imp *s)
 				    smap);
 	if (!y.s[0])
 		return PB_ERR;
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &x->sh);
-	if (v)
-		v->ssa = y;
-	return PB_OK;
+	return pb_imp_def_ssa(s, y, PB_DT_F32, &x->sh);
 }
 
 /* ConvTranspose in 1-d, 2-d and 3-d, group 1: the input is spread out
@@ -754,10 +733,7 @@ static int op_conv_transpose(struct imp *s)
 		    "-> %s", r.s, named[sr], window_attrs(&win).s, xs.s, wf.s,
 		    pb_imp_ty(&up).s, pb_imp_ty(&wt).s, init.s,
 		    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 const struct pb_imp_op pb_imp_ops_nn[] = {

@@ -36,10 +36,7 @@ static int reshape_to(struct imp *s, struct val *x, const struct shape *to)
 	if (!in)
 		return PB_ERR;
 	struct name r = pb_imp_reshape_dt(s, in, &x->sh, to, x->dtype);
-	struct val *v = pb_imp_def(s, 0, x->dtype, to);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, x->dtype, to);
 }
 
 /* Identity and Dropout (inference): the output is the input. */
@@ -372,10 +369,7 @@ static int op_transpose(struct imp *s)
 		    "permutation = %s", res.s, in,
 		    pb_imp_ty_dt(&x->sh, x->dtype).s, e.s,
 		    pb_imp_ty_dt(&out, x->dtype).s, pb_imp_ints(r, perm).s);
-	struct val *v = pb_imp_def(s, 0, x->dtype, &out);
-	if (v)
-		v->ssa = res;
-	return PB_OK;
+	return pb_imp_def_ssa(s, res, x->dtype, &out);
 }
 
 /* Concat along "axis": folded when every input is known, else
@@ -468,10 +462,7 @@ static int op_concat(struct imp *s)
 	}
 	pb_buf_free(&vals);
 	pb_buf_free(&tys);
-	struct val *v = pb_imp_def(s, 0, in[0]->dtype, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, in[0]->dtype, &out);
 }
 
 struct slice_u {
@@ -607,10 +598,7 @@ static int op_slice(struct imp *s)
 				 &id);
 		r = pb_imp_gen_end(s, &g, g.arg[0].s);
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 /* Shape: the dims of the input (start/end from opset 15), known. */
@@ -671,11 +659,9 @@ static int64_t gather_src(const struct shape *out, const int64_t *idx,
  * one extract_slice per index (concatenated when several). */
 static int op_gather(struct imp *s)
 {
-	struct val *x = pb_imp_in(s, 0), *iv = pb_imp_in(s, 1);
+	struct val *x, *iv;
 	int axis;
-	if (!iv)
-		return pb_imp_node_error(s, "expected 2 inputs");
-	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
+	if (pb_imp_gather_args(s, &x, &iv, &axis))
 		return PB_ERR;
 	int64_t ind[64];
 	/* run-time or many indices, or data other than float32 that is not
@@ -737,22 +723,14 @@ static int op_gather(struct imp *s)
 	if (!ni)
 		r = pb_imp_empty(s, &cat);
 	r = pb_imp_reshape(s, r.s, ni ? &cat : &cat, &out);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
-struct expand_u {
-	const struct shape *in;
-};
-
-/* Source index of a broadcast element. */
+/* Source index of a broadcast element ("u": the input's shape). */
 static int64_t expand_src(const struct shape *out, const int64_t *idx,
 			  const void *u)
 {
-	const struct expand_u *p = u;
-	return pb_imp_bcast_index(out, p->in, linear(out, idx));
+	return pb_imp_bcast_index(out, u, linear(out, idx));
 }
 
 /* Expand: broadcast to the known shape (a copying linalg.generic). */
@@ -774,8 +752,7 @@ static int op_expand(struct imp *s)
 		return PB_ERR;
 	if (pb_imp_fold_ok(x) && pb_imp_numel(&out) <= PB_FOLD_MAX) {
 		struct pb_tensor *k = pb_imp_known(s, x);
-		struct expand_u u = {&x->sh};
-		return k ? fold_gather(s, k, &out, expand_src, &u) : PB_ERR;
+		return k ? fold_gather(s, k, &out, expand_src, &x->sh) : PB_ERR;
 	}
 	const char *in = pb_imp_use_dt(s, x);
 	if (!in)
@@ -796,10 +773,7 @@ static int op_expand(struct imp *s)
 	pb_imp_gen_begin_dt(s, &g, out.rank, iters, 1, &in, &x->sh, &x->dtype,
 			    &im, e.s, &out, x->dtype, &om);
 	struct name r = pb_imp_gen_end(s, &g, g.arg[0].s);
-	struct val *v = pb_imp_def(s, 0, x->dtype, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, x->dtype, &out);
 }
 
 /* Is "dt" a type Cast can fold between? */
@@ -860,10 +834,7 @@ static int op_cast(struct imp *s)
 			    &x->dtype, &id, e.s, &x->sh, to, &id);
 	struct name y = pb_imp_convert(s, g.arg[0].s, x->dtype, to);
 	struct name r = pb_imp_gen_end(s, &g, y.s);
-	struct val *v = pb_imp_def(s, 0, to, &x->sh);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, to, &x->sh);
 }
 
 /* ConstantOfShape: a known tensor of the "value" (default f32 0); large
@@ -1170,25 +1141,18 @@ static int op_pad(struct imp *s)
 			    pb_imp_ty(&sh).s, pb_imp_ty(&out).s);
 		p = c;
 	}
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = p;
-	return PB_OK;
+	return pb_imp_def_ssa(s, p, PB_DT_F32, &out);
 }
 
-struct tile_u {
-	const struct shape *in;
-};
-
-/* Source index of a tiled element. */
+/* Source index of a tiled element ("u": the input's shape). */
 static int64_t tile_src(const struct shape *out, const int64_t *idx,
 			const void *u)
 {
-	const struct tile_u *p = u;
+	const struct shape *sh = u;
 	int64_t in[PB_MAX_RANK];
 	for (int i = 0; i < out->rank; i++)
-		in[i] = idx[i] % p->in->d[i];
-	return linear(p->in, in);
+		in[i] = idx[i] % sh->d[i];
+	return linear(sh, in);
 }
 
 /* Tile by known repeats: folded, or a copying linalg.generic reading
@@ -1219,43 +1183,28 @@ static int op_tile(struct imp *s)
 			return pb_imp_node_error(s, "negative repeat");
 		out.d[i] *= rep[i];
 	}
-	struct tile_u u = {&x->sh};
 	if (pb_imp_fold_ok(x) && pb_imp_numel(&out) <= PB_FOLD_MAX) {
 		struct pb_tensor *k = pb_imp_known(s, x);
-		return k ? fold_gather(s, k, &out, tile_src, &u) : PB_ERR;
+		return k ? fold_gather(s, k, &out, tile_src, &x->sh) : PB_ERR;
 	}
 	const char *in = pb_imp_use(s, x);
 	if (!in)
 		return PB_ERR;
-	struct text m;
-	size_t k = snprintf(m.s, sizeof(m.s), "affine_map<(");
-	for (int i = 0; i < n; i++)
-		k += snprintf(m.s + k, sizeof(m.s) - k, "%sd%d", i ? ", " : "", i);
-	k += snprintf(m.s + k, sizeof(m.s) - k, ") -> (");
+	int all[PB_MAX_RANK], src[PB_MAX_RANK];
+	int64_t mod[PB_MAX_RANK];
 	for (int i = 0; i < n; i++) {
-		const char *sep = i ? ", " : "";
-		if (x->sh.d[i] == 1)
-			k += snprintf(m.s + k, sizeof(m.s) - k, "%s0", sep);
-		else if (rep[i] == 1)
-			k += snprintf(m.s + k, sizeof(m.s) - k, "%sd%d", sep, i);
-		else
-			k += snprintf(m.s + k, sizeof(m.s) - k, "%sd%d mod %lld",
-				      sep, i, (long long)x->sh.d[i]);
-	}
-	snprintf(m.s + k, sizeof(m.s) - k, ")>");
-	int all[PB_MAX_RANK];
-	for (int i = 0; i < n; i++)
 		all[i] = i;
+		src[i] = x->sh.d[i] == 1 ? -1 : i;
+		mod[i] = rep[i] == 1 ? -1 : x->sh.d[i];
+	}
+	struct text m = pb_imp_map_mod(n, n, src, mod);
 	char iters[PB_MAX_RANK + 1] = "pppppppppppppppp";
 	struct text id = pb_imp_map(n, n, all);
 	struct name e = pb_imp_empty(s, &out);
 	struct gen g;
 	pb_imp_gen_begin(s, &g, n, iters, 1, &in, &x->sh, &m, e.s, &out, &id);
 	struct name r = pb_imp_gen_end(s, &g, g.arg[0].s);
-	struct val *v = pb_imp_def(s, 0, PB_DT_F32, &out);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
 
 const struct pb_imp_op pb_imp_ops_shape[] = {

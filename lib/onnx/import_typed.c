@@ -82,16 +82,6 @@ static int bcast_begin(struct imp *s, struct bcast *b, struct gen *g,
 	return PB_OK;
 }
 
-/* Define output 0 as generic result "r" of type "dt" and shape "sh". */
-static int def_out(struct imp *s, struct name r, enum pb_dtype dt,
-		   const struct shape *sh)
-{
-	struct val *v = pb_imp_def(s, 0, dt, sh);
-	if (v)
-		v->ssa = r;
-	return PB_OK;
-}
-
 /* The comparison and logic ops: ONNX name, arity, the predicates of
  * arith.cmpf and arith.cmpi (NULL: no such comparison), or the i1 op. */
 static const struct cmp_op {
@@ -189,7 +179,8 @@ static int op_compare(struct imp *s)
 			    fl ? "cmpf" : "cmpi", fl ? c->fpred : c->ipred,
 			    g.arg[0].s, g.arg[1].s, pb_imp_elt(dt));
 	}
-	return def_out(s, pb_imp_gen_end(s, &g, r.s), PB_DT_BOOL, &b.out);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), PB_DT_BOOL,
+			      &b.out);
 }
 
 /* Where(condition, X, Y): X where the bool condition holds, else Y, all
@@ -236,7 +227,7 @@ static int op_where(struct imp *s)
 	struct name r = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", r.s, g.arg[0].s,
 		    g.arg[1].s, g.arg[2].s, pb_imp_elt(dt));
-	return def_out(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
 /* Mod: the remainder with the sign of the divisor (integers, fmod = 0)
@@ -289,7 +280,7 @@ static int op_mod(struct imp *s)
 			    sum.s, r.s, el);
 		r = y;
 	}
-	return def_out(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
 /* Emit "%i = linalg.index <d> : index" and return %i. */
@@ -397,17 +388,28 @@ int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
 							   : i - 1 + q);
 	}
 	struct name y = extract(s, data, &x->sh, x->dtype, idx);
-	return def_out(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
+}
+
+/* The data "*x", indices "*iv" and "axis" attribute (default 0) of the
+ * current Gather or GatherElements node into "*axis". */
+int pb_imp_gather_args(struct imp *s, struct val **x, struct val **iv,
+		       int *axis)
+{
+	*x = pb_imp_in(s, 0);
+	*iv = pb_imp_in(s, 1);
+	if (!*iv)
+		return pb_imp_node_error(s, "expected 2 inputs");
+	return pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), (*x)->sh.rank,
+			   axis);
 }
 
 /* GatherElements along "axis" (default 0). */
 static int op_gather_elements(struct imp *s)
 {
-	struct val *x = pb_imp_in(s, 0), *iv = pb_imp_in(s, 1);
+	struct val *x, *iv;
 	int axis;
-	if (!iv)
-		return pb_imp_node_error(s, "expected 2 inputs");
-	if (pb_imp_axis(s, pb_imp_attr_int(s, "axis", 0), x->sh.rank, &axis))
+	if (pb_imp_gather_args(s, &x, &iv, &axis))
 		return PB_ERR;
 	return pb_imp_gather_rt(s, x, iv, axis, 1);
 }
@@ -492,7 +494,7 @@ static int op_argmax(struct imp *s)
 		out.d[axis] = 1;
 		res = pb_imp_reshape_dt(s, res.s, &part, &out, PB_DT_I64);
 	}
-	return def_out(s, res, PB_DT_I64, &out);
+	return pb_imp_def_ssa(s, res, PB_DT_I64, &out);
 }
 
 /* Hardmax (opset 13 on) along "axis" (default -1): 1 at the first index
@@ -527,7 +529,7 @@ static int op_hardmax(struct imp *s)
 	struct name one = pb_imp_scalar(s, 1), zero = pb_imp_scalar(s, 0);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", y.s, eq.s, one.s,
 		    zero.s);
-	return def_out(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32, &full);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32, &full);
 }
 
 /* CumSum(x, axis) with exclusive and reverse: y[.., i, ..] = sum of
@@ -589,7 +591,7 @@ static int op_cumsum(struct imp *s)
 		    g.arg[1].s, g.arg[0].s, el);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", y.s, c.s, sum.s,
 		    g.arg[1].s, el);
-	return def_out(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
 }
 
 /* Einsum: the equation's letters become the loops of one generic (the
@@ -768,7 +770,7 @@ static int op_einsum(struct imp *s)
 	struct name y = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", y.s, fl ? "addf" : "addi",
 		    g.arg[nin].s, p.s, el);
-	return def_out(s, pb_imp_gen_end(s, &g, y.s), dt, &out);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), dt, &out);
 }
 
 /* Emit the known int64 (or f32 when "w") 1-d table "v" of "n" values as
@@ -902,7 +904,7 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 			acc = a2;
 		}
 	}
-	return def_out(s, pb_imp_gen_end(s, &g, acc.s), x->dtype, out);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, acc.s), x->dtype, out);
 }
 
 /* The input coordinate of output coordinate "i" along a dim resized from
@@ -1128,7 +1130,7 @@ static int op_trilu(struct imp *s)
 	struct name z = pb_imp_scalar_dt(s, x->dtype, 0);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", y.s, c.s,
 		    g.arg[0].s, z.s, pb_imp_elt(x->dtype));
-	return def_out(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
 }
 
 /* DepthToSpace (modes DCR, CRD) and SpaceToDepth with "blocksize" b on
@@ -1182,7 +1184,7 @@ static int op_depth_space(struct imp *s)
 		    pb_imp_ty_dt(&six, x->dtype).s, e.s,
 		    pb_imp_ty_dt(&perm6, x->dtype).s, pb_imp_ints(6, perm).s);
 	r = pb_imp_reshape_dt(s, t.s, &perm6, &out, x->dtype);
-	return def_out(s, r, x->dtype, &out);
+	return pb_imp_def_ssa(s, r, x->dtype, &out);
 }
 
 /* LRN over the channels (dim 1): y = x / (bias + alpha / size * sum of
@@ -1266,7 +1268,7 @@ static int op_lrn(struct imp *s)
 	pb_imp_emit(s, "%s = arith.addf %s, %s : f32", u.s, t.s, bs.s);
 	pb_imp_emit(s, "%s = math.powf %s, %s : f32", v.s, u.s, be.s);
 	pb_imp_emit(s, "%s = arith.divf %s, %s : f32", y.s, g.arg[0].s, v.s);
-	return def_out(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32, &x->sh);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32, &x->sh);
 }
 
 /* OneHot(indices, depth, values) along "axis" (default -1): values[1]
@@ -1347,7 +1349,7 @@ static int op_onehot(struct imp *s)
 		    pb_imp_ty_dt(&vv->sh, dt).s);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", y.s, eq.s, on.s,
 		    off.s, pb_imp_elt(dt));
-	return def_out(s, pb_imp_gen_end(s, &g, y.s), dt, &out);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), dt, &out);
 }
 
 const struct pb_imp_op pb_imp_ops_typed[] = {

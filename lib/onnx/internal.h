@@ -21,8 +21,5 @@ Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
 /* The tensor of Constant node "n" ("value" attribute), or NULL. */
 const Onnx__TensorProto *pb_onnx_constant_value(const Onnx__NodeProto *n);
 
-/* Report "fmt" against "where" (a file name) as one error line. */
-void pb_onnx_error(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
 
 #endif

@@ -6,14 +6,6 @@
 #include "onnx/internal.h"
 #include "onnx/onnx.h"
 
-void pb_onnx_error(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	pb_verror(ctx, where, fmt, ap);
-	va_end(ap);
-}
-
 /* Is "dt" a data type whose typed values live in int32_data? */
 static int in_int32_data(enum pb_dtype dt)
 {
@@ -97,35 +89,35 @@ int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
 	enum pb_dtype dt = p->has_data_type ? (enum pb_dtype)p->data_type
 					    : PB_DT_UNDEFINED;
 	if (dt == PB_DT_STRING) {
-		pb_onnx_error(ctx, where, "string tensors are not supported");
+		pb_error_in(ctx, where, "string tensors are not supported");
 		return PB_ERR;
 	}
 	size_t esz = pb_dtype_size(dt);
 	if (!esz) {
-		pb_onnx_error(ctx, where, "tensor data type %d is not supported",
+		pb_error_in(ctx, where, "tensor data type %d is not supported",
 			      (int)dt);
 		return PB_ERR;
 	}
 	if (p->n_external_data ||
 	    (p->has_data_location &&
 	     p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
-		pb_onnx_error(ctx, where,
+		pb_error_in(ctx, where,
 			      "tensor data stored externally is not supported");
 		return PB_ERR;
 	}
 	if (p->segment) {
-		pb_onnx_error(ctx, where, "segmented tensors are not supported");
+		pb_error_in(ctx, where, "segmented tensors are not supported");
 		return PB_ERR;
 	}
 	if (p->n_dims > PB_MAX_RANK) {
-		pb_onnx_error(ctx, where, "tensor rank %zu exceeds %d",
+		pb_error_in(ctx, where, "tensor rank %zu exceeds %d",
 			      p->n_dims, PB_MAX_RANK);
 		return PB_ERR;
 	}
 	int64_t n = 1;
 	for (size_t i = 0; i < p->n_dims; i++) {
 		if (p->dims[i] < 0 || (p->dims[i] && n > INT64_MAX / p->dims[i])) {
-			pb_onnx_error(ctx, where, "bad tensor dimension %lld",
+			pb_error_in(ctx, where, "bad tensor dimension %lld",
 				      (long long)p->dims[i]);
 			return PB_ERR;
 		}
@@ -138,17 +130,17 @@ int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
 	int raw = p->has_raw_data && (p->raw_data.len || !has_typed(p));
 	long avail = raw ? -2 : typed_count(p, dt);
 	if (raw && p->raw_data.len != t->nbytes) {
-		pb_onnx_error(ctx, where,
+		pb_error_in(ctx, where,
 			      "raw_data holds %zu bytes, shape and type need %zu",
 			      p->raw_data.len, t->nbytes);
 		return PB_ERR;
 	}
 	if (!raw && avail != n) {
 		if (avail < 0)
-			pb_onnx_error(ctx, where, "no data for %s tensor",
+			pb_error_in(ctx, where, "no data for %s tensor",
 				      pb_dtype_name(dt));
 		else
-			pb_onnx_error(ctx, where,
+			pb_error_in(ctx, where,
 				      "tensor holds %ld values, its shape needs "
 				      "%lld",
 				      avail, (long long)n);
@@ -159,7 +151,7 @@ int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
 		t->name = strdup(p->name);
 	if (!t->data) {
 		pb_tensor_clear(t);
-		pb_onnx_error(ctx, where, "out of memory");
+		pb_error_in(ctx, where, "out of memory");
 		return PB_ERR;
 	}
 	if (raw) {
@@ -183,14 +175,14 @@ int pb_onnx_read_tensor_file(struct pb_ctx *ctx, const char *path,
 	char *data = pb_read_file(path, &len);
 	memset(t, 0, sizeof(*t));
 	if (!data) {
-		pb_onnx_error(ctx, path, "cannot read: %s", strerror(errno));
+		pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
 		return PB_ERR;
 	}
 	Onnx__TensorProto *p = onnx__tensor_proto__unpack(
 		NULL, len, (const uint8_t *)data);
 	free(data);
 	if (!p) {
-		pb_onnx_error(ctx, path, "cannot parse ONNX tensor");
+		pb_error_in(ctx, path, "cannot parse ONNX tensor");
 		return PB_ERR;
 	}
 	int rc = pb_onnx_tensor_from_proto(ctx, path, p, t);

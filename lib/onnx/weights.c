@@ -65,12 +65,12 @@ Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
 	if (!m || !m->graph || !m->has_ir_version || !m->n_opset_import) {
 		if (m)
 			onnx__model_proto__free_unpacked(m, NULL);
-		pb_onnx_error(ctx, where, "cannot parse ONNX model");
+		pb_error_in(ctx, where, "cannot parse ONNX model");
 		return NULL;
 	}
 	if (!fill_names(m)) {
 		onnx__model_proto__free_unpacked(m, NULL);
-		pb_onnx_error(ctx, where, "out of memory");
+		pb_error_in(ctx, where, "out of memory");
 		return NULL;
 	}
 	return m;
@@ -95,7 +95,7 @@ struct pb_onnx_weights *pb_onnx_weights_open(struct pb_ctx *ctx,
 	size_t len;
 	char *data = pb_read_file(path, &len);
 	if (!data) {
-		pb_onnx_error(ctx, path, "cannot read: %s", strerror(errno));
+		pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
 		return NULL;
 	}
 	Onnx__ModelProto *m = pb_onnx_model_unpack(ctx, path, data, len);
@@ -106,7 +106,7 @@ struct pb_onnx_weights *pb_onnx_weights_open(struct pb_ctx *ctx,
 	if (!w || !(w->path = strdup(path))) {
 		free(w);
 		onnx__model_proto__free_unpacked(m, NULL);
-		pb_onnx_error(ctx, path, "out of memory");
+		pb_error_in(ctx, path, "out of memory");
 		return NULL;
 	}
 	w->model = m;
@@ -138,7 +138,7 @@ int pb_onnx_weights_get(struct pb_ctx *ctx, struct pb_onnx_weights *w,
 	const Onnx__TensorProto *p = lookup(w, name);
 	if (!p) {
 		memset(t, 0, sizeof(*t));
-		pb_onnx_error(ctx, w->path, "no initializer named '%s'", name);
+		pb_error_in(ctx, w->path, "no initializer named '%s'", name);
 		return PB_ERR;
 	}
 	struct pb_buf where = {0};

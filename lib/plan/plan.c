@@ -432,6 +432,25 @@ static void line(struct strbuf *s, const char *prefix)
 		put(s, prefix);
 }
 
+/* Append the list "key" (" \"buffers\": [") of the elements of "items"
+ * (freed) to "s", each on a line of its own after "prefix", and "end". */
+static void put_list(struct strbuf *s, const char *prefix, const char *key,
+		     json_t *items, const char *end)
+{
+	size_t n = json_array_size(items);
+	line(s, prefix);
+	put(s, key);
+	for (size_t i = 0; i < n; i++) {
+		line(s, prefix);
+		put(s, "  ");
+		put_json(s, json_incref(json_array_get(items, i)));
+		if (i + 1 < n)
+			put(s, ",");
+	}
+	json_decref(items);
+	put(s, end);
+}
+
 char *pb_plan_to_json(const struct pb_plan *p, const char *prefix)
 {
 	struct strbuf s = {0};
@@ -445,26 +464,13 @@ char *pb_plan_to_json(const struct pb_plan *p, const char *prefix)
 	put(&s, ", \"source\": ");
 	put_json(&s, p->source ? json_string(p->source) : json_null());
 	put(&s, ",");
-	line(&s, prefix);
-	put(&s, " \"buffers\": [");
-	for (int i = 0; i < p->nbuffers; i++) {
-		line(&s, prefix);
-		put(&s, "  ");
-		put_json(&s, buffer_json(&p->buffers[i]));
-		if (i + 1 < p->nbuffers)
-			put(&s, ",");
-	}
-	put(&s, "],");
-	line(&s, prefix);
-	put(&s, " \"launches\": [");
-	for (int i = 0; i < p->nlaunches; i++) {
-		line(&s, prefix);
-		put(&s, "  ");
-		put_json(&s, launch_json(&p->launches[i]));
-		if (i + 1 < p->nlaunches)
-			put(&s, ",");
-	}
-	put(&s, "]}\n");
+	json_t *bufs = json_array(), *launches = json_array();
+	for (int i = 0; i < p->nbuffers; i++)
+		json_array_append_new(bufs, buffer_json(&p->buffers[i]));
+	for (int i = 0; i < p->nlaunches; i++)
+		json_array_append_new(launches, launch_json(&p->launches[i]));
+	put_list(&s, prefix, " \"buffers\": [", bufs, "],");
+	put_list(&s, prefix, " \"launches\": [", launches, "]}\n");
 	return s.data;
 }
 

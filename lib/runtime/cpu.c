@@ -12,24 +12,10 @@
 
 #include "ir/contract.h"
 #include "ir/ir.h"
+#include "ir/passes.h"
 #include "runtime/runtime.h"
 
 _Static_assert(sizeof(void *) == sizeof(int64_t), "64-bit hosts only");
-
-/* Lowering of fuse-stage (and later, once stripped) modules to LLVM:
- * leftover linalg and warp-level vector ops to loops, affine to scf to cf,
- * math ops with LLVM intrinsics to those and the rest (erf, tanh, ...) to
- * libm calls that the JIT resolves in the process, f16/bf16 math through
- * f32, then memref, vector, func, arith, ... to LLVM. */
-static const char *lowering =
-	"builtin.module("
-	"func.func(convert-linalg-to-loops,convert-vector-to-scf),"
-	"lower-affine,convert-scf-to-cf,"
-	"func.func(math-extend-to-supported-types),"
-	"convert-math-to-llvm,convert-math-to-libm,arith-expand,"
-	"expand-strided-metadata,finalize-memref-to-llvm,"
-	"convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
-	"convert-to-llvm,reconcile-unrealized-casts)";
 
 /* Print "t" into a malloc'ed string (for diagnostics). */
 static char *type_str(MlirType t)
@@ -381,7 +367,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 	hoist_allocas(m);
 	MlirOperation fn = pb_ir_lookup_func(m, "main");
 	pb_ir_set_attr(fn, "llvm.emit_c_interface", mlirUnitAttrGet(ctx->mlir));
-	return pb_ir_run_pipeline(ctx, m, lowering);
+	return pb_ir_run_pipeline(ctx, m, pb_passes_cpu_lowering);
 }
 
 /* Fill the memref descriptor "desc" (3 + 2 * rank words) for "t". */

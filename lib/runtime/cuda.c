@@ -402,52 +402,56 @@ static const struct pb_plan_buffer *buffer_of_arg(const struct pb_runtime_gpu *g
 	return NULL;
 }
 
-int pb_runtime_gpu_upload(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
-			  const struct pb_runtime_sig *sig,
-			  const struct pb_tensor *vals)
+/* Copy the arguments of "sig" between "vals" and the buffers of "g": the
+ * inputs to the GPU, or with "down" the outputs from it. */
+static int copy_args(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+		     const struct pb_runtime_sig *sig,
+		     const struct pb_tensor *vals, int down)
 {
 	for (int i = 0; i < sig->nargs; i++) {
 		const struct pb_plan_buffer *b = buffer_of_arg(g, i);
-		if (!b || sig->args[i].role == PB_RUNTIME_OUTPUT)
+		const char *name = sig->args[i].name;
+		int out = sig->args[i].role == PB_RUNTIME_OUTPUT;
+		if (!b || out != down || (down && !b->bytes))
 			continue;
 		if ((int64_t)vals[i].nbytes != b->bytes) {
-			pb_error(ctx, "argument %d ('%s') holds %zu bytes, the "
-				 "plan's buffer %d %lld", i, sig->args[i].name,
-				 vals[i].nbytes, b->id, (long long)b->bytes);
+			if (down)
+				pb_error(ctx, "output '%s' holds %zu bytes, the "
+					 "plan's buffer %d %lld", name,
+					 vals[i].nbytes, b->id,
+					 (long long)b->bytes);
+			else
+				pb_error(ctx, "argument %d ('%s') holds %zu "
+					 "bytes, the plan's buffer %d %lld", i,
+					 name, vals[i].nbytes, b->id,
+					 (long long)b->bytes);
 			return PB_ERR;
 		}
 		if (!b->bytes)
 			continue;
-		CUresult r = cu.MemcpyHtoD(g->addr[b->id], vals[i].data,
-					   vals[i].nbytes);
+		CUresult r = down ? cu.MemcpyDtoH(vals[i].data, g->addr[b->id],
+						  vals[i].nbytes)
+				  : cu.MemcpyHtoD(g->addr[b->id], vals[i].data,
+						  vals[i].nbytes);
 		if (r)
-			return cu_fail(ctx, r, "cannot copy '%s' to the GPU",
-				       sig->args[i].name);
+			return cu_fail(ctx, r, "cannot copy '%s' %s the GPU",
+				       name, down ? "from" : "to");
 	}
 	return PB_OK;
+}
+
+int pb_runtime_gpu_upload(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
+			  const struct pb_runtime_sig *sig,
+			  const struct pb_tensor *vals)
+{
+	return copy_args(ctx, g, sig, vals, 0);
 }
 
 int pb_runtime_gpu_download(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 			    const struct pb_runtime_sig *sig,
 			    struct pb_tensor *vals)
 {
-	for (int i = 0; i < sig->nargs; i++) {
-		const struct pb_plan_buffer *b = buffer_of_arg(g, i);
-		if (!b || sig->args[i].role != PB_RUNTIME_OUTPUT || !b->bytes)
-			continue;
-		if ((int64_t)vals[i].nbytes != b->bytes) {
-			pb_error(ctx, "output '%s' holds %zu bytes, the plan's "
-				 "buffer %d %lld", sig->args[i].name,
-				 vals[i].nbytes, b->id, (long long)b->bytes);
-			return PB_ERR;
-		}
-		CUresult r = cu.MemcpyDtoH(vals[i].data, g->addr[b->id],
-					   vals[i].nbytes);
-		if (r)
-			return cu_fail(ctx, r, "cannot copy '%s' from the GPU",
-				       sig->args[i].name);
-	}
-	return PB_OK;
+	return copy_args(ctx, g, sig, vals, 1);
 }
 
 int pb_runtime_gpu_launch(struct pb_ctx *ctx, struct pb_runtime_gpu *g,

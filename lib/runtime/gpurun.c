@@ -137,20 +137,27 @@ int pb_runtime_ptx_device(struct pb_ctx *ctx, const char *d)
 	return PB_ERR;
 }
 
+int pb_runtime_lite_input(struct pb_ctx *ctx, const struct pb_input *in,
+			  const char *d, const char *tool, const char *does)
+{
+	if (pb_runtime_ptx_device(ctx, d) != PB_OK)
+		return PB_ERR;
+	if (pb_runtime_is_ptx(in))
+		return PB_OK;
+	pb_error(ctx, "this %s is built without MLIR and %s PTX only (k.ptx "
+		 "from pb-codegen); use %s for .onnx and MLIR input", tool,
+		 does, tool);
+	return PB_ERR;
+}
+
 #ifdef PB_NO_MLIR
 /* pb-run-lite: the input "in" must be PTX with a launch plan; run it on
  * the GPU with options "o", report into "report". */
 int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 		    const struct pb_runtime_opts *o, struct pb_buf *report)
 {
-	if (pb_runtime_ptx_device(ctx, o->device) != PB_OK)
+	if (pb_runtime_lite_input(ctx, in, o->device, "pb-run", "runs"))
 		return PB_ERR;
-	if (!pb_runtime_is_ptx(in)) {
-		pb_error(ctx, "this pb-run is built without MLIR and runs PTX "
-			 "only (k.ptx from pb-codegen); use pb-run for .onnx "
-			 "and MLIR input");
-		return PB_ERR;
-	}
 	return pb_runtime_ptx_main(ctx, in->data, in->len, in->path, o, report);
 }
 #endif

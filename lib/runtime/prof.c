@@ -14,19 +14,6 @@
 #include "plan/plan.h"
 #include "runtime/runtime.h"
 
-/* Report an error against the file "where" through "ctx". */
-static void file_error(struct pb_ctx *ctx, const char *where,
-		       const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void file_error(struct pb_ctx *ctx, const char *where,
-		       const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	pb_verror(ctx, where, fmt, ap);
-	va_end(ap);
-}
-
 void pb_prof_opts_init(struct pb_prof_opts *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -212,7 +199,7 @@ int pb_prof_read_costs(struct pb_ctx *ctx, struct pb_prof *p,
 	json_t *root = json_load_file(path, 0, &e);
 	json_t *ks = root ? json_object_get(root, "kernels") : NULL;
 	if (!json_is_array(ks)) {
-		file_error(ctx, path, "cannot read kernel costs: %s",
+		pb_error_in(ctx, path, "cannot read kernel costs: %s",
 			     root ? "no \"kernels\" array" : e.text);
 		json_decref(root);
 		return PB_ERR;
@@ -371,7 +358,7 @@ static int write_json(struct pb_ctx *ctx, json_t *root, const char *path)
 			       JSON_INDENT(1) | JSON_REAL_PRECISION(9));
 	json_decref(root);
 	if (rc < 0) {
-		file_error(ctx, path, "cannot write: %s", strerror(errno));
+		pb_error_in(ctx, path, "cannot write: %s", strerror(errno));
 		return PB_ERR;
 	}
 	return PB_OK;
@@ -490,14 +477,9 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 		 const struct pb_prof_opts *o, struct pb_buf *report)
 {
 	if (pb_prof_check_opts(ctx, o) != PB_OK ||
-	    pb_runtime_ptx_device(ctx, o->run.device) != PB_OK)
+	    pb_runtime_lite_input(ctx, in, o->run.device, "pb-prof",
+				  "profiles"))
 		return PB_ERR;
-	if (!pb_runtime_is_ptx(in)) {
-		pb_error(ctx, "this pb-prof is built without MLIR and profiles "
-			 "PTX only (k.ptx from pb-codegen); use pb-prof for "
-			 ".onnx and MLIR input");
-		return PB_ERR;
-	}
 	return pb_prof_ptx_main(ctx, in->data, in->len, in->path, o, NULL,
 				report);
 }

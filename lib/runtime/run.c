@@ -72,18 +72,6 @@ void pb_runtime_sig_free(struct pb_runtime_sig *sig)
 	sig->nargs = 0;
 }
 
-/* Report an error through "ctx" against "where" (NULL: the input). */
-static int report(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static int report(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	pb_verror(ctx, where, fmt, ap);
-	va_end(ap);
-	return PB_ERR;
-}
-
 /* Does "path" end in "ext"? */
 static int has_ext(const char *path, const char *ext)
 {
@@ -97,7 +85,7 @@ int pb_runtime_read_tensor(struct pb_ctx *ctx, const char *path,
 	char head[6] = {0};
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return report(ctx, path, "cannot read: %s", strerror(errno));
+		return pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
 	size_t n = fread(head, 1, sizeof(head), f);
 	fclose(f);
 	memset(t, 0, sizeof(*t));
@@ -237,7 +225,7 @@ static int alloc_like(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
 	t->data = calloc(1, t->nbytes ? t->nbytes : 1);
 	t->name = strdup(a->name);
 	if (!t->data || !t->name)
-		return report(ctx, NULL, "out of memory for '%s'", a->name);
+		return pb_error_in(ctx, NULL, "out of memory for '%s'", a->name);
 	return PB_OK;
 }
 
@@ -279,7 +267,7 @@ static int validate(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
 	if (same)
 		return PB_OK;
 	char want[256], got[256];
-	return report(ctx, NULL, "%s '%s' (argument %d) expects %s, but '%s' "
+	return pb_error_in(ctx, NULL, "%s '%s' (argument %d) expects %s, but '%s' "
 		      "holds %s", what, a->name, pos,
 		      describe(a->dtype, a->rank, a->dims, want, sizeof(want)),
 		      src, describe(t->dtype, t->rank, t->dims, got, sizeof(got)));
@@ -313,7 +301,7 @@ static int parse_seed(struct pb_ctx *ctx, const char *s, uint64_t *seed)
 	errno = 0;
 	*seed = strtoull(s, &end, 0);
 	if (errno || *end || s[0] == '-')
-		return report(ctx, NULL, "bad --random seed '%s' (expected a "
+		return pb_error_in(ctx, NULL, "bad --random seed '%s' (expected a "
 			      "non-negative integer)", s);
 	return PB_OK;
 }
@@ -337,7 +325,7 @@ static int bind_input(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
 			rc = validate(ctx, a, pos, t, path, "input");
 		free(path);
 		if (have || !o->random)
-			return have ? rc : report(ctx, o->data, "no '%s' for "
+			return have ? rc : pb_error_in(ctx, o->data, "no '%s' for "
 						  "input '%s'", file, a->name);
 	}
 	if (o->random) {
@@ -348,7 +336,7 @@ static int bind_input(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
 		fill_random(t, seed, pos);
 		return PB_OK;
 	}
-	return report(ctx, NULL, "no value for input '%s' (argument %d): give "
+	return pb_error_in(ctx, NULL, "no value for input '%s' (argument %d): give "
 		      "--input, --data or --random", a->name, pos);
 }
 
@@ -361,11 +349,11 @@ int pb_runtime_bind(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 	for (int i = 0; i < sig->nargs; i++)
 		ninputs += sig->args[i].role == PB_RUNTIME_INPUT;
 	if (o->inputs.n > ninputs)
-		return report(ctx, NULL, "%d --input files given, but the model "
+		return pb_error_in(ctx, NULL, "%d --input files given, but the model "
 			      "has %d input%s", o->inputs.n, ninputs,
 			      ninputs == 1 ? "" : "s");
 	if (o->data && !exists(o->data))
-		return report(ctx, o->data, "cannot read: %s", strerror(errno));
+		return pb_error_in(ctx, o->data, "cannot read: %s", strerror(errno));
 	for (int i = 0; rc == PB_OK && i < sig->nargs; i++) {
 		const struct pb_runtime_arg *a = &sig->args[i];
 		switch (a->role) {
@@ -374,7 +362,7 @@ int pb_runtime_bind(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 			break;
 		case PB_RUNTIME_PARAM:
 			if (!weights) {
-				rc = report(ctx, NULL, "weight '%s' (argument "
+				rc = pb_error_in(ctx, NULL, "weight '%s' (argument "
 					    "%d) needs the model: the module has "
 					    "no pb.source, give --weights", a->name, i);
 				break;
@@ -489,7 +477,7 @@ static int write_output(struct pb_ctx *ctx, const char *dir, const char *name,
 	char *file = file_name(name, k);
 	char *path = file ? join(dir, file) : NULL;
 	int rc = path ? pb_npy_write(ctx, path, t)
-		      : report(ctx, dir, "out of memory");
+		      : pb_error_in(ctx, dir, "out of memory");
 	free(file);
 	free(path);
 	return rc;
@@ -532,7 +520,7 @@ int pb_runtime_compare(struct pb_ctx *ctx, const char *name,
 			      describe(got->dtype, got->rank, got->dims, a, sizeof(a)),
 			      describe(want->dtype, want->rank, want->dims, b,
 				       sizeof(b)));
-		return report(ctx, NULL, "output '%s' does not match its "
+		return pb_error_in(ctx, NULL, "output '%s' does not match its "
 			      "reference: result is %s, reference is %s", name,
 			      a, b);
 	}
@@ -564,7 +552,7 @@ int pb_runtime_compare(struct pb_ctx *ctx, const char *name,
 		      bad ? "mismatch" : "ok");
 	if (!bad)
 		return PB_OK;
-	return report(ctx, NULL, "output '%s' does not match its reference: "
+	return pb_error_in(ctx, NULL, "output '%s' does not match its reference: "
 		      "%lld of %lld elements differ, worst at %s: got %.9g, "
 		      "expected %.9g", name, (long long)bad, (long long)n,
 		      index_of(got, worst, a, sizeof(a)), get(got, worst),
@@ -578,7 +566,7 @@ static int make_dir(struct pb_ctx *ctx, const char *dir)
 	if (stat(dir, &st) == 0 && S_ISDIR(st.st_mode))
 		return PB_OK;
 	if (mkdir(dir, 0777) != 0)
-		return report(ctx, dir, "cannot create directory: %s",
+		return pb_error_in(ctx, dir, "cannot create directory: %s",
 			      strerror(errno));
 	return PB_OK;
 }
@@ -617,7 +605,7 @@ int pb_runtime_finish(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 	for (int i = 0; i < sig->nargs; i++)
 		noutputs += sig->args[i].role == PB_RUNTIME_OUTPUT;
 	if (o->checks.n > noutputs)
-		return report(ctx, NULL, "%d --check files given, but the model "
+		return pb_error_in(ctx, NULL, "%d --check files given, but the model "
 			      "has %d output%s", o->checks.n, noutputs,
 			      noutputs == 1 ? "" : "s");
 	if (o->output && make_dir(ctx, o->output) != PB_OK)

@@ -177,6 +177,10 @@ char *pb_runtime_find_source(const char *source, const char *near,
 int pb_runtime_check_device(struct pb_ctx *ctx, const char *d);
 /* Check --device "d" for PTX input: cpu is an error. */
 int pb_runtime_ptx_device(struct pb_ctx *ctx, const char *d);
+/* In a tool built without MLIR ("tool", which "does" PTX: "pb-run",
+ * "runs"): check --device "d" and that "in" is PTX (reported). */
+int pb_runtime_lite_input(struct pb_ctx *ctx, const struct pb_input *in,
+			  const char *d, const char *tool, const char *does);
 
 /* A PTX input ready to run: its plan, signature and bound values. */
 struct pb_runtime_ptx {

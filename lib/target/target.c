@@ -65,17 +65,6 @@ static const struct field fields[] = {
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
-/* Report an error at "where" (a file, or the tool) through "ctx". */
-__attribute__((format(printf, 3, 4))) static int
-fail(struct pb_ctx *ctx, const char *where, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	pb_verror(ctx, where, fmt, ap);
-	va_end(ap);
-	return PB_ERR;
-}
-
 /* "sm_80, sm_86, sm_89, sm_90 or sm_90a", from pb_target_archs. */
 static const char *arch_list(void)
 {
@@ -115,16 +104,16 @@ static int get_field(struct pb_ctx *ctx, const char *file, json_t *obj,
 	json_t *v = json_object_get(obj, f->name);
 	char *dest = (char *)t + f->off;
 	if (!v)
-		return fail(ctx, file, "missing field '%s'", f->name);
+		return pb_error_in(ctx, file, "missing field '%s'", f->name);
 	switch (f->kind) {
 	case STR: {
 		if (!json_is_string(v))
-			return fail(ctx, file, "field '%s': expected a string",
+			return pb_error_in(ctx, file, "field '%s': expected a string",
 				    f->name);
 		const char *s = json_string_value(v);
 		size_t len = strlen(s);
 		if (len < f->lo || len > f->hi || len != json_string_length(v))
-			return fail(ctx, file,
+			return pb_error_in(ctx, file,
 				    "field '%s': expected %.0f to %.0f characters",
 				    f->name, f->lo, f->hi);
 		memcpy(dest, s, len + 1);
@@ -133,15 +122,15 @@ static int get_field(struct pb_ctx *ctx, const char *file, json_t *obj,
 	case INT:
 	case I64: {
 		if (!json_is_integer(v) || json_integer_value(v) <= 0)
-			return fail(ctx, file,
+			return pb_error_in(ctx, file,
 				    "field '%s': expected a positive integer",
 				    f->name);
 		json_int_t x = json_integer_value(v);
 		if (f->lo == f->hi && x != (json_int_t)f->lo)
-			return fail(ctx, file, "field '%s': expected %.0f, got %lld",
+			return pb_error_in(ctx, file, "field '%s': expected %.0f, got %lld",
 				    f->name, f->lo, (long long)x);
 		if (x < f->lo || x > f->hi)
-			return fail(ctx, file,
+			return pb_error_in(ctx, file,
 				    "field '%s': %lld is out of range [%.0f, %.0f] (%s)",
 				    f->name, (long long)x, f->lo, f->hi, f->unit);
 		if (f->kind == INT)
@@ -152,12 +141,12 @@ static int get_field(struct pb_ctx *ctx, const char *file, json_t *obj,
 	}
 	case NUM: {
 		if (!json_is_number(v) || json_number_value(v) <= 0)
-			return fail(ctx, file,
+			return pb_error_in(ctx, file,
 				    "field '%s': expected a positive number",
 				    f->name);
 		double x = json_number_value(v);
 		if (x < f->lo || x > f->hi)
-			return fail(ctx, file,
+			return pb_error_in(ctx, file,
 				    "field '%s': %g is out of range [%g, %g] (%s)",
 				    f->name, x, f->lo, f->hi, f->unit);
 		*(double *)dest = x;
@@ -172,7 +161,7 @@ static int check_warps(struct pb_ctx *ctx, const char *file, const char *name,
 		       int a, int warp)
 {
 	if (a % warp)
-		return fail(ctx, file,
+		return pb_error_in(ctx, file,
 			    "field '%s': %d is not a multiple of warp_size (%d)",
 			    name, a, warp);
 	return PB_OK;
@@ -183,7 +172,7 @@ static int check_le(struct pb_ctx *ctx, const char *file, const char *name,
 		    int64_t a, const char *bname, int64_t b)
 {
 	if (a > b)
-		return fail(ctx, file,
+		return pb_error_in(ctx, file,
 			    "field '%s': %lld is more than %s (%lld)", name,
 			    (long long)a, bname, (long long)b);
 	return PB_OK;
@@ -194,7 +183,7 @@ static int check_consistent(struct pb_ctx *ctx, const char *file,
 			    const struct pb_target *t)
 {
 	if (!is_arch(t->arch))
-		return fail(ctx, file, "field 'arch': unknown arch '%s' "
+		return pb_error_in(ctx, file, "field 'arch': unknown arch '%s' "
 			    "(expected %s)", t->arch, arch_list());
 	if (check_warps(ctx, file, "max_threads_per_block",
 			t->max_threads_per_block, t->warp_size) ||
@@ -224,25 +213,25 @@ static int parse(struct pb_ctx *ctx, const char *file, const char *text,
 				 err.line, err.column);
 		else
 			snprintf(where, sizeof(where), "%s", file);
-		return fail(ctx, where, "invalid JSON: %s", err.text);
+		return pb_error_in(ctx, where, "invalid JSON: %s", err.text);
 	}
 	int rc = PB_OK;
 	const char *key;
 	json_t *v;
 	memset(t, 0, sizeof(*t));
 	if (!json_is_object(obj)) {
-		rc = fail(ctx, file, "expected a JSON object");
+		rc = pb_error_in(ctx, file, "expected a JSON object");
 		goto out;
 	}
 	json_object_foreach(obj, key, v) {
 		if (!strcmp(key, "source")) {
 			if (!json_is_string(v)) {
-				rc = fail(ctx, file,
+				rc = pb_error_in(ctx, file,
 					  "field 'source': expected a string");
 				goto out;
 			}
 		} else if (!find_field(key)) {
-			rc = fail(ctx, file, "unknown field '%s'", key);
+			rc = pb_error_in(ctx, file, "unknown field '%s'", key);
 			goto out;
 		}
 	}
@@ -282,7 +271,7 @@ static int get_builtin(struct pb_ctx *ctx, const char *name,
 	int a = !strcmp(name, "sm_90a");
 	const struct pb_target_builtin *b = find_builtin(a ? "sm_90" : name);
 	if (!b)
-		return fail(ctx, ctx->tool, "no built-in target '%s'", name);
+		return pb_error_in(ctx, ctx->tool, "no built-in target '%s'", name);
 	if (parse(ctx, b->file, b->json, strlen(b->json), t) != PB_OK)
 		return PB_ERR;
 	if (a)
@@ -295,7 +284,7 @@ static int get_file(struct pb_ctx *ctx, const char *file, struct pb_target *t)
 	size_t len;
 	char *text = pb_read_file(file, &len);
 	if (!text)
-		return fail(ctx, file, "cannot read: %s", strerror(errno));
+		return pb_error_in(ctx, file, "cannot read: %s", strerror(errno));
 	int rc = parse(ctx, file, text, len, t);
 	free(text);
 	return rc;
@@ -312,7 +301,7 @@ int pb_target_get(struct pb_ctx *ctx, const char *arch, const char *file,
 	if (!arch)
 		arch = ctx->arch ? ctx->arch : "sm_90";
 	if (!is_arch(arch))
-		return fail(ctx, ctx->tool, "unknown --arch '%s' (expected %s)",
+		return pb_error_in(ctx, ctx->tool, "unknown --arch '%s' (expected %s)",
 			    arch, arch_list());
 	return get_builtin(ctx, arch, t);
 }

@@ -102,6 +102,5 @@ int main(void)
 	test_buf();
 	test_files();
 	test_dtypes();
-	printf("test_core: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary("test_core");
 }

@@ -60,136 +60,107 @@ static void test_round_trips(void)
 	}
 }
 
-/* Header variants and malformed files, written as (version, header text,
- * bytes of data); "want" is NULL when the file must decode (to "dtype" of
- * rank "rank" with first dimension "dim0"), else a substring of the error. */
+/* The header NumPy writes for "descr", "fortran_order" and "shape". */
+#define HDR(descr, fortran, shape)                                        \
+	"{'descr': '" descr "', 'fortran_order': " fortran ", 'shape': " shape \
+	", }\n"
+
+/* Header variants that must decode, written as (version, header text,
+ * bytes of data), to "dtype" of rank "rank" with first dimension "dim0". */
+static const struct {
+	const char *what;
+	int major;
+	const char *header;
+	size_t ndata;
+	enum pb_dtype dtype;
+	int rank;
+	int64_t dim0;
+} goods[] = {
+	{"numpy 1.0", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }      \n", 24, PB_DT_F32, 2, 2},
+	{"version 2.0", 2, HDR("<f8", "False", "(3,)"), 24, PB_DT_F64, 1, 3},
+	{"version 3.0", 3, HDR("<i8", "False", "(1,)"), 8, PB_DT_I64, 1, 1},
+	{"double quotes, other key order, no trailing comma", 1, "{\"shape\": (4,), \"fortran_order\": False, \"descr\": \"<i4\"}\n", 16, PB_DT_I32, 1, 4},
+	{"scalar", 1, HDR("<f4", "False", "()"), 4, PB_DT_F32, 0, 0},
+	{"empty array", 1, HDR("<f4", "False", "(0, 5)"), 0, PB_DT_F32, 2, 0},
+	{"native order and bool", 1, HDR("|b1", "False", "(3,)"), 3, PB_DT_BOOL, 1, 3},
+	{"native '=' order", 1, HDR("=f2", "False", "(2,)"), 4, PB_DT_F16, 1, 2},
+	{"big-endian single byte is fine", 1, HDR(">u1", "False", "(2,)"), 2, PB_DT_U8, 1, 2},
+	{"python 2 long dims", 1, HDR("<f4", "False", "(2L, 1L)"), 8, PB_DT_F32, 2, 2},
+	{"extra trailing data is ignored", 1, HDR("<f4", "False", "(1,)"), 12, PB_DT_F32, 1, 1},
+};
+
+/* Malformed files, written likewise; "want" is a substring of the
+ * error. */
 static const struct {
 	const char *what;
 	int major;
 	const char *header;
 	size_t ndata;
 	const char *want;
-	enum pb_dtype dtype;
-	int rank;
-	int64_t dim0;
-} cases[] = {
-	{"numpy 1.0", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }      \n",
-	 24, NULL, PB_DT_F32, 2, 2},
-	{"version 2.0", 2,
-	 "{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }\n",
-	 24, NULL, PB_DT_F64, 1, 3},
-	{"version 3.0", 3,
-	 "{'descr': '<i8', 'fortran_order': False, 'shape': (1,), }\n",
-	 8, NULL, PB_DT_I64, 1, 1},
-	{"double quotes, other key order, no trailing comma", 1,
-	 "{\"shape\": (4,), \"fortran_order\": False, \"descr\": \"<i4\"}\n",
-	 16, NULL, PB_DT_I32, 1, 4},
-	{"scalar", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (), }\n", 4,
-	 NULL, PB_DT_F32, 0, 0},
-	{"empty array", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (0, 5), }\n", 0,
-	 NULL, PB_DT_F32, 2, 0},
-	{"native order and bool", 1,
-	 "{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }\n", 3,
-	 NULL, PB_DT_BOOL, 1, 3},
-	{"native '=' order", 1,
-	 "{'descr': '=f2', 'fortran_order': False, 'shape': (2,), }\n", 4,
-	 NULL, PB_DT_F16, 1, 2},
-	{"big-endian single byte is fine", 1,
-	 "{'descr': '>u1', 'fortran_order': False, 'shape': (2,), }\n", 2,
-	 NULL, PB_DT_U8, 1, 2},
-	{"python 2 long dims", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (2L, 1L), }\n", 8,
-	 NULL, PB_DT_F32, 2, 2},
-	{"extra trailing data is ignored", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", 12,
-	 NULL, PB_DT_F32, 1, 1},
-
-	{"truncated data", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }\n", 20,
-	 "truncated data", 0, 0, 0},
-	{"bad version", 4,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n", 4,
-	 "unsupported .npy format version 4.0", 0, 0, 0},
-	{"fortran order", 1,
-	 "{'descr': '<f4', 'fortran_order': True, 'shape': (2, 2), }\n", 16,
-	 "fortran_order arrays are not supported", 0, 0, 0},
-	{"big-endian", 1,
-	 "{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }\n", 8,
-	 "big-endian data ('>f4') is not supported", 0, 0, 0},
-	{"object dtype", 1,
-	 "{'descr': '|O', 'fortran_order': False, 'shape': (2,), }\n", 16,
-	 "object arrays are not supported", 0, 0, 0},
-	{"structured dtype", 1,
-	 "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }\n",
-	 8, "structured dtypes are not supported", 0, 0, 0},
-	{"complex dtype", 1,
-	 "{'descr': '<c8', 'fortran_order': False, 'shape': (2,), }\n", 16,
-	 "unsupported dtype '<c8'", 0, 0, 0},
-	{"missing key", 1, "{'descr': '<f4', 'shape': (2,), }\n", 8,
-	 "missing key 'fortran_order'", 0, 0, 0},
-	{"unknown key", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}\n",
-	 8, "unexpected key 'x'", 0, 0, 0},
-	{"not a dict", 1, "['descr', '<f4']\n", 8, "expected '{'", 0, 0, 0},
-	{"unterminated string", 1, "{'descr': '<f4}\n", 8,
-	 "unterminated string", 0, 0, 0},
-	{"missing colon", 1, "{'descr: '<f4'}\n", 8,
-	 "expected ':' after a key", 0, 0, 0},
-	{"unclosed dict", 1, "{'descr': '<f4', 'fortran_order': False\n", 8,
-	 "expected '}'", 0, 0, 0},
-	{"negative dimension", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }\n", 8,
-	 "non-negative integers", 0, 0, 0},
-	{"one-tuple without comma", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (2), }\n", 8,
-	 "trailing comma", 0, 0, 0},
-	{"fortran_order not a bool", 1,
-	 "{'descr': '<f4', 'fortran_order': 0, 'shape': (2,), }\n", 8,
-	 "must be True or False", 0, 0, 0},
-	{"text after the dict", 1,
-	 "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n", 8,
-	 "text after the dict", 0, 0, 0},
+} bads[] = {
+	{"truncated data", 1, HDR("<f4", "False", "(2, 3)"), 20, "truncated data"},
+	{"bad version", 4, HDR("<f4", "False", "(1,)"), 4, "unsupported .npy format version 4.0"},
+	{"fortran order", 1, HDR("<f4", "True", "(2, 2)"), 16, "fortran_order arrays are not supported"},
+	{"big-endian", 1, HDR(">f4", "False", "(2,)"), 8, "big-endian data ('>f4') is not supported"},
+	{"object dtype", 1, HDR("|O", "False", "(2,)"), 16, "object arrays are not supported"},
+	{"structured dtype", 1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }\n", 8, "structured dtypes are not supported"},
+	{"complex dtype", 1, HDR("<c8", "False", "(2,)"), 16, "unsupported dtype '<c8'"},
+	{"missing key", 1, "{'descr': '<f4', 'shape': (2,), }\n", 8, "missing key 'fortran_order'"},
+	{"unknown key", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}\n", 8, "unexpected key 'x'"},
+	{"not a dict", 1, "['descr', '<f4']\n", 8, "expected '{'"},
+	{"unterminated string", 1, "{'descr': '<f4}\n", 8, "unterminated string"},
+	{"missing colon", 1, "{'descr: '<f4'}\n", 8, "expected ':' after a key"},
+	{"unclosed dict", 1, "{'descr': '<f4', 'fortran_order': False\n", 8, "expected '}'"},
+	{"negative dimension", 1, HDR("<f4", "False", "(-1,)"), 8, "non-negative integers"},
+	{"one-tuple without comma", 1, HDR("<f4", "False", "(2)"), 8, "trailing comma"},
+	{"fortran_order not a bool", 1, HDR("<f4", "0", "(2,)"), 8, "must be True or False"},
+	{"text after the dict", 1, "{'descr': '<f4', 'fortran_order': False, 'shape': (2,)} x\n", 8, "text after the dict"},
 };
 
-/* Build the .npy image for case "i" into "b". */
-static void build(size_t i, struct pb_buf *b)
+/* Decode the .npy image of version "major" with "header" and "ndata"
+ * bytes of data into "t" ("err" of "len" bytes for the error). */
+static int decode(int major, const char *header, size_t ndata,
+		  struct pb_tensor *t, char *err, size_t len)
 {
 	unsigned char pre[12] = {0x93, 'N', 'U', 'M', 'P', 'Y', 0, 0};
-	size_t hl = strlen(cases[i].header);
-	size_t n = cases[i].major == 1 ? 10 : 12;
-	pre[6] = (unsigned char)cases[i].major;
+	struct pb_buf b = {0};
+	size_t hl = strlen(header);
+	size_t n = major == 1 ? 10 : 12;
+	pre[6] = (unsigned char)major;
 	for (size_t k = 8; k < n; k++)
 		pre[k] = (unsigned char)(hl >> (8 * (k - 8)));
-	pb_buf_append(b, pre, n);
-	pb_buf_append(b, cases[i].header, hl);
-	for (size_t k = 0; k < cases[i].ndata; k++)
-		pb_buf_append(b, "\x01", 1);
+	pb_buf_append(&b, pre, n);
+	pb_buf_append(&b, header, hl);
+	for (size_t k = 0; k < ndata; k++)
+		pb_buf_append(&b, "\x01", 1);
+	int rc = pb_npy_decode(b.data, b.len, t, err, len);
+	pb_buf_free(&b);
+	return rc;
 }
 
 static void test_cases(void)
 {
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct pb_buf b = {0};
+	for (size_t i = 0; i < sizeof(goods) / sizeof(goods[0]); i++) {
 		struct pb_tensor t = {0};
 		char err[256] = "";
-		build(i, &b);
-		int rc = pb_npy_decode(b.data, b.len, &t, err, sizeof(err));
-		if (!cases[i].want) {
-			check_detail(rc == 0, cases[i].what, err);
-			check_detail(rc != 0 || (t.dtype == cases[i].dtype &&
-					  t.rank == cases[i].rank &&
-					  (!t.rank || t.dims[0] == cases[i].dim0)),
-			      cases[i].what, "wrong dtype or shape");
-		} else {
-			check_detail(rc < 0 && strstr(err, cases[i].want), cases[i].what,
-			      rc < 0 ? err : "accepted");
-			check_detail(!t.data, cases[i].what, "data left after an error");
-		}
+		int rc = decode(goods[i].major, goods[i].header, goods[i].ndata,
+				&t, err, sizeof(err));
+		check_detail(rc == 0, goods[i].what, err);
+		check_detail(rc != 0 || (t.dtype == goods[i].dtype &&
+					 t.rank == goods[i].rank &&
+					 (!t.rank || t.dims[0] == goods[i].dim0)),
+			     goods[i].what, "wrong dtype or shape");
 		pb_tensor_clear(&t);
-		pb_buf_free(&b);
+	}
+	for (size_t i = 0; i < sizeof(bads) / sizeof(bads[0]); i++) {
+		struct pb_tensor t = {0};
+		char err[256] = "";
+		int rc = decode(bads[i].major, bads[i].header, bads[i].ndata,
+				&t, err, sizeof(err));
+		check_detail(rc < 0 && strstr(err, bads[i].want), bads[i].what,
+			     rc < 0 ? err : "accepted");
+		check_detail(!t.data, bads[i].what, "data left after an error");
+		pb_tensor_clear(&t);
 	}
 }
 
@@ -248,6 +219,5 @@ int main(void)
 	test_cases();
 	test_truncations();
 	test_encode_errors();
-	printf("test_npy: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary("test_npy");
 }

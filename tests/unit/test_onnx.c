@@ -248,6 +248,5 @@ int main(void)
 	test_weights(ctx, path);
 	pb_ctx_free(ctx);
 	unlink(path);
-	printf("test_onnx: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary("test_onnx");
 }

@@ -137,6 +137,21 @@ static void test_round_trip(void)
 	pb_plan_free(r);
 }
 
+/* Check that "parse" rejects "text" with a message containing "want";
+ * "label" and "i" name the case. */
+static void check_rejected(struct pb_plan *(*parse)(const char *, size_t,
+						    char *, size_t),
+			   const char *label, size_t i, const char *text,
+			   const char *want)
+{
+	char err[256] = "", what[512];
+	struct pb_plan *p = parse(text, strlen(text), err, sizeof(err));
+	snprintf(what, sizeof(what), "%s #%zu: want '%s', got '%s'", label, i,
+		 want, p ? "(accepted)" : err);
+	check(!p && strstr(err, want), what);
+	pb_plan_free(p);
+}
+
 /* Each malformed plan is rejected with a message containing "want". */
 static void test_malformed(void)
 {
@@ -200,15 +215,9 @@ static void test_malformed(void)
 		{"{\"version\": 1, \"version\": 1, \"buffers\": [],"
 		 " \"launches\": []}", "malformed plan JSON"},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char err[256] = "", what[512];
-		struct pb_plan *p = pb_plan_from_json(
-			cases[i].json, strlen(cases[i].json), err, sizeof(err));
-		snprintf(what, sizeof(what), "malformed #%zu: want '%s', got '%s'",
-			 i, cases[i].want, p ? "(accepted)" : err);
-		check(!p && strstr(err, cases[i].want), what);
-		pb_plan_free(p);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_rejected(pb_plan_from_json, "malformed", i, cases[i].json,
+			       cases[i].want);
 }
 
 /* PTX text without a header, or with a broken one, is rejected. */
@@ -224,15 +233,9 @@ static void test_ptx_header(void)
 		{PB_PLAN_BEGIN "\n// {\"version\": 1\n" PB_PLAN_END "\n",
 		 "malformed plan JSON"},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char err[256] = "", what[512];
-		struct pb_plan *p = pb_plan_from_ptx(
-			cases[i].ptx, strlen(cases[i].ptx), err, sizeof(err));
-		snprintf(what, sizeof(what), "ptx #%zu: want '%s', got '%s'", i,
-			 cases[i].want, p ? "(accepted)" : err);
-		check(!p && strstr(err, cases[i].want), what);
-		pb_plan_free(p);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_rejected(pb_plan_from_ptx, "ptx", i, cases[i].ptx,
+			       cases[i].want);
 	const char *ok = "// other comment\r\n" PB_PLAN_BEGIN " \r\n"
 			 "// {\"version\": 1, \"arch\": \"sm_80\", \"source\": "
 			 "null, \"buffers\": [], \"launches\": []}\r\n"
@@ -249,6 +252,5 @@ int main(void)
 	test_round_trip();
 	test_malformed();
 	test_ptx_header();
-	printf("test_plan: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary("test_plan");
 }

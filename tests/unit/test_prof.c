@@ -161,6 +161,5 @@ int main(void)
 	test_find_source();
 	test_stats();
 	test_costs();
-	printf("test_prof: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary("test_prof");
 }

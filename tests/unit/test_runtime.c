@@ -183,6 +183,5 @@ int main(void)
 	test_compare(&ctx);
 	test_random(&ctx);
 	test_files(&ctx);
-	printf("test_runtime: %d passed, %d failed\n", passed, failed);
-	return failed != 0;
+	return check_summary("test_runtime");
 }
