@@ -415,7 +415,7 @@ __isl_give isl_set *pb_poly_local_footprint(const struct pb_poly_local *l,
 		fp = fp ? isl_set_union(fp, r) : r;
 	}
 	isl_set_free(dom);
-	return fp ? isl_set_coalesce(fp) : NULL;
+	return n > 1 ? isl_set_coalesce(fp) : fp;
 }
 
 /* The whole buffer "rv" as a box on the parameters of "sp" (a set space
