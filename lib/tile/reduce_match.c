@@ -304,12 +304,14 @@ static int same_operands(MlirOperation a, int fa, MlirOperation b, int fb)
  * instead of %y, which is op(%x, %c ? %v : identity), with %x used by op
  * and the select only (so %c does not depend on it). Returns 1 when it
  * does. */
-static int acc_chain(MlirOperation s, MlirOperation nest, struct pb_tile_acc *a)
+static int acc_chain(MlirOperation s, MlirOperation nest,
+		     struct pb_tile_acc *a)
 {
 	int bytes, sel = 0;
+	if (!pb_ir_op_is(s, "affine.store"))
+		return 0;
 	MlirValue y = mlirOperationGetOperand(s, 0), other = {NULL};
-	if (!pb_ir_op_is(s, "affine.store") || !mlirValueIsAOpResult(y) ||
-	    num_uses(y) != 1)
+	if (!mlirValueIsAOpResult(y) || num_uses(y) != 1)
 		return 0;
 	for (intptr_t i = 1; i < mlirOperationGetNumOperands(s); i++)
 		if (defined_in(mlirOperationGetOperand(s, i), nest))
