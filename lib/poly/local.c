@@ -26,7 +26,6 @@
 
 #include "poly/internal.h"
 
-#define MAXDIM 16   /* domain dimensions (struct pb_poly_local's dim) */
 #define MAXSUB 16   /* subscripts of one access */
 
 /* Is "op" a load or a store; "*mem" gets the position of its memref
@@ -284,7 +283,7 @@ struct pb_poly_local *pb_poly_local_build(isl_ctx *ctx, MlirOperation nest,
 					  unsigned flags)
 {
 	struct pb_ir_ops ops = {0};
-	if (d < 0 || d > MAXDIM)
+	if (d < 0 || d > PB_POLY_LOCAL_MAXDIM)
 		return NULL;
 	struct pb_poly_local *l = calloc(1, sizeof(*l));
 	l->ctx = ctx;

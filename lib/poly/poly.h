@@ -162,6 +162,7 @@ __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
  * allocated in "nest" are private to one of its iterations and left out;
  * distinct roots are assumed not to alias. */
 
+#define PB_POLY_LOCAL_MAXDIM 16  /* domain dimensions of one model */
 #define PB_POLY_LOCAL_MAXPAR 32  /* parameters of one model */
 #define PB_POLY_LOCAL_MAXROOT 64 /* buffers accessed by one nest */
 
@@ -195,7 +196,7 @@ struct pb_poly_local {
 	MlirOperation nest;
 	unsigned flags;
 	int d;
-	struct pb_poly_dim dim[16];
+	struct pb_poly_dim dim[PB_POLY_LOCAL_MAXDIM];
 	int np;
 	MlirValue par[PB_POLY_LOCAL_MAXPAR];	/* parameter p<i> */
 	int nroot;
