@@ -9,11 +9,6 @@
 
 #include "poly/poly.h"
 
-/* Is "op" a view operation (its result aliases its first operand)? */
-int pb_poly_is_view(MlirOperation op);
-/* The root of memref value "v": "v" itself unless it is the result of a
- * view operation, then the root of the view's source. */
-MlirValue pb_poly_root(MlirValue v);
 /* Does "v" have a memref type (ranked or not)? */
 int pb_poly_is_memref(MlirValue v);
 

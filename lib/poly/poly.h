@@ -117,6 +117,11 @@ int pb_poly_stmt_of(const struct pb_poly_scop *s, MlirOperation op);
 /* The buffer that memref value "v" is (a view of), or -1. */
 int pb_poly_buf_of(const struct pb_poly_scop *s, MlirValue v);
 
+/* Is "op" a view operation (its result aliases its first operand)? */
+int pb_poly_is_view(MlirOperation op);
+/* The root of memref value "v": "v" itself unless it is the result of a
+ * view operation, then the root of the view's source. */
+MlirValue pb_poly_root(MlirValue v);
 /* Affine expression "e" as an isl function on "dom", its inputs being the
  * "nops" functions "ops" ("nd" dimensions first, then the symbols); NULL
  * when "e" is not quasi-affine in them (a product of two non-constants, a
@@ -130,5 +135,121 @@ __isl_give isl_aff *pb_poly_expr_aff(MlirAffineExpr e,
 __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
 					 __isl_keep isl_union_map *deps,
 					 int src, int dst);
+
+/* Localized access relations: the accesses of one loop nest seen from
+ * one point of the loops around it (a band point, a block, a warp).
+ *
+ * The model of nest "nest" (any operation with regions: an affine.for, the
+ * affine.parallel of a band) has "d" domain dimensions K[k0, ..., k<d-1>],
+ * the normalized counters of the loops named by "dim" (the loop's
+ * counter is lb + step * k, 0 <= k < trip): the distributed loops of a
+ * reduction nest, or the band's loops for tile footprints. The other
+ * values the subscripts use are
+ *
+ *   - parameters p0, p1, ... when defined outside "nest" and not integer
+ *     constants (the counters of the block and warp loops around it,
+ *     block-level index arithmetic): every answer holds for all their
+ *     values;
+ *   - existentially quantified when defined in "nest" (counters of inner
+ *     loops, other values): unconstrained, or, with
+ *     PB_POLY_LOCAL_INNER_BOUNDS, the counters of inner affine.for loops
+ *     with constant bounds bounded by them (what footprints need).
+ *
+ * Every affine.load/store and memref.load/store nested in "nest" gets one
+ * relation K[k] -> B<r>[...] into the index space of its root buffer r
+ * (lib/poly's views compose as in pb_poly_extract), the whole buffer when
+ * its subscripts are not affine or its view does not compose. Buffers
+ * allocated in "nest" are private to one of its iterations and left out;
+ * distinct roots are assumed not to alias. */
+
+#define PB_POLY_LOCAL_MAXDIM 16  /* domain dimensions of one model */
+#define PB_POLY_LOCAL_MAXPAR 32  /* parameters of one model */
+#define PB_POLY_LOCAL_MAXROOT 64 /* buffers accessed by one nest */
+
+/* One domain dimension: the counter "iv" of a loop, lb + step * k for
+ * 0 <= k < trip. */
+struct pb_poly_dim {
+	MlirValue iv;
+	int64_t lb, step, trip;
+};
+
+enum {
+	/* bound the counters of inner affine.for loops with constant
+	 * bounds (otherwise they are unconstrained) */
+	PB_POLY_LOCAL_INNER_BOUNDS = 1,
+};
+
+/* One access of the nest. */
+struct pb_poly_laccess {
+	MlirOperation op;
+	int write;
+	int root;	/* index into model->root */
+	int exact;	/* affine subscripts: "map" is exact */
+	isl_map *map;	/* K[k] -> B<root>[...] with the parameters */
+	isl_multi_aff *sub; /* exact: [k, inner...] -> B<root>[...], the
+			       subscripts before the inner values are
+			       projected out (NULL when !exact) */
+};
+
+struct pb_poly_local {
+	isl_ctx *ctx;
+	MlirOperation nest;
+	unsigned flags;
+	int d;
+	struct pb_poly_dim dim[PB_POLY_LOCAL_MAXDIM];
+	int np;
+	MlirValue par[PB_POLY_LOCAL_MAXPAR];	/* parameter p<i> */
+	int nroot;
+	MlirValue root[PB_POLY_LOCAL_MAXROOT];	/* buffer B<i> */
+	isl_set *domain;	/* K[k] : 0 <= k < trip */
+	int naccess;
+	struct pb_poly_laccess *access; /* in pre-order */
+};
+
+/* The localized model of "nest" over the "d" loops "dim" (see above),
+ * leaving out the "nskip" accesses "skip"; "flags" a mask of
+ * PB_POLY_LOCAL_*. NULL when an access goes to a value that is not a
+ * memref, when there are too many buffers or parameters, or on an isl
+ * error. */
+struct pb_poly_local *pb_poly_local_build(isl_ctx *ctx, MlirOperation nest,
+					  int d, const struct pb_poly_dim *dim,
+					  const MlirOperation *skip, int nskip,
+					  unsigned flags);
+void pb_poly_local_free(struct pb_poly_local *l);
+
+/* Is "l" free of conflicts over its domain: no two distinct points of it
+ * access one element of a buffer with one of the accesses a write? Then
+ * the loops of the domain may run in parallel (reduce.c's proof).
+ * Returns 1 when proven, 0 otherwise. */
+int pb_poly_local_conflict_free(const struct pb_poly_local *l);
+
+/* The footprint of the "n" accesses "acc" of "l" (indices into
+ * l->access, all to one buffer) per tile: the elements they touch when
+ * domain dimension k ranges over [o<k>, o<k> + tile[k]) (over the whole
+ * domain when "tile" is NULL), as a set B<root>[...] in the parameters
+ * p<i> and o<k>. */
+__isl_give isl_set *pb_poly_local_footprint(const struct pb_poly_local *l,
+					    int n, const int *acc,
+					    const int64_t *tile);
+/* The box hull of the footprint of the "n" accesses "acc" per tile (as
+ * pb_poly_local_footprint): a fixed size per buffer dimension and an
+ * offset affine in the parameters (isl_fixed_box_is_valid false when no
+ * such box exists). The accesses that are not exact give the whole
+ * buffer (offset 0, its static shape). */
+__isl_give isl_fixed_box *pb_poly_local_box(const struct pb_poly_local *l,
+					    int n, const int *acc,
+					    const int64_t *tile);
+/* Do the footprints of accesses "a" and "b" of "l" (to one buffer) per
+ * tile overlap for some value of the parameters? PPCG's gpu_group.c
+ * groups such accesses into one shared-memory tile. 1 yes, 0 no, -1 on
+ * an error. */
+int pb_poly_local_overlap(const struct pb_poly_local *l, int a, int b,
+			  const int64_t *tile);
+/* The coefficient of domain dimension "k" in subscript "i" of access "a"
+ * of "l" (how many elements subscript "i" moves when k moves by one):
+ * into "*c", 0 when the subscript is affine in k, -1 when not (inexact
+ * access, or k inside a floordiv or mod). */
+int pb_poly_local_coef(const struct pb_poly_local *l, int a, int i, int k,
+		       int64_t *c);
 
 #endif

@@ -22,7 +22,21 @@
  * the band's ivs range over the tile and the inner loops over their
  * bounds: data reuse inside a tile is what larger tiles buy. An access
  * whose innermost subscript does not move by one element along the
- * thread-x dimension costs a 32-byte sector per thread. */
+ * thread-x dimension costs a 32-byte sector per thread.
+ *
+ * The box and the coefficients of an access come from lib/poly's
+ * localized access model of the nest (poly.h, pb_poly_local_build; the
+ * band's ivs its domain, fixed at 0, inner loops bounded) when its
+ * subscripts are affine in band ivs, inner loop counters with constant
+ * bounds and constants, each operand distinct, on the root buffer itself.
+ * The interval evaluator below (eval, ival_of, coef_of) remains for the
+ * other subscripts, where isl would answer differently: chains of
+ * affine.apply and the affine.min/max clamps of a folded pad (a clamp
+ * moves with its non-constant result here; isl has no single affine
+ * function for it), floordiv and mod (intervals here, quasi-affine
+ * functions with divisions in isl), values defined around the nest
+ * (unbounded here, parameters in isl) and accesses through views (the
+ * view's index space here, the root's in lib/poly). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +47,10 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include <isl/ctx.h>
+#include <isl/options.h>
+
+#include "poly/poly.h"
 #include "tile/internal.h"
 
 /* L2 bandwidth as a multiple of DRAM bandwidth (not in the target
@@ -71,6 +89,7 @@ struct stats {
 	int jammable;
 	int index_ops;		/* index arithmetic inside inner loops: live
 				   per point of a jammed thread tile */
+	struct pb_poly_local *model; /* lib/poly's accesses, while walking */
 };
 
 /* Loop ivs and their ranges while walking the body. */
@@ -266,6 +285,117 @@ static int is_private(const struct stats *st, MlirValue v)
 	return 0;
 }
 
+/* Is "e" built of constants, dims, symbols, sums and products only (no
+ * floordiv, ceildiv or mod)? */
+static int linear_expr(MlirAffineExpr e)
+{
+	if (mlirAffineExprIsAAdd(e) || mlirAffineExprIsAMul(e))
+		return linear_expr(mlirAffineBinaryOpExprGetLHS(e)) &&
+		       linear_expr(mlirAffineBinaryOpExprGetRHS(e));
+	return mlirAffineExprIsAConstant(e) || mlirAffineExprIsADim(e) ||
+	       mlirAffineExprIsASymbol(e);
+}
+
+/* Is subscript operand "v" a band iv, an iv of "sc" with constant bounds
+ * or an arith.constant integer? */
+static int plain_operand(const struct stats *st, const struct scope *sc,
+			 MlirValue v)
+{
+	for (int d = 0; d < st->b->n; d++)
+		if (mlirValueEqual(v, st->b->iv[d]))
+			return 1;
+	for (int i = 0; i < sc->n; i++)
+		if (mlirValueEqual(v, sc->iv[i]))
+			return sc->r[i].lo > INT64_MIN / 4;
+	if (!mlirValueIsAOpResult(v))
+		return 0;
+	MlirOperation def = mlirOpResultGetOwner(v);
+	MlirAttribute a = pb_ir_attr(def, "value");
+	return pb_ir_op_is(def, "arith.constant") && !mlirAttributeIsNull(a) &&
+	       mlirAttributeIsAInteger(a);
+}
+
+/* The box (band ivs at 0) and the coefficients of the band ivs of access
+ * "op" to "mem" (subscripts from operand "first") into "a" from lib/poly's
+ * model of the nest, for the subscripts where it answers as the interval
+ * evaluator would (see the top); -1 (nothing set) for the others. */
+static int poly_access(const struct stats *st, const struct scope *sc,
+		       MlirOperation op, MlirValue mem, int first,
+		       struct acc *a)
+{
+	const struct pb_poly_local *l = st->model;
+	int x = -1, nops = (int)mlirOperationGetNumOperands(op) - first;
+	for (int i = 0; l && x < 0 && i < l->naccess; i++)
+		if (mlirOperationEqual(l->access[i].op, op))
+			x = i;
+	if (x < 0 || !l->access[x].exact ||
+	    !mlirValueEqual(mem, l->root[l->access[x].root]))
+		return -1;
+	for (int i = 0; i < nops; i++) {
+		MlirValue v = mlirOperationGetOperand(op, first + i);
+		if (!plain_operand(st, sc, v))
+			return -1;
+		for (int j = 0; j < i; j++)
+			if (mlirValueEqual(v, mlirOperationGetOperand(
+						      op, first + j)))
+				return -1;
+	}
+	MlirAttribute ma = pb_ir_attr(op, "map");
+	if (!mlirAttributeIsNull(ma)) {
+		MlirAffineMap m = mlirAffineMapAttrGetValue(ma);
+		for (int i = 0; i < mlirAffineMapGetNumResults(m); i++)
+			if (!linear_expr(mlirAffineMapGetResult(m, i)))
+				return -1;
+	}
+	isl_set *fp = pb_poly_local_footprint(l, 1, &x, NULL);
+	isl_fixed_box *box = fp && isl_set_is_empty(fp) == isl_bool_false
+		? isl_set_get_simple_fixed_box_hull(fp) : NULL;
+	isl_set_free(fp);
+	isl_multi_aff *off = box && isl_fixed_box_is_valid(box) == isl_bool_true
+		? isl_fixed_box_get_offset(box) : NULL;
+	isl_multi_val *size = off ? isl_fixed_box_get_size(box) : NULL;
+	int ok = off && size;
+	struct ival r[PB_TILE_MAXD];
+	for (int i = 0; ok && i < a->rank; i++) {
+		isl_aff *o = isl_multi_aff_get_at(off, i);
+		isl_val *lo = isl_aff_is_cst(o) == isl_bool_true
+			? isl_aff_get_constant_val(o) : NULL;
+		isl_val *n = isl_multi_val_get_at(size, i);
+		ok = lo && n && isl_val_is_int(lo) && isl_val_is_int(n);
+		if (ok) {
+			r[i].lo = isl_val_get_num_si(lo);
+			r[i].hi = r[i].lo + isl_val_get_num_si(n) - 1;
+		}
+		for (int d = 0; ok && d < st->b->n; d++)
+			ok = !pb_poly_local_coef(l, x, i, d, &a->coef[i][d]);
+		isl_val_free(lo);
+		isl_val_free(n);
+		isl_aff_free(o);
+	}
+	isl_multi_val_free(size);
+	isl_multi_aff_free(off);
+	isl_fixed_box_free(box);
+	if (!ok) {
+		memset(a->coef, 0, sizeof(a->coef));
+		return -1;
+	}
+	for (int i = 0; i < a->rank; i++)
+		a->box[i] = r[i];
+	return 0;
+}
+
+/* Clamp the subscript range "r" to dimension "i" of "a"'s buffer. */
+static struct ival clamp(const struct acc *a, int i, struct ival r)
+{
+	if (r.lo < 0)
+		r.lo = 0;
+	if (r.hi > a->shape[i] - 1)
+		r.hi = a->shape[i] - 1;
+	if (r.hi < r.lo)
+		r.hi = r.lo;
+	return r;
+}
+
 /* Record access "op" (a load or store) executed "w" times per point. */
 static void add_access(struct stats *st, const struct scope *sc,
 		       MlirOperation op, double w)
@@ -300,6 +430,12 @@ static void add_access(struct stats *st, const struct scope *sc,
 	struct ival in[32];
 	if (nin > 32)
 		return; /* not a subscript we can follow: leave it out */
+	if (!poly_access(st, sc, op, mem, first, a)) {
+		for (int i = 0; i < a->rank; i++)
+			a->box[i] = clamp(a, i, a->box[i]);
+		st->nacc++;
+		return;
+	}
 	for (int k = 0; k < nin; k++)
 		in[k] = ival_of(st, sc, mlirOperationGetOperand(op, first + k), 0);
 	for (int i = 0; i < a->rank; i++) {
@@ -320,13 +456,7 @@ static void add_access(struct stats *st, const struct scope *sc,
 			for (int d = 0; d < st->b->n; d++)
 				a->coef[i][d] = coef_of(v, st->b->iv[d], 0);
 		}
-		if (r.lo < 0)
-			r.lo = 0;
-		if (r.hi > a->shape[i] - 1)
-			r.hi = a->shape[i] - 1;
-		if (r.hi < r.lo)
-			r.hi = r.lo;
-		a->box[i] = r;
+		a->box[i] = clamp(a, i, r);
 	}
 	st->nacc++;
 }
@@ -373,7 +503,7 @@ static int fused(MlirOperation op)
 }
 
 /* Walk block "blk" executed "w" times per band point. */
-static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
+static void walk_block(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 {
 	for (MlirOperation op = mlirBlockGetFirstOperation(blk);
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -391,7 +521,7 @@ static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 						mlirOperationGetRegion(op, 0)), 0);
 				sc->r[sc->n++] = r;
 			}
-			walk(st, sc, mlirRegionGetFirstBlock(
+			walk_block(st, sc, mlirRegionGetFirstBlock(
 					     mlirOperationGetRegion(op, 0)),
 			     w * (double)trip);
 			sc->n--;
@@ -401,7 +531,7 @@ static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 			MlirRegion rg = mlirOperationGetRegion(op, i);
 			MlirBlock b = mlirRegionGetFirstBlock(rg);
 			if (!mlirBlockIsNull(b))
-				walk(st, sc, b, w);
+				walk_block(st, sc, b, w);
 		}
 		if (pb_ir_op_is(op, "affine.load") || pb_ir_op_is(op, "affine.store") ||
 		    pb_ir_op_is(op, "memref.load") || pb_ir_op_is(op, "memref.store")) {
@@ -429,6 +559,31 @@ static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
 				st->flops += w;
 		}
 	}
+}
+
+/* Walk the body "blk" of the band of "st" ("w" times per band point)
+ * with lib/poly's model of its nest at hand: the band's ivs its domain
+ * (counters from 0, fixed at 0), inner loops bounded. */
+static void walk(struct stats *st, struct scope *sc, MlirBlock blk, double w)
+{
+	struct pb_poly_dim dim[PB_TILE_MAXD];
+	isl_ctx *ctx = isl_ctx_alloc();
+	if (ctx)
+		isl_options_set_on_error(ctx, ISL_ON_ERROR_CONTINUE);
+	for (int d = 0; d < st->b->n; d++) {
+		dim[d].iv = st->b->iv[d];
+		dim[d].lb = 0;
+		dim[d].step = 1;
+		dim[d].trip = 1;
+	}
+	st->model = ctx ? pb_poly_local_build(ctx, st->b->root, st->b->n, dim,
+					      NULL, 0,
+					      PB_POLY_LOCAL_INNER_BOUNDS)
+			: NULL;
+	walk_block(st, sc, blk, w);
+	pb_poly_local_free(st->model);
+	st->model = NULL;
+	isl_ctx_free(ctx);
 }
 
 static void stats_of(const struct pb_kernel_band *b, struct stats *st)

@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include <isl/ctx.h>
+
 #include "kernel/kernel.h"
 #include "target/target.h"
 #include "tile/tile.h"
@@ -132,5 +134,74 @@ int pb_tile_reduce_match(const struct pb_kernel_band *b, int threads,
  * 32..1024). Returns PB_OK or PB_ERR (reported through "ctx"). */
 int pb_tile_reduce_apply(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 			 int threads);
+
+/* reduce_match.c: the plan of the block-level mapping, shared with the
+ * rewrite in reduce.c. */
+
+#define PB_TILE_MAXACC 8 /* accumulators of one reduction nest */
+
+/* The identity of a reduction operation. */
+enum pb_tile_ident {
+	PB_TILE_ID_ZERO,
+	PB_TILE_ID_ONE,
+	PB_TILE_ID_NEG_INF,
+	PB_TILE_ID_POS_INF,
+	PB_TILE_ID_SMIN,
+	PB_TILE_ID_SMAX,
+	PB_TILE_ID_ONES,
+};
+
+/* A reduction operation: associative and commutative, with an identity. */
+struct pb_tile_red_op {
+	const char *name;
+	int is_float;
+	enum pb_tile_ident id;
+};
+
+/* What a top-level operation of the band's body becomes. */
+enum pb_tile_step_kind {
+	PB_TILE_STEP_KEEP,   /* block-level: pure arithmetic, read-only loads */
+	PB_TILE_STEP_ALLOCA, /* private buffer: moves to workgroup memory */
+	PB_TILE_STEP_SCALAR, /* one thread */
+	PB_TILE_STEP_PAR,    /* parallel nest */
+	PB_TILE_STEP_RED,    /* reduction nest */
+};
+
+/* An accumulator of a reduction nest: the chain load -> comb -> store. */
+struct pb_tile_acc {
+	MlirOperation load, comb, store;
+	const struct pb_tile_red_op *r;
+	MlirType type;
+};
+
+/* The plan for one top-level operation "op". */
+struct pb_tile_step {
+	enum pb_tile_step_kind kind;
+	MlirOperation op;
+	int run; /* SCALAR: the index of its run of scalar operations */
+	/* PAR, RED: the "d" outermost loops are distributed */
+	int d;
+	MlirOperation loop[PB_TILE_MAXD];
+	int64_t lb[PB_TILE_MAXD], step[PB_TILE_MAXD], trip[PB_TILE_MAXD];
+	int64_t n;     /* iterations of the distributed loops */
+	int64_t nthr;  /* threads of the step */
+	int nacc;      /* RED */
+	struct pb_tile_acc acc[PB_TILE_MAXACC];
+};
+
+/* The plan for a whole band body. */
+struct pb_tile_plan {
+	int n;
+	struct pb_tile_step *s;
+	int64_t work, smem;
+};
+
+/* Plan the block-level mapping of the body of "b" with "threads" threads
+ * into "p", proving with isl in "ctx"; 1 when it applies (see
+ * pb_tile_reduce_match), 0 with "p" empty otherwise. */
+int pb_tile_reduce_plan(isl_ctx *ctx, const struct pb_kernel_band *b,
+			int threads, struct pb_tile_plan *p);
+/* Free the steps of "p". */
+void pb_tile_reduce_plan_free(struct pb_tile_plan *p);
 
 #endif

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include <isl/ctx.h>
+#include <isl/fixed_box.h>
 #include <isl/map.h>
 #include <isl/schedule.h>
 #include <isl/schedule_node.h>
@@ -639,11 +640,271 @@ static void run_case(struct pb_ctx *ctx, const struct scop_case *c)
 	mlirModuleDestroy(m);
 }
 
+/* Localized access relations (pb_poly_local_*): a nest of @f (the first
+ * affine.for of its body, "inside" loops further in), its first "d" loops
+ * as the domain, and what the model answers about it. */
+
+/* What one expectation of a local case looks at. */
+enum lwhat {
+	LNONE,
+	LCONFLICT, /* pb_poly_local_conflict_free is v */
+	LFOOT,	   /* footprint of access a per tile is "isl" */
+	LBOX,	   /* box hull of access a per tile: sizes "isl", offset
+		      "off" (a map from the parameters) */
+	LNOBOX,	   /* no fixed box for access a per tile */
+	LCOEF,	   /* coefficient of dim b in subscript v of access a is c
+		      (-1: not affine) */
+	LOVER,	   /* accesses a and b overlap per tile: v */
+	LNACC,	   /* the model has v accesses */
+};
+
+struct lexpect {
+	enum lwhat w;
+	int a, b, v;
+	int64_t c;
+	const char *isl, *off;
+};
+
+struct local_case {
+	const char *name;
+	const char *src;
+	int inside, d;
+	unsigned flags;
+	int64_t tile[4]; /* per tile; all 0: the whole domain */
+	struct lexpect e[12];
+};
+
+/* C += A * B, 256x256x128. */
+static const char lmm_src[] =
+	"func.func @f(%A: memref<256x128xf32>, %B: memref<128x256xf32>,"
+	"             %C: memref<256x256xf32>) {\n"
+	"  affine.for %i = 0 to 256 {\n"
+	"    affine.for %j = 0 to 256 {\n"
+	"      affine.for %k = 0 to 128 {\n"
+	"        %a = affine.load %A[%i, %k] : memref<256x128xf32>\n"
+	"        %b = affine.load %B[%k, %j] : memref<128x256xf32>\n"
+	"        %c = affine.load %C[%i, %j] : memref<256x256xf32>\n"
+	"        %p = arith.mulf %a, %b : f32\n"
+	"        %s = arith.addf %c, %p : f32\n"
+	"        affine.store %s, %C[%i, %j] : memref<256x256xf32>\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"  return\n"
+	"}\n";
+
+/* A 3x3 convolution, 4 -> 8 channels, 32x32 outputs from a padded
+ * 34x34 input. */
+static const char lconv_src[] =
+	"func.func @f(%X: memref<4x34x34xf32>, %W: memref<8x4x3x3xf32>,"
+	"             %Y: memref<8x32x32xf32>) {\n"
+	"  affine.for %o = 0 to 8 {\n"
+	"    affine.for %h = 0 to 32 {\n"
+	"      affine.for %w = 0 to 32 {\n"
+	"        affine.for %c = 0 to 4 {\n"
+	"          affine.for %kh = 0 to 3 {\n"
+	"            affine.for %kw = 0 to 3 {\n"
+	"              %x = affine.load %X[%c, %h + %kh, %w + %kw]"
+	" : memref<4x34x34xf32>\n"
+	"              %f = affine.load %W[%o, %c, %kh, %kw]"
+	" : memref<8x4x3x3xf32>\n"
+	"              %y = affine.load %Y[%o, %h, %w] : memref<8x32x32xf32>\n"
+	"              %p = arith.mulf %x, %f : f32\n"
+	"              %s = arith.addf %y, %p : f32\n"
+	"              affine.store %s, %Y[%o, %h, %w] : memref<8x32x32xf32>\n"
+	"            }\n"
+	"          }\n"
+	"        }\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"  return\n"
+	"}\n";
+
+/* A row loop around the nest: its counter is a parameter; a private
+ * buffer of the nest is left out; a floordiv subscript. */
+static const char lrow_src[] =
+	"func.func @f(%X: memref<8x16xf32>, %Y: memref<8x16xf32>,"
+	"             %S: memref<8xf32>, %H: memref<8x8xf32>) {\n"
+	"  affine.for %r = 0 to 8 {\n"
+	"    affine.for %j = 0 to 16 {\n"
+	"      %t = memref.alloca() : memref<f32>\n"
+	"      %x = affine.load %X[%r, %j] : memref<8x16xf32>\n"
+	"      affine.store %x, %t[] : memref<f32>\n"
+	"      affine.store %x, %Y[%r, %j] : memref<8x16xf32>\n"
+	"      %h = affine.load %H[%r, %j floordiv 2] : memref<8x8xf32>\n"
+	"      affine.store %h, %S[%r] : memref<8xf32>\n"
+	"    }\n"
+	"  }\n"
+	"  return\n"
+	"}\n";
+
+#define NACC(n) {LNACC, 0, 0, n, 0, NULL, NULL}
+#define CONFLICT(v) {LCONFLICT, 0, 0, v, 0, NULL, NULL}
+#define BOX(a, sizes, off) {LBOX, a, 0, 0, 0, sizes, off}
+#define NOBOX(a) {LNOBOX, a, 0, 0, 0, NULL, NULL}
+#define FOOT(a, set) {LFOOT, a, 0, 0, 0, set, NULL}
+#define COEF(a, k, i, c) {LCOEF, a, k, i, c, NULL, NULL}
+#define OVER(a, b, v) {LOVER, a, b, v, 0, NULL, NULL}
+
+static const struct local_case local_cases[] = {
+	{"local matmul 64x64x32", lmm_src, 0, 3, 0, {64, 64, 32},
+	 {NACC(4),
+	  CONFLICT(0),
+	  BOX(0, "[64, 32]", "[o0, o1, o2] -> { B0[(o0), (o2)] }"),
+	  BOX(1, "[32, 64]", "[o0, o1, o2] -> { B1[(o2), (o1)] }"),
+	  BOX(3, "[64, 64]", "[o0, o1, o2] -> { B2[(o0), (o1)] }"),
+	  FOOT(0, "[o0, o1, o2] -> { B0[a, b] : 0 <= a < 256 and "
+	   "o0 <= a < o0 + 64 and 0 <= b < 128 and o2 <= b < o2 + 32 and "
+	   "-63 <= o1 <= 255 }"),
+	  COEF(0, 2, 1, 1), COEF(0, 1, 1, 0), COEF(1, 1, 1, 1),
+	  OVER(2, 3, 1), OVER(0, 1, 0)}},
+	{"local matmul band 64x64", lmm_src, 0, 2, PB_POLY_LOCAL_INNER_BOUNDS,
+	 {64, 64},
+	 {CONFLICT(1),
+	  BOX(0, "[64, 128]", "[o0, o1] -> { B0[(o0), (0)] }"),
+	  BOX(1, "[128, 64]", "[o0, o1] -> { B1[(0), (o1)] }")}},
+	{"local matmul unbounded k", lmm_src, 0, 2, 0, {64, 64},
+	 {CONFLICT(1), NOBOX(0), NOBOX(1),
+	  BOX(2, "[64, 64]", "[o0, o1] -> { B2[(o0), (o1)] }")}},
+	{"local conv halo", lconv_src, 0, 3, PB_POLY_LOCAL_INNER_BOUNDS,
+	 {8, 16, 16},
+	 {CONFLICT(1),
+	  BOX(0, "[4, 18, 18]",
+	   "[o0, o1, o2] -> { B0[(0), (o1), (o2)] }"),
+	  BOX(1, "[8, 4, 3, 3]",
+	   "[o0, o1, o2] -> { B1[(o0), (0), (0), (0)] }"),
+	  BOX(3, "[8, 16, 16]",
+	   "[o0, o1, o2] -> { B2[(o0), (o1), (o2)] }"),
+	  COEF(0, 1, 1, 1), COEF(0, 0, 1, 0)}},
+	{"local conv per point", lconv_src, 0, 3, PB_POLY_LOCAL_INNER_BOUNDS,
+	 {1, 1, 1},
+	 {BOX(0, "[4, 3, 3]",
+	   "[o0, o1, o2] -> { B0[(0), (o1), (o2)] }")}},
+	{"local row parameter", lrow_src, 1, 1, 0, {4},
+	 {NACC(4),
+	  CONFLICT(0),
+	  BOX(0, "[1, 4]", "[p0, o0] -> { B0[(p0), (o0)] }"),
+	  BOX(1, "[1, 4]", "[p0, o0] -> { B1[(p0), (o0)] }"),
+	  BOX(3, "[1]", "[p0, o0] -> { B3[(p0)] }"),
+	  COEF(2, 0, 1, -1), COEF(0, 0, 1, 1), COEF(0, 0, 0, 0),
+	  OVER(0, 1, 0)}},
+};
+
+/* The affine.for "n" loops into "op" (following first operations). */
+static MlirOperation loop_in(MlirOperation op, int n)
+{
+	for (int i = 0; i < n && !mlirOperationIsNull(op); i++)
+		op = mlirBlockGetFirstOperation(pb_ir_entry_block(op));
+	return op;
+}
+
+/* Is the box "box" of sizes "sizes" (its printed form contains them) and
+ * offset "off" (an isl multi_aff on the parameters)? */
+static int box_is(__isl_keep isl_fixed_box *box, const char *sizes,
+		  const char *off)
+{
+	if (!box || isl_fixed_box_is_valid(box) != isl_bool_true)
+		return 0;
+	isl_multi_val *mv = isl_fixed_box_get_size(box);
+	char *str = isl_multi_val_to_str(mv);
+	int ok = str && strstr(str, sizes) != NULL;
+	free(str);
+	isl_multi_val_free(mv);
+	isl_ctx *ctx = isl_fixed_box_get_ctx(box);
+	isl_multi_aff *got = isl_fixed_box_get_offset(box);
+	isl_multi_aff *want = isl_multi_aff_read_from_str(ctx, off);
+	ok = ok && isl_multi_aff_plain_is_equal(got, want) == isl_bool_true;
+	if (!ok)
+		isl_fixed_box_dump(box);
+	isl_multi_aff_free(got);
+	isl_multi_aff_free(want);
+	return ok;
+}
+
+/* Check expectation "e" on "l" for the tile "tile". */
+static void check_local(const struct pb_poly_local *l,
+			const struct lexpect *e, const int64_t *tile,
+			const char *name)
+{
+	char what[200];
+	int ok = 0;
+	snprintf(what, sizeof(what), "%s: expectation %d on %d %d %d", name,
+		 (int)e->w, e->a, e->b, e->v);
+	if (e->w != LNACC && e->w != LCONFLICT &&
+	    (e->a >= l->naccess || e->b >= l->naccess)) {
+		check(0, what);
+		return;
+	}
+	if (e->w == LNACC) {
+		ok = l->naccess == e->v;
+	} else if (e->w == LCONFLICT) {
+		ok = pb_poly_local_conflict_free(l) == e->v;
+	} else if (e->w == LFOOT) {
+		isl_set *got = pb_poly_local_footprint(l, 1, &e->a, tile);
+		isl_set *want = isl_set_read_from_str(l->ctx, e->isl);
+		ok = isl_set_is_equal(got, want) == isl_bool_true;
+		if (!ok)
+			isl_set_dump(got);
+		isl_set_free(got);
+		isl_set_free(want);
+	} else if (e->w == LBOX || e->w == LNOBOX) {
+		isl_fixed_box *box = pb_poly_local_box(l, 1, &e->a, tile);
+		ok = e->w == LBOX ? box_is(box, e->isl, e->off)
+				  : box && isl_fixed_box_is_valid(box) ==
+						   isl_bool_false;
+		isl_fixed_box_free(box);
+	} else if (e->w == LCOEF) {
+		int64_t c = 0;
+		int r = pb_poly_local_coef(l, e->a, e->v, e->b, &c);
+		ok = e->c == -1 ? r == -1 : !r && c == e->c;
+	} else if (e->w == LOVER) {
+		ok = pb_poly_local_overlap(l, e->a, e->b, tile) == e->v;
+	}
+	check(ok, what);
+}
+
+/* Build the model of a local case and check its expectations. */
+static void run_local(struct pb_ctx *ctx, const struct local_case *c)
+{
+	char what[160];
+	struct pb_poly_dim dim[8];
+	MlirModule m = mlirModuleCreateParse(ctx->mlir, pb_str(c->src));
+	snprintf(what, sizeof(what), "%s: parses", c->name);
+	check(!mlirModuleIsNull(m), what);
+	if (mlirModuleIsNull(m))
+		return;
+	MlirOperation f = pb_ir_lookup_func(m, "f");
+	MlirOperation nest = loop_in(
+		mlirBlockGetFirstOperation(pb_ir_entry_block(f)), c->inside);
+	MlirOperation op = nest;
+	for (int k = 0; k < c->d; k++) {
+		int64_t ub;
+		dim[k].iv = mlirBlockGetArgument(pb_ir_entry_block(op), 0);
+		dim[k].step = 1;
+		pb_ir_const_map(op, "lowerBoundMap", 1, &dim[k].lb);
+		pb_ir_const_map(op, "upperBoundMap", 1, &ub);
+		dim[k].trip = ub - dim[k].lb;
+		op = loop_in(op, 1);
+	}
+	struct pb_poly_local *l = pb_poly_local_build(ctx->isl, nest, c->d,
+						      dim, NULL, 0, c->flags);
+	snprintf(what, sizeof(what), "%s: builds", c->name);
+	check(l != NULL, what);
+	const int64_t *tile = c->tile[0] ? c->tile : NULL;
+	for (const struct lexpect *e = c->e; l && e->w; e++)
+		check_local(l, e, tile, c->name);
+	pb_poly_local_free(l);
+	mlirModuleDestroy(m);
+}
+
 int main(void)
 {
 	struct pb_ctx *ctx = pb_ctx_alloc("test_poly");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(ctx, &cases[i]);
+	for (size_t i = 0; i < sizeof(local_cases) / sizeof(local_cases[0]); i++)
+		run_local(ctx, &local_cases[i]);
 	pb_ctx_free(ctx);
 	printf("test_poly: %d passed, %d failed\n", passed, failed);
 	return failed != 0;
