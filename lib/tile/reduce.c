@@ -124,24 +124,6 @@ struct site {
 	struct pb_ir_ops wg; /* workgroup allocations, to deallocate */
 };
 
-/* Append the type of "t" in workgroup memory ("memref<4x32xf32,
- * #gpu.address_space<workgroup>>" for a memref, "memref<nxt, ...>" for an
- * element type with "n" > 0) to "out". */
-static void wg_type(struct pb_buf *out, MlirType t, int64_t n)
-{
-	pb_buf_puts(out, "memref<");
-	if (n > 0) {
-		pb_buf_printf(out, "%lldx", (long long)n);
-	} else {
-		for (intptr_t i = 0; i < mlirShapedTypeGetRank(t); i++)
-			pb_buf_printf(out, "%lldx",
-				      (long long)mlirShapedTypeGetDimSize(t, i));
-		t = mlirShapedTypeGetElementType(t);
-	}
-	pb_ir_type_print(t, out);
-	pb_buf_puts(out, ", #gpu.address_space<workgroup>>");
-}
-
 /* Instantiate the function text "t" (freed) before "before" with the "n"
  * arguments "args"; the new operations into "out". */
 static int emit(struct site *s, struct pb_buf *t, MlirOperation before,
@@ -153,21 +135,18 @@ static int emit(struct site *s, struct pb_buf *t, MlirOperation before,
 	return rc;
 }
 
-/* A workgroup allocation of "type" (text) at the start of the body of
- * "s"; its value into "*v". */
+/* A workgroup allocation of "type" (text) before "before" in "s"; its
+ * value into "*v". */
 static int wg_alloc(struct site *s, const char *type, MlirOperation before,
 		    MlirValue *v)
 {
-	struct pb_buf t = {0};
-	struct pb_ir_ops out = {0};
-	pb_buf_printf(&t, "func.func @t() {\n  %%a = memref.alloc() : %s\n"
-		      "  return\n}\n", type);
-	int rc = emit(s, &t, before, 0, NULL, &out);
+	MlirOperation alloc;
+	int rc = pb_kernel_workgroup_alloc(s->ctx, type, before, s->loc,
+					   &alloc);
 	if (rc == PB_OK) {
-		*v = mlirOperationGetResult(out.v[0], 0);
-		pb_ir_ops_push(&s->wg, out.v[0]);
+		*v = mlirOperationGetResult(alloc, 0);
+		pb_ir_ops_push(&s->wg, alloc);
 	}
-	pb_ir_ops_free(&out);
 	return rc;
 }
 
@@ -186,7 +165,7 @@ static void thread_open(struct site *s, struct pb_buf *t, int64_t n)
 /* Close the thread loop opened by thread_open. */
 static void thread_close(struct pb_buf *t)
 {
-	pb_buf_puts(t, "  } {pb.map = \"thread\"}\n");
+	pb_buf_puts(t, "  } {" PB_ATTR_MAP " = \"thread\"}\n");
 }
 
 /* Is the one distributed loop of "st" counted from 0 by 1, so that its
@@ -322,7 +301,7 @@ static int map_par(struct site *s, const struct pb_tile_step *st)
 /* Append to "t" the type of partial buffer "a" of "st". */
 static void part_type(struct pb_buf *t, const struct pb_tile_step *st, int a)
 {
-	wg_type(t, st->acc[a].type, st->nthr);
+	pb_kernel_workgroup_type_text(t, st->acc[a].type, st->nthr);
 }
 
 /* Instantiate "%v = affine.load %p[%t]" before "before" ("idx" names the
@@ -496,7 +475,7 @@ static int map_alloca(struct site *s, MlirOperation op)
 {
 	struct pb_buf ty = {0};
 	MlirValue old = mlirOperationGetResult(op, 0), v;
-	wg_type(&ty, mlirValueGetType(old), 0);
+	pb_kernel_workgroup_type_text(&ty, mlirValueGetType(old), 0);
 	int rc = wg_alloc(s, ty.data, op, &v);
 	pb_buf_free(&ty);
 	if (rc == PB_OK) {
@@ -522,7 +501,7 @@ static MlirOperation block_loop(struct site *s, const struct pb_kernel_band *b)
 		pb_buf_printf(&st, "%s%lld", sep, (long long)b->step[d]);
 	}
 	pb_buf_printf(&t, "func.func @t() {\n  affine.parallel (%s) = (%s) to "
-		      "(%s) step (%s) {\n  } {pb.map = \"block\"}\n  return\n}\n",
+		      "(%s) step (%s) {\n  } {" PB_ATTR_MAP " = \"block\"}\n  return\n}\n",
 		      iv.data, lb.data, ub.data, st.data);
 	pb_buf_free(&iv);
 	pb_buf_free(&lb);
