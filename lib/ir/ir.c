@@ -40,6 +40,12 @@ void pb_ir_set_stage(MlirModule m, enum pb_stage s)
 					 pb_str(stage_names[s])));
 }
 
+void pb_ir_advance_stage(MlirModule m, enum pb_stage s)
+{
+	if (pb_ir_get_stage(m) < s)
+		pb_ir_set_stage(m, s);
+}
+
 MlirModule pb_ir_parse(struct pb_ctx *ctx, const struct pb_input *in)
 {
 	MlirOperation op = mlirOperationCreateParse(
@@ -252,6 +258,11 @@ MlirOperation pb_ir_ancestor_in(MlirOperation op, MlirBlock block)
 		op = mlirOperationGetParentOperation(op);
 	}
 	return (MlirOperation){NULL};
+}
+
+int pb_ir_defined_in(MlirValue v, MlirOperation op)
+{
+	return pb_ir_is_inside(pb_ir_value_parent(v), op);
 }
 
 int pb_ir_is_inside(MlirOperation op, MlirOperation ancestor)

@@ -22,6 +22,8 @@ enum pb_stage {
 };
 enum pb_stage pb_ir_get_stage(MlirModule m);
 void pb_ir_set_stage(MlirModule m, enum pb_stage s);
+/* Mark "m" as at stage "s" unless it is already at "s" or later. */
+void pb_ir_advance_stage(MlirModule m, enum pb_stage s);
 const char *pb_ir_stage_name(enum pb_stage s);
 
 /* Parse "in" as a module; NULL module (errors reported) on failure. */
@@ -77,6 +79,9 @@ MlirOperation pb_ir_value_parent(MlirValue v);
 /* The ancestor of "op" (possibly "op" itself) that lies directly in
  * "block", or a null operation when "op" is not nested in "block". */
 MlirOperation pb_ir_ancestor_in(MlirOperation op, MlirBlock block);
+/* Is "v" defined in "op" (by an operation in it, or as an argument of one
+ * of its blocks)? */
+int pb_ir_defined_in(MlirValue v, MlirOperation op);
 /* Does "op" lie in "ancestor" (or is it "ancestor")? */
 int pb_ir_is_inside(MlirOperation op, MlirOperation ancestor);
 /* The entry block of the first region of "op" (func.func's body). */

@@ -8,7 +8,6 @@ int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
 {
 	(void)ctx;
 	(void)o;
-	if (pb_ir_get_stage(m) < PB_STAGE_MMA)
-		pb_ir_set_stage(m, PB_STAGE_MMA);
+	pb_ir_advance_stage(m, PB_STAGE_MMA);
 	return PB_OK;
 }

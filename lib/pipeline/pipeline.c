@@ -7,7 +7,9 @@
 #include "smem/smem.h"
 #include "tile/tile.h"
 
-/* Each stage's entry point with its own options type. */
+/* Each stage's entry point with its own options type (the tables hold
+ * them as const void *: no function is called through a pointer of
+ * another type). */
 static int fuse(struct pb_ctx *ctx, MlirModule m, const void *o)
 {
 	return pb_fuse_run(ctx, m, o);
@@ -47,9 +49,10 @@ static int codegen_emit(struct pb_ctx *ctx, MlirModule m, const void *o,
 }
 
 /* The stages after pb-import (a module that records no stage is at the
- * import stage), in pipeline order. */
+ * import stage), in pipeline order, with their tools' names and help. */
 static const struct stage {
 	enum pb_stage stage;
+	const char *tool, *summary, *description;
 	int (*run)(struct pb_ctx *ctx, MlirModule m, const void *opts);
 	/* a stage tool's options checked before its input is read (NULL:
 	   no check) */
@@ -57,11 +60,48 @@ static const struct stage {
 	int (*emit)(struct pb_ctx *ctx, MlirModule m, const void *opts,
 		    struct pb_buf *out); /* NULL: the MLIR text */
 } stages[] = {
-	{PB_STAGE_FUSE, fuse, NULL, NULL},
-	{PB_STAGE_TILE, tile, NULL, NULL},
-	{PB_STAGE_MMA, mma, NULL, NULL},
-	{PB_STAGE_SMEM, smem, NULL, NULL},
-	{PB_STAGE_CODEGEN, codegen, codegen_check, codegen_emit},
+	{PB_STAGE_FUSE, "pb-fuse",
+	 "pb-fuse: bufferize, lower to affine loops, fuse them "
+	 "into kernels (MLIR in, MLIR out).",
+	 "Input: linalg on tensors (pb-import's output). Output: affine loops\n"
+	 "on memrefs, fused on isl dependences into kernels, each outlined into\n"
+	 "a private func.func with the pb.kernel attribute, called from @main\n"
+	 "(docs/pb-fuse.md, docs/ir-contract.md).\n",
+	 fuse, NULL, NULL},
+	{PB_STAGE_TILE, "pb-tile",
+	 "pb-tile: multi-level tiling and mapping to blocks, warps and "
+	 "threads (MLIR in, MLIR out).",
+	 "Tiles the parallel band of every kernel nest for a block, its\n"
+	 "warps and its threads, with sizes from an analytical cost model\n"
+	 "of the target (--arch, --target-file) or from --sizes; nests with\n"
+	 "small bands and large inner reductions run one block per band\n"
+	 "point with a shared-memory tree. See docs/pb-tile.md.\n",
+	 tile, NULL, NULL},
+	{PB_STAGE_MMA, "pb-mma",
+	 "pb-mma: map contractions (matmul, conv, attention) "
+	 "to tensor cores (MLIR in, MLIR out).",
+	 "NOT IMPLEMENTED YET: the transformation itself is future work.\n"
+	 "Today pb-mma runs the earlier stages its input still needs (with\n"
+	 "their defaults), verifies the module and passes it through,\n"
+	 "marking it with pb.stage = \"mma\".\n",
+	 mma, NULL, NULL},
+	{PB_STAGE_SMEM, "pb-smem",
+	 "pb-smem: shared-memory and register promotion "
+	 "(MLIR in, MLIR out).",
+	 "NOT IMPLEMENTED YET: the transformation itself is future work.\n"
+	 "Today pb-smem runs the earlier stages its input still needs (with\n"
+	 "their defaults), verifies the module and passes it through,\n"
+	 "marking it with pb.stage = \"smem\".\n",
+	 smem, NULL, NULL},
+	{PB_STAGE_CODEGEN, "pb-codegen",
+	 "pb-codegen: lower to PTX with a host launch plan "
+	 "(MLIR in, PTX out).",
+	 "Input: a pb module at any stage (earlier stages run first with\n"
+	 "their defaults). Output: one self-contained PTX module for --arch\n"
+	 "whose comment header ('// pb-plan-begin' ... '// pb-plan-end')\n"
+	 "holds the launch plan as JSON: buffers, and kernel launches in\n"
+	 "order with grid, block and arguments (docs/pb-codegen.md).\n",
+	 codegen, codegen_check, codegen_emit},
 };
 #define NSTAGES (sizeof(stages) / sizeof(stages[0]))
 
@@ -99,20 +139,45 @@ int pb_pipeline_emit(struct pb_ctx *ctx, MlirModule m, enum pb_stage stage,
 	return pb_ir_print(ctx, m, out);
 }
 
-int pb_pipeline_tool_run(struct pb_ctx *ctx, const struct pb_input *in,
-			 struct pb_buf *out, void *user)
+/* A stage tool: its stage and its options. */
+struct tool {
+	const struct stage *stage;
+	const void *opts;
+};
+
+/* The run function of a stage tool ("user", a struct tool): parse "in",
+ * bring it to the tool's stage and write the result into "out". */
+static int tool_run(struct pb_ctx *ctx, const struct pb_input *in,
+		    struct pb_buf *out, void *user)
 {
-	const struct pb_pipeline_tool *t = user;
-	const struct stage *s = find(t->stage);
-	int rc = s && s->check ? s->check(ctx, t->opts) : PB_OK;
+	const struct tool *t = user;
+	const struct stage *s = t->stage;
+	int rc = s->check ? s->check(ctx, t->opts) : PB_OK;
 	if (rc != PB_OK)
 		return rc;
 	MlirModule m = pb_ir_parse(ctx, in);
 	if (mlirModuleIsNull(m))
 		return PB_ERR;
-	rc = pb_pipeline_run(ctx, m, t->stage, t->opts);
+	rc = pb_pipeline_run(ctx, m, s->stage, t->opts);
 	if (rc == PB_OK)
-		rc = pb_pipeline_emit(ctx, m, t->stage, t->opts, out);
+		rc = pb_pipeline_emit(ctx, m, s->stage, t->opts, out);
 	mlirModuleDestroy(m);
 	return rc;
+}
+
+int pb_pipeline_main(enum pb_stage stage, const struct pb_opt *options,
+		     const void *opts, int argc, char **argv)
+{
+	struct tool t = {find(stage), opts};
+	if (!t.stage)
+		return PB_USAGE;
+	struct pb_tool tool = {
+		.name = t.stage->tool,
+		.summary = t.stage->summary,
+		.description = t.stage->description,
+		.opts = options,
+		.run = tool_run,
+		.user = &t,
+	};
+	return pb_main(&tool, argc, argv);
 }

@@ -28,16 +28,13 @@ int pb_pipeline_run(struct pb_ctx *ctx, MlirModule m, enum pb_stage upto,
 int pb_pipeline_emit(struct pb_ctx *ctx, MlirModule m, enum pb_stage stage,
 		     const void *opts, struct pb_buf *out);
 
-/* A stage tool (pb-fuse ... pb-codegen): its stage and options. */
-struct pb_pipeline_tool {
-	enum pb_stage stage;
-	const void *opts;
-};
-/* The run function of a stage tool (struct pb_tool's run, with a struct
- * pb_pipeline_tool as "user"): parse "in", bring it to the tool's stage
- * and write the result into "out". */
-int pb_pipeline_tool_run(struct pb_ctx *ctx, const struct pb_input *in,
-			 struct pb_buf *out, void *user);
+/* The main of a stage tool (pb-fuse ... pb-codegen: the tool of
+ * "stage", whose name and help are in the table of stages): options
+ * "options", bound to "opts" (the stage's options struct); the input
+ * parsed, brought to "stage" (pb_pipeline_run) and written as the stage's
+ * tool does (pb_pipeline_emit). Returns the exit code. */
+int pb_pipeline_main(enum pb_stage stage, const struct pb_opt *options,
+		     const void *opts, int argc, char **argv);
 
 /* script.c: the named pipelines of pipelines/.
  *

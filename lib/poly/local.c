@@ -28,9 +28,7 @@
 
 #define MAXSUB 16   /* subscripts of one access */
 
-/* Is "op" a load or a store; "*mem" gets the position of its memref
- * operand (its subscripts follow it). */
-static int is_access(MlirOperation op, int *mem, int *write)
+int pb_poly_access_operand(MlirOperation op, int *mem, int *write)
 {
 	if (pb_ir_op_is(op, "affine.load") || pb_ir_op_is(op, "memref.load")) {
 		*mem = 0;
@@ -43,13 +41,6 @@ static int is_access(MlirOperation op, int *mem, int *write)
 		return 1;
 	}
 	return 0;
-}
-
-/* Is "v" defined in "op" (by an operation in it, or as an argument of one
- * of its blocks)? */
-static int defined_in(MlirValue v, MlirOperation op)
-{
-	return pb_ir_is_inside(pb_ir_value_parent(v), op);
 }
 
 /* The integer constant "v" holds into "*c"; 0 when it holds one. */
@@ -95,7 +86,7 @@ static int is_param(const struct pb_poly_local *l, MlirValue v)
 {
 	int64_t c;
 	return dim_pos(l, v) < 0 && const_index(v, &c) &&
-	       !defined_in(v, l->nest);
+	       !pb_ir_defined_in(v, l->nest);
 }
 
 /* Bound dimension "pos" of "sp"'s set "s" by the constant bounds of the
@@ -140,7 +131,7 @@ static int access_map(struct pb_poly_local *l, MlirOperation op, int mem,
 		MlirValue o = mlirOperationGetOperand(op, mem + 1 + i);
 		int64_t c;
 		if (dim_pos(l, o) < 0 && const_index(o, &c) &&
-		    defined_in(o, l->nest))
+		    pb_ir_defined_in(o, l->nest))
 			value_index(unk, &nu, MAXSUB, o);
 	}
 	isl_space *dom = isl_set_get_space(l->domain);
@@ -161,7 +152,7 @@ static int access_map(struct pb_poly_local *l, MlirOperation op, int mem,
 		} else if (!const_index(o, &c)) {
 			ops[i] = isl_aff_val_on_domain(
 				ls, isl_val_int_from_si(l->ctx, c));
-		} else if (defined_in(o, l->nest)) {
+		} else if (pb_ir_defined_in(o, l->nest)) {
 			p = value_index(unk, &nu, MAXSUB, o);
 			ops[i] = isl_aff_var_on_domain(ls, isl_dim_set,
 						       l->d + p);
@@ -242,7 +233,7 @@ static int collect_params(struct pb_poly_local *l, const struct pb_ir_ops *ops)
 {
 	for (int i = 0; i < ops->n; i++) {
 		int mem, w;
-		if (!is_access(ops->v[i], &mem, &w))
+		if (!pb_poly_access_operand(ops->v[i], &mem, &w))
 			continue;
 		for (intptr_t j = mem + 1;
 		     j < mlirOperationGetNumOperands(ops->v[i]); j++) {
@@ -300,12 +291,12 @@ struct pb_poly_local *pb_poly_local_build(isl_ctx *ctx, MlirOperation nest,
 	for (int i = 0; ok && i < ops.n; i++) {
 		MlirOperation op = ops.v[i];
 		int mem, w, skipped = 0;
-		if (!is_access(op, &mem, &w))
+		if (!pb_poly_access_operand(op, &mem, &w))
 			continue;
 		for (int j = 0; j < nskip; j++)
 			skipped |= mlirOperationEqual(op, skip[j]);
 		MlirValue root = pb_poly_root(mlirOperationGetOperand(op, mem));
-		if (skipped || defined_in(root, nest))
+		if (skipped || pb_ir_defined_in(root, nest))
 			continue;
 		int ri = mlirTypeIsAMemRef(mlirValueGetType(root))
 			? value_index(l->root, &l->nroot,

@@ -117,6 +117,10 @@ int pb_poly_stmt_of(const struct pb_poly_scop *s, MlirOperation op);
 /* The buffer that memref value "v" is (a view of), or -1. */
 int pb_poly_buf_of(const struct pb_poly_scop *s, MlirValue v);
 
+/* Is "op" a load or a store (affine or memref): 1 with the position of
+ * its memref operand in "*mem" (its subscripts follow it) and whether it
+ * writes in "*write"; 0 otherwise. */
+int pb_poly_access_operand(MlirOperation op, int *mem, int *write);
 /* Is "op" a view operation (its result aliases its first operand)? */
 int pb_poly_is_view(MlirOperation op);
 /* The root of memref value "v": "v" itself unless it is the result of a

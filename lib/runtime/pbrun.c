@@ -12,7 +12,6 @@
  *          the plan ─ print/write/check (gpurun.c, cuda.c)
  */
 #include <errno.h>
-#include <libgen.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -66,27 +65,13 @@ static int exists(const char *path)
 static char *weights_path(MlirModule m, const struct pb_input *in,
 			  const char *opt)
 {
-	if (opt)
-		return strdup(opt);
 	MlirStringRef s = pb_contract_source(m);
-	if (!s.data)
-		return NULL;
-	char *src = strndup(s.data, s.length);
-	if (!src || src[0] == '/' || exists(src) || !in->path)
-		return src;
-	char *copy = strdup(in->path);
-	char *dir = copy ? dirname(copy) : NULL;
-	size_t n = (dir ? strlen(dir) : 0) + strlen(src) + 2;
-	char *p = dir ? malloc(n) : NULL;
-	if (p)
-		snprintf(p, n, "%s/%s", dir, src);
-	free(copy);
-	if (p && exists(p)) {
-		free(src);
-		return p;
-	}
-	free(p);
-	return src;
+	char *src = s.data ? strndup(s.data, s.length) : NULL;
+	char *path = !opt && src && !exists(src)
+			     ? pb_runtime_find_source(src, in->path, NULL)
+			     : pb_runtime_find_source(src, NULL, opt);
+	free(src);
+	return path;
 }
 
 /* Import the .onnx "in" into "*m"; from stdin there is no file to load
@@ -218,6 +203,43 @@ int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
 	return PB_OK;
 }
 
+/* The CPU side of pb-run and pb-prof on one input: its module, the
+ * signature of its @main, the values bound to it and its weights file. */
+struct cpu {
+	MlirModule m;
+	struct pb_runtime_sig sig;
+	struct pb_tensor *vals;
+	char *weights;
+};
+
+/* Load "in" (through o->pipeline) into "c", read its signature and bind
+ * its values as "o" says. */
+static int cpu_prepare(struct pb_ctx *ctx, const struct pb_input *in,
+		       const struct pb_runtime_opts *o, struct cpu *c)
+{
+	memset(c, 0, sizeof(*c));
+	int rc = pb_runtime_load(ctx, in, o->pipeline, &c->m, &c->weights,
+				 o->weights);
+	if (rc == PB_OK)
+		rc = pb_runtime_cpu_signature(ctx, c->m, &c->sig);
+	if (rc == PB_OK) {
+		c->vals = calloc(c->sig.nargs + 1, sizeof(*c->vals));
+		rc = c->vals ? pb_runtime_bind(ctx, &c->sig, o, c->weights,
+					       c->vals)
+			     : PB_ERR;
+	}
+	return rc;
+}
+
+static void cpu_clear(struct cpu *c)
+{
+	pb_runtime_vals_free(c->vals, c->sig.nargs);
+	free(c->weights);
+	pb_runtime_sig_free(&c->sig);
+	if (!mlirModuleIsNull(c->m))
+		mlirModuleDestroy(c->m);
+}
+
 int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 		    const struct pb_runtime_opts *o, struct pb_buf *report)
 {
@@ -228,27 +250,13 @@ int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 		return PB_ERR;
 	if (gpu)
 		return run_gpu(ctx, in, o, report);
-	MlirModule m;
-	struct pb_runtime_sig sig = {0};
-	struct pb_tensor *vals = NULL;
-	char *weights = NULL;
-	int rc = pb_runtime_load(ctx, in, o->pipeline, &m, &weights,
-				 o->weights);
+	struct cpu c;
+	int rc = cpu_prepare(ctx, in, o, &c);
 	if (rc == PB_OK)
-		rc = pb_runtime_cpu_signature(ctx, m, &sig);
-	if (rc == PB_OK) {
-		vals = calloc(sig.nargs + 1, sizeof(*vals));
-		rc = vals ? pb_runtime_bind(ctx, &sig, o, weights, vals) : PB_ERR;
-	}
+		rc = pb_runtime_cpu_run(ctx, c.m, &c.sig, c.vals);
 	if (rc == PB_OK)
-		rc = pb_runtime_cpu_run(ctx, m, &sig, vals);
-	if (rc == PB_OK)
-		rc = pb_runtime_finish(ctx, &sig, o, vals, report);
-	pb_runtime_vals_free(vals, sig.nargs);
-	free(weights);
-	pb_runtime_sig_free(&sig);
-	if (!mlirModuleIsNull(m))
-		mlirModuleDestroy(m);
+		rc = pb_runtime_finish(ctx, &c.sig, o, c.vals, report);
+	cpu_clear(&c);
 	return rc;
 }
 
@@ -292,32 +300,17 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 		return PB_ERR;
 	if (gpu)
 		return prof_gpu(ctx, in, o, report);
-	MlirModule m;
-	struct pb_runtime_sig sig = {0};
-	struct pb_tensor *vals = NULL;
 	struct pb_prof *p = NULL;
-	char *weights = NULL;
-	int rc = pb_runtime_load(ctx, in, o->run.pipeline, &m, &weights,
-				 o->run.weights);
+	struct cpu c;
+	int rc = cpu_prepare(ctx, in, &o->run, &c);
 	if (rc == PB_OK)
-		rc = pb_runtime_cpu_signature(ctx, m, &sig);
-	if (rc == PB_OK) {
-		vals = calloc(sig.nargs + 1, sizeof(*vals));
-		rc = vals ? pb_runtime_bind(ctx, &sig, &o->run, weights, vals)
-			  : PB_ERR;
-	}
+		rc = pb_runtime_cpu_profile(ctx, c.m, &c.sig, c.vals,
+					    (int)o->warmup, (int)o->repeat, &p);
 	if (rc == PB_OK)
-		rc = pb_runtime_cpu_profile(ctx, m, &sig, vals, (int)o->warmup,
-					    (int)o->repeat, &p);
-	if (rc == PB_OK)
-		rc = pb_runtime_finish(ctx, &sig, &o->run, vals, report);
+		rc = pb_runtime_finish(ctx, &c.sig, &o->run, c.vals, report);
 	if (rc == PB_OK)
 		rc = pb_prof_report(ctx, p, o, report);
 	pb_prof_free(p);
-	pb_runtime_vals_free(vals, sig.nargs);
-	free(weights);
-	pb_runtime_sig_free(&sig);
-	if (!mlirModuleIsNull(m))
-		mlirModuleDestroy(m);
+	cpu_clear(&c);
 	return rc;
 }

@@ -8,7 +8,6 @@ int pb_smem_run(struct pb_ctx *ctx, MlirModule m, const struct pb_smem_opts *o)
 {
 	(void)ctx;
 	(void)o;
-	if (pb_ir_get_stage(m) < PB_STAGE_SMEM)
-		pb_ir_set_stage(m, PB_STAGE_SMEM);
+	pb_ir_advance_stage(m, PB_STAGE_SMEM);
 	return PB_OK;
 }

@@ -79,30 +79,6 @@ static int is_pure(MlirOperation op)
 	       !mlirOperationGetNumRegions(op);
 }
 
-/* Is "op" a load or a store; "*mem" gets the position of its memref
- * operand (its subscripts follow it). */
-static int is_access(MlirOperation op, int *mem, int *write)
-{
-	if (pb_ir_op_is(op, "affine.load") || pb_ir_op_is(op, "memref.load")) {
-		*mem = 0;
-		*write = 0;
-		return 1;
-	}
-	if (pb_ir_op_is(op, "affine.store") || pb_ir_op_is(op, "memref.store")) {
-		*mem = 1;
-		*write = 1;
-		return 1;
-	}
-	return 0;
-}
-
-/* Is "v" defined in "op" (by an operation in it, or as an argument of one
- * of its blocks)? */
-static int defined_in(MlirValue v, MlirOperation op)
-{
-	return pb_ir_is_inside(pb_ir_value_parent(v), op);
-}
-
 /* The number of uses of "v". */
 static int num_uses(MlirValue v)
 {
@@ -194,7 +170,7 @@ static const struct pb_tile_red_op *red_op_of(MlirOperation op)
 static int nest_op_ok(MlirOperation op)
 {
 	int mem, w;
-	if (is_pure(op) || is_access(op, &mem, &w) || pb_poly_is_view(op))
+	if (is_pure(op) || pb_poly_access_operand(op, &mem, &w) || pb_poly_is_view(op))
 		return 1;
 	if (pb_ir_op_is(op, "memref.alloca"))
 		return !mlirOperationGetNumOperands(op);
@@ -223,7 +199,7 @@ static int only_accessed(MlirValue v)
 	     u = mlirOpOperandGetNextUse(u)) {
 		MlirOperation o = mlirOpOperandGetOwner(u);
 		int mem, w;
-		if (!is_access(o, &mem, &w) ||
+		if (!pb_poly_access_operand(o, &mem, &w) ||
 		    mlirOpOperandGetOperandNumber(u) != (unsigned)mem)
 			return 0;
 	}
@@ -314,7 +290,7 @@ static int acc_chain(MlirOperation s, MlirOperation nest,
 	if (!mlirValueIsAOpResult(y) || num_uses(y) != 1)
 		return 0;
 	for (intptr_t i = 1; i < mlirOperationGetNumOperands(s); i++)
-		if (defined_in(mlirOperationGetOperand(s, i), nest))
+		if (pb_ir_defined_in(mlirOperationGetOperand(s, i), nest))
 			return 0;
 	MlirOperation c = mlirOpResultGetOwner(y);
 	if (pb_ir_op_is(c, "arith.select") &&
@@ -428,7 +404,7 @@ static void classify_nest(isl_ctx *ctx, struct pb_tile_step *st, int threads)
 			skip[2 * a + 1] = st->acc[a].store;
 			for (int i = 0; ok && i < all.n; i++) {
 				int mem, w;
-				if (!is_access(all.v[i], &mem, &w) ||
+				if (!pb_poly_access_operand(all.v[i], &mem, &w) ||
 				    mlirOperationEqual(all.v[i], st->acc[a].load) ||
 				    mlirOperationEqual(all.v[i], st->acc[a].store))
 					continue;
@@ -538,7 +514,7 @@ static int block_level(const struct pb_tile_plan *p, MlirOperation op,
 static int read_only_load(MlirOperation op, MlirBlock body)
 {
 	int mem, w;
-	if (!is_access(op, &mem, &w) || w)
+	if (!pb_poly_access_operand(op, &mem, &w) || w)
 		return 0;
 	MlirValue root = pb_poly_root(mlirOperationGetOperand(op, mem));
 	MlirOperation parent = mlirBlockGetParentOperation(body);
@@ -546,7 +522,7 @@ static int read_only_load(MlirOperation op, MlirBlock body)
 	int ro = 1;
 	pb_ir_collect(parent, NULL, &all);
 	for (int i = 0; ro && i < all.n; i++)
-		if (is_access(all.v[i], &mem, &w) && w)
+		if (pb_poly_access_operand(all.v[i], &mem, &w) && w)
 			ro = !mlirValueEqual(root, pb_poly_root(
 				mlirOperationGetOperand(all.v[i], mem)));
 	pb_ir_ops_free(&all);

@@ -17,20 +17,5 @@ static const struct pb_opt options[] = {
 
 int main(int argc, char **argv)
 {
-	static struct pb_pipeline_tool stage = {PB_STAGE_CODEGEN, &opts};
-	static const struct pb_tool tool = {
-		.name = "pb-codegen",
-		.summary = "pb-codegen: lower to PTX with a host launch plan "
-			   "(MLIR in, PTX out).",
-		.description =
-			"Input: a pb module at any stage (earlier stages run first with\n"
-			"their defaults). Output: one self-contained PTX module for --arch\n"
-			"whose comment header ('// pb-plan-begin' ... '// pb-plan-end')\n"
-			"holds the launch plan as JSON: buffers, and kernel launches in\n"
-			"order with grid, block and arguments (docs/pb-codegen.md).\n",
-		.opts = options,
-		.run = pb_pipeline_tool_run,
-		.user = &stage,
-	};
-	return pb_main(&tool, argc, argv);
+	return pb_pipeline_main(PB_STAGE_CODEGEN, options, &opts, argc, argv);
 }

@@ -37,19 +37,5 @@ static const struct pb_opt options[] = {
 
 int main(int argc, char **argv)
 {
-	static struct pb_pipeline_tool stage = {PB_STAGE_FUSE, &opts};
-	static const struct pb_tool tool = {
-		.name = "pb-fuse",
-		.summary = "pb-fuse: bufferize, lower to affine loops, fuse them "
-			   "into kernels (MLIR in, MLIR out).",
-		.description =
-			"Input: linalg on tensors (pb-import's output). Output: affine loops\n"
-			"on memrefs, fused on isl dependences into kernels, each outlined into\n"
-			"a private func.func with the pb.kernel attribute, called from @main\n"
-			"(docs/pb-fuse.md, docs/ir-contract.md).\n",
-		.opts = options,
-		.run = pb_pipeline_tool_run,
-		.user = &stage,
-	};
-	return pb_main(&tool, argc, argv);
+	return pb_pipeline_main(PB_STAGE_FUSE, options, &opts, argc, argv);
 }

@@ -23,19 +23,5 @@ static const struct pb_opt options[] = {
 
 int main(int argc, char **argv)
 {
-	static struct pb_pipeline_tool stage = {PB_STAGE_TILE, &opts};
-	static const struct pb_tool tool = {
-		.name = "pb-tile",
-		.summary = "pb-tile: multi-level tiling and mapping to blocks, warps and threads (MLIR in, MLIR out).",
-		.description =
-			"Tiles the parallel band of every kernel nest for a block, its\n"
-			"warps and its threads, with sizes from an analytical cost model\n"
-			"of the target (--arch, --target-file) or from --sizes; nests with\n"
-			"small bands and large inner reductions run one block per band\n"
-			"point with a shared-memory tree. See docs/pb-tile.md.\n",
-		.opts = options,
-		.run = pb_pipeline_tool_run,
-		.user = &stage,
-	};
-	return pb_main(&tool, argc, argv);
+	return pb_pipeline_main(PB_STAGE_TILE, options, &opts, argc, argv);
 }
