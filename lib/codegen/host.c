@@ -26,10 +26,8 @@ static void bind(struct host *h, MlirValue v, int buf)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 64;
-		h->vals = realloc(h->vals, h->cap * sizeof(*h->vals));
-		h->bufs = realloc(h->bufs, h->cap * sizeof(*h->bufs));
-		if (!h->vals || !h->bufs)
-			abort();
+		h->vals = pb_xrealloc(h->vals, h->cap, sizeof(*h->vals));
+		h->bufs = pb_xrealloc(h->bufs, h->cap, sizeof(*h->bufs));
 	}
 	h->vals[h->n] = v;
 	h->bufs[h->n++] = buf;

@@ -428,21 +428,40 @@ static int warp_extends(const struct warp *w, MlirOperation op)
 	return 1;
 }
 
+/* Is "op" inside one of the thread-mapped loops of "m"? Then "what"
+ * cannot be lowered (reported at "op"). */
+static int in_thread_loop(struct pb_ctx *ctx, MlirOperation op,
+			  const struct mapped *m, const char *what)
+{
+	for (int i = 0; i < m->threads.n; i++)
+		if (pb_ir_is_inside(op, m->threads.v[i])) {
+			pb_error_at(ctx, mlirOperationGetLocation(op),
+				    "cannot lower %s", what);
+			return 1;
+		}
+	return 0;
+}
+
+/* The (innermost) warp nest of "m" that "op" lies in, -1 when none. */
+static int warp_of(const struct mapped *m, MlirOperation op)
+{
+	int owner = -1;
+	for (int i = 0; i < m->nw; i++)
+		if (pb_ir_is_inside(op, m->w[i].loop[0]))
+			owner = i;
+	return owner;
+}
+
 /* Add warp-mapped loop "op" to "m": a new warp nest, or the next level of
  * the nest it is perfectly nested in. */
 static int add_warp(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 {
 	MlirLocation loc = mlirOperationGetLocation(op);
-	struct warp *w = NULL;
-	for (int i = 0; i < m->threads.n; i++)
-		if (pb_ir_is_inside(op, m->threads.v[i])) {
-			pb_error_at(ctx, loc, "cannot lower a warp-mapped loop "
-				    "inside a thread-mapped loop");
-			return PB_ERR;
-		}
-	for (int i = 0; i < m->nw; i++)
-		if (pb_ir_is_inside(op, m->w[i].loop[0]))
-			w = &m->w[i];
+	if (in_thread_loop(ctx, op, m, "a warp-mapped loop inside a "
+				       "thread-mapped loop"))
+		return PB_ERR;
+	int owner = warp_of(m, op);
+	struct warp *w = owner >= 0 ? &m->w[owner] : NULL;
 	if (w && !warp_extends(w, op)) {
 		pb_error_at(ctx, loc, "cannot lower a warp-mapped loop nested "
 			    "in another one other than as its only loop");
@@ -477,7 +496,6 @@ static int add_thread(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 {
 	MlirLocation loc = mlirOperationGetLocation(op);
 	struct tdims td;
-	int owner = -1;
 	if (thread_dims(op, &td)) {
 		pb_error_at(ctx, loc, "thread-mapped loop needs constant lower "
 			    "bounds and steps and a constant (or "
@@ -494,19 +512,13 @@ static int add_thread(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 			    (long long)total, t->max_threads_per_block, t->name);
 		return PB_ERR;
 	}
-	for (int i = 0; i < m->threads.n; i++)
-		if (pb_ir_is_inside(op, m->threads.v[i])) {
-			pb_error_at(ctx, loc, "cannot lower nested "
-				    "thread-mapped loops");
-			return PB_ERR;
-		}
-	for (int i = 0; i < m->nw; i++)
-		if (pb_ir_is_inside(op, m->w[i].loop[0]))
-			owner = i;
-	if (owner >= 0 && total > 32) {
+	if (in_thread_loop(ctx, op, m, "nested thread-mapped loops"))
+		return PB_ERR;
+	int owner = warp_of(m, op);
+	if (owner >= 0 && total > t->warp_size) {
 		pb_error_at(ctx, loc, "thread-mapped loop of %lld iterations "
-			    "inside a warp-mapped loop exceeds 32 lanes",
-			    (long long)total);
+			    "inside a warp-mapped loop exceeds %d lanes",
+			    (long long)total, t->warp_size);
 		return PB_ERR;
 	}
 	int *no = realloc(m->owner, sizeof(*no) * (m->threads.n + 1));

@@ -145,3 +145,11 @@ int pb_write_file(const char *path, const void *data, size_t len)
 	free(tmp);
 	return 0;
 }
+
+void *pb_xrealloc(void *p, size_t n, size_t size)
+{
+	void *q = realloc(p, (n ? n : 1) * size);
+	if (!q)
+		abort();
+	return q;
+}

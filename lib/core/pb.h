@@ -34,6 +34,10 @@ void pb_buf_printf(struct pb_buf *b, const char *fmt, ...)
 void pb_buf_vprintf(struct pb_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 void pb_buf_free(struct pb_buf *b);
+/* realloc "p" to "n" elements of "size" bytes (at least one), aborting
+ * when memory runs out: the growable lists of the compiler treat that as
+ * fatal, as isl and MLIR do. */
+void *pb_xrealloc(void *p, size_t n, size_t size);
 /* MlirStringCallback that appends to the pb_buf in "user". */
 void pb_buf_mlir_callback(MlirStringRef s, void *user);
 

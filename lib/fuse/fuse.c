@@ -202,9 +202,7 @@ static MlirStringRef loc_tag(MlirLocation loc, int depth)
 					   s.length - strlen(TAG));
 	}
 	unsigned n = mlirLocationFusedGetNumLocations(loc);
-	MlirLocation *all = malloc(sizeof(*all) * (n ? n : 1));
-	if (!all)
-		abort();
+	MlirLocation *all = pb_xrealloc(NULL, n, sizeof(*all));
 	mlirLocationFusedGetLocations(loc, all);
 	MlirStringRef r = none;
 	for (unsigned i = 0; i < n && !r.data; i++)
@@ -234,9 +232,7 @@ static MlirLocation untag(MlirLocation loc, int depth)
 		return loc;
 	unsigned n = mlirLocationFusedGetNumLocations(loc);
 	MlirAttribute md = mlirLocationFusedGetMetadata(loc);
-	MlirLocation *all = malloc(sizeof(*all) * (n ? n : 1));
-	if (!all)
-		abort();
+	MlirLocation *all = pb_xrealloc(NULL, n, sizeof(*all));
 	mlirLocationFusedGetLocations(loc, all);
 	for (unsigned i = 0; i < n; i++)
 		all[i] = untag(all[i], depth + 1);
@@ -520,9 +516,7 @@ static MlirWalkResult externals_cb(MlirOperation op, void *user)
 			continue;
 		if (g->next == g->cext) {
 			g->cext = g->cext ? 2 * g->cext : 16;
-			g->ext = realloc(g->ext, g->cext * sizeof(*g->ext));
-			if (!g->ext)
-				abort();
+			g->ext = pb_xrealloc(g->ext, g->cext, sizeof(*g->ext));
 		}
 		g->ext[g->next++] = v;
 	}
@@ -640,9 +634,7 @@ static MlirValue materialize(const struct outliner *o, MlirValue v,
 	}
 	MlirOperation def = mlirOpResultGetOwner(v);
 	intptr_t n = mlirOperationGetNumOperands(def);
-	MlirValue *ops = malloc(sizeof(*ops) * (n ? n : 1));
-	if (!ops)
-		abort();
+	MlirValue *ops = pb_xrealloc(NULL, n, sizeof(*ops));
 	for (intptr_t i = 0; i < n; i++)
 		ops[i] = materialize(o, mlirOperationGetOperand(def, i), kb,
 				     map, args);

@@ -146,9 +146,7 @@ void pb_ir_ops_push(struct pb_ir_ops *l, MlirOperation op)
 {
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 16;
-		l->v = realloc(l->v, l->cap * sizeof(*l->v));
-		if (!l->v)
-			abort();
+		l->v = pb_xrealloc(l->v, l->cap, sizeof(*l->v));
 	}
 	l->v[l->n++] = op;
 }
@@ -195,10 +193,8 @@ void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to)
 {
 	if (m->n == m->cap) {
 		m->cap = m->cap ? 2 * m->cap : 16;
-		m->from = realloc(m->from, m->cap * sizeof(*m->from));
-		m->to = realloc(m->to, m->cap * sizeof(*m->to));
-		if (!m->from || !m->to)
-			abort();
+		m->from = pb_xrealloc(m->from, m->cap, sizeof(*m->from));
+		m->to = pb_xrealloc(m->to, m->cap, sizeof(*m->to));
 	}
 	m->from[m->n] = from;
 	m->to[m->n++] = to;
@@ -258,6 +254,18 @@ MlirOperation pb_ir_ancestor_in(MlirOperation op, MlirBlock block)
 		op = mlirOperationGetParentOperation(op);
 	}
 	return (MlirOperation){NULL};
+}
+
+int pb_ir_same_operands(MlirOperation a, int fa, MlirOperation b, int fb)
+{
+	intptr_t na = mlirOperationGetNumOperands(a) - fa;
+	if (na != mlirOperationGetNumOperands(b) - fb)
+		return 0;
+	for (intptr_t i = 0; i < na; i++)
+		if (!mlirValueEqual(mlirOperationGetOperand(a, fa + i),
+				    mlirOperationGetOperand(b, fb + i)))
+			return 0;
+	return 1;
 }
 
 int pb_ir_defined_in(MlirValue v, MlirOperation op)

@@ -79,6 +79,9 @@ MlirOperation pb_ir_value_parent(MlirValue v);
 /* The ancestor of "op" (possibly "op" itself) that lies directly in
  * "block", or a null operation when "op" is not nested in "block". */
 MlirOperation pb_ir_ancestor_in(MlirOperation op, MlirBlock block);
+/* Are the operands of "a" from "fa" on and those of "b" from "fb" on the
+ * same values (and as many)? */
+int pb_ir_same_operands(MlirOperation a, int fa, MlirOperation b, int fb);
 /* Is "v" defined in "op" (by an operation in it, or as an argument of one
  * of its blocks)? */
 int pb_ir_defined_in(MlirValue v, MlirOperation op);

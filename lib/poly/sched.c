@@ -21,10 +21,9 @@ static __isl_give isl_multi_union_pw_aff *band_of(isl_ctx *ctx,
 						  const struct pb_poly_stmt *st)
 {
 	struct pb_buf str = {0};
-	pb_buf_printf(&str, "{ S%d[", st->id);
-	for (int k = 0; k < st->depth; k++)
-		pb_buf_printf(&str, "%si%d", k ? ", " : "", k);
-	pb_buf_puts(&str, "] -> [");
+	pb_buf_puts(&str, "{ ");
+	pb_poly_stmt_tuple(&str, st);
+	pb_buf_puts(&str, " -> [");
 	for (int k = 0; k < st->depth; k++)
 		pb_buf_printf(&str, "%si%d", k ? ", " : "", k);
 	pb_buf_puts(&str, "] }");

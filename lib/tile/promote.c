@@ -131,16 +131,8 @@ static MlirWalkResult acc_cb(MlirOperation op, void *user)
 static int same_subscripts(MlirOperation op, MlirOperation ref)
 {
 	int so = pb_ir_op_is(op, "affine.store"), sr = pb_ir_op_is(ref, "affine.store");
-	intptr_t no = mlirOperationGetNumOperands(op) - so;
-	intptr_t nr = mlirOperationGetNumOperands(ref) - sr;
-	if (no != nr || !mlirAttributeEqual(pb_ir_attr(op, "map"),
-					    pb_ir_attr(ref, "map")))
-		return 0;
-	for (intptr_t i = 1; i < no; i++)
-		if (!mlirValueEqual(mlirOperationGetOperand(op, so + i),
-				    mlirOperationGetOperand(ref, sr + i)))
-			return 0;
-	return 1;
+	return mlirAttributeEqual(pb_ir_attr(op, "map"), pb_ir_attr(ref, "map")) &&
+	       pb_ir_same_operands(op, so + 1, ref, sr + 1);
 }
 
 /* Are the subscript operands of access "op" defined outside "nest"? */

@@ -258,20 +258,6 @@ static int conflict_free(isl_ctx *ctx, const struct pb_tile_step *st, int d,
 	return ok;
 }
 
-/* Are the operands of "a" from "fa" on and those of "b" from "fb" on the
- * same values (and as many)? */
-static int same_operands(MlirOperation a, int fa, MlirOperation b, int fb)
-{
-	intptr_t na = mlirOperationGetNumOperands(a) - fa;
-	if (na != mlirOperationGetNumOperands(b) - fb)
-		return 0;
-	for (intptr_t i = 0; i < na; i++)
-		if (!mlirValueEqual(mlirOperationGetOperand(a, fa + i),
-				    mlirOperationGetOperand(b, fb + i)))
-			return 0;
-	return 1;
-}
-
 /* Fill "a" when affine.store "s" in the body of nest "nest" ends an
  * accumulator chain: %x = affine.load M[sub]; %y = op %x, %v (or %v, %x);
  * affine.store %y, M[sub] with M and sub defined outside the nest, op a
@@ -321,7 +307,7 @@ static int acc_chain(MlirOperation s, MlirOperation nest,
 				    mlirOperationGetBlock(s)) ||
 		    !mlirAttributeEqual(pb_ir_attr(l, "map"),
 					pb_ir_attr(s, "map")) ||
-		    !same_operands(l, 0, s, 1))
+		    !pb_ir_same_operands(l, 0, s, 1))
 			continue;
 		a->load = l;
 		a->comb = c;

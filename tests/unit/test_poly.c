@@ -55,39 +55,40 @@ struct scop_case {
 	struct expect e[16];
 };
 
-/* Compare "got" (taken) with the union map "want"; report both on a
- * mismatch. */
+/* Compare "got" with "want" (both taken; "want" read from "text"):
+ * report both on a mismatch. */
+static void check_same(__isl_take isl_union_map *got,
+		       __isl_take isl_union_map *want, const char *text,
+		       const char *what)
+{
+	int ok = got && want && isl_union_map_is_equal(got, want) == isl_bool_true;
+	check(ok, what);
+	if (!ok) {
+		char *s = got ? isl_union_map_to_str(got) : NULL;
+		printf("  got:  %s\n  want: %s\n", s ? s : "(null)", text);
+		free(s);
+	}
+	isl_union_map_free(got);
+	isl_union_map_free(want);
+}
+
+/* Compare "got" (taken) with the union map "want". */
 static void check_umap(__isl_take isl_union_map *got, const char *want,
 		       const char *what)
 {
 	isl_ctx *ictx = isl_union_map_get_ctx(got);
-	isl_union_map *w = ictx ? isl_union_map_read_from_str(ictx, want) : NULL;
-	int ok = got && w && isl_union_map_is_equal(got, w) == isl_bool_true;
-	check(ok, what);
-	if (!ok) {
-		char *s = got ? isl_union_map_to_str(got) : NULL;
-		printf("  got:  %s\n  want: %s\n", s ? s : "(null)", want);
-		free(s);
-	}
-	isl_union_map_free(got);
-	isl_union_map_free(w);
+	check_same(got, ictx ? isl_union_map_read_from_str(ictx, want) : NULL,
+		   want, what);
 }
 
-/* The same for a union set. */
+/* The same for a union set (compared as the domain of a union map). */
 static void check_uset(__isl_take isl_union_set *got, const char *want,
 		       const char *what)
 {
 	isl_ctx *ictx = isl_union_set_get_ctx(got);
 	isl_union_set *w = ictx ? isl_union_set_read_from_str(ictx, want) : NULL;
-	int ok = got && w && isl_union_set_is_equal(got, w) == isl_bool_true;
-	check(ok, what);
-	if (!ok) {
-		char *s = got ? isl_union_set_to_str(got) : NULL;
-		printf("  got:  %s\n  want: %s\n", s ? s : "(null)", want);
-		free(s);
-	}
-	isl_union_set_free(got);
-	isl_union_set_free(w);
+	check_same(isl_union_map_from_domain(got), isl_union_map_from_domain(w),
+		   want, what);
 }
 
 /* Statement "i" of "s" if it exists. */

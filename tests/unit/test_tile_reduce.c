@@ -29,6 +29,19 @@ struct red_case {
 
 #define MOD_BEGIN "module attributes {pb.stage = \"fuse\"} {\n"
 #define MOD_END "}\n"
+/* The @main (and module end) of the 4x64 cases below: k0 on x to y, and
+ * on x and a row scale s to y. */
+#define MAIN_XY                                                               \
+	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "          \
+	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"              \
+	"    call @k0(%x, %y) : (memref<4x64xf32>, memref<4x64xf32>) -> ()\n" \
+	"    return\n  }\n" MOD_END
+#define MAIN_XSY                                                              \
+	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "          \
+	"%s: memref<4xf32> {pb.name = \"s\"}, "                               \
+	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"              \
+	"    call @k0(%x, %s, %y) : (memref<4x64xf32>, memref<4xf32>, "        \
+	"memref<4x64xf32>) -> ()\n    return\n  }\n" MOD_END
 
 /* fashion_lenet's softmax over rows of 10 (pb-fuse's output). */
 #define SOFTMAX_BODY(N, T)                                                    \
@@ -402,12 +415,7 @@ static const char view[] =
 	"    }\n"
 	"    return\n"
 	"  }\n"
-	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "
-	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"
-	"    call @k0(%x, %y) : (memref<4x64xf32>, memref<4x64xf32>) -> ()\n"
-	"    return\n"
-	"  }\n"
-	MOD_END;
+	MAIN_XY;
 
 /* A prefix sum: the loop carries a dependence that is no reduction;
  * nothing to distribute, so the band is rejected. */
@@ -425,12 +433,7 @@ static const char scan[] =
 	"    }\n"
 	"    return\n"
 	"  }\n"
-	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "
-	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"
-	"    call @k0(%x, %y) : (memref<4x64xf32>, memref<4x64xf32>) -> ()\n"
-	"    return\n"
-	"  }\n"
-	MOD_END;
+	MAIN_XY;
 
 /* A value loaded outside the loops from a buffer the body never writes
  * and used inside a loop: every thread loads it at block level. */
@@ -449,14 +452,7 @@ static const char ro_load[] =
 	"    }\n"
 	"    return\n"
 	"  }\n"
-	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "
-	"%s: memref<4xf32> {pb.name = \"s\"}, "
-	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"
-	"    call @k0(%x, %s, %y) : (memref<4x64xf32>, memref<4xf32>, "
-	"memref<4x64xf32>) -> ()\n"
-	"    return\n"
-	"  }\n"
-	MOD_END;
+	MAIN_XSY;
 
 /* A value loaded outside the loops from a buffer the body writes and used
  * inside a loop: it would cross thread loops, so the band is rejected. */
@@ -479,14 +475,7 @@ static const char escape[] =
 	"    }\n"
 	"    return\n"
 	"  }\n"
-	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "
-	"%s: memref<4xf32> {pb.name = \"s\"}, "
-	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"
-	"    call @k0(%x, %s, %y) : (memref<4x64xf32>, memref<4xf32>, "
-	"memref<4x64xf32>) -> ()\n"
-	"    return\n"
-	"  }\n"
-	MOD_END;
+	MAIN_XSY;
 
 /* A reduction whose accumulator is also read elsewhere in the loop (an
  * online update): not a reduction, not parallel; nothing distributed. */
@@ -509,12 +498,7 @@ static const char acc_read[] =
 	"    }\n"
 	"    return\n"
 	"  }\n"
-	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "
-	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"
-	"    call @k0(%x, %y) : (memref<4x64xf32>, memref<4x64xf32>) -> ()\n"
-	"    return\n"
-	"  }\n"
-	MOD_END;
+	MAIN_XY;
 
 /* Thread loops and barriers of a softmax row (per reduction over 2^k
  * partials: 1 partial loop, k tree levels, 1 final; 2 scalar and 2
