@@ -15,8 +15,10 @@
 struct host {
 	struct pb_ctx *ctx;
 	struct pb_plan *p;
-	MlirValue *vals;
-	int *bufs;
+	struct binding {
+		MlirValue v;
+		int buf;
+	} *b; /* host value "v" denotes plan buffer "buf" */
 	int n, cap;
 	int depth;
 };
@@ -26,19 +28,17 @@ static void bind(struct host *h, MlirValue v, int buf)
 {
 	if (h->n == h->cap) {
 		h->cap = h->cap ? 2 * h->cap : 64;
-		h->vals = pb_xrealloc(h->vals, h->cap, sizeof(*h->vals));
-		h->bufs = pb_xrealloc(h->bufs, h->cap, sizeof(*h->bufs));
+		h->b = pb_xrealloc(h->b, h->cap, sizeof(*h->b));
 	}
-	h->vals[h->n] = v;
-	h->bufs[h->n++] = buf;
+	h->b[h->n++] = (struct binding){v, buf};
 }
 
 /* The buffer bound to "v", or -1. */
 static int lookup(const struct host *h, MlirValue v)
 {
 	for (int i = h->n - 1; i >= 0; i--)
-		if (mlirValueEqual(h->vals[i], v))
-			return h->bufs[i];
+		if (mlirValueEqual(h->b[i].v, v))
+			return h->b[i].buf;
 	return -1;
 }
 
@@ -425,7 +425,7 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
 	if (src.data)
 		pb_buf_append(&s, src.data, src.length);
 	struct host h = {ctx, pb_plan_alloc(ctx->arch, src.data ? s.data : NULL),
-			 NULL, NULL, 0, 0, 0};
+			 NULL, 0, 0, 0};
 	pb_buf_free(&s);
 	int rc = PB_OK;
 	if (mlirOperationIsNull(main)) {
@@ -448,8 +448,7 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
 		pb_error(ctx, "internal: inconsistent launch plan: %s", err);
 		rc = PB_ERR;
 	}
-	free(h.vals);
-	free(h.bufs);
+	free(h.b);
 	if (rc) {
 		pb_plan_free(h.p);
 		return NULL;

@@ -36,6 +36,13 @@ struct red_case {
 	"%y: memref<4x64xf32> {pb.name = \"y\", pb.output}) {\n"              \
 	"    call @k0(%x, %y) : (memref<4x64xf32>, memref<4x64xf32>) -> ()\n" \
 	"    return\n  }\n" MOD_END
+/* The end of a 4x64 case that adds "V" to each row "%r" of x into y. */
+#define ADD_ROW_XSY(V)                                                        \
+	"      affine.for %j = 0 to 64 {\n"                                     \
+	"        %0 = affine.load %x[%r, %j] : memref<4x64xf32>\n"               \
+	"        %2 = arith.addf %0, " V " : f32\n"                             \
+	"        affine.store %2, %y[%r, %j] : memref<4x64xf32>\n"               \
+	"      }\n    }\n    return\n  }\n" MAIN_XSY
 #define MAIN_XSY                                                              \
 	"  func.func @main(%x: memref<4x64xf32> {pb.name = \"x\"}, "          \
 	"%s: memref<4xf32> {pb.name = \"s\"}, "                               \
@@ -444,15 +451,7 @@ static const char ro_load[] =
 	"    affine.parallel (%r) = (0) to (4) {\n"
 	"      %v = affine.load %s[%r] : memref<4xf32>\n"
 	"      %w = arith.mulf %v, %v : f32\n"
-	"      affine.for %j = 0 to 64 {\n"
-	"        %0 = affine.load %x[%r, %j] : memref<4x64xf32>\n"
-	"        %2 = arith.addf %0, %w : f32\n"
-	"        affine.store %2, %y[%r, %j] : memref<4x64xf32>\n"
-	"      }\n"
-	"    }\n"
-	"    return\n"
-	"  }\n"
-	MAIN_XSY;
+	ADD_ROW_XSY("%w");
 
 /* A value loaded outside the loops from a buffer the body writes and used
  * inside a loop: it would cross thread loops, so the band is rejected. */
@@ -467,15 +466,7 @@ static const char escape[] =
 	"      %u1 = arith.addf %u, %c1 : f32\n"
 	"      affine.store %u1, %a[] : memref<f32>\n"
 	"      %v = affine.load %a[] : memref<f32>\n"
-	"      affine.for %j = 0 to 64 {\n"
-	"        %0 = affine.load %x[%r, %j] : memref<4x64xf32>\n"
-	"        %2 = arith.addf %0, %v : f32\n"
-	"        affine.store %2, %y[%r, %j] : memref<4x64xf32>\n"
-	"      }\n"
-	"    }\n"
-	"    return\n"
-	"  }\n"
-	MAIN_XSY;
+	ADD_ROW_XSY("%v");
 
 /* A reduction whose accumulator is also read elsewhere in the loop (an
  * online update): not a reduction, not parallel; nothing distributed. */
