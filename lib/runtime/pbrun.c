@@ -144,13 +144,14 @@ static int compile(struct pb_ctx *ctx, MlirModule m, struct pb_buf *ptx)
 	return pb_pipeline_emit(ctx, m, PB_STAGE_CODEGEN, NULL, ptx);
 }
 
-/* A --pipeline "pipeline" compiles: there is nothing to compile in PTX. */
-static int check_pipeline(struct pb_ctx *ctx, const struct pb_input *in,
-			  const char *pipeline)
+/* The --pipeline options "l" compile: there is nothing to compile in
+ * PTX. */
+static int check_pipelines(struct pb_ctx *ctx, const struct pb_input *in,
+			   const struct pb_strlist *l)
 {
-	if (pipeline && detect(in) == KIND_PTX) {
+	if (l->n && detect(in) == KIND_PTX) {
 		pb_error(ctx, "--pipeline=%s: the input is PTX, already "
-			      "compiled", pipeline);
+			      "compiled", l->v[0]);
 		return PB_ERR;
 	}
 	return PB_OK;
@@ -169,10 +170,12 @@ int pb_runtime_use_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 	return !strcmp(device, "auto") && pb_runtime_gpu_available();
 }
 
-/* pb-run on the GPU: compile "in" unless it is PTX, then run the plan
- * with options "o", reporting into "report". */
+/* pb-run on the GPU: compile "in" (through "pipeline", NULL: none)
+ * unless it is PTX, then run the plan with options "o", reporting into
+ * "report". */
 static int run_gpu(struct pb_ctx *ctx, const struct pb_input *in,
-		   const struct pb_runtime_opts *o, struct pb_buf *report)
+		   const char *pipeline, const struct pb_runtime_opts *o,
+		   struct pb_buf *report)
 {
 	enum kind k = detect(in);
 	if (k == KIND_PTX)
@@ -180,7 +183,7 @@ static int run_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 					   report);
 	struct pb_buf ptx = {0};
 	MlirModule m;
-	int rc = load(ctx, in, k, o->pipeline, PB_STAGE_FUSE, &m);
+	int rc = load(ctx, in, k, pipeline, PB_STAGE_FUSE, &m);
 	if (rc == PB_OK)
 		rc = compile(ctx, m, &ptx);
 	if (rc == PB_OK)
@@ -212,13 +215,14 @@ struct cpu {
 	char *weights;
 };
 
-/* Load "in" (through o->pipeline) into "c", read its signature and bind
- * its values as "o" says. */
+/* Load "in" (through "pipeline", NULL: none) into "c", read its
+ * signature and bind its values as "o" says. */
 static int cpu_prepare(struct pb_ctx *ctx, const struct pb_input *in,
-		       const struct pb_runtime_opts *o, struct cpu *c)
+		       const char *pipeline, const struct pb_runtime_opts *o,
+		       struct cpu *c)
 {
 	memset(c, 0, sizeof(*c));
-	int rc = pb_runtime_load(ctx, in, o->pipeline, &c->m, &c->weights,
+	int rc = pb_runtime_load(ctx, in, pipeline, &c->m, &c->weights,
 				 o->weights);
 	if (rc == PB_OK)
 		rc = pb_runtime_cpu_signature(ctx, c->m, &c->sig);
@@ -243,15 +247,22 @@ static void cpu_clear(struct cpu *c)
 int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 		    const struct pb_runtime_opts *o, struct pb_buf *report)
 {
-	if (check_pipeline(ctx, in, o->pipeline) != PB_OK)
+	if (check_pipelines(ctx, in, &o->pipelines) != PB_OK)
 		return PB_ERR;
+	if (o->pipelines.n > 1) {
+		fprintf(stderr, "%s: error: --pipeline given %d times (pb-prof "
+			"compares pipelines; pb-run runs one)\n", ctx->tool,
+			o->pipelines.n);
+		return PB_USAGE;
+	}
+	const char *pipeline = o->pipelines.n ? o->pipelines.v[0] : NULL;
 	int gpu = pb_runtime_use_gpu(ctx, in, o->device);
 	if (gpu < 0)
 		return PB_ERR;
 	if (gpu)
-		return run_gpu(ctx, in, o, report);
+		return run_gpu(ctx, in, pipeline, o, report);
 	struct cpu c;
-	int rc = cpu_prepare(ctx, in, o, &c);
+	int rc = cpu_prepare(ctx, in, pipeline, o, &c);
 	if (rc == PB_OK)
 		rc = pb_runtime_cpu_run(ctx, c.m, &c.sig, c.vals);
 	if (rc == PB_OK)
@@ -261,30 +272,84 @@ int pb_runtime_main(struct pb_ctx *ctx, const struct pb_input *in,
 }
 
 /* pb-prof on the GPU: the flops of each kernel function from "in" (MLIR or
- * .onnx, brought to the fuse stage), then the same module compiled and its
- * PTX profiled with options "o" into "report". */
+ * .onnx, through "pipeline" to the fuse stage), then the same module
+ * compiled and its PTX profiled with options "o" into "*p", the check
+ * lines into "report". */
 static int prof_gpu(struct pb_ctx *ctx, const struct pb_input *in,
-		    const struct pb_prof_opts *o, struct pb_buf *report)
+		    const char *pipeline, const struct pb_prof_opts *o,
+		    struct pb_buf *report, struct pb_prof **p)
 {
 	enum kind k = detect(in);
 	if (k == KIND_PTX)
-		return pb_prof_ptx_main(ctx, in->data, in->len, in->path, o,
-					NULL, report);
+		return pb_prof_ptx_run(ctx, in->data, in->len, in->path, o,
+				       NULL, report, p);
 	struct pb_prof_costs costs = {0};
 	struct pb_buf ptx = {0};
 	MlirModule m;
-	int rc = load(ctx, in, k, o->run.pipeline, PB_STAGE_FUSE, &m);
+	*p = NULL;
+	int rc = load(ctx, in, k, pipeline, PB_STAGE_FUSE, &m);
 	if (rc == PB_OK)
 		rc = pb_runtime_costs(ctx, m, &costs);
 	if (rc == PB_OK)
 		rc = compile(ctx, m, &ptx);
 	if (rc == PB_OK)
-		rc = pb_prof_ptx_main(ctx, ptx.data, ptx.len, in->path, o,
-				      &costs, report);
+		rc = pb_prof_ptx_run(ctx, ptx.data, ptx.len, in->path, o,
+				     &costs, report, p);
 	if (!mlirModuleIsNull(m))
 		mlirModuleDestroy(m);
 	pb_buf_free(&ptx);
 	pb_prof_costs_free(&costs);
+	return rc;
+}
+
+/* Profile "in" through "pipeline" (NULL: none) with options "o", on the
+ * GPU or the CPU as o->run.device says: the check lines into "report",
+ * the profile into "*p" (NULL on failure). */
+static int profile(struct pb_ctx *ctx, const struct pb_input *in,
+		   const char *pipeline, const struct pb_prof_opts *o,
+		   struct pb_buf *report, struct pb_prof **p)
+{
+	*p = NULL;
+	int gpu = pb_runtime_use_gpu(ctx, in, o->run.device);
+	if (gpu < 0)
+		return PB_ERR;
+	if (gpu)
+		return prof_gpu(ctx, in, pipeline, o, report, p);
+	struct cpu c;
+	int rc = cpu_prepare(ctx, in, pipeline, &o->run, &c);
+	if (rc == PB_OK)
+		rc = pb_runtime_cpu_profile(ctx, c.m, &c.sig, c.vals,
+					    (int)o->warmup, (int)o->repeat, p);
+	if (rc == PB_OK)
+		rc = pb_runtime_finish(ctx, &c.sig, &o->run, c.vals, report);
+	cpu_clear(&c);
+	return rc;
+}
+
+/* pb-prof with several --pipeline: each profiled in turn, its table under
+ * the pipeline's name, then the comparison (pb_prof_compare). */
+static int compare(struct pb_ctx *ctx, const struct pb_input *in,
+		   const struct pb_prof_opts *o, struct pb_buf *report)
+{
+	const struct pb_strlist *l = &o->run.pipelines;
+	if (o->json || o->trace || o->costs) {
+		fprintf(stderr, "%s: error: --json, --trace and --costs take "
+			"one pipeline\n", ctx->tool);
+		return PB_USAGE;
+	}
+	struct pb_prof **p = calloc(l->n, sizeof(*p));
+	int rc = p ? PB_OK : PB_ERR;
+	for (int i = 0; rc == PB_OK && i < l->n; i++) {
+		pb_buf_printf(report, "pipeline %s:\n", l->v[i]);
+		rc = profile(ctx, in, l->v[i], o, report, &p[i]);
+		if (rc == PB_OK)
+			pb_prof_table(p[i], report);
+	}
+	if (rc == PB_OK)
+		pb_prof_compare(p, l->v, l->n, report);
+	for (int i = 0; p && i < l->n; i++)
+		pb_prof_free(p[i]);
+	free(p);
 	return rc;
 }
 
@@ -293,24 +358,16 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 {
 	if (pb_prof_check_opts(ctx, o) != PB_OK)
 		return PB_ERR;
-	if (check_pipeline(ctx, in, o->run.pipeline) != PB_OK)
+	if (check_pipelines(ctx, in, &o->run.pipelines) != PB_OK)
 		return PB_ERR;
-	int gpu = pb_runtime_use_gpu(ctx, in, o->run.device);
-	if (gpu < 0)
-		return PB_ERR;
-	if (gpu)
-		return prof_gpu(ctx, in, o, report);
-	struct pb_prof *p = NULL;
-	struct cpu c;
-	int rc = cpu_prepare(ctx, in, &o->run, &c);
-	if (rc == PB_OK)
-		rc = pb_runtime_cpu_profile(ctx, c.m, &c.sig, c.vals,
-					    (int)o->warmup, (int)o->repeat, &p);
-	if (rc == PB_OK)
-		rc = pb_runtime_finish(ctx, &c.sig, &o->run, c.vals, report);
+	if (o->run.pipelines.n > 1)
+		return compare(ctx, in, o, report);
+	struct pb_prof *p;
+	int rc = profile(ctx, in, o->run.pipelines.n ? o->run.pipelines.v[0]
+						     : NULL,
+			 o, report, &p);
 	if (rc == PB_OK)
 		rc = pb_prof_report(ctx, p, o, report);
 	pb_prof_free(p);
-	cpu_clear(&c);
 	return rc;
 }

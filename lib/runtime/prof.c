@@ -303,6 +303,112 @@ void pb_prof_table(const struct pb_prof *p, struct pb_buf *b)
 	}
 }
 
+/* The groups of pb_prof_compare: every ONNX node name of the profiles
+ * (one entry per distinct name) with a union-find parent; kernels without
+ * nodes share the group of the name "-". */
+struct groups {
+	const char **name;
+	int *parent;
+	int n, cap;
+};
+
+/* The group root of node "i". */
+static int root_of(struct groups *g, int i)
+{
+	while (g->parent[i] != i)
+		i = g->parent[i] = g->parent[g->parent[i]];
+	return i;
+}
+
+/* The index of node "name" in "g", added when new. */
+static int node_id(struct groups *g, const char *name)
+{
+	for (int i = 0; i < g->n; i++)
+		if (!strcmp(g->name[i], name))
+			return i;
+	if (g->n == g->cap) {
+		g->cap = g->cap ? 2 * g->cap : 64;
+		g->name = pb_xrealloc(g->name, g->cap, sizeof(*g->name));
+		g->parent = pb_xrealloc(g->parent, g->cap, sizeof(*g->parent));
+	}
+	g->name[g->n] = name;
+	g->parent[g->n] = g->n;
+	return g->n++;
+}
+
+/* The group of kernel "k": all its nodes joined, the root returned. */
+static int kernel_group(struct groups *g, const struct pb_prof_kernel *k)
+{
+	int r = root_of(g, node_id(g, k->nnodes ? k->nodes[0] : "-"));
+	for (int j = 1; j < k->nnodes; j++) {
+		int o = root_of(g, node_id(g, k->nodes[j]));
+		if (o != r)
+			g->parent[o] = r;
+	}
+	return r;
+}
+
+void pb_prof_compare(struct pb_prof *const *p, const char *const *names,
+		     int n, struct pb_buf *b)
+{
+	struct groups g = {0};
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < p[i]->n; j++)
+			kernel_group(&g, &p[i]->k[j]);
+	/* per group root: its first node's label and times per pipeline */
+	double *ms = calloc((size_t)g.n * n + 1, sizeof(*ms));
+	int *kernels = calloc((size_t)g.n * n + 1, sizeof(*kernels));
+	if (!ms || !kernels)
+		abort();
+	for (int i = 0; i < n; i++)
+		for (int j = 0; j < p[i]->n; j++) {
+			int r = kernel_group(&g, &p[i]->k[j]);
+			ms[r * n + i] += p[i]->k[j].median;
+			kernels[r * n + i]++;
+		}
+	pb_buf_printf(b, "pb-prof: %d pipelines side by side: median us per "
+		      "run of each group of kernels (the kernels computing the "
+		      "same ONNX nodes), ratio to %s\n", n, names[0]);
+	pb_buf_printf(b, "%-24s", "nodes");
+	for (int i = 0; i < n; i++)
+		pb_buf_printf(b, " %14.14s %3s", names[i], "k");
+	for (int i = 1; i < n; i++)
+		pb_buf_printf(b, " %8.8s", names[i]);
+	pb_buf_puts(b, "\n");
+	for (int r = 0; r < g.n; r++) {
+		if (root_of(&g, r) != r)
+			continue;
+		char label[32];
+		int more = 0;
+		for (int x = r + 1; x < g.n; x++)
+			more += root_of(&g, x) == r;
+		if (more)
+			snprintf(label, sizeof(label), "%.16s +%d", g.name[r], more);
+		else
+			snprintf(label, sizeof(label), "%.24s", g.name[r]);
+		pb_buf_printf(b, "%-24s", label);
+		for (int i = 0; i < n; i++)
+			pb_buf_printf(b, " %14.2f %3d", ms[r * n + i] * 1e3,
+				      kernels[r * n + i]);
+		for (int i = 1; i < n; i++)
+			pb_buf_printf(b, " %7.2fx", ms[r * n] > 0
+				      ? ms[r * n + i] / ms[r * n] : 0.0);
+		pb_buf_puts(b, "\n");
+	}
+	pb_buf_printf(b, "%-24s", "total (per run)");
+	for (int i = 0; i < n; i++)
+		pb_buf_printf(b, " %14.2f %3d", p[i]->total_median * 1e3,
+			      p[i]->n);
+	for (int i = 1; i < n; i++)
+		pb_buf_printf(b, " %7.2fx", p[0]->total_median > 0
+			      ? p[i]->total_median / p[0]->total_median : 0.0);
+	pb_buf_puts(b, "\n");
+	free(ms);
+	free(kernels);
+	free(g.name);
+	free(g.parent);
+}
+
 /* A JSON array of the 3 sizes "v". */
 static json_t *dims3(const int64_t *v)
 {
@@ -435,9 +541,10 @@ int pb_prof_report(struct pb_ctx *ctx, struct pb_prof *p,
 	return rc;
 }
 
-int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
-		     const char *path, const struct pb_prof_opts *o,
-		     const struct pb_prof_costs *costs, struct pb_buf *report)
+int pb_prof_ptx_run(struct pb_ctx *ctx, const char *ptx, size_t len,
+		    const char *path, const struct pb_prof_opts *o,
+		    const struct pb_prof_costs *costs, struct pb_buf *report,
+		    struct pb_prof **out)
 {
 	struct pb_runtime_ptx r;
 	struct pb_runtime_gpu *g = NULL;
@@ -462,11 +569,23 @@ int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
 				 &p);
 	for (int i = 0; rc == PB_OK && costs && i < costs->n; i++)
 		pb_prof_set_cost(p, &costs->c[i]);
+	pb_runtime_gpu_free(g);
+	pb_runtime_ptx_clear(&r);
+	if (rc != PB_OK)
+		pb_prof_free(p);
+	*out = rc == PB_OK ? p : NULL;
+	return rc;
+}
+
+int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
+		     const char *path, const struct pb_prof_opts *o,
+		     const struct pb_prof_costs *costs, struct pb_buf *report)
+{
+	struct pb_prof *p;
+	int rc = pb_prof_ptx_run(ctx, ptx, len, path, o, costs, report, &p);
 	if (rc == PB_OK)
 		rc = pb_prof_report(ctx, p, o, report);
 	pb_prof_free(p);
-	pb_runtime_gpu_free(g);
-	pb_runtime_ptx_clear(&r);
 	return rc;
 }
 

@@ -48,12 +48,20 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 		{"device", PB_OPT_STR, &o->device, "DEV",
 		 "cpu, gpu or auto (default: the GPU when there is one)"},
 		{"print", PB_OPT_FLAG, &o->print, NULL, "print the results"},
-		{"pipeline", PB_OPT_STR, &o->pipeline, "NAME",
+		{"pipeline", PB_OPT_LIST, &o->pipelines, "NAME",
 		 "compile through the named pipeline NAME (pipelines/: "
-		 "default, no-fusion, ...) or the script FILE"},
+		 "default, no-fusion, ...) or the script FILE; pb-prof "
+		 "compares several"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	memcpy(table, t, sizeof(t));
+}
+
+void pb_runtime_opts_free(struct pb_runtime_opts *o)
+{
+	free(o->inputs.v);
+	free(o->checks.v);
+	free(o->pipelines.v);
 }
 
 void pb_runtime_vals_free(struct pb_tensor *vals, int n)

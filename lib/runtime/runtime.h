@@ -58,7 +58,9 @@ struct pb_runtime_opts {
 	const char *output;       /* --output DIR */
 	const char *weights;      /* --weights FILE (overrides pb.source) */
 	const char *device;       /* --device=cpu|gpu|auto */
-	const char *pipeline;     /* --pipeline=NAME|FILE (pipelines/) */
+	struct pb_strlist pipelines; /* --pipeline=NAME|FILE (pipelines/):
+				       pb-run takes one, pb-prof compares
+				       several side by side */
 	double rtol, atol;        /* --rtol, --atol */
 	int print;                /* --print */
 };
@@ -95,6 +97,9 @@ int pb_runtime_bind(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 int pb_runtime_finish(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 		      const struct pb_runtime_opts *o,
 		      const struct pb_tensor *vals, struct pb_buf *report);
+
+/* Free the option lists of "o" (--input, --check, --pipeline). */
+void pb_runtime_opts_free(struct pb_runtime_opts *o);
 
 /* Compare "got" with "want" under allclose semantics
  * (|got - want| <= atol + rtol * |want|, NaNs equal), appending the line
@@ -282,6 +287,13 @@ int pb_prof_gpu(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 		struct pb_prof **out);
 /* Print the table of "p" into "b". */
 void pb_prof_table(const struct pb_prof *p, struct pb_buf *b);
+/* The profiles "p" of one model compiled through the "n" pipelines
+ * "names" side by side into "b": the kernels grouped by the ONNX nodes
+ * they compute (kernels that share a node, in any profile, are one
+ * group), each group's median time per pipeline and its ratio to the
+ * first pipeline, then the totals. */
+void pb_prof_compare(struct pb_prof *const *p, const char *const *names,
+		     int n, struct pb_buf *b);
 /* Write "p" as a JSON report / a Chrome trace (traceEvents of phase X,
  * one per kernel and run, times in microseconds) to "path". */
 int pb_prof_write_json(struct pb_ctx *ctx, const struct pb_prof *p,
@@ -291,9 +303,15 @@ int pb_prof_write_trace(struct pb_ctx *ctx, const struct pb_prof *p,
 /* Table into "report", --json, --trace and --costs of "o" for "p". */
 int pb_prof_report(struct pb_ctx *ctx, struct pb_prof *p,
 		   const struct pb_prof_opts *o, struct pb_buf *report);
-/* pb-prof on the PTX "ptx" ("len" bytes, from "path"): bind, run once and
- * check like pb-run, then time; "costs" (may be NULL) gives flops per
+/* Bind, run once and check the PTX "ptx" ("len" bytes, from "path") like
+ * pb-run (the check lines into "report"), then time it into "*p" (NULL on
+ * failure; free with pb_prof_free); "costs" (may be NULL) gives flops per
  * origin. */
+int pb_prof_ptx_run(struct pb_ctx *ctx, const char *ptx, size_t len,
+		    const char *path, const struct pb_prof_opts *o,
+		    const struct pb_prof_costs *costs, struct pb_buf *report,
+		    struct pb_prof **p);
+/* pb-prof on the PTX "ptx": pb_prof_ptx_run, then pb_prof_report. */
 int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
 		     const char *path, const struct pb_prof_opts *o,
 		     const struct pb_prof_costs *costs, struct pb_buf *report);

@@ -56,7 +56,6 @@ int main(int argc, char **argv)
 	pb_prof_opts_init(&opts);
 	pb_runtime_opts_table(&opts.run, run_options);
 	int rc = pb_main(&tool, argc, argv);
-	free(opts.run.inputs.v);
-	free(opts.run.checks.v);
+	pb_runtime_opts_free(&opts.run);
 	return rc;
 }

@@ -41,7 +41,6 @@ int main(int argc, char **argv)
 	pb_runtime_opts_init(&opts);
 	pb_runtime_opts_table(&opts, options);
 	int rc = pb_main(&tool, argc, argv);
-	free(opts.inputs.v);
-	free(opts.checks.v);
+	pb_runtime_opts_free(&opts);
 	return rc;
 }
