@@ -221,11 +221,21 @@ static int alloc_like(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
 	t->dtype = a->dtype;
 	t->rank = a->rank;
 	memcpy(t->dims, a->dims, sizeof(a->dims));
-	t->nbytes = (size_t)pb_tensor_numel(t) * pb_dtype_size(a->dtype);
+	int64_t n;
+	char why[80], d[256];
+	if (pb_tensor_size_ok(pb_dtype_size(a->dtype), a->rank, a->dims, &n,
+			      why, sizeof(why)))
+		return pb_error_in(ctx, NULL, "%s '%s' (%s) is too large: %s",
+				   a->role == PB_RUNTIME_OUTPUT ? "output"
+								: "input",
+				   a->name, describe(a->dtype, a->rank, a->dims,
+						     d, sizeof(d)), why);
+	t->nbytes = (size_t)n;
 	t->data = calloc(1, t->nbytes ? t->nbytes : 1);
 	t->name = strdup(a->name);
 	if (!t->data || !t->name)
-		return pb_error_in(ctx, NULL, "out of memory for '%s'", a->name);
+		return pb_error_in(ctx, NULL, "out of memory for '%s' (%lld "
+				   "bytes)", a->name, (long long)n);
 	return PB_OK;
 }
 
