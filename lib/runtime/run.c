@@ -38,9 +38,9 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 		{"check", PB_OPT_LIST, &o->checks, "FILE",
 		 "compare a result with FILE (.npy or .pb), in result order; "
 		 "repeatable"},
-		{"rtol", PB_OPT_DOUBLE, &o->rtol, "X",
+		{"rtol", PB_OPT_NONNEG, &o->rtol, "X",
 		 "relative tolerance of --check/--data (default 1e-4)"},
-		{"atol", PB_OPT_DOUBLE, &o->atol, "X",
+		{"atol", PB_OPT_NONNEG, &o->atol, "X",
 		 "absolute tolerance of --check/--data (default 1e-5)"},
 		{"weights", PB_OPT_STR, &o->weights, "FILE",
 		 "the .onnx holding the weights (default: the plan's or "
@@ -83,7 +83,13 @@ int pb_runtime_read_tensor(struct pb_ctx *ctx, const char *path,
 			   struct pb_tensor *t)
 {
 	char head[6] = {0};
+	struct stat st;
 	FILE *f = fopen(path, "rb");
+	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
 	if (!f)
 		return pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
 	size_t n = fread(head, 1, sizeof(head), f);
