@@ -271,14 +271,6 @@ static __isl_give isl_map *whole(struct pb_poly_scop *s,
 	return isl_map_intersect_domain(m, isl_set_copy(st->domain));
 }
 
-void pb_poly_stmt_tuple(struct pb_buf *out, const struct pb_poly_stmt *st)
-{
-	pb_buf_printf(out, "S%d[", st->id);
-	for (int k = 0; k < st->depth; k++)
-		pb_buf_printf(out, "%si%d", k ? ", " : "", k);
-	pb_buf_puts(out, "]");
-}
-
 /* The domain "{ S<id>[i0, ..] : 0 <= ik < extent_k }" of "st". */
 static __isl_give isl_set *domain_of(isl_ctx *ctx, const struct pb_poly_stmt *st)
 {

@@ -16,6 +16,14 @@
 
 #include "poly/internal.h"
 
+void pb_poly_stmt_tuple(struct pb_buf *out, const struct pb_poly_stmt *st)
+{
+	pb_buf_printf(out, "S%d[", st->id);
+	for (int k = 0; k < st->depth; k++)
+		pb_buf_printf(out, "%si%d", k ? ", " : "", k);
+	pb_buf_puts(out, "]");
+}
+
 /* The identity partial schedule { S<id>[i..] -> [i..] } of NEST "st". */
 static __isl_give isl_multi_union_pw_aff *band_of(isl_ctx *ctx,
 						  const struct pb_poly_stmt *st)
