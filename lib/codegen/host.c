@@ -7,6 +7,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "codegen/internal.h"
+#include "core/tensor.h"
 #include "ir/contract.h"
 
 #define MAXR 64
@@ -95,10 +96,12 @@ struct layout {
 	const char *dtype;
 	int rank;
 	int64_t shape[MAXR], strides[MAXR], offset;
+	char why[128]; /* why it is too large */
 };
 
 /* The static layout of memref type "t" into "l": dtype, rank, shape,
- * strides and offset; -1 (with "why" set) when it is not fully static. */
+ * strides and offset; -1 (with "why" set) when it is not fully static,
+ * -2 when it is larger than PB_MAX_BYTES. */
 static int layout_of(MlirType t, struct layout *l, const char **why)
 {
 	*why = "expected a memref with a static shape and layout";
@@ -113,6 +116,14 @@ static int layout_of(MlirType t, struct layout *l, const char **why)
 	l->rank = mlirShapedTypeGetRank(t);
 	for (int i = 0; i < l->rank; i++)
 		l->shape[i] = mlirShapedTypeGetDimSize(t, i);
+	char big[80];
+	if (pb_tensor_size_ok(pb_plan_dtype_size(l->dtype), l->rank, l->shape,
+			      NULL, big, sizeof(big))) {
+		snprintf(l->why, sizeof(l->why), "memref is too large: %s",
+			 big);
+		*why = l->why;
+		return -2;
+	}
 	if (mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
 		    t, l->strides, &l->offset)))
 		return -1;
@@ -164,11 +175,12 @@ static int add_args(struct host *h, MlirOperation f)
 		int out = !mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d) &&
 			  !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(
 				  d, pb_str(PB_ATTR_OUTPUT)));
-		if (layout_of(mlirValueGetType(v), &l, &why) || !is_row_major(&l)) {
+		int rc = layout_of(mlirValueGetType(v), &l, &why);
+		if (rc || !is_row_major(&l)) {
 			pb_error_at(h->ctx, mlirOperationGetLocation(f),
 				    "argument %d of @main: %s", (int)i,
-				    "expected a memref with a static shape "
-				    "and the identity layout");
+				    rc == -2 ? why : "expected a memref with a "
+				    "static shape and the identity layout");
 			return PB_ERR;
 		}
 		struct pb_buf n = {0};
@@ -209,9 +221,12 @@ static int do_alloc(struct host *h, MlirOperation op)
 	struct layout l;
 	const char *why;
 	MlirValue v = mlirOperationGetResult(op, 0);
-	if (mlirOperationGetNumOperands(op) ||
-	    layout_of(mlirValueGetType(v), &l, &why))
-		return fail_op(h, op, "expected a static shape");
+	int rc = mlirOperationGetNumOperands(op)
+			 ? -1
+			 : layout_of(mlirValueGetType(v), &l, &why);
+	if (rc)
+		return fail_op(h, op, rc == -2 ? why
+					       : "expected a static shape");
 	if (!is_row_major(&l))
 		return fail_op(h, op, "expected the identity layout");
 	bind(h, v, pb_plan_add_buffer(h->p, PB_PLAN_SCRATCH, NULL, -1, l.dtype,

@@ -183,6 +183,27 @@ static void replace_ivs(const struct pb_kernel_band *b, const struct site *s)
 		mlirValueReplaceAllUsesOfWith(b->iv[d], s->iv[d]);
 }
 
+/* The most blocks of one launch: CUDA's limit on grid.x, the only grid
+ * dimension pb uses. */
+#define GRID_MAX 2147483647
+
+/* Report that "what", nest "op" of "n" (pb_kernel_band_points, so
+ * INT64_MAX when that overflowed) "unit", needs a grid beyond GRID_MAX
+ * blocks. */
+static int grid_error(struct pb_ctx *ctx, MlirOperation op, const char *what,
+		      int64_t n, const char *unit)
+{
+	char num[32];
+	if (n == INT64_MAX)
+		snprintf(num, sizeof(num), "more than 2^63");
+	else
+		snprintf(num, sizeof(num), "%lld", (long long)n);
+	pb_error_at(ctx, mlirOperationGetLocation(op), "%s of %s %s is too "
+		    "large for one grid (at most 2147483647 blocks)", what, num,
+		    unit);
+	return PB_ERR;
+}
+
 /* The naive mapping of the nest "op" whose band is "b". */
 static int map_band(struct pb_ctx *ctx, MlirOperation op,
 		    struct pb_kernel_band *b)
@@ -197,17 +218,13 @@ static int map_band(struct pb_ctx *ctx, MlirOperation op,
 	struct spec sp = {0};
 	sp.block = total < PB_KERNEL_NAIVE_BLOCK ? total
 						 : PB_KERNEL_NAIVE_BLOCK;
-	sp.grid = (total + sp.block - 1) / sp.block;
+	sp.grid = total / sp.block + (total % sp.block != 0);
+	if (sp.grid > GRID_MAX)
+		return grid_error(ctx, op, "loop nest", total, "iterations");
 	sp.wg = "";
 	sp.lin = 1;
 	sp.guard = sp.grid * sp.block != total ? total : 0;
 	sp.b = b;
-	if (sp.grid > 0x7fffffff) {
-		pb_error_at(ctx, mlirOperationGetLocation(op),
-			    "loop nest of %lld iterations is too large for one "
-			    "grid", (long long)total);
-		return PB_ERR;
-	}
 	if (make_launch(ctx, &sp, op, mlirOperationGetLocation(op), &launch,
 			&site))
 		return PB_ERR;
@@ -694,10 +711,13 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 		sp.wg = wgtext.data;
 		sp.lin = is_block ? 2 : 0;
 		sp.b = &b;
-		rc = sp.grid ? make_launch(ctx, &sp, op,
-					   mlirOperationGetLocation(op),
-					   &launch, &site)
-			     : PB_OK;
+		if (sp.grid > GRID_MAX)
+			rc = grid_error(ctx, op, "block-mapped loop", sp.grid,
+					"blocks");
+		else if (sp.grid)
+			rc = make_launch(ctx, &sp, op,
+					 mlirOperationGetLocation(op), &launch,
+					 &site);
 	}
 	if (rc == PB_OK && !sp.grid) {
 		mlirOperationDestroy(op);

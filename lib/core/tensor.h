@@ -8,6 +8,11 @@
 
 #define PB_MAX_RANK 16
 
+/* The largest tensor pb accepts, in bytes: 2^47 (128 TiB), more than any
+ * address space in use can map, and small enough that every element
+ * count, byte size and offset below it fits an int64 with room to spare. */
+#define PB_MAX_BYTES ((int64_t)1 << 47)
+
 /* Element types use ONNX's TensorProto.DataType numbering. */
 enum pb_dtype {
 	PB_DT_UNDEFINED = 0,
@@ -41,6 +46,19 @@ struct pb_tensor {
 size_t pb_dtype_size(enum pb_dtype t);
 /* Name such as "f32", "i64", "bf16" ("?" when unknown). */
 const char *pb_dtype_name(enum pb_dtype t);
+/* The number of elements of a tensor of rank "rank" with dims "dims", or
+ * -1 when a dim is negative or the product overflows int64. */
+int64_t pb_numel(int rank, const int64_t *dims);
+/* The size in bytes of such a tensor of element type "dt", or -1 when a
+ * dim is negative, the type has no size or the size overflows int64. */
+int64_t pb_nbytes(enum pb_dtype dt, int rank, const int64_t *dims);
+/* Does a tensor of rank "rank" and dims "dims" whose elements take
+ * "esize" bytes fit in PB_MAX_BYTES? Its size in bytes into "*bytes"
+ * (when not NULL) and 0, or -1 with the reason, such as "4398046511104
+ * bytes, the limit is 2^47", into "why" of size "n". */
+int pb_tensor_size_ok(size_t esize, int rank, const int64_t *dims,
+		      int64_t *bytes, char *why, size_t n);
+/* pb_numel of "t"'s dims. */
 int64_t pb_tensor_numel(const struct pb_tensor *t);
 void pb_tensor_clear(struct pb_tensor *t); /* frees name and data */
 

@@ -1,7 +1,9 @@
 /* The one tool driver: options, input, --split-input-file, output. */
 #include <errno.h>
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "driver/driver.h"
 #include "target/target.h"
@@ -104,9 +106,16 @@ static int set_opt(const struct pb_opt *o, const char *val)
 		*(long *)o->dest = strtol(val, &end, 0);
 		return (errno || *end || end == val) ? -1 : 0;
 	case PB_OPT_DOUBLE:
+	case PB_OPT_NONNEG: {
 		errno = 0;
-		*(double *)o->dest = strtod(val, &end);
-		return (errno || *end || end == val) ? -1 : 0;
+		double x = strtod(val, &end);
+		*(double *)o->dest = x;
+		if (errno || *end || end == val)
+			return -1;
+		return o->kind == PB_OPT_NONNEG && !(x >= 0 && x <= DBL_MAX)
+			       ? -1
+			       : 0;
+	}
 	case PB_OPT_GROUP:
 		return -1;
 	case PB_OPT_LIST: {
@@ -175,8 +184,10 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 			val = argv[++i];
 		}
 		if (set_opt(o, val) < 0) {
-			fprintf(stderr, "%s: error: bad value '%s' for option '--%s'\n",
-				t->name, val, o->name);
+			fprintf(stderr, "%s: error: bad value '%s' for option "
+				"'--%s'%s\n", t->name, val, o->name,
+				o->kind == PB_OPT_NONNEG ? " (expected a finite "
+				"number >= 0)" : "");
 			return PB_USAGE;
 		}
 	}
@@ -250,6 +261,17 @@ static int load_target(struct pb_ctx *ctx, int set_arch)
 	return PB_OK;
 }
 
+/* Flush stdout after --help or --version of tool "t": PB_OK, or PB_ERR
+ * with the reason (a full disk) on stderr. */
+static int flush_stdout(const struct pb_tool *t)
+{
+	if (!fflush(stdout) && !ferror(stdout))
+		return PB_OK;
+	fprintf(stderr, "%s: error: cannot write: %s\n", t->name,
+		strerror(errno ? errno : EIO));
+	return PB_ERR;
+}
+
 int pb_main(const struct pb_tool *t, int argc, char **argv)
 {
 	struct common c = {0};
@@ -259,11 +281,11 @@ int pb_main(const struct pb_tool *t, int argc, char **argv)
 		return rc;
 	if (c.help) {
 		usage(t, stdout, 1);
-		return fflush(stdout) || ferror(stdout) ? PB_ERR : PB_OK;
+		return flush_stdout(t);
 	}
 	if (c.version) {
 		printf("%s (pb) %s\n", t->name, PB_VERSION);
-		return fflush(stdout) || ferror(stdout) ? PB_ERR : PB_OK;
+		return flush_stdout(t);
 	}
 
 	struct pb_input in = {0};
@@ -272,7 +294,11 @@ int pb_main(const struct pb_tool *t, int argc, char **argv)
 	in.path = (input && strcmp(input, "-")) ? input : NULL;
 	in.name = in.path ? in.path : "<stdin>";
 	if (input || !(t->flags & PB_TOOL_NO_INPUT_OK)) {
-		data = pb_read_file(in.path, &len);
+		struct stat st;
+		int dir = in.path && !stat(in.path, &st) && S_ISDIR(st.st_mode);
+		data = dir ? NULL : pb_read_file(in.path, &len);
+		if (dir)
+			errno = EISDIR;
 		if (!data) {
 			fprintf(stderr, "%s: error: cannot read: %s\n", in.name,
 				strerror(errno));

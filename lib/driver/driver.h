@@ -15,6 +15,7 @@ enum pb_opt_kind {
 	PB_OPT_OPTSTR,  /* const char **: optional "=value"; "" when absent */
 	PB_OPT_INT,     /* long * */
 	PB_OPT_DOUBLE,  /* double * */
+	PB_OPT_NONNEG,  /* double *: finite and >= 0 (a tolerance) */
 	PB_OPT_LIST,    /* struct pb_strlist *: repeatable */
 	PB_OPT_GROUP,   /* const struct pb_opt *: a table shared by tools */
 };

@@ -8,6 +8,7 @@
 #include "mlir-c/BuiltinTypes.h"
 #include "mlir-c/Pass.h"
 
+#include "core/tensor.h"
 #include "ir/ir.h"
 #include "ir/contract.h"
 
@@ -46,8 +47,72 @@ void pb_ir_advance_stage(MlirModule m, enum pb_stage s)
 		pb_ir_set_stage(m, s);
 }
 
+/* The bytes of one element of shaped type "t" (at least 1). */
+static int64_t elem_bytes(MlirType t)
+{
+	MlirType e = mlirShapedTypeGetElementType(t);
+	int64_t bits = mlirTypeIsAIndex(e)     ? 64
+		       : mlirTypeIsAInteger(e) ? mlirIntegerTypeGetWidth(e)
+		       : mlirTypeIsAFloat(e)   ? mlirFloatTypeGetWidth(e)
+					       : 8;
+	return bits < 8 ? 1 : bits / 8;
+}
+
+/* Report against "op" when "t" is a statically shaped type larger than
+ * PB_MAX_BYTES; 1 when it is. "ctx" receives the error. */
+static int too_large(struct pb_ctx *ctx, MlirOperation op, MlirType t)
+{
+	int64_t dims[PB_MAX_RANK];
+	char why[80];
+	if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasRank(t) ||
+	    !mlirShapedTypeHasStaticShape(t) ||
+	    mlirShapedTypeGetRank(t) > PB_MAX_RANK)
+		return 0;
+	int rank = (int)mlirShapedTypeGetRank(t);
+	for (int i = 0; i < rank; i++)
+		dims[i] = mlirShapedTypeGetDimSize(t, i);
+	if (!pb_tensor_size_ok(elem_bytes(t), rank, dims, NULL, why,
+			       sizeof(why)))
+		return 0;
+	struct pb_buf ty = {0};
+	mlirTypePrint(t, pb_buf_mlir_callback, &ty);
+	pb_error_at(ctx, mlirOperationGetLocation(op), "type '%s' is too "
+		    "large: %s", ty.data, why);
+	pb_buf_free(&ty);
+	return 1;
+}
+
+/* mlirOperationWalk callback: stop at the first operation of "user" (a
+ * pb_ctx) whose results or block arguments have a type too large to
+ * allocate, which too_large reports. */
+static MlirWalkResult check_sizes(MlirOperation op, void *user)
+{
+	for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+		if (too_large(user, op, mlirValueGetType(
+					       mlirOperationGetResult(op, i))))
+			return MlirWalkResultInterrupt;
+	for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+		for (MlirBlock b = mlirRegionGetFirstBlock(
+			     mlirOperationGetRegion(op, r));
+		     !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+			for (intptr_t i = 0; i < mlirBlockGetNumArguments(b);
+			     i++)
+				if (too_large(user, op, mlirValueGetType(
+						mlirBlockGetArgument(b, i))))
+					return MlirWalkResultInterrupt;
+	return MlirWalkResultAdvance;
+}
+
 MlirModule pb_ir_parse(struct pb_ctx *ctx, const struct pb_input *in)
 {
+	size_t k = 0;
+	while (k < in->len && strchr(" \t\r\n", in->data[k]) && in->data[k])
+		k++;
+	if (k == in->len) {
+		pb_error_in(ctx, in->name, "empty input%s",
+			    in->path ? "" : " (did the stage before fail?)");
+		return (MlirModule){NULL};
+	}
 	MlirOperation op = mlirOperationCreateParse(
 		ctx->mlir, mlirStringRefCreate(in->data, in->len),
 		pb_str(in->name));
@@ -56,6 +121,12 @@ MlirModule pb_ir_parse(struct pb_ctx *ctx, const struct pb_input *in)
 	if (!pb_ir_op_is(op, "builtin.module")) {
 		pb_error_at(ctx, mlirOperationGetLocation(op),
 			    "expected a 'builtin.module' at top level");
+		mlirOperationDestroy(op);
+		return (MlirModule){NULL};
+	}
+	int nerrors = ctx->nerrors;
+	mlirOperationWalk(op, check_sizes, ctx, MlirWalkPreOrder);
+	if (ctx->nerrors > nerrors) {
 		mlirOperationDestroy(op);
 		return (MlirModule){NULL};
 	}

@@ -47,6 +47,7 @@ int64_t pb_kernel_band_points(const struct pb_kernel_band *b)
 {
 	int64_t t = 1;
 	for (int i = 0; i < b->n; i++)
-		t *= b->extent[i];
+		if (__builtin_mul_overflow(t, b->extent[i], &t))
+			return INT64_MAX;
 	return t;
 }

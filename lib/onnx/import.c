@@ -96,6 +96,20 @@ static int input_shape(struct imp *s, const Onnx__ValueInfoProto *vi,
 	return PB_OK;
 }
 
+/* Check that value "v" of "s", the "what" ("input", "initializer",
+ * "output") of that name, fits in PB_MAX_BYTES: no later size, count or
+ * offset of it can then overflow. */
+static int check_size(struct imp *s, const char *what, const struct val *v)
+{
+	char why[80];
+	if (!pb_tensor_size_ok(pb_dtype_size(v->dtype), v->sh.rank, v->sh.d,
+			       NULL, why, sizeof(why)))
+		return PB_OK;
+	return pb_imp_node_error(s, "%s '%s' (%s) is too large: %s", what,
+				 v->name, pb_imp_ty_dt(&v->sh, v->dtype).s,
+				 why);
+}
+
 /* Register the initializers of the graph as known values. */
 static int add_initializers(struct imp *s)
 {
@@ -113,6 +127,8 @@ static int add_initializers(struct imp *s)
 					(enum pb_dtype)t->data_type, &sh);
 		v->init = t;
 		v->is_init = 1;
+		if (check_size(s, "initializer", v))
+			return PB_ERR;
 	}
 	if (s->g->n_sparse_initializer) {
 		pb_error(s->ctx, "sparse initializers are not supported");
@@ -148,6 +164,8 @@ static int add_inputs(struct imp *s)
 		if (input_shape(s, vi, &sh))
 			return PB_ERR;
 		struct val *v = pb_imp_new_val(s, vi->name, dt, &sh);
+		if (check_size(s, "input", v))
+			return PB_ERR;
 		snprintf(v->ssa.s, sizeof(v->ssa.s), "%%a%zu", i);
 		pb_buf_printf(&s->args, "%s%s: %s {" PB_ATTR_NAME " = ",
 			      s->nargs++ ? ",\n      " : "", v->ssa.s,
@@ -244,10 +262,15 @@ static int import_node(struct imp *s, size_t i)
 						 n->input[k]);
 	if (op->fn(s))
 		return PB_ERR;
-	for (size_t k = 0; k < n->n_output; k++)
-		if (n->output[k][0] && !pb_imp_lookup(s, n->output[k]))
+	for (size_t k = 0; k < n->n_output; k++) {
+		struct val *v = n->output[k][0] ? pb_imp_lookup(s, n->output[k])
+						: NULL;
+		if (n->output[k][0] && !v)
 			return pb_imp_node_error(s, "output %zu ('%s') is not "
 						 "supported", k, n->output[k]);
+		if (v && check_size(s, "output", v))
+			return PB_ERR;
+	}
 	return PB_OK;
 }
 

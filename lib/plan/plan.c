@@ -94,11 +94,14 @@ void pb_plan_free(struct pb_plan *p)
 	free(p);
 }
 
-static int64_t numel(int rank, const int64_t *shape)
+/* The size in bytes of "rank" dims "shape" of "size"-byte elements, or -1
+ * when a dim is negative or it overflows int64. */
+static int64_t nbytes(int rank, const int64_t *shape, int64_t size)
 {
-	int64_t n = 1;
+	int64_t n = size;
 	for (int i = 0; i < rank; i++)
-		n *= shape[i];
+		if (shape[i] < 0 || __builtin_mul_overflow(n, shape[i], &n))
+			return -1;
 	return n;
 }
 
@@ -126,7 +129,7 @@ static struct pb_plan_buffer *add(struct pb_plan *p, enum pb_plan_kind kind,
 		abort();
 	if (rank)
 		memcpy(b->shape, shape, rank * sizeof(int64_t));
-	b->bytes = numel(rank, shape) * size;
+	b->bytes = nbytes(rank, shape, size);
 	return b;
 }
 
@@ -257,7 +260,10 @@ static int check_buffer(const struct pb_plan *p, const struct pb_plan_buffer *b,
 		if (b->shape[d] < 0 || b->strides[d] < 0)
 			return fail(err, errlen,
 				    "buffers[%d]: negative size or stride", i);
-	if (b->bytes != numel(b->rank, b->shape) * size)
+	if (nbytes(b->rank, b->shape, size) < 0)
+		return fail(err, errlen, "buffers[%d]: its size in bytes "
+			    "overflows 2^63", i);
+	if (b->bytes != nbytes(b->rank, b->shape, size))
 		return fail(err, errlen,
 			    "buffers[%d]: bytes %lld do not match the shape", i,
 			    (long long)b->bytes);
@@ -277,12 +283,18 @@ static int check_buffer(const struct pb_plan *p, const struct pb_plan_buffer *b,
 			    "root buffer", i, b->base);
 	if (b->offset < 0 || b->elem_offset < 0)
 		return fail(err, errlen, "buffers[%d]: negative view offset", i);
-	if (numel(b->rank, b->shape) == 0)
+	if (nbytes(b->rank, b->shape, size) == 0)
 		return 0;
-	int64_t last = b->elem_offset;
+	int64_t end = b->elem_offset, t;
+	int over = 0;
 	for (int d = 0; d < b->rank; d++)
-		last += (b->shape[d] - 1) * b->strides[d];
-	if (b->offset + (last + 1) * size > p->buffers[b->base].bytes)
+		over |= __builtin_mul_overflow(b->shape[d] - 1, b->strides[d],
+					       &t) ||
+			__builtin_add_overflow(end, t, &end);
+	over |= __builtin_add_overflow(end, 1, &end) ||
+		__builtin_mul_overflow(end, (int64_t)size, &end) ||
+		__builtin_add_overflow(end, b->offset, &end);
+	if (over || end > p->buffers[b->base].bytes)
 		return fail(err, errlen, "buffers[%d]: view extends past its "
 			    "base buffer %d", i, b->base);
 	return 0;
@@ -298,7 +310,14 @@ static int check_launch(const struct pb_plan *p, const struct pb_plan_launch *l,
 		if (l->grid[d] < 1 || l->block[d] < 1)
 			return fail(err, errlen, "launches[%d]: grid and block "
 				    "sizes must be positive", i);
-	if (l->block[0] * l->block[1] * l->block[2] > 1024)
+	if (l->grid[0] > 2147483647 || l->grid[1] > 65535 ||
+	    l->grid[2] > 65535)
+		return fail(err, errlen, "launches[%d]: grid [%lld, %lld, %lld] "
+			    "exceeds CUDA's limits [2147483647, 65535, 65535]",
+			    i, (long long)l->grid[0], (long long)l->grid[1],
+			    (long long)l->grid[2]);
+	if (l->block[0] > 1024 || l->block[1] > 1024 || l->block[2] > 1024 ||
+	    l->block[0] * l->block[1] * l->block[2] > 1024)
 		return fail(err, errlen, "launches[%d]: more than 1024 threads "
 			    "per block", i);
 	if (l->smem < 0)

@@ -31,7 +31,8 @@ __isl_give isl_map *pb_poly_access_exact(const struct pb_poly_stmt *st,
 /* Build the schedule tree and schedule map of "s" from its statements
  * (sched.c); fields stay NULL on an isl error. */
 void pb_poly_sched_build(struct pb_poly_scop *s);
-/* Append the tuple "S<id>[i0, i1, ..]" of statement "st" to "out". */
+/* Append the tuple "S<id>[i0, i1, ..]" of statement "st" to "out"
+ * (sched.c). */
 void pb_poly_stmt_tuple(struct pb_buf *out, const struct pb_poly_stmt *st);
 /* Compute dep_flow, dep_mem and no_source of "s" from its accesses and
  * schedule (sched.c). */

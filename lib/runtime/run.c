@@ -38,9 +38,9 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 		{"check", PB_OPT_LIST, &o->checks, "FILE",
 		 "compare a result with FILE (.npy or .pb), in result order; "
 		 "repeatable"},
-		{"rtol", PB_OPT_DOUBLE, &o->rtol, "X",
+		{"rtol", PB_OPT_NONNEG, &o->rtol, "X",
 		 "relative tolerance of --check/--data (default 1e-4)"},
-		{"atol", PB_OPT_DOUBLE, &o->atol, "X",
+		{"atol", PB_OPT_NONNEG, &o->atol, "X",
 		 "absolute tolerance of --check/--data (default 1e-5)"},
 		{"weights", PB_OPT_STR, &o->weights, "FILE",
 		 "the .onnx holding the weights (default: the plan's or "
@@ -91,7 +91,13 @@ int pb_runtime_read_tensor(struct pb_ctx *ctx, const char *path,
 			   struct pb_tensor *t)
 {
 	char head[6] = {0};
+	struct stat st;
 	FILE *f = fopen(path, "rb");
+	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		f = NULL;
+		errno = EISDIR;
+	}
 	if (!f)
 		return pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
 	size_t n = fread(head, 1, sizeof(head), f);
@@ -229,11 +235,21 @@ static int alloc_like(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
 	t->dtype = a->dtype;
 	t->rank = a->rank;
 	memcpy(t->dims, a->dims, sizeof(a->dims));
-	t->nbytes = (size_t)pb_tensor_numel(t) * pb_dtype_size(a->dtype);
+	int64_t n;
+	char why[80], d[256];
+	if (pb_tensor_size_ok(pb_dtype_size(a->dtype), a->rank, a->dims, &n,
+			      why, sizeof(why)))
+		return pb_error_in(ctx, NULL, "%s '%s' (%s) is too large: %s",
+				   a->role == PB_RUNTIME_OUTPUT ? "output"
+								: "input",
+				   a->name, describe(a->dtype, a->rank, a->dims,
+						     d, sizeof(d)), why);
+	t->nbytes = (size_t)n;
 	t->data = calloc(1, t->nbytes ? t->nbytes : 1);
 	t->name = strdup(a->name);
 	if (!t->data || !t->name)
-		return pb_error_in(ctx, NULL, "out of memory for '%s'", a->name);
+		return pb_error_in(ctx, NULL, "out of memory for '%s' (%lld "
+				   "bytes)", a->name, (long long)n);
 	return PB_OK;
 }
 

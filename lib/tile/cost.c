@@ -884,14 +884,6 @@ void pb_tile_predict(const struct pb_target *t, const struct pb_kernel_band *b,
 	free(st);
 }
 
-static int64_t pow2ceil(int64_t x)
-{
-	int64_t p = 1;
-	while (p < x)
-		p *= 2;
-	return p;
-}
-
 /* Split the threads of "c" into warps: lanes from the innermost
  * dimension outwards, 32 in all (or all the block's threads). */
 static void warp_lanes(struct pb_tile_choice *c)
@@ -935,10 +927,11 @@ static void candidate(const struct pb_target *t, const struct stats *st,
 	memset(&c, 0, sizeof(c));
 	c.mode = PB_TILE_TILE;
 	c.n = n;
-	if (x > pow2ceil(b->extent[n - 1]))
+	if (x > pb_tile_pow2ceil(b->extent[n - 1]))
 		return;
 	for (int d = n - 1; d >= 0; d--) {
-		int64_t want = d == n - 1 ? x : pow2ceil(b->extent[d]);
+		int64_t want =
+			d == n - 1 ? x : pb_tile_pow2ceil(b->extent[d]);
 		int64_t bd = want < left ? want : left;
 		int64_t r = d == da ? ra : d == db ? rb : 1;
 		c.block[d] = bd;

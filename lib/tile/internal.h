@@ -129,6 +129,9 @@ void pb_tile_report_free(struct pb_tile_report *r);
  * "*smem"; 0 when it does not (nothing is reported). */
 int pb_tile_reduce_match(const struct pb_kernel_band *b, int threads,
 			 int64_t *work, int64_t *smem);
+/* The smallest power of 2 not below "n", or 2^62 when "n" is larger (so
+ * that a huge trip count cannot overflow it) (reduce_match.c). */
+int64_t pb_tile_pow2ceil(int64_t n);
 /* Rewrite the nest of "b" (which pb_tile_reduce_match accepted) into the
  * block-level mapping with "threads" threads per block (a power of 2,
  * 32..1024). Returns PB_OK or PB_ERR (reported through "ctx"). */

@@ -348,11 +348,10 @@ static int64_t prefix_iters(const struct pb_tile_step *st, int d)
 	return n;
 }
 
-/* The smallest power of 2 not below "n". */
-static int64_t pow2_ceil(int64_t n)
+int64_t pb_tile_pow2ceil(int64_t n)
 {
 	int64_t p = 1;
-	while (p < n)
+	while (p < n && p < ((int64_t)1 << 62))
 		p *= 2;
 	return p;
 }
@@ -402,8 +401,9 @@ static void classify_nest(isl_ctx *ctx, struct pb_tile_step *st, int threads)
 		if (ok && conflict_free(ctx, st, p, skip, 2 * st->nacc)) {
 			st->kind = PB_TILE_STEP_RED;
 			st->d = p;
-			st->nthr = pow2_ceil(st->n) < threads ? pow2_ceil(st->n)
-							      : threads;
+			st->nthr = pb_tile_pow2ceil(st->n) < threads
+					   ? pb_tile_pow2ceil(st->n)
+					   : threads;
 			return;
 		}
 	}
