@@ -1,5 +1,7 @@
 /* Growable buffers and whole-file I/O. */
 #include <errno.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -94,6 +96,106 @@ char *pb_read_file(const char *path, size_t *len)
 	return b.data;
 }
 
+/* Write "data" of "len" bytes to "path" in place (a device, a pipe, or
+ * the end of a symbolic link whose target cannot be resolved). */
+static int write_in_place(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	int bad = !f || (len && fwrite(data, 1, len, f) != len);
+	if (f && fclose(f) != 0)
+		bad = 1;
+	return bad ? -1 : 0;
+}
+
+/* The temporary file that pb_write_file is writing, removed by
+ * unlink_tmp when a signal ends the process meanwhile. */
+static char *volatile pending_tmp;
+
+/* Remove "pending_tmp" and end the process by signal "sig" as it would
+ * have ended without this handler (async-signal-safe). */
+static void unlink_tmp(int sig)
+{
+	char *tmp = pending_tmp;
+	if (tmp)
+		unlink(tmp);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+static const int fatal_signals[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGXFSZ};
+#define NFATAL (sizeof(fatal_signals) / sizeof(*fatal_signals))
+
+/* Install unlink_tmp for the signals that end a process and are not
+ * ignored ("on"), or put back the actions saved in "old". */
+static void guard_tmp(int on, struct sigaction *old)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = unlink_tmp;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < NFATAL; i++)
+		if (!on)
+			sigaction(fatal_signals[i], &old[i], NULL);
+		else if (sigaction(fatal_signals[i], NULL, &old[i]) == 0 &&
+			 old[i].sa_handler != SIG_IGN)
+			sigaction(fatal_signals[i], &sa, NULL);
+}
+
+/* Write "data" of "len" bytes to the regular file "path" (existing with
+ * mode "mode", or new when "mode" is -1) through a temporary file beside
+ * it, renamed over it once complete. */
+static int replace_file(const char *path, int mode, const void *data,
+			size_t len)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 16);
+	struct sigaction old[NFATAL];
+	if (!tmp)
+		return -1;
+	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
+	sigset_t block, was;
+	sigemptyset(&block);
+	for (size_t i = 0; i < NFATAL; i++)
+		sigaddset(&block, fatal_signals[i]);
+	guard_tmp(1, old);
+	/* no signal between creating the file and noting it */
+	sigprocmask(SIG_BLOCK, &block, &was);
+	int fd = mkstemp(tmp);
+	if (fd >= 0)
+		pending_tmp = tmp;
+	sigprocmask(SIG_SETMASK, &was, NULL);
+	if (fd < 0) {
+		int e = errno;
+		guard_tmp(0, old);
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	if (mode < 0) {
+		mode_t um = umask(0);
+		umask(um);
+		mode = 0666 & ~um;
+	}
+	FILE *f = fdopen(fd, "wb");
+	int bad = !f || fchmod(fd, (mode_t)mode) != 0 ||
+		  (len && fwrite(data, 1, len, f) != len);
+	if (f && fclose(f) != 0)
+		bad = 1;
+	else if (!f)
+		close(fd);
+	int e = errno;
+	if (bad || rename(tmp, path) != 0) {
+		e = errno;
+		unlink(tmp);
+		bad = 1;
+	}
+	pending_tmp = NULL;
+	guard_tmp(0, old);
+	free(tmp);
+	errno = e;
+	return bad ? -1 : 0;
+}
+
 int pb_write_file(const char *path, const void *data, size_t len)
 {
 	if (!path || !strcmp(path, "-")) {
@@ -104,46 +206,21 @@ int pb_write_file(const char *path, const void *data, size_t len)
 		return 0;
 	}
 	struct stat st;
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		/* a device or a pipe (-o /dev/null): write in place, never
-		 * rename a temporary file over it */
-		FILE *f = fopen(path, "wb");
-		int bad = !f || (len && fwrite(data, 1, len, f) != len);
-		if (f && fclose(f) != 0)
-			bad = 1;
-		return bad ? -1 : 0;
-	}
-	size_t n = strlen(path);
-	char *tmp = malloc(n + 16);
-	if (!tmp)
-		return -1;
-	snprintf(tmp, n + 16, "%s.tmpXXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		free(tmp);
-		return -1;
-	}
-	FILE *f = fdopen(fd, "wb");
-	int bad = !f || (len && fwrite(data, 1, len, f) != len);
-	if (f && fclose(f) != 0)
-		bad = 1;
-	else if (!f)
-		close(fd);
-	if (!bad) {
-
-		mode_t um = umask(0);
-		umask(um);
-		chmod(tmp, 0666 & ~um);
-	}
-	if (bad || rename(tmp, path) != 0) {
-		int e = errno;
-		unlink(tmp);
-		free(tmp);
-		errno = e;
-		return -1;
-	}
-	free(tmp);
-	return 0;
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? replace_file(path, -1, data, len) : -1;
+	if (!S_ISLNK(st.st_mode))
+		return S_ISREG(st.st_mode)
+			       ? replace_file(path, st.st_mode & 07777, data, len)
+			       : write_in_place(path, data, len);
+	/* a symbolic link: write its target, never replace the link */
+	char *target = realpath(path, NULL);
+	int rc;
+	if (target && stat(target, &st) == 0 && S_ISREG(st.st_mode))
+		rc = replace_file(target, st.st_mode & 07777, data, len);
+	else
+		rc = write_in_place(path, data, len);
+	free(target);
+	return rc;
 }
 
 void *pb_xrealloc(void *p, size_t n, size_t size)

@@ -5,10 +5,13 @@
  * and 'shape', padded with spaces and a newline so that the data starts at
  * a multiple of 64 bytes. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/npy.h"
 
@@ -342,13 +345,55 @@ int pb_npy_encode(const struct pb_tensor *t, struct pb_buf *out, char *err,
 	return 0;
 }
 
+char *pb_read_regular(struct pb_ctx *ctx, const char *path, size_t *len)
+{
+	struct stat st;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
+	    (uintmax_t)st.st_size >= SIZE_MAX) {
+		close(fd);
+		pb_error_in(ctx, path, "not a regular file");
+		return NULL;
+	}
+	size_t n = (size_t)st.st_size, got = 0;
+	char *data = malloc(n + 1);
+	if (!data) {
+		close(fd);
+		pb_error_in(ctx, path, "out of memory reading %zu bytes", n);
+		return NULL;
+	}
+	while (got < n) {
+		ssize_t r = read(fd, data + got, n - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
+			free(data);
+			close(fd);
+			return NULL;
+		}
+		if (!r)
+			break;
+		got += (size_t)r;
+	}
+	close(fd);
+	data[got] = 0;
+	*len = got;
+	return data;
+}
+
 int pb_npy_read(struct pb_ctx *ctx, const char *path, struct pb_tensor *t)
 {
 	size_t len;
 	char err[256];
-	char *data = pb_read_file(path, &len);
+	char *data = pb_read_regular(ctx, path, &len);
 	if (!data)
-		return pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
+		return PB_ERR;
 	int rc = pb_npy_decode(data, len, t, err, sizeof(err));
 	free(data);
 	if (rc < 0)

@@ -24,6 +24,13 @@ int pb_npy_decode(const void *data, size_t len, struct pb_tensor *t,
 int pb_npy_encode(const struct pb_tensor *t, struct pb_buf *out, char *err,
 		  size_t errlen);
 
+/* Read the whole regular file "path" (never stdin) into malloc'ed memory
+ * with a trailing NUL not counted in "*len": at most the size the file
+ * has when opened, so that a device such as /dev/zero, a pipe or a
+ * directory is refused ("path: error: not a regular file") instead of
+ * read without end. NULL after reporting an error through "ctx". */
+char *pb_read_regular(struct pb_ctx *ctx, const char *path, size_t *len);
+
 /* Read the .npy file "path" into "t"; errors are reported through "ctx" as
  * "path: error: ..." and give PB_ERR. */
 int pb_npy_read(struct pb_ctx *ctx, const char *path, struct pb_tensor *t);

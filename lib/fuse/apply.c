@@ -173,12 +173,74 @@ void pb_fuse_foreach_access(const struct pb_poly_scop *s, int from, int to,
 	}
 }
 
-int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		      const struct pb_poly_scop *s, pb_fuse_fold_fn fold)
+/* The buffer of "s" whose root is "root", or -1. */
+static int buf_of_root(const struct pb_poly_scop *s, MlirValue root)
 {
-	int n = 0;
-	for (int b = 0; b < s->nbuf; b++)
-		n += fold(ctx, o, s, b);
+	for (int i = 0; i < s->nbuf; i++)
+		if (mlirValueEqual(s->buf[i].root, root))
+			return i;
+	return -1;
+}
+
+/* Does a statement of "s" marked in "dirty" access buffer "b"? With
+ * "mark", mark every statement that accesses "b" instead. */
+static int touches(const struct pb_poly_scop *s, int b, char *dirty, int mark)
+{
+	for (int i = 0; i < s->nstmt; i++)
+		for (int k = 0; k < s->stmt[i].naccess; k++) {
+			if (s->stmt[i].access[k].buf != b)
+				continue;
+			if (mark)
+				dirty[i] = 1;
+			else if (dirty[i])
+				return 1;
+		}
+	return 0;
+}
+
+int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      struct pb_poly_scop **s, pb_fuse_fold_fn fold)
+{
+	int n = 0, npending = (*s)->nbuf;
+	MlirValue *pending = malloc(sizeof(*pending) * (npending + 1));
+	if (!pending)
+		abort();
+	for (int b = 0; b < npending; b++)
+		pending[b] = (*s)->buf[b].root;
+	/* a fold erases and rewrites the statements that access its buffer:
+	 * they are dirty, and a buffer that a dirty statement accesses waits
+	 * for the next round, on a new extraction; the roots find the
+	 * buffers there (only compared: a folded one's operation is gone) */
+	while (npending) {
+		int nnext = 0, folded = 0;
+		char *dirty = calloc((*s)->nstmt + 1, 1);
+		if (!dirty)
+			abort();
+		for (int i = 0; i < npending; i++) {
+			int b = buf_of_root(*s, pending[i]);
+			if (b < 0)
+				continue;
+			if (touches(*s, b, dirty, 0))
+				pending[nnext++] = pending[i];
+			else if (fold(ctx, o, *s, b)) {
+				folded++;
+				touches(*s, b, dirty, 1);
+			}
+		}
+		free(dirty);
+		if (!folded)
+			break;
+		n += folded;
+		npending = nnext;
+		MlirBlock block = (*s)->block;
+		pb_poly_scop_free(*s);
+		*s = pb_poly_extract(ctx, ctx->isl, block);
+		if (!*s) {
+			n = -1;
+			break;
+		}
+	}
+	free(pending);
 	return n;
 }
 

@@ -702,10 +702,8 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		int attention = (o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
 				!o->upstream;
 		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER) &&
-		    (refresh(ctx, body, &s0,
-			     pb_fuse_fold_each(ctx, o, s0, pb_fuse_fold_pad)) ||
-		     refresh(ctx, body, &s0,
-			     pb_fuse_fold_each(ctx, o, s0, pb_fuse_fold_copy)) ||
+		    (pb_fuse_fold_each(ctx, o, &s0, pb_fuse_fold_pad) < 0 ||
+		     pb_fuse_fold_each(ctx, o, &s0, pb_fuse_fold_copy) < 0 ||
 		     refresh(ctx, body, &s0,
 			     pb_fuse_reductions_inward(ctx, o, s0))))
 			return PB_ERR;

@@ -152,10 +152,11 @@ void pb_fuse_foreach_access(const struct pb_poly_scop *s, int from, int to,
 typedef int (*pb_fuse_fold_fn)(struct pb_ctx *ctx,
 			       const struct pb_fuse_opts *o,
 			       const struct pb_poly_scop *s, int b);
-/* Apply "fold" to every buffer of "s"; returns how many folded, "s" is
- * stale afterwards when any did (apply.c). */
+/* Apply "fold" to every buffer of "*s", in rounds that each end with a
+ * new extraction of "*s" when something folded; returns how many folded,
+ * or -1 (and "*s" NULL) on error (apply.c). */
 int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		      const struct pb_poly_scop *s, pb_fuse_fold_fn fold);
+		      struct pb_poly_scop **s, pb_fuse_fold_fn fold);
 /* Number of uses of "v" (apply.c). */
 int pb_fuse_num_uses(MlirValue v);
 /* The memref operand of access "a". */

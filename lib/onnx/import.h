@@ -135,11 +135,15 @@ int64_t pb_imp_numel(const struct shape *sh);
 int pb_imp_fold_ok(struct val *v);
 
 /* A linalg.generic under construction: ins, one out, block arguments. */
+/* The most inputs of one linalg.generic, and of a variadic elementwise
+ * node (Sum, Max, Min, Mean), like Concat's. */
+#define PB_IMP_MAXIN 64
 struct gen {
 	int ndims;
 	int nin;
-	struct name arg[16]; /* block arguments: ins, then the out */
-	enum pb_dtype dt[16]; /* their element types */
+	/* block arguments: ins, then the out; the result last */
+	struct name arg[PB_IMP_MAXIN + 2];
+	enum pb_dtype dt[PB_IMP_MAXIN + 1]; /* their element types */
 	struct shape out;
 };
 void pb_imp_gen_begin(struct imp *s, struct gen *g, int ndims,

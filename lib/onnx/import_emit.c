@@ -512,9 +512,9 @@ void pb_imp_gen_begin_dt(struct imp *s, struct gen *g, int ndims,
 	for (int i = 0; i < nin; i++)
 		g->dt[i] = in_dt ? in_dt[i] : PB_DT_F32;
 	g->dt[nin] = out_dt;
-	g->arg[15] = pb_imp_fresh(s); /* the result */
+	g->arg[PB_IMP_MAXIN + 1] = pb_imp_fresh(s); /* the result */
 	pb_buf_printf(&b, "%s = linalg.generic {indexing_maps = [",
-		      g->arg[15].s);
+		      g->arg[PB_IMP_MAXIN + 1].s);
 	for (int i = 0; i < nin; i++)
 		pb_buf_printf(&b, "%s, ", in_maps[i].s);
 	pb_buf_printf(&b, "%s], iterator_types = [", out_map->s);
@@ -562,7 +562,7 @@ struct name pb_imp_gen_end(struct imp *s, struct gen *g, const char *yield)
 	const char *el = pb_imp_elt(g->dt[g->nin]);
 	pb_imp_emit(s, "  linalg.yield %s : %s", yield, el);
 	pb_imp_emit(s, "} -> %s", pb_imp_ty_dt(&g->out, g->dt[g->nin]).s);
-	return g->arg[15];
+	return g->arg[PB_IMP_MAXIN + 1];
 }
 
 /* The index into a tensor of shape "in" (broadcast NumPy-style to "out")

@@ -149,7 +149,7 @@ static int foldable(const char *op, enum pb_dtype dt)
 static int fold_ew(struct imp *s, const char *op, int nin, struct val **in,
 		   const struct shape *out)
 {
-	struct pb_tensor *k[16];
+	struct pb_tensor *k[PB_IMP_MAXIN];
 	for (int i = 0; i < nin; i++)
 		if (!(k[i] = pb_imp_known(s, in[i])))
 			return PB_ERR;
@@ -454,11 +454,11 @@ static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
 			struct val **in, const struct shape *out, int legacy)
 {
 	enum pb_dtype dt = in[0]->dtype;
-	const char *ins[16], *el = pb_imp_elt(dt);
+	const char *ins[PB_IMP_MAXIN], *el = pb_imp_elt(dt);
 	const char *op = pb_imp_is_float(dt) ? e->op : int_ew_op(e->name);
-	struct shape in_sh[16];
-	struct text maps[16];
-	enum pb_dtype dts[16];
+	struct shape in_sh[PB_IMP_MAXIN];
+	struct text maps[PB_IMP_MAXIN];
+	enum pb_dtype dts[PB_IMP_MAXIN];
 	int pw = !strcmp(e->name, "Pow");
 	for (int i = 0; i < nin; i++) {
 		/* Pow's exponent may be float32 or another integer type */
@@ -549,12 +549,12 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	if ((in[0]->dtype == PB_DT_F64 || in[0]->dtype == PB_DT_F16) &&
 	    e->op[0])
 		return lower_ew_typed(s, e, nin, in, &out, legacy);
-	const char *ins[16];
-	struct shape in_sh[16];
-	struct text maps[16];
-	enum pb_dtype dts[16];
-	int is_scalar[16] = {0}, slot[16];
-	double sval[16];
+	const char *ins[PB_IMP_MAXIN];
+	struct shape in_sh[PB_IMP_MAXIN];
+	struct text maps[PB_IMP_MAXIN];
+	enum pb_dtype dts[PB_IMP_MAXIN];
+	int is_scalar[PB_IMP_MAXIN] = {0}, slot[PB_IMP_MAXIN];
+	double sval[PB_IMP_MAXIN];
 	for (int i = 0; i < nin; i++) {
 		if (!in[i])
 			continue;
@@ -587,7 +587,7 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, out.rank, iters, nrt, ins, in_sh, dts,
 			    maps, init.s, &out, PB_DT_F32, &omap);
-	struct name a[16];
+	struct name a[PB_IMP_MAXIN];
 	for (int i = 0; i < nin; i++) {
 		if (!in[i])
 			a[i].s[0] = 0;
@@ -609,11 +609,15 @@ static int op_ew(struct imp *s)
 {
 	const struct ew *e = find_ew(s->node->op_type);
 	int nin = pb_imp_nin(s);
-	struct val *in[16];
-	if (nin < 1 || nin > 15 || (e->arity == 2 && nin != 2) ||
-	    (e->arity == 1 && strcmp(e->name, "Clip") && nin != 1))
+	struct val *in[PB_IMP_MAXIN];
+	if (nin < 1 || nin > PB_IMP_MAXIN || (e->arity == 2 && nin != 2) ||
+	    (e->arity == 1 && strcmp(e->name, "Clip") && nin != 1)) {
+		if (!e->arity)
+			return pb_imp_node_error(s, "expected 1 to %d inputs, "
+						 "got %d", PB_IMP_MAXIN, nin);
 		return pb_imp_node_error(s, "expected %d inputs, got %d",
-					 e->arity ? e->arity : 1, nin);
+					 e->arity, nin);
+	}
 	for (int i = 0; i < nin; i++)
 		in[i] = pb_imp_in(s, i);
 	const char *appr = pb_imp_attr_str(s, "approximate", "none");

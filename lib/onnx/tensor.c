@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/npy.h"
 #include "onnx/internal.h"
 #include "onnx/onnx.h"
 
@@ -172,12 +173,10 @@ int pb_onnx_read_tensor_file(struct pb_ctx *ctx, const char *path,
 			     struct pb_tensor *t)
 {
 	size_t len;
-	char *data = pb_read_file(path, &len);
+	char *data = pb_read_regular(ctx, path, &len);
 	memset(t, 0, sizeof(*t));
-	if (!data) {
-		pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
+	if (!data)
 		return PB_ERR;
-	}
 	Onnx__TensorProto *p = onnx__tensor_proto__unpack(
 		NULL, len, (const uint8_t *)data);
 	free(data);

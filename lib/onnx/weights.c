@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/npy.h"
 #include "onnx/internal.h"
 #include "onnx/onnx.h"
 
@@ -93,11 +94,9 @@ struct pb_onnx_weights *pb_onnx_weights_open(struct pb_ctx *ctx,
 					     const char *path)
 {
 	size_t len;
-	char *data = pb_read_file(path, &len);
-	if (!data) {
-		pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
+	char *data = pb_read_regular(ctx, path, &len);
+	if (!data)
 		return NULL;
-	}
 	Onnx__ModelProto *m = pb_onnx_model_unpack(ctx, path, data, len);
 	free(data);
 	if (!m)

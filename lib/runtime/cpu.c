@@ -422,6 +422,20 @@ static void jit_free(struct pb_runtime_jit *j)
 	free(j);
 }
 
+/* MLIR's ExecutionEngine registers LLVM's perf listener, which makes a
+ * jitdump directory ($JITDUMPDIR, else $HOME or the temporary directory,
+ * /.debug/jit/llvm-IR-jit-DATE-XXXX) at the first JIT and leaves it
+ * behind; the C API cannot turn it off. This definition of
+ * llvm::JITEventListener::createPerfJITEventListener() comes before
+ * libLLVM's in the dynamic symbol look-up, so the engine gets no perf
+ * listener and nothing is written (tests/lit/pb-run/no-leftovers.test). */
+void *pb_runtime_no_perf_listener(void) __asm__(
+	"_ZN4llvm16JITEventListener26createPerfJITEventListenerEv");
+void *pb_runtime_no_perf_listener(void)
+{
+	return NULL;
+}
+
 /* Lower "m" and JIT it, with @main's arguments packed from "vals" (one
  * per argument of "sig", written in place). NULL after reporting. */
 static struct pb_runtime_jit *jit(struct pb_ctx *ctx, MlirModule m,

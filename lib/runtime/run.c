@@ -92,17 +92,18 @@ int pb_runtime_read_tensor(struct pb_ctx *ctx, const char *path,
 {
 	char head[6] = {0};
 	struct stat st;
+	memset(t, 0, sizeof(*t));
+	/* a device or a pipe: refused by the readers, not peeked at */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return pb_error_in(ctx, path, "cannot read: %s",
+				   strerror(EISDIR));
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+		return pb_error_in(ctx, path, "not a regular file");
 	FILE *f = fopen(path, "rb");
-	if (f && !fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
-		fclose(f);
-		f = NULL;
-		errno = EISDIR;
-	}
 	if (!f)
 		return pb_error_in(ctx, path, "cannot read: %s", strerror(errno));
 	size_t n = fread(head, 1, sizeof(head), f);
 	fclose(f);
-	memset(t, 0, sizeof(*t));
 	if ((n == sizeof(head) && !memcmp(head, "\x93NUMPY", 6)) ||
 	    has_ext(path, ".npy"))
 		return pb_npy_read(ctx, path, t);
