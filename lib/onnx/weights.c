@@ -143,7 +143,7 @@ int pb_onnx_weights_get(struct pb_ctx *ctx, struct pb_onnx_weights *w,
 	}
 	struct pb_buf where = {0};
 	pb_buf_printf(&where, "%s: initializer '%s'", w->path, name);
-	int rc = pb_onnx_tensor_from_proto(ctx, where.data, p, t);
+	int rc = pb_onnx_tensor_from_proto(ctx, where.data, w->path, p, t);
 	pb_buf_free(&where);
 	if (rc == PB_OK && !t->name)
 		t->name = strdup(name);
