@@ -48,6 +48,8 @@ void pb_ir_advance_stage(MlirModule m, enum pb_stage s)
 
 MlirModule pb_ir_parse(struct pb_ctx *ctx, const struct pb_input *in)
 {
+	if (pb_ir_check_nesting(ctx, in))
+		return (MlirModule){NULL};
 	MlirOperation op = mlirOperationCreateParse(
 		ctx->mlir, mlirStringRefCreate(in->data, in->len),
 		pb_str(in->name));
