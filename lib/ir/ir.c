@@ -113,6 +113,8 @@ MlirModule pb_ir_parse(struct pb_ctx *ctx, const struct pb_input *in)
 			    in->path ? "" : " (did the stage before fail?)");
 		return (MlirModule){NULL};
 	}
+	if (pb_ir_check_nesting(ctx, in))
+		return (MlirModule){NULL};
 	MlirOperation op = mlirOperationCreateParse(
 		ctx->mlir, mlirStringRefCreate(in->data, in->len),
 		pb_str(in->name));

@@ -28,6 +28,13 @@ const char *pb_ir_stage_name(enum pb_stage s);
 
 /* Parse "in" as a module; NULL module (errors reported) on failure. */
 MlirModule pb_ir_parse(struct pb_ctx *ctx, const struct pb_input *in);
+/* PB_ERR (reported at the bracket) when the brackets of the text "in"
+ * nest too deeply for MLIR's recursive parser. */
+int pb_ir_check_nesting(struct pb_ctx *ctx, const struct pb_input *in);
+/* The first operation (pre-order) inside "op" that lies in more than
+ * "max" nested regions of "op" (its own regions counting one), or a null
+ * operation; recurses at most "max" levels. */
+MlirOperation pb_ir_find_too_deep(MlirOperation op, int max);
 /* Verify "m" and print it into "out"; PB_ERR when verification fails. */
 int pb_ir_print(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out);
 /* Run a textual pass pipeline ("builtin.module(...)") on "m". */

@@ -863,8 +863,8 @@ static int op_constant_of_shape(struct imp *s)
 	if (a && a->t) {
 		struct pb_buf where = {0};
 		pb_buf_printf(&where, "%s: node '%s'", s->file, s->node_name);
-		int rc = pb_onnx_tensor_from_proto(s->ctx, where.data, a->t,
-						   &val);
+		int rc = pb_onnx_tensor_from_proto(s->ctx, where.data,
+						   s->path, a->t, &val);
 		pb_buf_free(&where);
 		if (rc)
 			return PB_ERR;

@@ -140,7 +140,8 @@ struct pb_tensor *pb_imp_known(struct imp *s, struct val *v)
 	struct pb_tensor *t = calloc(1, sizeof(*t));
 	struct pb_buf where = {0};
 	pb_buf_printf(&where, "%s: tensor '%s'", s->file, v->name);
-	if (!t || pb_onnx_tensor_from_proto(s->ctx, where.data, v->init, t)) {
+	if (!t || pb_onnx_tensor_from_proto(s->ctx, where.data, s->path,
+					   v->init, t)) {
 		free(t);
 		t = NULL;
 	}
@@ -215,6 +216,18 @@ static void emit_dense(struct imp *s, const struct name *res,
 		pb_buf_puts(&s->body, " loc(unknown)\n");
 }
 
+/* Check the external data reference of parameter "v", if it has one,
+ * at import time, so that a bad one is an error of pb-import rather than
+ * of pb-run. */
+static int check_external(struct imp *s, struct val *v)
+{
+	struct pb_buf where = {0};
+	pb_buf_printf(&where, "%s: tensor '%s'", s->file, v->name);
+	int rc = pb_onnx_external_check(s->ctx, where.data, s->path, v->init);
+	pb_buf_free(&where);
+	return rc;
+}
+
 /* Add an argument for parameter "v" to the function: the initializer (or
  * large Constant) it holds, loaded by the runtime from pb.source. */
 static void add_param(struct imp *s, struct val *v)
@@ -243,6 +256,8 @@ const char *pb_imp_use_dt(struct imp *s, struct val *v)
 	}
 	if (v->init && !s->opts->inline_weights &&
 	    (v->is_init || pb_imp_numel(&v->sh) > PB_INLINE_MAX)) {
+		if (s->path && check_external(s, v))
+			return NULL;
 		add_param(s, v);
 		return v->ssa.s;
 	}

@@ -9,9 +9,16 @@
 #include "core/tensor.h"
 
 /* Decode "p" into "t" (which the caller clears later). "where" prefixes
- * the error ("file" or "file: initializer 'w'"). */
+ * the error ("file" or "file: initializer 'w'"); external data is read
+ * from files beside the model file "model" (NULL: from stdin, an error). */
 int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
-			      const Onnx__TensorProto *p, struct pb_tensor *t);
+			      const char *model, const Onnx__TensorProto *p,
+			      struct pb_tensor *t);
+
+/* Check the external data reference of "p", if any, against the files
+ * beside "model" without reading the data; "where" prefixes the error. */
+int pb_onnx_external_check(struct pb_ctx *ctx, const char *where,
+			   const char *model, const Onnx__TensorProto *p);
 
 /* Unpack the serialized ModelProto "data" of "len" bytes; NULL (reported
  * against "where") when it is not a readable ONNX model. */

@@ -1,7 +1,12 @@
-/* ONNX TensorProto decoding: test-data .pb files and initializers. */
+/* ONNX TensorProto decoding: test-data .pb files and initializers, with
+ * their data inline or in an external file beside the model. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/npy.h"
 #include "onnx/internal.h"
@@ -80,91 +85,317 @@ static int has_typed(const Onnx__TensorProto *p)
 	       p->n_double_data || p->n_uint64_data;
 }
 
-/* Decode TensorProto "p" into "t": shape, element type and data from
- * raw_data or from the typed repeated fields. String tensors, external
- * data and segments are rejected. "where" names the source in errors. */
-int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
-			      const Onnx__TensorProto *p, struct pb_tensor *t)
+/* Is the data of "p" stored in an external file? As in onnxruntime,
+ * external_data entries count only with data_location EXTERNAL. */
+static int is_external(const Onnx__TensorProto *p)
+{
+	return p->has_data_location &&
+	       p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+}
+
+/* Parse the decimal "value" of external_data key "key" into "*out";
+ * PB_ERR (reported against "where") when it is not a non-negative
+ * number. */
+static int parse_offset(struct pb_ctx *ctx, const char *where,
+			const char *key, const char *value, int64_t *out)
+{
+	int64_t v = 0;
+	if (!*value)
+		return pb_error_in(ctx, where, "external data %s is empty", key);
+	for (const char *c = value; *c; c++) {
+		if (*c < '0' || *c > '9' || v > (INT64_MAX - (*c - '0')) / 10)
+			return pb_error_in(ctx, where, "external data %s '%s' "
+					   "is not a byte count", key, value);
+		v = v * 10 + (*c - '0');
+	}
+	*out = v;
+	return PB_OK;
+}
+
+/* Does "loc" name a file below its base directory by its spelling: not
+ * absolute and without ".." components? */
+static int is_relative_below(const char *loc)
+{
+	if (loc[0] == '/')
+		return 0;
+	for (const char *c = loc; *c;) {
+		size_t n = strcspn(c, "/");
+		if (n == 2 && c[0] == '.' && c[1] == '.')
+			return 0;
+		c += n;
+		c += *c == '/';
+	}
+	return 1;
+}
+
+/* The external data reference of a tensor: where its bytes lie. */
+struct external {
+	const char *location;
+	int64_t offset;
+	int64_t length; /* -1: to the end of the file */
+};
+
+/* Read the external_data entries of "p" into "e"; errors name "where". */
+static int external_keys(struct pb_ctx *ctx, const char *where,
+			 const Onnx__TensorProto *p, struct external *e)
+{
+	e->location = NULL;
+	e->offset = 0;
+	e->length = -1;
+	for (size_t i = 0; i < p->n_external_data; i++) {
+		const char *k = p->external_data[i]->key;
+		const char *v = p->external_data[i]->value;
+		if (!k || !v)
+			return pb_error_in(ctx, where, "external data entry %zu "
+					   "has no key or value", i);
+		if (!strcmp(k, "location"))
+			e->location = v;
+		else if (!strcmp(k, "offset")) {
+			if (parse_offset(ctx, where, k, v, &e->offset))
+				return PB_ERR;
+		} else if (!strcmp(k, "length")) {
+			if (parse_offset(ctx, where, k, v, &e->length))
+				return PB_ERR;
+		} else if (strcmp(k, "checksum"))
+			return pb_error_in(ctx, where, "unknown external data "
+					   "key '%s'", k);
+	}
+	if (!e->location || !*e->location)
+		return pb_error_in(ctx, where, "external data has no location");
+	return PB_OK;
+}
+
+/* Open the file at "location" relative to the directory of the model
+ * "model" for reading; -1 after reporting against "where". The location
+ * must stay inside that directory: not absolute, no "..", and no
+ * symbolic link leading out of it (checked on the resolved paths). */
+static int open_below(struct pb_ctx *ctx, const char *where,
+		      const char *model, const char *location)
+{
+	if (!is_relative_below(location)) {
+		pb_error_in(ctx, where, "external data location '%s' must be a "
+			    "path relative to the model's directory, without "
+			    "'..'", location);
+		return -1;
+	}
+	struct pb_buf path = {0};
+	const char *slash = strrchr(model, '/');
+	if (slash)
+		pb_buf_append(&path, model, (size_t)(slash - model));
+	else
+		pb_buf_puts(&path, ".");
+	char dir[PATH_MAX], file[PATH_MAX];
+	int ok = realpath(path.data, dir) != NULL;
+	pb_buf_printf(&path, "/%s", location);
+	if (ok && !realpath(path.data, file)) {
+		pb_error_in(ctx, where, "cannot read external data file '%s': "
+			    "%s", location, strerror(errno));
+		pb_buf_free(&path);
+		return -1;
+	}
+	pb_buf_free(&path);
+	size_t n = strlen(dir);
+	if (!ok || strncmp(file, dir, n) || (file[n] != '/' && n > 1)) {
+		pb_error_in(ctx, where, "external data location '%s' leads out "
+			    "of the model's directory", location);
+		return -1;
+	}
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		pb_error_in(ctx, where, "cannot read external data file '%s': "
+			    "%s", location, strerror(errno));
+	return fd;
+}
+
+/* Open the external data of "p" ("nbytes" bytes by its shape and type),
+ * located relative to the model "model" (NULL: the model came from
+ * stdin), and check the reference against the file: a regular file
+ * holding "offset" + "length" bytes, "length" being "nbytes". Returns the
+ * descriptor and sets "*offset", or -1 after reporting against "where". */
+static int external_open(struct pb_ctx *ctx, const char *where,
+			 const char *model, const Onnx__TensorProto *p,
+			 size_t nbytes, int64_t *offset)
+{
+	struct external e;
+	struct stat st;
+	if (external_keys(ctx, where, p, &e))
+		return -1;
+	if (!model) {
+		pb_error_in(ctx, where, "the model is read from stdin, so its "
+			    "external data '%s' cannot be located: name the "
+			    "file", e.location);
+		return -1;
+	}
+	int fd = open_below(ctx, where, model, e.location);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		pb_error_in(ctx, where, "external data file '%s' is not a "
+			    "regular file", e.location);
+		close(fd);
+		return -1;
+	}
+	int64_t size = st.st_size;
+	int64_t length = e.length >= 0 ? e.length : size - e.offset;
+	if (e.offset > size || length > size - e.offset) {
+		pb_error_in(ctx, where, "external data (offset %lld, length "
+			    "%lld) lies past the end of '%s' (%lld bytes)",
+			    (long long)e.offset, (long long)length, e.location,
+			    (long long)size);
+		close(fd);
+		return -1;
+	}
+	if ((uint64_t)length != nbytes) {
+		pb_error_in(ctx, where, "external data holds %lld bytes, shape "
+			    "and type need %zu", (long long)length, nbytes);
+		close(fd);
+		return -1;
+	}
+	*offset = e.offset;
+	return fd;
+}
+
+/* Read the "n" bytes at "offset" of "fd" into "dst"; errors name
+ * "where". */
+static int read_at(struct pb_ctx *ctx, const char *where, int fd,
+		   int64_t offset, void *dst, size_t n)
+{
+	char *d = dst;
+	while (n) {
+		ssize_t r = pread(fd, d, n, (off_t)offset);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return pb_error_in(ctx, where, "cannot read external "
+					   "data: %s", r ? strerror(errno)
+							 : "file truncated");
+		d += r;
+		n -= (size_t)r;
+		offset += r;
+	}
+	return PB_OK;
+}
+
+/* The shape, element type and size of "p" into "t" (no data); errors
+ * name "where". */
+static int tensor_header(struct pb_ctx *ctx, const char *where,
+			 const Onnx__TensorProto *p, struct pb_tensor *t)
 {
 	memset(t, 0, sizeof(*t));
 	enum pb_dtype dt = p->has_data_type ? (enum pb_dtype)p->data_type
 					    : PB_DT_UNDEFINED;
-	if (dt == PB_DT_STRING) {
-		pb_error_in(ctx, where, "string tensors are not supported");
-		return PB_ERR;
-	}
+	if (dt == PB_DT_STRING)
+		return pb_error_in(ctx, where, "string tensors are not "
+				   "supported");
 	size_t esz = pb_dtype_size(dt);
-	if (!esz) {
-		pb_error_in(ctx, where, "tensor data type %d is not supported",
-			      (int)dt);
-		return PB_ERR;
-	}
-	if (p->n_external_data ||
-	    (p->has_data_location &&
-	     p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL)) {
-		pb_error_in(ctx, where,
-			      "tensor data stored externally is not supported");
-		return PB_ERR;
-	}
-	if (p->segment) {
-		pb_error_in(ctx, where, "segmented tensors are not supported");
-		return PB_ERR;
-	}
-	if (p->n_dims > PB_MAX_RANK) {
-		pb_error_in(ctx, where, "tensor rank %zu exceeds %d",
-			      p->n_dims, PB_MAX_RANK);
-		return PB_ERR;
-	}
+	if (!esz)
+		return pb_error_in(ctx, where, "tensor data type %d is not "
+				   "supported", (int)dt);
+	if (p->segment)
+		return pb_error_in(ctx, where, "segmented tensors are not "
+				   "supported");
+	if (p->n_dims > PB_MAX_RANK)
+		return pb_error_in(ctx, where, "tensor rank %zu exceeds %d",
+				   p->n_dims, PB_MAX_RANK);
 	int64_t n = 1;
 	for (size_t i = 0; i < p->n_dims; i++) {
-		if (p->dims[i] < 0 || (p->dims[i] && n > INT64_MAX / p->dims[i])) {
-			pb_error_in(ctx, where, "bad tensor dimension %lld",
-				      (long long)p->dims[i]);
-			return PB_ERR;
-		}
+		if (p->dims[i] < 0 || (p->dims[i] && n > INT64_MAX / p->dims[i]))
+			return pb_error_in(ctx, where, "bad tensor dimension "
+					   "%lld", (long long)p->dims[i]);
 		n *= p->dims[i];
 		t->dims[i] = p->dims[i];
 	}
 	t->rank = (int)p->n_dims;
 	t->dtype = dt;
 	t->nbytes = (size_t)n * esz;
-	int raw = p->has_raw_data && (p->raw_data.len || !has_typed(p));
-	long avail = raw ? -2 : typed_count(p, dt);
-	if (raw && p->raw_data.len != t->nbytes) {
-		pb_error_in(ctx, where,
-			      "raw_data holds %zu bytes, shape and type need %zu",
-			      p->raw_data.len, t->nbytes);
+	return PB_OK;
+}
+
+/* Check the external data reference of "p" (if it has one), located
+ * relative to the model "model", without reading the data: the
+ * importer's check of an initializer it leaves to pb-run. Errors name
+ * "where". */
+int pb_onnx_external_check(struct pb_ctx *ctx, const char *where,
+			   const char *model, const Onnx__TensorProto *p)
+{
+	struct pb_tensor t;
+	int64_t offset;
+	if (!is_external(p))
+		return PB_OK;
+	if (tensor_header(ctx, where, p, &t))
 		return PB_ERR;
+	int fd = external_open(ctx, where, model, p, t.nbytes, &offset);
+	if (fd < 0)
+		return PB_ERR;
+	close(fd);
+	return PB_OK;
+}
+
+/* Fill the allocated "t"->data from the data of "p": raw_data, the
+ * external file (relative to "model") or the typed repeated field.
+ * Errors name "where". */
+static int fill_data(struct pb_ctx *ctx, const char *where, const char *model,
+		     const Onnx__TensorProto *p, struct pb_tensor *t)
+{
+	if (is_external(p)) {
+		int64_t offset;
+		int fd = external_open(ctx, where, model, p, t->nbytes,
+				       &offset);
+		if (fd < 0)
+			return PB_ERR;
+		int rc = read_at(ctx, where, fd, offset, t->data, t->nbytes);
+		close(fd);
+		return rc;
 	}
-	if (!raw && avail != n) {
-		if (avail < 0)
-			pb_error_in(ctx, where, "no data for %s tensor",
-				      pb_dtype_name(dt));
-		else
-			pb_error_in(ctx, where,
-				      "tensor holds %ld values, its shape needs "
-				      "%lld",
-				      avail, (long long)n);
+	if (p->has_raw_data && (p->raw_data.len || !has_typed(p))) {
+		if (t->nbytes)
+			memcpy(t->data, p->raw_data.data, t->nbytes);
+		return PB_OK;
+	}
+	copy_typed(p, t, (int64_t)(t->nbytes / pb_dtype_size(t->dtype)));
+	return PB_OK;
+}
+
+/* Decode TensorProto "p" into "t": shape, element type and data from
+ * raw_data, from the typed repeated fields, or from an external file
+ * named relative to the directory of the model "model" (NULL: the model
+ * came from stdin). String tensors and segments are rejected. "where"
+ * names the source in errors. */
+int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
+			      const char *model, const Onnx__TensorProto *p,
+			      struct pb_tensor *t)
+{
+	if (tensor_header(ctx, where, p, t))
 		return PB_ERR;
+	int64_t n = (int64_t)(t->nbytes / pb_dtype_size(t->dtype));
+	int raw = !is_external(p) && p->has_raw_data &&
+		  (p->raw_data.len || !has_typed(p));
+	long avail = raw || is_external(p) ? -2 : typed_count(p, t->dtype);
+	if (raw && p->raw_data.len != t->nbytes)
+		return pb_error_in(ctx, where, "raw_data holds %zu bytes, "
+				   "shape and type need %zu",
+				   p->raw_data.len, t->nbytes);
+	if (avail != -2 && avail != n) {
+		if (avail < 0)
+			return pb_error_in(ctx, where, "no data for %s tensor",
+					   pb_dtype_name(t->dtype));
+		return pb_error_in(ctx, where, "tensor holds %ld values, its "
+				   "shape needs %lld", avail, (long long)n);
 	}
 	t->data = malloc(t->nbytes ? t->nbytes : 1);
 	if (p->name && *p->name)
 		t->name = strdup(p->name);
 	if (!t->data) {
 		pb_tensor_clear(t);
-		pb_error_in(ctx, where, "out of memory");
+		return pb_error_in(ctx, where, "out of memory");
+	}
+	if (fill_data(ctx, where, model, p, t)) {
+		pb_tensor_clear(t);
 		return PB_ERR;
 	}
-	if (raw) {
-		if (t->nbytes)
-			memcpy(t->data, p->raw_data.data, t->nbytes);
-		if (dt == PB_DT_BOOL)
-			for (size_t i = 0; i < t->nbytes; i++)
-				((uint8_t *)t->data)[i] =
-					((uint8_t *)t->data)[i] != 0;
-		return PB_OK;
-	}
-	copy_typed(p, t, n);
+	if (t->dtype == PB_DT_BOOL && avail == -2)
+		for (size_t i = 0; i < t->nbytes; i++)
+			((uint8_t *)t->data)[i] = ((uint8_t *)t->data)[i] != 0;
 	return PB_OK;
 }
 
@@ -184,7 +415,7 @@ int pb_onnx_read_tensor_file(struct pb_ctx *ctx, const char *path,
 		pb_error_in(ctx, path, "cannot parse ONNX tensor");
 		return PB_ERR;
 	}
-	int rc = pb_onnx_tensor_from_proto(ctx, path, p, t);
+	int rc = pb_onnx_tensor_from_proto(ctx, path, path, p, t);
 	onnx__tensor_proto__free_unpacked(p, NULL);
 	return rc;
 }

@@ -13,8 +13,6 @@ struct pb_onnx_weights {
 	Onnx__ModelProto *model;
 };
 
-/* Unpack the ModelProto in "data" ("len" bytes) and check that it has a
- * graph; errors name "where". */
 /* Absent optional strings unpack as NULL; the readers compare names
  * with strcmp, so give each one an empty string (allocated: protobuf-c
  * frees every string that is not the field's default). 0 when out of
@@ -58,9 +56,92 @@ static int fill_names(Onnx__ModelProto *m)
 	return 1;
 }
 
+/* The deepest nesting of messages the reader accepts: protobuf's own
+ * default recursion limit. protobuf-c unpacks recursively, so a model of
+ * thousands of nested subgraphs (a few hundred KB) would overflow the
+ * stack. */
+#define MAX_DEPTH 100
+
+/* Read the varint at "*p" (before "end") into "*v"; 0 when truncated. */
+static int varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
+{
+	*v = 0;
+	for (int shift = 0; *p < end && shift < 64; shift += 7) {
+		uint8_t b = *(*p)++;
+		*v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is the serialized "desc" message in "data" ("len" bytes) nested no more
+ * than MAX_DEPTH messages deep? Scans the wire format without recursion,
+ * following the fields that "desc" and its field descriptors declare as
+ * messages. Malformed data passes: the unpacker rejects it. */
+static int depth_ok(const ProtobufCMessageDescriptor *desc, const uint8_t *data,
+		    size_t len)
+{
+	const ProtobufCMessageDescriptor *descs[MAX_DEPTH];
+	const uint8_t *ends[MAX_DEPTH];
+	const uint8_t *p = data;
+	int depth = 0;
+	descs[0] = desc;
+	ends[0] = data + len;
+	while (depth >= 0) {
+		uint64_t tag, n;
+		if (p >= ends[depth]) {
+			p = ends[depth--];
+			continue;
+		}
+		if (!varint(&p, ends[depth], &tag))
+			return 1;
+		switch (tag & 7) {
+		case 0:
+			if (!varint(&p, ends[depth], &n))
+				return 1;
+			break;
+		case 1: case 5:
+			n = (tag & 7) == 1 ? 8 : 4;
+			if (n > (uint64_t)(ends[depth] - p))
+				return 1;
+			p += n;
+			break;
+		case 2: {
+			if (!varint(&p, ends[depth], &n) ||
+			    n > (uint64_t)(ends[depth] - p))
+				return 1;
+			const ProtobufCFieldDescriptor *f =
+				protobuf_c_message_descriptor_get_field(
+					descs[depth], (unsigned)(tag >> 3));
+			if (f && f->type == PROTOBUF_C_TYPE_MESSAGE) {
+				if (depth + 1 == MAX_DEPTH)
+					return 0;
+				descs[++depth] = f->descriptor;
+				ends[depth] = p + n;
+			} else {
+				p += n;
+			}
+			break;
+		}
+		default:
+			return 1;
+		}
+	}
+	return 1;
+}
+
+/* Unpack the ModelProto in "data" ("len" bytes) and check that it has a
+ * graph, after checking that its messages do not nest too deeply for the
+ * recursive unpacker; errors name "where". */
 Onnx__ModelProto *pb_onnx_model_unpack(struct pb_ctx *ctx, const char *where,
 				       const void *data, size_t len)
 {
+	if (!depth_ok(&onnx__model_proto__descriptor, data, len)) {
+		pb_error_in(ctx, where, "cannot parse ONNX model: messages "
+			    "nested more than %d deep", MAX_DEPTH);
+		return NULL;
+	}
 	Onnx__ModelProto *m =
 		onnx__model_proto__unpack(NULL, len, (const uint8_t *)data);
 	if (!m || !m->graph || !m->has_ir_version || !m->n_opset_import) {
@@ -142,7 +223,7 @@ int pb_onnx_weights_get(struct pb_ctx *ctx, struct pb_onnx_weights *w,
 	}
 	struct pb_buf where = {0};
 	pb_buf_printf(&where, "%s: initializer '%s'", w->path, name);
-	int rc = pb_onnx_tensor_from_proto(ctx, where.data, p, t);
+	int rc = pb_onnx_tensor_from_proto(ctx, where.data, w->path, p, t);
 	pb_buf_free(&where);
 	if (rc == PB_OK && !t->name)
 		t->name = strdup(name);

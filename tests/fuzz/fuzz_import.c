@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	Onnx__TensorProto *p = onnx__tensor_proto__unpack(NULL, size, data);
 	if (p) {
 		struct pb_tensor t = { 0 };
-		if (pb_onnx_tensor_from_proto(ctx, "fuzz.pb", p, &t) == PB_OK)
+		if (pb_onnx_tensor_from_proto(ctx, "fuzz.pb", NULL, p, &t) == PB_OK)
 			pb_tensor_clear(&t);
 		onnx__tensor_proto__free_unpacked(p, NULL);
 	}
