@@ -1,6 +1,7 @@
 /* The band of a nest: its outermost perfectly nested parallel loops. */
 #include <string.h>
 
+#include "core/tensor.h"
 #include "kernel/kernel.h"
 
 int pb_kernel_band_add(MlirOperation op, struct pb_kernel_band *b)
@@ -45,9 +46,6 @@ MlirBlock pb_kernel_band_body(const struct pb_kernel_band *b)
 
 int64_t pb_kernel_band_points(const struct pb_kernel_band *b)
 {
-	int64_t t = 1;
-	for (int i = 0; i < b->n; i++)
-		if (__builtin_mul_overflow(t, b->extent[i], &t))
-			return INT64_MAX;
-	return t;
+	int64_t t = pb_numel(b->n, b->extent);
+	return t < 0 ? INT64_MAX : t;
 }

@@ -144,6 +144,24 @@ static int compile(struct pb_ctx *ctx, MlirModule m, struct pb_buf *ptx)
 	return pb_pipeline_emit(ctx, m, PB_STAGE_CODEGEN, NULL, ptx);
 }
 
+/* Load "in" of kind "k" (not PTX) through "pipeline" (NULL: none) and
+ * compile it into "ptx"; with "costs", the flops of its kernel functions
+ * (from the fuse-stage module) into "*costs" first. */
+static int compile_input(struct pb_ctx *ctx, const struct pb_input *in,
+			 enum kind k, const char *pipeline,
+			 struct pb_prof_costs *costs, struct pb_buf *ptx)
+{
+	MlirModule m;
+	int rc = load(ctx, in, k, pipeline, PB_STAGE_FUSE, &m);
+	if (rc == PB_OK && costs)
+		rc = pb_runtime_costs(ctx, m, costs);
+	if (rc == PB_OK)
+		rc = compile(ctx, m, ptx);
+	if (!mlirModuleIsNull(m))
+		mlirModuleDestroy(m);
+	return rc;
+}
+
 /* The --pipeline options "l" compile: there is nothing to compile in
  * PTX. */
 static int check_pipelines(struct pb_ctx *ctx, const struct pb_input *in,
@@ -182,15 +200,10 @@ static int run_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 		return pb_runtime_ptx_main(ctx, in->data, in->len, in->path, o,
 					   report);
 	struct pb_buf ptx = {0};
-	MlirModule m;
-	int rc = load(ctx, in, k, pipeline, PB_STAGE_FUSE, &m);
-	if (rc == PB_OK)
-		rc = compile(ctx, m, &ptx);
+	int rc = compile_input(ctx, in, k, pipeline, NULL, &ptx);
 	if (rc == PB_OK)
 		rc = pb_runtime_ptx_main(ctx, ptx.data, ptx.len, in->path, o,
 					 report);
-	if (!mlirModuleIsNull(m))
-		mlirModuleDestroy(m);
 	pb_buf_free(&ptx);
 	return rc;
 }
@@ -285,18 +298,11 @@ static int prof_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 				       NULL, report, p);
 	struct pb_prof_costs costs = {0};
 	struct pb_buf ptx = {0};
-	MlirModule m;
 	*p = NULL;
-	int rc = load(ctx, in, k, pipeline, PB_STAGE_FUSE, &m);
-	if (rc == PB_OK)
-		rc = pb_runtime_costs(ctx, m, &costs);
-	if (rc == PB_OK)
-		rc = compile(ctx, m, &ptx);
+	int rc = compile_input(ctx, in, k, pipeline, &costs, &ptx);
 	if (rc == PB_OK)
 		rc = pb_prof_ptx_run(ctx, ptx.data, ptx.len, in->path, o,
 				     &costs, report, p);
-	if (!mlirModuleIsNull(m))
-		mlirModuleDestroy(m);
 	pb_buf_free(&ptx);
 	pb_prof_costs_free(&costs);
 	return rc;
