@@ -198,10 +198,13 @@ install: all
 	install -m 644 targets/*.json $(DESTDIR)$(PREFIX)/share/pb/targets
 	install -m 755 $(PIPELINES) $(DESTDIR)$(PREFIX)/share/pb/pipelines
 
-# make fuzz FUZZ_SECONDS=N: libFuzzer (clang-14) over the ONNX importer and
-# tensor reader, libpb rebuilt with ASan+UBSan into $(B)-fuzz, seeded with
-# small model.onnx files of libonnx-testdata (docs/testing.md, "Fuzzing").
+# make fuzz FUZZ_SECONDS=N [FUZZ_TARGET=import|mlir]: libFuzzer (clang-14)
+# over the ONNX importer and tensor reader (import, the default) or over
+# the textual MLIR entry of the stages (mlir), libpb rebuilt with
+# ASan+UBSan into $(B)-fuzz, seeded by tests/fuzz/seed.sh (docs/testing.md,
+# "Fuzzing").
 FUZZ_SECONDS ?= 60
+FUZZ_TARGET ?= import
 FUZZ_CC ?= clang-14
 FB := $(B)-fuzz
 FUZZ_SAN := -fsanitize=address,undefined -fno-omit-frame-pointer
@@ -210,13 +213,14 @@ fuzz:
 	$(Q)$(MAKE) --no-print-directory B=$(FB) CC=$(FUZZ_CC) CFLAGS="-O1 -g" \
 		SANFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FB)/lib/libpb.a
 	$(Q)$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -O1 -g $(FUZZ_SAN) -fsanitize=fuzzer \
-		-Ilib -I$(FB)/gen -I$(LLVM)/include tests/fuzz/fuzz_import.c \
-		$(FB)/lib/libpb.a $(LIBS) -o $(FB)/fuzz_import
-	$(Q)tests/fuzz/seed.sh $(FB)/corpus
-	$(Q)mkdir -p $(FB)/found
-	$(Q)cd $(FB)/found && ASAN_OPTIONS=detect_leaks=1 ../fuzz_import \
+		-Ilib -I$(FB)/gen -I$(LLVM)/include tests/fuzz/fuzz_$(FUZZ_TARGET).c \
+		$(FB)/lib/libpb.a $(LIBS) -o $(FB)/fuzz_$(FUZZ_TARGET)
+	$(Q)tests/fuzz/seed.sh $(FB)/corpus-$(FUZZ_TARGET) $(FUZZ_TARGET)
+	$(Q)mkdir -p $(FB)/found-$(FUZZ_TARGET)
+	$(Q)cd $(FB)/found-$(FUZZ_TARGET) && ASAN_OPTIONS=detect_leaks=1 \
+		../fuzz_$(FUZZ_TARGET) \
 		-max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=4096 \
-		-max_len=65536 -close_fd_mask=2 $(FUZZ_FLAGS) ../corpus
+		-max_len=65536 -close_fd_mask=2 $(FUZZ_FLAGS) ../corpus-$(FUZZ_TARGET)
 
 clean:
 	rm -rf build build-san build-fuzz
