@@ -121,7 +121,8 @@ struct pb_strlist {
 struct pb_input {
 	const char *name; /* for diagnostics: the path, or "<stdin>" */
 	const char *path; /* NULL for stdin */
-	const char *data;
+	const char *data; /* "len" bytes and a '\0' after them: MLIR's
+			     lexer reads up to the terminator */
 	size_t len;
 };
 

@@ -7,6 +7,8 @@
  * FUZZ_TARGET=mlir` (docs/testing.md, "Fuzzing"). */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "core/pb.h"
 #include "pipeline/pipeline.h"
@@ -18,18 +20,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!ctx) /* registers the MLIR dialects: once per process */
 		ctx = pb_ctx_alloc("pb-codegen");
 
+	/* a tool's input ends in '\0' (pb_read_file), as MLIR's lexer needs */
+	char *text = malloc(size + 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	text[size] = '\0';
 	struct pb_input in = {
 		.name = "fuzz.mlir",
 		.path = "fuzz.mlir",
-		.data = (const char *)data,
+		.data = text,
 		.len = size,
 	};
 	ctx->input_name = in.name;
 	ctx->nerrors = 0;
 	MlirModule m = pb_ir_parse(ctx, &in);
-	if (mlirModuleIsNull(m))
-		return 0;
-	pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, NULL);
-	mlirModuleDestroy(m);
+	if (!mlirModuleIsNull(m)) {
+		pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, NULL);
+		mlirModuleDestroy(m);
+	}
+	free(text);
 	return 0;
 }
