@@ -257,6 +257,8 @@ void pb_ir_collect(MlirOperation root, const char *name, struct pb_ir_ops *l)
 
 void pb_ir_block_ops(MlirBlock block, struct pb_ir_ops *l)
 {
+	if (mlirBlockIsNull(block))
+		return;
 	for (MlirOperation op = mlirBlockGetFirstOperation(block);
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
 		pb_ir_ops_push(l, op);

@@ -64,7 +64,8 @@ void pb_ir_ops_free(struct pb_ir_ops *l);
 /* Append every operation nested in "root" (not "root" itself) whose name
  * is "name" (any operation when "name" is NULL) to "l", in pre-order. */
 void pb_ir_collect(MlirOperation root, const char *name, struct pb_ir_ops *l);
-/* The operations directly in "block", in order, appended to "l". */
+/* The operations directly in "block" (none for a null block: the body of
+ * a declaration), in order, appended to "l". */
 void pb_ir_block_ops(MlirBlock block, struct pb_ir_ops *l);
 
 /* A map from values to values (linear, for the small maps of outlining). */

@@ -173,7 +173,12 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 {
 	struct pb_ir_ops ops = {0};
 	int rc = PB_OK, nest = 0;
-	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(func, 0));
+	MlirBlock body = pb_ir_entry_block(func);
+	if (mlirBlockIsNull(body)) {
+		pb_error_at(ctx, mlirOperationGetLocation(func),
+			    "kernel function has no body");
+		return PB_ERR;
+	}
 	pb_ir_block_ops(body, &ops);
 	for (int i = 0; i < ops.n && rc == PB_OK; i++) {
 		struct pb_kernel_band b;
