@@ -483,6 +483,7 @@ void pb_poly_scop_free(struct pb_poly_scop *s)
 		isl_union_map_free(st->reads);
 		isl_union_map_free(st->must_writes);
 		isl_union_map_free(st->may_writes);
+		pb_poly_deps_free(st);
 	}
 	free(s->stmt);
 	for (int i = 0; i < s->nbuf; i++)

@@ -9,6 +9,7 @@
  *	    filter: { S1[] }
  *
  * and its flat form { S0[i0, i1] -> [0, i0, i1]; S1[] -> [1, 0, 0] }. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <isl/flow.h>
@@ -133,6 +134,66 @@ static __isl_give isl_union_map *none(struct pb_poly_scop *s)
 	return isl_union_map_empty(isl_space_params_alloc(s->ctx, 0));
 }
 
+/* The statement index of tuple name "name" ("S<id>") of scop "s", or -1. */
+static int stmt_index(const struct pb_poly_scop *s, const char *name)
+{
+	if (!name || name[0] != 'S')
+		return -1;
+	char *end;
+	long id = strtol(name + 1, &end, 10);
+	return *end || end == name + 1 || id < 0 || id >= s->nstmt ? -1 : (int)id;
+}
+
+/* The index being built by "index_map": scop "s" and the kind "kind" of
+ * the dependences. */
+struct index_data {
+	struct pb_poly_scop *s;
+	enum pb_poly_dep kind;
+};
+
+/* isl_union_map_foreach_map callback: append dependence map "map"
+ * S<a>[...] -> S<b>[...] to the successors of statement a in the index
+ * "user" (dropped when plainly empty). */
+static isl_stat index_map(__isl_take isl_map *map, void *user)
+{
+	struct index_data *d = user;
+	int a = stmt_index(d->s, isl_map_get_tuple_name(map, isl_dim_in));
+	int b = stmt_index(d->s, isl_map_get_tuple_name(map, isl_dim_out));
+	if (a < 0 || b < 0) {
+		isl_map_free(map);
+		return isl_stat_error;
+	}
+	if (isl_map_plain_is_empty(map) == isl_bool_true) {
+		isl_map_free(map);
+		return isl_stat_ok;
+	}
+	struct pb_poly_succ *sc = &d->s->stmt[a].succ[d->kind];
+	sc->dst = realloc(sc->dst, sizeof(*sc->dst) * (sc->n + 1));
+	sc->map = realloc(sc->map, sizeof(*sc->map) * (sc->n + 1));
+	if (!sc->dst || !sc->map)
+		abort();
+	int k = sc->n++;
+	/* one map per space in a union map: b is new; keep them sorted */
+	for (; k > 0 && sc->dst[k - 1] > b; k--) {
+		sc->dst[k] = sc->dst[k - 1];
+		sc->map[k] = sc->map[k - 1];
+	}
+	sc->dst[k] = b;
+	sc->map[k] = map;
+	return isl_stat_ok;
+}
+
+/* Index the dependences "deps" of kind "kind" of "s" by source statement.
+ * Returns -1 on an error (a map that relates no two statements). */
+static int index_deps(struct pb_poly_scop *s, __isl_keep isl_union_map *deps,
+		      enum pb_poly_dep kind)
+{
+	struct index_data d = {s, kind};
+	if (!deps)
+		return -1;
+	return isl_union_map_foreach_map(deps, &index_map, &d) < 0 ? -1 : 0;
+}
+
 void pb_poly_deps_build(struct pb_poly_scop *s)
 {
 	/* Value-based: exact writes kill, the others only may reach. */
@@ -150,14 +211,54 @@ void pb_poly_deps_build(struct pb_poly_scop *s)
 	isl_union_map *waw = flow(s, isl_union_map_copy(s->may_writes), none(s),
 				  isl_union_map_copy(s->may_writes), NULL);
 	s->dep_mem = isl_union_map_union(isl_union_map_union(raw, war), waw);
+	if (index_deps(s, s->dep_flow, PB_POLY_DEP_FLOW) < 0 ||
+	    index_deps(s, s->dep_mem, PB_POLY_DEP_MEM) < 0) {
+		/* incomplete: pb_poly_extract fails on the NULL */
+		s->dep_mem = isl_union_map_free(s->dep_mem);
+	}
+}
+
+void pb_poly_deps_free(struct pb_poly_stmt *st)
+{
+	for (int k = 0; k < PB_POLY_NDEP; k++) {
+		for (int i = 0; i < st->succ[k].n; i++)
+			isl_map_free(st->succ[k].map[i]);
+		free(st->succ[k].dst);
+		free(st->succ[k].map);
+		st->succ[k].n = 0;
+		st->succ[k].dst = NULL;
+		st->succ[k].map = NULL;
+	}
+}
+
+__isl_keep isl_map *pb_poly_deps_find(const struct pb_poly_scop *s,
+				      enum pb_poly_dep kind, int src, int dst)
+{
+	if (src < 0 || dst < 0 || src >= s->nstmt || dst >= s->nstmt ||
+	    kind < 0 || kind >= PB_POLY_NDEP)
+		return NULL;
+	const struct pb_poly_succ *sc = &s->stmt[src].succ[kind];
+	int lo = 0, hi = sc->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (sc->dst[mid] < dst)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->n && sc->dst[lo] == dst ? sc->map[lo] : NULL;
 }
 
 __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
-					 __isl_keep isl_union_map *deps,
-					 int src, int dst)
+					 enum pb_poly_dep kind, int src,
+					 int dst)
 {
-	if (src < 0 || dst < 0 || src >= s->nstmt || dst >= s->nstmt)
+	if (src < 0 || dst < 0 || src >= s->nstmt || dst >= s->nstmt ||
+	    kind < 0 || kind >= PB_POLY_NDEP)
 		return NULL;
+	isl_map *m = pb_poly_deps_find(s, kind, src, dst);
+	if (m)
+		return isl_map_copy(m);
 	char a[32], b[32];
 	snprintf(a, sizeof(a), "S%d", src);
 	snprintf(b, sizeof(b), "S%d", dst);
@@ -165,5 +266,5 @@ __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
 					s->stmt[dst].depth);
 	sp = isl_space_set_tuple_name(sp, isl_dim_in, a);
 	sp = isl_space_set_tuple_name(sp, isl_dim_out, b);
-	return isl_union_map_extract_map(deps, sp);
+	return isl_map_empty(sp);
 }
