@@ -486,8 +486,10 @@ void pb_poly_scop_free(struct pb_poly_scop *s)
 		pb_poly_deps_free(st);
 	}
 	free(s->stmt);
-	for (int i = 0; i < s->nbuf; i++)
+	for (int i = 0; i < s->nbuf; i++) {
 		free(s->buf[i].shape);
+		isl_union_map_free(s->buf[i].no_source);
+	}
 	free(s->buf);
 	isl_union_set_free(s->domain);
 	isl_union_map_free(s->reads);

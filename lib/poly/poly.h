@@ -103,6 +103,8 @@ struct pb_poly_buf {
 	int64_t *shape;	 /* [rank] */
 	int elem_bytes;	 /* size of one element (1 for i1) */
 	int is_arg;	 /* a block argument (of the enclosing function) */
+	isl_union_map *no_source; /* its reads (S -> B<id>) that may read a
+				     value not written in the block */
 };
 
 struct pb_poly_scop {
