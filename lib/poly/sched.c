@@ -209,14 +209,16 @@ static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
 	/* Memory-based: only may sources, so that nothing is killed. */
 	isl_union_map *raw = flow(sch, isl_union_map_copy(acc[0]), none(s),
 				  isl_union_map_copy(acc[2]), NULL);
-	isl_union_map *war = flow(sch, isl_union_map_copy(acc[2]), none(s),
-				  isl_union_map_copy(acc[0]), NULL);
-	isl_union_map *waw = flow(sch, isl_union_map_copy(acc[2]), none(s),
-				  isl_union_map_copy(acc[2]), NULL);
+	/* write-after-read and write-after-write at once: may sources
+	 * kill nothing, so their dependences are those of each source */
+	isl_union_map *wa = flow(sch, isl_union_map_copy(acc[2]), none(s),
+				 isl_union_map_union(isl_union_map_copy(acc[0]),
+						     isl_union_map_copy(acc[2])),
+				 NULL);
 	isl_schedule_free(sch);
 	s->dep_flow = isl_union_map_union(s->dep_flow, fl);
 	s->dep_mem = isl_union_map_union(s->dep_mem,
-		isl_union_map_union(isl_union_map_union(raw, war), waw));
+					 isl_union_map_union(raw, wa));
 }
 
 /* The statement index of tuple name "name" ("S<id>") of scop "s", or -1. */
