@@ -122,17 +122,7 @@ static int accesses_of(struct pb_fusion *f, int b, struct pb_poly_access **acc,
 /* Does some read of buffer "b" see a value from before the block? */
 static int reads_live_in(struct pb_fusion *f, int b)
 {
-	isl_union_map *ns = isl_union_map_copy(f->s->no_source);
-	isl_space *sp = isl_space_set_alloc(f->s->ctx, 0,
-					    f->s->buf[b].rank);
-	char name[16];
-	snprintf(name, sizeof(name), "B%d", b);
-	sp = isl_space_set_tuple_name(sp, isl_dim_set, name);
-	ns = isl_union_map_intersect_range(
-		ns, isl_union_set_from_set(isl_set_universe(sp)));
-	isl_bool empty = isl_union_map_is_empty(ns);
-	isl_union_map_free(ns);
-	return empty != isl_bool_true;
+	return isl_union_map_is_empty(f->s->buf[b].no_source) != isl_bool_true;
 }
 
 void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before)

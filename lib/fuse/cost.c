@@ -13,7 +13,9 @@
  *          buffers only the set touches (the ones contraction removes).
  * Fusing is profitable when the fused kernel is predicted no slower than
  * the two it replaces. */
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <isl/fixed_box.h>
 #include <isl/val.h>
@@ -89,45 +91,239 @@ void pb_fuse_traffic(const struct pb_poly_scop *s, const int *stmts, int n,
 	}
 }
 
-/* Is every access to buffer "b" made by one of statements "set"? */
-static int private_to(const struct pb_fusion *f, int b, const char *in)
+/* The traffic of one buffer per set of statements (pb_fuse_cost asks
+ * about sets that differ in a statement or two, again and again, so the
+ * isl part of each buffer's traffic is kept for the last set asked):
+ *
+ * "user" (n of them, increasing) are the statements whose reads or
+ * writes touch the buffer, "range[w][k]" the elements user k reads (w =
+ * 0) or may write (w = 1), or NULL; "nacc" of them ("acc") access it in
+ * their body (a NEST's access; with the OPAQUE statements, they make the
+ * buffer not private to a set without them). "sig" records which
+ * users were in the set whose traffic "bytes[w]" (not counting
+ * locality) was computed, when "valid". */
+struct pb_fuse_buftraffic {
+	int n, nacc;
+	int *user, *acc;
+	isl_set **range[2];
+	char *sig;
+	int valid;
+	int64_t bytes[2];
+};
+
+/* Add statement "i" (reads when "w" is 0, may-writes when 1) with range
+ * "set" to the users of buffer "b" in "f". */
+static void add_user(struct pb_fusion *f, int b, int i, int w,
+		     __isl_take isl_set *set)
 {
-	if (f->s->buf[b].is_arg)
-		return 0;
-	for (int i = 0; i < f->s->nstmt; i++) {
-		const struct pb_poly_stmt *s = &f->s->stmt[i];
-		int uses = s->kind == PB_POLY_OPAQUE;
-		for (int k = 0; k < s->naccess && !uses; k++)
-			uses = s->access[k].buf == b;
-		if (uses && !in[i])
-			return 0;
+	struct pb_fuse_buftraffic *bt = &f->traffic[b];
+	if (!bt->n || bt->user[bt->n - 1] != i) {
+		int n = bt->n + 1;
+		bt->user = realloc(bt->user, sizeof(*bt->user) * n);
+		bt->range[0] = realloc(bt->range[0], sizeof(isl_set *) * n);
+		bt->range[1] = realloc(bt->range[1], sizeof(isl_set *) * n);
+		if (!bt->user || !bt->range[0] || !bt->range[1])
+			abort();
+		bt->user[bt->n] = i;
+		bt->range[0][bt->n] = bt->range[1][bt->n] = NULL;
+		bt->n = n;
+		struct pb_fuse_stmtbufs *sb = &f->stmt_bufs[i];
+		sb->buf = realloc(sb->buf, sizeof(*sb->buf) * (sb->n + 1));
+		if (!sb->buf)
+			abort();
+		sb->buf[sb->n++] = b;
 	}
+	isl_set **r = &bt->range[w][bt->n - 1];
+	*r = *r ? isl_set_union(*r, set) : set;
+}
+
+/* The statement being added by add_map: "f", its index "i", reads or
+ * writes "w". */
+struct add_data {
+	struct pb_fusion *f;
+	int i, w;
+};
+
+/* isl_union_map_foreach_map callback: add the range of access relation
+ * "map" S<i>[...] -> B<b>[...] to the users of b ("user", add_data). */
+static isl_stat add_map(__isl_take isl_map *map, void *user)
+{
+	struct add_data *d = user;
+	const char *name = isl_map_get_tuple_name(map, isl_dim_out);
+	int b = name && name[0] == 'B' ? atoi(name + 1) : -1;
+	if (b >= 0 && b < d->f->s->nbuf)
+		add_user(d->f, b, d->i, d->w, isl_map_range(map));
+	else
+		isl_map_free(map);
+	return isl_stat_ok;
+}
+
+/* Index the traffic of "f" by buffer (f->traffic), once. */
+static void traffic_index(struct pb_fusion *f)
+{
+	const struct pb_poly_scop *s = f->s;
+	if (f->traffic)
+		return;
+	f->traffic = calloc(s->nbuf + 1, sizeof(*f->traffic));
+	f->bmark = calloc(s->nbuf + 1, sizeof(*f->bmark));
+	f->stmt_bufs = calloc(s->nstmt + 1, sizeof(*f->stmt_bufs));
+	if (!f->traffic || !f->bmark || !f->stmt_bufs)
+		abort();
+	for (int i = 0; i < s->nstmt; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[i];
+		f->nopaque += st->kind == PB_POLY_OPAQUE;
+		for (int w = 0; w < 2; w++) {
+			struct add_data d = {f, i, w};
+			isl_union_map_foreach_map(w ? st->may_writes : st->reads,
+						  &add_map, &d);
+		}
+		for (int k = 0; k < st->naccess; k++) {
+			struct pb_fuse_buftraffic *bt =
+				&f->traffic[st->access[k].buf];
+			if (bt->nacc && bt->acc[bt->nacc - 1] == i)
+				continue;
+			bt->acc = realloc(bt->acc, sizeof(*bt->acc) *
+							   (bt->nacc + 1));
+			if (!bt->acc)
+				abort();
+			bt->acc[bt->nacc++] = i;
+		}
+	}
+	for (int b = 0; b < s->nbuf; b++) {
+		f->traffic[b].sig = calloc(f->traffic[b].n + 1, 1);
+		if (!f->traffic[b].sig)
+			abort();
+	}
+}
+
+void pb_fuse_traffic_free(struct pb_fusion *f)
+{
+	for (int b = 0; f->traffic && b < f->s->nbuf; b++) {
+		struct pb_fuse_buftraffic *bt = &f->traffic[b];
+		for (int k = 0; k < bt->n; k++) {
+			isl_set_free(bt->range[0][k]);
+			isl_set_free(bt->range[1][k]);
+		}
+		free(bt->user);
+		free(bt->acc);
+		free(bt->range[0]);
+		free(bt->range[1]);
+		free(bt->sig);
+	}
+	for (int i = 0; f->stmt_bufs && i < f->s->nstmt; i++)
+		free(f->stmt_bufs[i].buf);
+	free(f->traffic);
+	free(f->bmark);
+	free(f->stmt_bufs);
+	f->traffic = NULL;
+	f->bmark = NULL;
+	f->stmt_bufs = NULL;
+}
+
+void pb_fuse_mark(struct pb_fusion *f, const int *set, int n)
+{
+	if (f->stamp == INT_MAX) {
+		memset(f->mark, 0, sizeof(*f->mark) * (f->s->nstmt + 1));
+		if (f->bmark)
+			memset(f->bmark, 0, sizeof(*f->bmark) * (f->s->nbuf + 1));
+		f->stamp = 0;
+	}
+	f->stamp++;
+	for (int a = 0; a < n; a++) {
+		f->mark[set[a]] = f->stamp;
+		f->pos[set[a]] = a;
+	}
+}
+
+/* Is buffer "b" of "f" accessed only by the statements of the marked set
+ * ("opaque" of them OPAQUE, a statement that may access every buffer)?
+ * Then it is private to the set and costs no global traffic. */
+static int private_to_marked(const struct pb_fusion *f, int b, int opaque)
+{
+	const struct pb_fuse_buftraffic *bt = &f->traffic[b];
+	if (f->s->buf[b].is_arg || opaque < f->nopaque)
+		return 0;
+	for (int k = 0; k < bt->nacc; k++)
+		if (f->mark[bt->acc[k]] != f->stamp)
+			return 0;
 	return 1;
+}
+
+/* The bytes of buffer "b" of "f" the marked set reads (w = 0) and writes
+ * (w = 1) into "bytes" (pb_fuse_traffic's add_bytes on b), from the last
+ * answer when the set has the same users of b. */
+static void buf_bytes(struct pb_fusion *f, int b, int64_t *bytes)
+{
+	struct pb_fuse_buftraffic *bt = &f->traffic[b];
+	int same = bt->valid;
+	for (int k = 0; k < bt->n; k++) {
+		char in = f->mark[bt->user[k]] == f->stamp;
+		same &= bt->sig[k] == in;
+		bt->sig[k] = in;
+	}
+	for (int w = 0; w < 2 && !same; w++) {
+		isl_set *set = NULL;
+		for (int k = 0; k < bt->n; k++) {
+			if (!bt->sig[k] || !bt->range[w][k])
+				continue;
+			isl_set *r = isl_set_copy(bt->range[w][k]);
+			set = set ? isl_set_union(set, r) : r;
+		}
+		bt->bytes[w] = 0;
+		if (set && isl_set_is_empty(set) == isl_bool_false)
+			bt->bytes[w] = box_count(f->s, b, set) *
+				       f->s->buf[b].elem_bytes;
+		isl_set_free(set);
+	}
+	bt->valid = 1;
+	bytes[0] = bt->bytes[0];
+	bytes[1] = bt->bytes[1];
+}
+
+/* The global-memory traffic of statements "set" (n of them) of "f" run
+ * as one kernel into "*read" and "*written": pb_fuse_traffic's count,
+ * leaving out the buffers private to the set, summed over the buffers
+ * the set touches. */
+static void set_traffic(struct pb_fusion *f, const int *set, int n,
+			int64_t *read, int64_t *written)
+{
+	int opaque = 0;
+	traffic_index(f);
+	pb_fuse_mark(f, set, n);
+	*read = *written = 0;
+	for (int i = 0; i < n; i++)
+		opaque += f->s->stmt[set[i]].kind == PB_POLY_OPAQUE;
+	for (int i = 0; i < n; i++) {
+		const struct pb_fuse_stmtbufs *sb = &f->stmt_bufs[set[i]];
+		for (int k = 0; k < sb->n; k++) {
+			int b = sb->buf[k];
+			int64_t bytes[2];
+			if (f->bmark[b] == f->stamp)
+				continue;
+			f->bmark[b] = f->stamp;
+			if (private_to_marked(f, b, opaque))
+				continue;
+			buf_bytes(f, b, bytes);
+			*read += bytes[0];
+			*written += bytes[1];
+		}
+	}
 }
 
 double pb_fuse_cost(struct pb_fusion *f, const int *set, int n,
 		    int64_t par)
 {
 	const struct pb_target *t = &f->target;
-	char *in = calloc(f->s->nstmt + 1, 1);
-	char *local = calloc(f->s->nbuf + 1, 1);
 	double work = 0;
 	int64_t rd, wr;
-	if (!in || !local)
-		abort();
 	for (int i = 0; i < n; i++) {
 		const struct pb_poly_stmt *s = &f->s->stmt[set[i]];
 		double it = 1;
 		for (int u = 0; u < s->depth; u++)
 			it *= (double)s->extent[u];
 		work += it;
-		in[set[i]] = 1;
 	}
-	for (int b = 0; b < f->s->nbuf; b++)
-		local[b] = private_to(f, b, in);
-	pb_fuse_traffic(f->s, set, n, local, &rd, &wr);
-	free(in);
-	free(local);
+	set_traffic(f, set, n, &rd, &wr);
 	double threads = (double)par;
 	double most = (double)t->sm_count * t->max_threads_per_sm;
 	if (threads > most)

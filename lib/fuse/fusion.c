@@ -39,6 +39,8 @@
  * the nest, is replaced by a memref.alloca in the innermost shared loop
  * without the dimensions k_l (a scalar for a matmul accumulator, one row
  * for softmax), when that footprint fits --max-local-bytes. */
+#include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,42 +104,117 @@ static __isl_give isl_map *equal_prefix(__isl_keep isl_map *like, int n)
 	return eq;
 }
 
+/* The position of statement "b" among the memory-based dependence
+ * sinks of statement "a" of "f" (lib/poly's index), or -1 when "a" has no
+ * dependence to "b". */
+static int succ_pos(struct pb_fusion *f, int a, int b)
+{
+	const struct pb_poly_succ *sc = &f->s->stmt[a].succ[PB_POLY_DEP_MEM];
+	int lo = 0, hi = sc->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (sc->dst[mid] < b)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->n && sc->dst[lo] == b ? lo : -1;
+}
+
+/* The answers so far for dependence "k" (a position in the memory-based
+ * sinks) of statement "a" of "f": "*known" and "*val", one bit per level
+ * for the question "q" (0: zero_distance, 1: not_carried). They depend
+ * on the dependence relation only, so each is asked of isl once. NULL
+ * for a level past the bits. */
+static uint32_t *memo(struct pb_fusion *f, int a, int k, int q, int u,
+		      uint32_t **val)
+{
+	if (u >= 32)
+		return NULL;
+	if (!f->memo[a]) {
+		int n = f->s->stmt[a].succ[PB_POLY_DEP_MEM].n;
+		f->memo[a] = calloc((size_t)4 * n + 1, sizeof(**f->memo));
+		if (!f->memo[a])
+			abort();
+	}
+	*val = &f->memo[a][4 * k + 2 * q + 1];
+	return &f->memo[a][4 * k + 2 * q];
+}
+
+/* The answer for level "u" of question "q" about dependence "k" of "a"
+ * in "f" if known, else -1. */
+static int memo_get(struct pb_fusion *f, int a, int k, int q, int u)
+{
+	uint32_t *val, *known = memo(f, a, k, q, u, &val);
+	if (!known || !(*known >> u & 1))
+		return -1;
+	return *val >> u & 1;
+}
+
+/* Record answer "ok" for level "u" of question "q" about dependence "k"
+ * of "a" in "f"; returns "ok". */
+static int memo_set(struct pb_fusion *f, int a, int k, int q, int u, int ok)
+{
+	uint32_t *val, *known = memo(f, a, k, q, u, &val);
+	if (known) {
+		*known |= 1u << u;
+		*val |= (uint32_t)ok << u;
+	}
+	return ok;
+}
+
 /* Do the dependences from statement "a" to "b" of "f" only relate
- * instances equal on their first "n" dimensions? */
+ * instances equal on their first "n" dimensions? (Yes when there are
+ * none: the index of lib/poly answers that without isl.) */
 static int zero_distance(struct pb_fusion *f, int a, int b, int n)
 {
-	isl_map *d = pb_poly_deps_between(f->s, f->s->dep_mem, a, b);
-	if (!d)
-		return 0;
+	int k = succ_pos(f, a, b);
+	if (k < 0)
+		return 1;
+	int ok = memo_get(f, a, k, 0, n);
+	if (ok >= 0)
+		return ok;
+	isl_map *d = f->s->stmt[a].succ[PB_POLY_DEP_MEM].map[k];
 	isl_map *eq = equal_prefix(d, n);
-	isl_bool ok = isl_map_is_subset(d, eq);
+	isl_bool sub = isl_map_is_subset(d, eq);
+	isl_map_free(eq);
+	return memo_set(f, a, k, 0, n, sub == isl_bool_true);
+}
+
+/* Is the loop at level "u" (shared by statements "a" and "b" of "f")
+ * free of dependences from "a" to "b" carried at that level? "k" is the
+ * position of "b" among the sinks of "a" (succ_pos), or -1 when not
+ * known yet. */
+static int not_carried_at(struct pb_fusion *f, int a, int b, int k, int u)
+{
+	if (k < 0)
+		k = succ_pos(f, a, b);
+	if (k < 0)
+		return 1;
+	int ok = memo_get(f, a, k, 1, u);
+	if (ok >= 0)
+		return ok;
+	isl_map *d = isl_map_copy(f->s->stmt[a].succ[PB_POLY_DEP_MEM].map[k]);
+	d = isl_map_intersect(d, equal_prefix(d, u));
+	isl_map *eq = equal_prefix(d, u + 1);
+	isl_bool sub = isl_map_is_subset(d, eq);
 	isl_map_free(d);
 	isl_map_free(eq);
-	return ok == isl_bool_true;
+	return memo_set(f, a, k, 1, u, sub == isl_bool_true);
 }
 
 /* Is the loop at level "u" (shared by statements "a" and "b" of "f")
  * free of dependences from "a" to "b" carried at that level? */
 static int not_carried(struct pb_fusion *f, int a, int b, int u)
 {
-	isl_map *d = pb_poly_deps_between(f->s, f->s->dep_mem, a, b);
-	if (!d)
-		return 0;
-	d = isl_map_intersect(d, equal_prefix(d, u));
-	isl_map *eq = equal_prefix(d, u + 1);
-	isl_bool ok = isl_map_is_subset(d, eq);
-	isl_map_free(d);
-	isl_map_free(eq);
-	return ok == isl_bool_true;
+	return not_carried_at(f, a, b, -1, u);
 }
 
 /* Is there a value-based dependence from statement "a" to "b"? */
 static int flows(struct pb_fusion *f, int a, int b)
 {
-	isl_map *d = pb_poly_deps_between(f->s, f->s->dep_flow, a, b);
-	isl_bool empty = d ? isl_map_is_empty(d) : isl_bool_true;
-	isl_map_free(d);
-	return empty == isl_bool_false;
+	isl_map *d = pb_poly_deps_find(f->s, PB_POLY_DEP_FLOW, a, b);
+	return d && isl_map_is_empty(d) == isl_bool_false;
 }
 
 /* Do statements "a" and "b" read a common buffer? */
@@ -197,7 +274,9 @@ static void reset_stmt(struct pb_fusion *f, int i)
 /* The outer parallelism of statements "set" (n of them) run as one nest:
  * the product of the trip counts of the outermost chain of loops that
  * carry no dependence among the statements below them and hold a single
- * loop each. */
+ * loop each. Only the pairs with a dependence (lib/poly's index, from a
+ * statement to one at the same or a later position in "set") are
+ * asked. */
 static int64_t parallel_chain(struct pb_fusion *f, const int *set, int n,
 			      int *chain, int *nchain)
 {
@@ -205,16 +284,21 @@ static int64_t parallel_chain(struct pb_fusion *f, const int *set, int n,
 	int node = PATH(f, set[0], 0);
 	if (nchain)
 		*nchain = 0;
+	pb_fuse_mark(f, set, n);
 	for (int u = 0;; u++) {
 		for (int a = 0; a < n; a++) {
 			int sa = set[a];
 			if (f->s->stmt[sa].depth <= u || PATH(f, sa, u) != node)
 				continue;
-			for (int b = a; b < n; b++) {
-				int sb = set[b];
+			const struct pb_poly_succ *sc =
+				&f->s->stmt[sa].succ[PB_POLY_DEP_MEM];
+			for (int k = 0; k < sc->n; k++) {
+				int sb = sc->dst[k];
+				if (f->mark[sb] != f->stamp || f->pos[sb] < a)
+					continue;
 				if (f->s->stmt[sb].depth > u &&
 				    PATH(f, sb, u) == node &&
-				    !not_carried(f, sa, sb, u))
+				    !not_carried_at(f, sa, sb, k, u))
 					return par;
 			}
 		}
@@ -419,9 +503,16 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 {
 	struct pb_fuse_group *ga = &f->g[a], *gb = &f->g[b];
 	int related = 0;
-	for (int i = 0; i < ga->n && !related; i++)
-		for (int k = 0; k < gb->n && !related; k++)
-			related = flows(f, ga->stmt[i], gb->stmt[k]);
+	/* a value-based dependence from "a" into "b" (lib/poly's index) */
+	pb_fuse_mark(f, gb->stmt, gb->n);
+	for (int i = 0; i < ga->n && !related; i++) {
+		int sa = ga->stmt[i];
+		const struct pb_poly_succ *sc =
+			&f->s->stmt[sa].succ[PB_POLY_DEP_FLOW];
+		for (int k = 0; k < sc->n && !related; k++)
+			related = f->mark[sc->dst[k]] == f->stamp &&
+				  flows(f, sa, sc->dst[k]);
+	}
 	if (!related || f->s->stmt[ga->stmt[0]].kind != PB_POLY_NEST ||
 	    f->s->stmt[gb->stmt[0]].kind != PB_POLY_NEST)
 		return 0;
@@ -588,8 +679,12 @@ static void init_trees(struct pb_fusion *f)
 	f->group = calloc(n + 1, sizeof(*f->group));
 	f->g = calloc(n + 1, sizeof(*f->g));
 	f->local = calloc(f->s->nbuf + 1, 1);
+	f->mark = calloc(n + 1, sizeof(*f->mark));
+	f->pos = calloc(n + 1, sizeof(*f->pos));
+	f->memo = calloc(n + 1, sizeof(*f->memo));
 	if (!f->node || !f->nchild || !f->child || !f->path || !f->base ||
-	    !f->group || !f->g || !f->local)
+	    !f->group || !f->g || !f->local || !f->mark || !f->pos ||
+	    !f->memo)
 		abort();
 	for (int i = 0, nd = 0; i < n; i++) {
 		const struct pb_poly_stmt *s = &f->s->stmt[i];
@@ -615,6 +710,12 @@ static void free_trees(struct pb_fusion *f)
 	free(f->group);
 	free(f->g);
 	free(f->local);
+	pb_fuse_traffic_free(f);
+	free(f->mark);
+	free(f->pos);
+	for (int i = 0; i < f->s->nstmt; i++)
+		free(f->memo[i]);
+	free(f->memo);
 }
 
 /* When "changed" (a rewrite of "body" made the scop *s stale), lift

@@ -51,6 +51,14 @@ struct pb_fuse_node {
 	int creator, level;
 };
 
+struct pb_fuse_buftraffic;
+
+/* The buffers one statement reads or writes (cost.c). */
+struct pb_fuse_stmtbufs {
+	int n;
+	int *buf;
+};
+
 struct pb_fuse_group {
 	int *stmt; /* in program order */
 	int n;
@@ -73,6 +81,15 @@ struct pb_fusion {
 	struct pb_fuse_group *g;
 	int ng;
 	char *local;		   /* per buffer: contracted */
+	int *mark, *pos, stamp;	   /* per statement: in the set marked
+				      with "stamp", at position "pos" */
+	uint32_t **memo;	   /* per statement: isl's answers about its
+				      dependences (fusion.c) */
+	/* the traffic of each buffer (cost.c), built on first use */
+	struct pb_fuse_buftraffic *traffic; /* per buffer */
+	struct pb_fuse_stmtbufs *stmt_bufs; /* per statement */
+	int *bmark;		   /* per buffer: seen in the set "stamp" */
+	int nopaque;		   /* OPAQUE statements */
 	struct pb_target target;   /* the GPU the cost model predicts for */
 };
 
@@ -80,6 +97,12 @@ struct pb_fusion {
  * current paths) run as one kernel whose outer parallelism is "par"
  * (cost.c). */
 double pb_fuse_cost(struct pb_fusion *f, const int *set, int n, int64_t par);
+/* Free what pb_fuse_cost keeps in "f" (cost.c). */
+void pb_fuse_traffic_free(struct pb_fusion *f);
+/* Mark the statements "set" (n of them) of "f" as the current set, each
+ * with its position in "set": f->mark[i] == f->stamp, f->pos[i]
+ * (cost.c). */
+void pb_fuse_mark(struct pb_fusion *f, const int *set, int n);
 
 /* The loop of node "i" in the IR. */
 MlirOperation pb_fuse_node_op(const struct pb_fusion *f, int i);

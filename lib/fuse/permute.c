@@ -19,7 +19,7 @@
 /* The self-dependences of statement "i" of "s" (a map S_i -> S_i). */
 static __isl_give isl_map *self_deps(const struct pb_poly_scop *s, int i)
 {
-	return pb_poly_deps_between(s, s->dep_mem, i, i);
+	return pb_poly_deps_between(s, PB_POLY_DEP_MEM, i, i);
 }
 
 /* Is every distance of "d" non-negative in every dimension? */

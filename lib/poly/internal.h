@@ -37,5 +37,7 @@ void pb_poly_stmt_tuple(struct pb_buf *out, const struct pb_poly_stmt *st);
 /* Compute dep_flow, dep_mem and no_source of "s" from its accesses and
  * schedule (sched.c). */
 void pb_poly_deps_build(struct pb_poly_scop *s);
+/* Free the dependence index of statement "st" (sched.c). */
+void pb_poly_deps_free(struct pb_poly_stmt *st);
 
 #endif

@@ -483,10 +483,13 @@ void pb_poly_scop_free(struct pb_poly_scop *s)
 		isl_union_map_free(st->reads);
 		isl_union_map_free(st->must_writes);
 		isl_union_map_free(st->may_writes);
+		pb_poly_deps_free(st);
 	}
 	free(s->stmt);
-	for (int i = 0; i < s->nbuf; i++)
+	for (int i = 0; i < s->nbuf; i++) {
 		free(s->buf[i].shape);
+		isl_union_map_free(s->buf[i].no_source);
+	}
 	free(s->buf);
 	isl_union_set_free(s->domain);
 	isl_union_map_free(s->reads);

@@ -60,6 +60,24 @@ struct pb_poly_access {
 	isl_map *rel;	 /* S<id>[i...] -> B<buf>[...] (whole buffer if !exact) */
 };
 
+/* The dependences of one kind from one statement to the others (and
+ * itself): one map per sink statement that has some, by increasing sink
+ * (pb_poly_deps_build indexes the union maps once, so that asking about a
+ * pair of statements costs no isl operation on the whole scop). */
+struct pb_poly_succ {
+	int n;
+	int *dst;	/* [n] sink statements, increasing */
+	isl_map **map;	/* [n] S<src>[...] -> S<dst>[...], not empty */
+};
+
+/* The kinds of dependences of a scop (pb_poly_scop's dep_flow and
+ * dep_mem). */
+enum pb_poly_dep {
+	PB_POLY_DEP_FLOW,
+	PB_POLY_DEP_MEM,
+	PB_POLY_NDEP,
+};
+
 struct pb_poly_stmt {
 	int id;
 	enum pb_poly_kind kind;
@@ -74,6 +92,8 @@ struct pb_poly_stmt {
 	isl_union_map *reads;	    /* S<id>[...] -> B<b>[...], may */
 	isl_union_map *must_writes; /* exact writes */
 	isl_union_map *may_writes;  /* must_writes and the inexact ones */
+	/* the scop's dependences from this statement, by pb_poly_dep */
+	struct pb_poly_succ succ[PB_POLY_NDEP];
 };
 
 struct pb_poly_buf {
@@ -83,6 +103,8 @@ struct pb_poly_buf {
 	int64_t *shape;	 /* [rank] */
 	int elem_bytes;	 /* size of one element (1 for i1) */
 	int is_arg;	 /* a block argument (of the enclosing function) */
+	isl_union_map *no_source; /* its reads (S -> B<id>) that may read a
+				     value not written in the block */
 };
 
 struct pb_poly_scop {
@@ -134,11 +156,17 @@ __isl_give isl_aff *pb_poly_expr_aff(MlirAffineExpr e,
 				     __isl_keep isl_space *dom, isl_aff **ops,
 				     int nd, int nops);
 
-/* The dependences of "deps" from statement "src" to statement "dst", as a
- * map S<src>[...] -> S<dst>[...] (empty when there are none). */
+/* The dependences of kind "kind" (dep_flow or dep_mem) from statement
+ * "src" to statement "dst", as a map S<src>[...] -> S<dst>[...] (empty when
+ * there are none). */
 __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
-					 __isl_keep isl_union_map *deps,
-					 int src, int dst);
+					 enum pb_poly_dep kind, int src,
+					 int dst);
+/* The dependences of kind "kind" from statement "src" to "dst" (not a
+ * copy), or NULL when there are none: a lookup, no isl operation. */
+__isl_keep isl_map *pb_poly_deps_find(const struct pb_poly_scop *s,
+				      enum pb_poly_dep kind, int src,
+				      int dst);
 
 /* Localized access relations: the accesses of one loop nest seen from
  * one point of the loops around it (a band point, a block, a warp).

@@ -9,6 +9,7 @@
  *	    filter: { S1[] }
  *
  * and its flat form { S0[i0, i1] -> [0, i0, i1]; S1[] -> [1, 0, 0] }. */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include <isl/flow.h>
@@ -40,33 +41,39 @@ static __isl_give isl_multi_union_pw_aff *band_of(isl_ctx *ctx,
 	return isl_multi_union_pw_aff_from_union_map(m);
 }
 
-/* The sequence of the statements of "s", each NEST under its band. */
-static __isl_give isl_schedule *tree(struct pb_poly_scop *s)
+/* The sequence of the "n" statements "idx" of "s" (increasing), each
+ * NEST under its band: the original order restricted to them. */
+static __isl_give isl_schedule *tree(struct pb_poly_scop *s, const int *idx,
+				     int n)
 {
-	isl_union_set *dom = isl_union_set_copy(s->domain);
+	isl_union_set *dom = isl_union_set_empty(isl_space_params_alloc(s->ctx, 0));
+	for (int i = 0; i < n; i++)
+		dom = isl_union_set_union(dom,
+			isl_union_set_from_set(isl_set_copy(s->stmt[idx[i]].domain)));
 	isl_schedule *sch = isl_schedule_from_domain(dom);
-	if (!s->nstmt)
+	if (!n)
 		return sch;
-	isl_union_set_list *filters = isl_union_set_list_alloc(s->ctx, s->nstmt);
-	for (int i = 0; i < s->nstmt; i++)
+	isl_union_set_list *filters = isl_union_set_list_alloc(s->ctx, n);
+	for (int i = 0; i < n; i++)
 		filters = isl_union_set_list_add(filters,
-			isl_union_set_from_set(isl_set_copy(s->stmt[i].domain)));
-	isl_schedule_node *n = isl_schedule_get_root(sch);
+			isl_union_set_from_set(isl_set_copy(s->stmt[idx[i]].domain)));
+	isl_schedule_node *nd = isl_schedule_get_root(sch);
 	isl_schedule_free(sch);
-	n = isl_schedule_node_child(n, 0);
-	n = isl_schedule_node_insert_sequence(n, filters);
-	for (int i = 0; i < s->nstmt; i++) {
-		if (s->stmt[i].kind != PB_POLY_NEST)
+	nd = isl_schedule_node_child(nd, 0);
+	nd = isl_schedule_node_insert_sequence(nd, filters);
+	for (int i = 0; i < n; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[idx[i]];
+		if (st->kind != PB_POLY_NEST)
 			continue;
-		n = isl_schedule_node_child(n, i);
-		n = isl_schedule_node_child(n, 0);
-		n = isl_schedule_node_insert_partial_schedule(n,
-				band_of(s->ctx, &s->stmt[i]));
-		n = isl_schedule_node_parent(n);
-		n = isl_schedule_node_parent(n);
+		nd = isl_schedule_node_child(nd, i);
+		nd = isl_schedule_node_child(nd, 0);
+		nd = isl_schedule_node_insert_partial_schedule(nd,
+				band_of(s->ctx, st));
+		nd = isl_schedule_node_parent(nd);
+		nd = isl_schedule_node_parent(nd);
 	}
-	sch = isl_schedule_node_get_schedule(n);
-	isl_schedule_node_free(n);
+	sch = isl_schedule_node_get_schedule(nd);
+	isl_schedule_node_free(nd);
 	return sch;
 }
 
@@ -101,14 +108,20 @@ static __isl_give isl_union_map *flat(struct pb_poly_scop *s)
 
 void pb_poly_sched_build(struct pb_poly_scop *s)
 {
-	s->schedule = tree(s);
+	int *all = malloc(sizeof(*all) * (s->nstmt + 1));
+	if (!all)
+		abort();
+	for (int i = 0; i < s->nstmt; i++)
+		all[i] = i;
+	s->schedule = tree(s, all, s->nstmt);
+	free(all);
 	s->schedule_map = flat(s);
 }
 
 /* The may dependences from "must" and "may" sources to "sink" accesses
- * under the schedule of "s"; the accesses with no source go to
- * *no_source when it is not NULL. */
-static __isl_give isl_union_map *flow(struct pb_poly_scop *s,
+ * under schedule "sch"; the accesses with no source go to *no_source
+ * when it is not NULL. */
+static __isl_give isl_union_map *flow(__isl_keep isl_schedule *sch,
 				      __isl_take isl_union_map *sink,
 				      __isl_take isl_union_map *must,
 				      __isl_take isl_union_map *may,
@@ -117,8 +130,7 @@ static __isl_give isl_union_map *flow(struct pb_poly_scop *s,
 	isl_union_access_info *ai = isl_union_access_info_from_sink(sink);
 	ai = isl_union_access_info_set_must_source(ai, must);
 	ai = isl_union_access_info_set_may_source(ai, may);
-	ai = isl_union_access_info_set_schedule(ai,
-						isl_schedule_copy(s->schedule));
+	ai = isl_union_access_info_set_schedule(ai, isl_schedule_copy(sch));
 	isl_union_flow *f = isl_union_access_info_compute_flow(ai);
 	if (no_source)
 		*no_source = isl_union_flow_get_may_no_source(f);
@@ -133,31 +145,223 @@ static __isl_give isl_union_map *none(struct pb_poly_scop *s)
 	return isl_union_map_empty(isl_space_params_alloc(s->ctx, 0));
 }
 
-void pb_poly_deps_build(struct pb_poly_scop *s)
+/* The accesses of a scop to one buffer: the statements that make them
+ * ("stmt", n of them, increasing) and the relations S -> B<b> (reads,
+ * must- and may-writes). */
+struct buf_acc {
+	int n;
+	int *stmt;
+	isl_union_map *acc[3];
+};
+
+/* The accesses of "s" grouped by buffer, being built by by_buf. */
+struct by_buf_data {
+	struct pb_poly_scop *s;
+	struct buf_acc *ba;
+	int stmt, kind;
+};
+
+/* isl_union_map_foreach_map callback: add access relation "map" S -> B<b>
+ * of statement d->stmt to buffer b's accesses of kind d->kind in "user". */
+static isl_stat by_buf(__isl_take isl_map *map, void *user)
 {
+	struct by_buf_data *d = user;
+	const char *name = isl_map_get_tuple_name(map, isl_dim_out);
+	char *end = NULL;
+	long b = name && name[0] == 'B' ? strtol(name + 1, &end, 10) : -1;
+	if (b < 0 || b >= d->s->nbuf || *end) {
+		isl_map_free(map);
+		return isl_stat_error;
+	}
+	struct buf_acc *ba = &d->ba[b];
+	if (!ba->n || ba->stmt[ba->n - 1] != d->stmt) {
+		ba->stmt = realloc(ba->stmt, sizeof(*ba->stmt) * (ba->n + 1));
+		if (!ba->stmt)
+			abort();
+		ba->stmt[ba->n++] = d->stmt;
+	}
+	ba->acc[d->kind] = isl_union_map_add_map(ba->acc[d->kind], map);
+	return isl_stat_ok;
+}
+
+/* Add to "s" the dependences through buffer "b", whose accesses are
+ * "ba", and its reads with no source (s->buf[b].no_source). A
+ * dependence relates two accesses of one element, and only a write of
+ * that element kills one, so the scop's dependences are the union of
+ * those of each buffer computed under the original order of only the
+ * statements that access it: with isl's schedule-tree flow each sink
+ * then meets only those, not every node of the whole scop. */
+static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
+{
+	isl_union_map **acc = ba->acc;
+	if (isl_union_map_is_empty(acc[2]) == isl_bool_true) {
+		/* nothing writes b: every read is from before the block */
+		s->buf[b].no_source = isl_union_map_copy(acc[0]);
+		return;
+	}
+	isl_schedule *sch = tree(s, ba->stmt, ba->n);
 	/* Value-based: exact writes kill, the others only may reach. */
 	isl_union_map *may_only = isl_union_map_subtract(
-		isl_union_map_copy(s->may_writes),
-		isl_union_map_copy(s->must_writes));
-	s->dep_flow = flow(s, isl_union_map_copy(s->reads),
-			   isl_union_map_copy(s->must_writes), may_only,
-			   &s->no_source);
+		isl_union_map_copy(acc[2]), isl_union_map_copy(acc[1]));
+	isl_union_map *fl = flow(sch, isl_union_map_copy(acc[0]),
+				 isl_union_map_copy(acc[1]), may_only,
+				 &s->buf[b].no_source);
 	/* Memory-based: only may sources, so that nothing is killed. */
-	isl_union_map *raw = flow(s, isl_union_map_copy(s->reads), none(s),
-				  isl_union_map_copy(s->may_writes), NULL);
-	isl_union_map *war = flow(s, isl_union_map_copy(s->may_writes), none(s),
-				  isl_union_map_copy(s->reads), NULL);
-	isl_union_map *waw = flow(s, isl_union_map_copy(s->may_writes), none(s),
-				  isl_union_map_copy(s->may_writes), NULL);
-	s->dep_mem = isl_union_map_union(isl_union_map_union(raw, war), waw);
+	isl_union_map *raw = flow(sch, isl_union_map_copy(acc[0]), none(s),
+				  isl_union_map_copy(acc[2]), NULL);
+	/* write-after-read and write-after-write at once: may sources
+	 * kill nothing, so their dependences are those of each source */
+	isl_union_map *wa = flow(sch, isl_union_map_copy(acc[2]), none(s),
+				 isl_union_map_union(isl_union_map_copy(acc[0]),
+						     isl_union_map_copy(acc[2])),
+				 NULL);
+	isl_schedule_free(sch);
+	s->dep_flow = isl_union_map_union(s->dep_flow, fl);
+	s->dep_mem = isl_union_map_union(s->dep_mem,
+					 isl_union_map_union(raw, wa));
+}
+
+/* The statement index of tuple name "name" ("S<id>") of scop "s", or -1. */
+static int stmt_index(const struct pb_poly_scop *s, const char *name)
+{
+	if (!name || name[0] != 'S')
+		return -1;
+	char *end;
+	long id = strtol(name + 1, &end, 10);
+	return *end || end == name + 1 || id < 0 || id >= s->nstmt ? -1 : (int)id;
+}
+
+/* The index being built by "index_map": scop "s" and the kind "kind" of
+ * the dependences. */
+struct index_data {
+	struct pb_poly_scop *s;
+	enum pb_poly_dep kind;
+};
+
+/* isl_union_map_foreach_map callback: append dependence map "map"
+ * S<a>[...] -> S<b>[...] to the successors of statement a in the index
+ * "user" (dropped when plainly empty). */
+static isl_stat index_map(__isl_take isl_map *map, void *user)
+{
+	struct index_data *d = user;
+	int a = stmt_index(d->s, isl_map_get_tuple_name(map, isl_dim_in));
+	int b = stmt_index(d->s, isl_map_get_tuple_name(map, isl_dim_out));
+	if (a < 0 || b < 0) {
+		isl_map_free(map);
+		return isl_stat_error;
+	}
+	if (isl_map_plain_is_empty(map) == isl_bool_true) {
+		isl_map_free(map);
+		return isl_stat_ok;
+	}
+	struct pb_poly_succ *sc = &d->s->stmt[a].succ[d->kind];
+	sc->dst = realloc(sc->dst, sizeof(*sc->dst) * (sc->n + 1));
+	sc->map = realloc(sc->map, sizeof(*sc->map) * (sc->n + 1));
+	if (!sc->dst || !sc->map)
+		abort();
+	int k = sc->n++;
+	/* one map per space in a union map: b is new; keep them sorted */
+	for (; k > 0 && sc->dst[k - 1] > b; k--) {
+		sc->dst[k] = sc->dst[k - 1];
+		sc->map[k] = sc->map[k - 1];
+	}
+	sc->dst[k] = b;
+	sc->map[k] = map;
+	return isl_stat_ok;
+}
+
+/* Index the dependences "deps" of kind "kind" of "s" by source statement.
+ * Returns -1 on an error (a map that relates no two statements). */
+static int index_deps(struct pb_poly_scop *s, __isl_keep isl_union_map *deps,
+		      enum pb_poly_dep kind)
+{
+	struct index_data d = {s, kind};
+	if (!deps)
+		return -1;
+	return isl_union_map_foreach_map(deps, &index_map, &d) < 0 ? -1 : 0;
+}
+
+void pb_poly_deps_build(struct pb_poly_scop *s)
+{
+	struct buf_acc *ba = calloc(s->nbuf + 1, sizeof(*ba));
+	int ok = ba != NULL;
+	if (!ba)
+		abort();
+	for (int b = 0; b < s->nbuf; b++)
+		for (int k = 0; k < 3; k++)
+			ba[b].acc[k] = none(s);
+	for (int i = 0; i < s->nstmt && ok; i++) {
+		const struct pb_poly_stmt *st = &s->stmt[i];
+		isl_union_map *by_kind[3] = {st->reads, st->must_writes,
+					     st->may_writes};
+		for (int k = 0; k < 3 && ok; k++) {
+			struct by_buf_data d = {s, ba, i, k};
+			ok = isl_union_map_foreach_map(by_kind[k], &by_buf,
+						       &d) >= 0;
+		}
+	}
+	s->dep_flow = none(s);
+	s->dep_mem = none(s);
+	s->no_source = none(s);
+	for (int b = 0; b < s->nbuf && ok; b++) {
+		buf_deps(s, b, &ba[b]);
+		s->no_source = isl_union_map_union(s->no_source,
+			isl_union_map_copy(s->buf[b].no_source));
+	}
+	for (int b = 0; b < s->nbuf; b++) {
+		for (int k = 0; k < 3; k++)
+			isl_union_map_free(ba[b].acc[k]);
+		free(ba[b].stmt);
+	}
+	free(ba);
+	if (!ok || index_deps(s, s->dep_flow, PB_POLY_DEP_FLOW) < 0 ||
+	    index_deps(s, s->dep_mem, PB_POLY_DEP_MEM) < 0) {
+		/* incomplete: pb_poly_extract fails on the NULL */
+		s->dep_mem = isl_union_map_free(s->dep_mem);
+	}
+}
+
+void pb_poly_deps_free(struct pb_poly_stmt *st)
+{
+	for (int k = 0; k < PB_POLY_NDEP; k++) {
+		for (int i = 0; i < st->succ[k].n; i++)
+			isl_map_free(st->succ[k].map[i]);
+		free(st->succ[k].dst);
+		free(st->succ[k].map);
+		st->succ[k].n = 0;
+		st->succ[k].dst = NULL;
+		st->succ[k].map = NULL;
+	}
+}
+
+__isl_keep isl_map *pb_poly_deps_find(const struct pb_poly_scop *s,
+				      enum pb_poly_dep kind, int src, int dst)
+{
+	if (src < 0 || dst < 0 || src >= s->nstmt || dst >= s->nstmt ||
+	    kind < 0 || kind >= PB_POLY_NDEP)
+		return NULL;
+	const struct pb_poly_succ *sc = &s->stmt[src].succ[kind];
+	int lo = 0, hi = sc->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (sc->dst[mid] < dst)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < sc->n && sc->dst[lo] == dst ? sc->map[lo] : NULL;
 }
 
 __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
-					 __isl_keep isl_union_map *deps,
-					 int src, int dst)
+					 enum pb_poly_dep kind, int src,
+					 int dst)
 {
-	if (src < 0 || dst < 0 || src >= s->nstmt || dst >= s->nstmt)
+	if (src < 0 || dst < 0 || src >= s->nstmt || dst >= s->nstmt ||
+	    kind < 0 || kind >= PB_POLY_NDEP)
 		return NULL;
+	isl_map *m = pb_poly_deps_find(s, kind, src, dst);
+	if (m)
+		return isl_map_copy(m);
 	char a[32], b[32];
 	snprintf(a, sizeof(a), "S%d", src);
 	snprintf(b, sizeof(b), "S%d", dst);
@@ -165,5 +369,5 @@ __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
 					s->stmt[dst].depth);
 	sp = isl_space_set_tuple_name(sp, isl_dim_in, a);
 	sp = isl_space_set_tuple_name(sp, isl_dim_out, b);
-	return isl_union_map_extract_map(deps, sp);
+	return isl_map_empty(sp);
 }

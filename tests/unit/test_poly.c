@@ -150,7 +150,7 @@ static void check_expect(const struct pb_poly_scop *s, const struct expect *e,
 	case FLOW:
 	case MEM:
 		return check_umap(isl_union_map_from_map(pb_poly_deps_between(
-				s, e->w == FLOW ? s->dep_flow : s->dep_mem,
+				s, e->w == FLOW ? PB_POLY_DEP_FLOW : PB_POLY_DEP_MEM,
 				e->a, e->b)), e->isl, what);
 	case NOSRC:
 		return check_umap(isl_union_map_copy(s->no_source), e->isl, what);
