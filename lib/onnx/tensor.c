@@ -332,21 +332,14 @@ int pb_onnx_external_check(struct pb_ctx *ctx, const char *where,
 }
 
 /* Fill the allocated "t"->data from the data of "p": raw_data, the
- * external file (relative to "model") or the typed repeated field.
- * Errors name "where". */
-static int fill_data(struct pb_ctx *ctx, const char *where, const char *model,
-		     const Onnx__TensorProto *p, struct pb_tensor *t)
+ * external file open as "fd" at "offset" (checked by external_open), or
+ * the typed repeated field. Errors name "where". */
+static int fill_data(struct pb_ctx *ctx, const char *where, int fd,
+		     int64_t offset, const Onnx__TensorProto *p,
+		     struct pb_tensor *t)
 {
-	if (is_external(p)) {
-		int64_t offset;
-		int fd = external_open(ctx, where, model, p, t->nbytes,
-				       &offset);
-		if (fd < 0)
-			return PB_ERR;
-		int rc = read_at(ctx, where, fd, offset, t->data, t->nbytes);
-		close(fd);
-		return rc;
-	}
+	if (is_external(p))
+		return read_at(ctx, where, fd, offset, t->data, t->nbytes);
 	if (p->has_raw_data && (p->raw_data.len || !has_typed(p))) {
 		if (t->nbytes)
 			memcpy(t->data, p->raw_data.data, t->nbytes);
@@ -382,14 +375,22 @@ int pb_onnx_tensor_from_proto(struct pb_ctx *ctx, const char *where,
 		return pb_error_in(ctx, where, "tensor holds %ld values, its "
 				   "shape needs %lld", avail, (long long)n);
 	}
+	/* external data is checked (file, offset, length) before the
+	   tensor's memory is allocated */
+	int64_t offset = 0;
+	int fd = is_external(p) ? external_open(ctx, where, model, p,
+						t->nbytes, &offset)
+				: -1;
+	if (is_external(p) && fd < 0)
+		return PB_ERR;
 	t->data = malloc(t->nbytes ? t->nbytes : 1);
 	if (p->name && *p->name)
 		t->name = strdup(p->name);
-	if (!t->data) {
-		pb_tensor_clear(t);
-		return pb_error_in(ctx, where, "out of memory");
-	}
-	if (fill_data(ctx, where, model, p, t)) {
+	int rc = t->data ? fill_data(ctx, where, fd, offset, p, t)
+			 : pb_error_in(ctx, where, "out of memory");
+	if (fd >= 0)
+		close(fd);
+	if (rc != PB_OK) {
 		pb_tensor_clear(t);
 		return PB_ERR;
 	}
