@@ -109,16 +109,7 @@ static __isl_give isl_map *equal_prefix(__isl_keep isl_map *like, int n)
  * dependence to "b". */
 static int succ_pos(struct pb_fusion *f, int a, int b)
 {
-	const struct pb_poly_succ *sc = &f->s->stmt[a].succ[PB_POLY_DEP_MEM];
-	int lo = 0, hi = sc->n;
-	while (lo < hi) {
-		int mid = lo + (hi - lo) / 2;
-		if (sc->dst[mid] < b)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < sc->n && sc->dst[lo] == b ? lo : -1;
+	return pb_poly_succ_pos(f->s, PB_POLY_DEP_MEM, a, b);
 }
 
 /* The answers so far for dependence "k" (a position in the memory-based
@@ -698,21 +689,16 @@ static void init_trees(struct pb_fusion *f)
 	}
 }
 
+/* Free what "f" keeps of the trees, groups and caches of one scop. */
 static void free_trees(struct pb_fusion *f)
 {
+	void *arrays[] = {f->node,  f->nchild, f->child, f->path, f->base,
+			  f->group, f->g,      f->local, f->mark, f->pos};
 	for (int i = 0; i < f->ng; i++)
 		free(f->g[i].stmt);
-	free(f->node);
-	free(f->nchild);
-	free(f->child);
-	free(f->path);
-	free(f->base);
-	free(f->group);
-	free(f->g);
-	free(f->local);
+	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
+		free(arrays[i]);
 	pb_fuse_traffic_free(f);
-	free(f->mark);
-	free(f->pos);
 	for (int i = 0; i < f->s->nstmt; i++)
 		free(f->memo[i]);
 	free(f->memo);

@@ -162,6 +162,11 @@ __isl_give isl_aff *pb_poly_expr_aff(MlirAffineExpr e,
 __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
 					 enum pb_poly_dep kind, int src,
 					 int dst);
+/* The position of statement "dst" among the sinks of the dependences of
+ * kind "kind" from statement "src" (stmt[src].succ[kind], sorted by
+ * sink), or -1 when there is no such dependence (or no such statement). */
+int pb_poly_succ_pos(const struct pb_poly_scop *s, enum pb_poly_dep kind,
+		     int src, int dst);
 /* The dependences of kind "kind" from statement "src" to "dst" (not a
  * copy), or NULL when there are none: a lookup, no isl operation. */
 __isl_keep isl_map *pb_poly_deps_find(const struct pb_poly_scop *s,

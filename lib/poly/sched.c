@@ -334,12 +334,12 @@ void pb_poly_deps_free(struct pb_poly_stmt *st)
 	}
 }
 
-__isl_keep isl_map *pb_poly_deps_find(const struct pb_poly_scop *s,
-				      enum pb_poly_dep kind, int src, int dst)
+int pb_poly_succ_pos(const struct pb_poly_scop *s, enum pb_poly_dep kind,
+		     int src, int dst)
 {
 	if (src < 0 || dst < 0 || src >= s->nstmt || dst >= s->nstmt ||
 	    kind < 0 || kind >= PB_POLY_NDEP)
-		return NULL;
+		return -1;
 	const struct pb_poly_succ *sc = &s->stmt[src].succ[kind];
 	int lo = 0, hi = sc->n;
 	while (lo < hi) {
@@ -349,7 +349,14 @@ __isl_keep isl_map *pb_poly_deps_find(const struct pb_poly_scop *s,
 		else
 			hi = mid;
 	}
-	return lo < sc->n && sc->dst[lo] == dst ? sc->map[lo] : NULL;
+	return lo < sc->n && sc->dst[lo] == dst ? lo : -1;
+}
+
+__isl_keep isl_map *pb_poly_deps_find(const struct pb_poly_scop *s,
+				      enum pb_poly_dep kind, int src, int dst)
+{
+	int k = pb_poly_succ_pos(s, kind, src, dst);
+	return k < 0 ? NULL : s->stmt[src].succ[kind].map[k];
 }
 
 __isl_give isl_map *pb_poly_deps_between(const struct pb_poly_scop *s,
