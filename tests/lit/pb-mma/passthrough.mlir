@@ -1,5 +1,6 @@
 // RUN: pb-mma %s | FileCheck %s
 // RUN: pb-mma %s | pb-mma | FileCheck %s
+// RUN: pb-mma --no-mma %s | FileCheck %s
 
 // pb-mma is not implemented yet: it passes tile-stage IR through unchanged
 // and marks the module with the stage it reached.

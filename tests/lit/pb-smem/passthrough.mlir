@@ -1,5 +1,6 @@
 // RUN: pb-smem %s | FileCheck %s
 // RUN: pb-smem %s | pb-smem | FileCheck %s
+// RUN: pb-smem --no-smem %s | FileCheck %s
 
 // pb-smem is not implemented yet: it passes mma-stage IR through unchanged
 // and marks the module with the stage it reached.
