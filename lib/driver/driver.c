@@ -193,9 +193,9 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 	}
 	if (c->arch) {
 		if (!pb_target_is_arch(c->arch)) {
-			fprintf(stderr, "%s: error: unknown --arch '%s' (expected "
-				"sm_80, sm_86, sm_89, sm_90 or sm_90a)\n",
-				t->name, c->arch);
+			fprintf(stderr, "%s: error: unknown --arch '%s' "
+				"(expected %s)\n", t->name, c->arch,
+				pb_target_arch_list());
 			return PB_USAGE;
 		}
 	}
@@ -255,9 +255,8 @@ static int load_target(struct pb_ctx *ctx, int set_arch)
 	const struct pb_target *t = pb_target_of(ctx);
 	if (!t)
 		return PB_ERR;
-	for (const char *const *a = pb_target_archs; set_arch && *a; a++)
-		if (!strcmp(*a, t->arch))
-			ctx->arch = *a;
+	if (set_arch) /* the description lives as long as the context */
+		ctx->arch = t->arch;
 	return PB_OK;
 }
 

@@ -1,5 +1,6 @@
 /* Named pipelines: shell scripts over the tools (pipelines/), run as
  * filters with the tools of the running build first on $PATH. */
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,35 @@ static int is_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Is directory entry "e" a pipeline (a name that is not hidden and not a
+ * .md page)? */
+static int is_pipeline(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+	return e->d_name[0] != '.' &&
+	       !(n > 3 && !strcmp(e->d_name + n - 3, ".md"));
+}
+
+/* Append the names of pb's own pipelines (those of the first of "dirs"
+ * under "bin" that exists), sorted and separated by ", ", to "out". */
+static void list_pipelines(const char *bin, struct pb_buf *out)
+{
+	char dir[4200];
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		struct dirent **e;
+		snprintf(dir, sizeof(dir), "%s%s", bin, dirs[i]);
+		int n = scandir(dir, &e, is_pipeline, alphasort);
+		if (n < 0)
+			continue;
+		for (int k = 0; k < n; k++) {
+			pb_buf_printf(out, "%s%s", k ? ", " : "", e[k]->d_name);
+			free(e[k]);
+		}
+		free(e);
+		return;
+	}
+}
+
 /* The script of pipeline "name" into "path" ("n" bytes), with tools in
  * "bin": one of pb's own when "name" has no '/', else (or when there is
  * none of that name) the file "name". */
@@ -53,9 +83,11 @@ static int find(struct pb_ctx *ctx, const char *name, const char *bin,
 		strcpy(path, name);
 		return PB_OK;
 	}
+	struct pb_buf known = {0};
+	list_pipelines(bin, &known);
 	pb_error(ctx, "--pipeline=%s: no pipeline or file of that name (pb's "
-		      "pipelines: default, no-fusion, upstream-fusion, "
-		      "cuda-cores)", name);
+		      "pipelines: %s)", name, known.data ? known.data : "none");
+	pb_buf_free(&known);
 	return PB_ERR;
 }
 

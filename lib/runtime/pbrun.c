@@ -114,10 +114,10 @@ static int through_script(struct pb_ctx *ctx, const struct pb_input *in,
 }
 
 /* Bring the input "in" of kind "k" (not PTX) through the named pipeline
- * "pipeline" (NULL: none) and then to stage "upto" or later, in "*m"
+ * "pipeline" (NULL: none) and then to the fuse stage or later, in "*m"
  * (a null module on failure). */
 static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
-		const char *pipeline, enum pb_stage upto, MlirModule *m)
+		const char *pipeline, MlirModule *m)
 {
 	int rc;
 	*m = (MlirModule){NULL};
@@ -128,7 +128,7 @@ static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
 	else
 		rc = mlirModuleIsNull(*m = pb_ir_parse(ctx, in)) ? PB_ERR : PB_OK;
 	if (rc == PB_OK)
-		rc = pb_pipeline_run(ctx, *m, upto, NULL);
+		rc = pb_pipeline_run(ctx, *m, PB_STAGE_FUSE, NULL);
 	if (rc != PB_OK && !mlirModuleIsNull(*m)) {
 		mlirModuleDestroy(*m);
 		*m = (MlirModule){NULL};
@@ -136,27 +136,22 @@ static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
 	return rc;
 }
 
-/* Compile "m" into "ptx": pb-codegen with its defaults. */
-static int compile(struct pb_ctx *ctx, MlirModule m, struct pb_buf *ptx)
-{
-	if (pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, NULL) != PB_OK)
-		return PB_ERR;
-	return pb_pipeline_emit(ctx, m, PB_STAGE_CODEGEN, NULL, ptx);
-}
-
 /* Load "in" of kind "k" (not PTX) through "pipeline" (NULL: none) and
- * compile it into "ptx"; with "costs", the flops of its kernel functions
- * (from the fuse-stage module) into "*costs" first. */
+ * compile it into "ptx" (pb-codegen with its defaults); with "costs", the
+ * flops of its kernel functions (from the fuse-stage module) into
+ * "*costs" first. */
 static int compile_input(struct pb_ctx *ctx, const struct pb_input *in,
 			 enum kind k, const char *pipeline,
 			 struct pb_prof_costs *costs, struct pb_buf *ptx)
 {
 	MlirModule m;
-	int rc = load(ctx, in, k, pipeline, PB_STAGE_FUSE, &m);
+	int rc = load(ctx, in, k, pipeline, &m);
 	if (rc == PB_OK && costs)
 		rc = pb_runtime_costs(ctx, m, costs);
 	if (rc == PB_OK)
-		rc = compile(ctx, m, ptx);
+		rc = pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, NULL);
+	if (rc == PB_OK)
+		rc = pb_pipeline_emit(ctx, m, PB_STAGE_CODEGEN, NULL, ptx);
 	if (!mlirModuleIsNull(m))
 		mlirModuleDestroy(m);
 	return rc;
@@ -213,7 +208,7 @@ int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
 		    const char *opt)
 {
 	*weights = NULL;
-	if (load(ctx, in, detect(in), pipeline, PB_STAGE_FUSE, m) != PB_OK)
+	if (load(ctx, in, detect(in), pipeline, m) != PB_OK)
 		return PB_ERR;
 	*weights = weights_path(*m, in, opt);
 	return PB_OK;

@@ -336,16 +336,21 @@ static int node_id(struct groups *g, const char *name)
 	return g->n++;
 }
 
-/* The group of kernel "k": all its nodes joined, the root returned. */
-static int kernel_group(struct groups *g, const struct pb_prof_kernel *k)
+/* The group root of kernel "k" (that of its first node, "-" for none). */
+static int kernel_root(struct groups *g, const struct pb_prof_kernel *k)
 {
-	int r = root_of(g, node_id(g, k->nnodes ? k->nodes[0] : "-"));
+	return root_of(g, node_id(g, k->nnodes ? k->nodes[0] : "-"));
+}
+
+/* Join the nodes of kernel "k" into one group. */
+static void join_kernel(struct groups *g, const struct pb_prof_kernel *k)
+{
+	int r = kernel_root(g, k);
 	for (int j = 1; j < k->nnodes; j++) {
 		int o = root_of(g, node_id(g, k->nodes[j]));
 		if (o != r)
 			g->parent[o] = r;
 	}
-	return r;
 }
 
 void pb_prof_compare(struct pb_prof *const *p, const char *const *names,
@@ -354,7 +359,7 @@ void pb_prof_compare(struct pb_prof *const *p, const char *const *names,
 	struct groups g = {0};
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < p[i]->n; j++)
-			kernel_group(&g, &p[i]->k[j]);
+			join_kernel(&g, &p[i]->k[j]);
 	/* per group root: its first node's label and times per pipeline */
 	double *ms = calloc((size_t)g.n * n + 1, sizeof(*ms));
 	int *kernels = calloc((size_t)g.n * n + 1, sizeof(*kernels));
@@ -362,7 +367,7 @@ void pb_prof_compare(struct pb_prof *const *p, const char *const *names,
 		abort();
 	for (int i = 0; i < n; i++)
 		for (int j = 0; j < p[i]->n; j++) {
-			int r = kernel_group(&g, &p[i]->k[j]);
+			int r = kernel_root(&g, &p[i]->k[j]);
 			ms[r * n + i] += p[i]->k[j].median;
 			kernels[r * n + i]++;
 		}

@@ -93,11 +93,12 @@ int pb_runtime_read_tensor(struct pb_ctx *ctx, const char *path,
 	char head[6] = {0};
 	struct stat st;
 	memset(t, 0, sizeof(*t));
-	/* a device or a pipe: refused by the readers, not peeked at */
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+	/* a directory, a device or a pipe: refused here, not peeked at */
+	int known = stat(path, &st) == 0;
+	if (known && S_ISDIR(st.st_mode))
 		return pb_error_in(ctx, path, "cannot read: %s",
 				   strerror(EISDIR));
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+	if (known && !S_ISREG(st.st_mode))
 		return pb_error_in(ctx, path, "not a regular file");
 	FILE *f = fopen(path, "rb");
 	if (!f)

@@ -66,7 +66,7 @@ static const struct field fields[] = {
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
 /* "sm_80, sm_86, sm_89, sm_90 or sm_90a", from pb_target_archs. */
-static const char *arch_list(void)
+const char *pb_target_arch_list(void)
 {
 	static char buf[128];
 	size_t n = 0;
@@ -184,7 +184,7 @@ static int check_consistent(struct pb_ctx *ctx, const char *file,
 {
 	if (!is_arch(t->arch))
 		return pb_error_in(ctx, file, "field 'arch': unknown arch '%s' "
-			    "(expected %s)", t->arch, arch_list());
+			    "(expected %s)", t->arch, pb_target_arch_list());
 	if (check_warps(ctx, file, "max_threads_per_block",
 			t->max_threads_per_block, t->warp_size) ||
 	    check_warps(ctx, file, "max_threads_per_sm", t->max_threads_per_sm,
@@ -302,7 +302,7 @@ int pb_target_get(struct pb_ctx *ctx, const char *arch, const char *file,
 		arch = ctx->arch ? ctx->arch : "sm_90";
 	if (!is_arch(arch))
 		return pb_error_in(ctx, ctx->tool, "unknown --arch '%s' (expected %s)",
-			    arch, arch_list());
+			    arch, pb_target_arch_list());
 	return get_builtin(ctx, arch, t);
 }
 

@@ -63,6 +63,9 @@ int pb_target_ptx_isa(struct pb_ctx *ctx, const char *arch);
 
 /* The architectures with a built-in description, NULL-terminated. */
 extern const char *const pb_target_archs[];
+/* Them as text: "sm_80, sm_86, sm_89, sm_90 or sm_90a" (a static
+ * buffer). */
+const char *pb_target_arch_list(void);
 /* Is "arch" one of them? */
 int pb_target_is_arch(const char *arch);
 

@@ -606,13 +606,22 @@ static int lookups(const struct pb_poly_scop *s)
 	return pb_poly_stmt_of(s, (MlirOperation){NULL}) == -1;
 }
 
+/* The module "src" of case "name", checked to parse (null when not). */
+static MlirModule parse_case(struct pb_ctx *ctx, const char *name,
+			     const char *src)
+{
+	char what[160];
+	MlirModule m = mlirModuleCreateParse(ctx->mlir, pb_str(src));
+	snprintf(what, sizeof(what), "%s: parses", name);
+	check(!mlirModuleIsNull(m), what);
+	return m;
+}
+
 /* Parse the case, extract the block of @f and check every expectation. */
 static void run_case(struct pb_ctx *ctx, const struct scop_case *c)
 {
 	char what[160];
-	MlirModule m = mlirModuleCreateParse(ctx->mlir, pb_str(c->src));
-	snprintf(what, sizeof(what), "%s: parses", c->name);
-	check(!mlirModuleIsNull(m), what);
+	MlirModule m = parse_case(ctx, c->name, c->src);
 	if (mlirModuleIsNull(m))
 		return;
 	MlirOperation f = pb_ir_lookup_func(m, "f");
@@ -870,9 +879,7 @@ static void run_local(struct pb_ctx *ctx, const struct local_case *c)
 {
 	char what[160];
 	struct pb_poly_dim dim[8];
-	MlirModule m = mlirModuleCreateParse(ctx->mlir, pb_str(c->src));
-	snprintf(what, sizeof(what), "%s: parses", c->name);
-	check(!mlirModuleIsNull(m), what);
+	MlirModule m = parse_case(ctx, c->name, c->src);
 	if (mlirModuleIsNull(m))
 		return;
 	MlirOperation f = pb_ir_lookup_func(m, "f");
