@@ -75,7 +75,8 @@ struct group {
 	int64_t size[MAXR], dim[MAXR];
 	int64_t coef[MAXR][PB_POLY_LOCAL_MAXPAR + 1], cst[MAXR];
 	int guard[MAXR];
-	int64_t pad, vec, bytes, elem;
+	int perm[MAXR];	/* buffer dimension s holds tile dimension perm[s] */
+	int64_t pad, vec, rvec, bytes, elem;
 	int64_t reuse;
 	int degree;
 	MlirValue buf;
@@ -273,7 +274,7 @@ static int find_loop(struct promote *p, struct nest *n, const char **why)
 {
 	MlirBlock body = body_of(n->thread);
 	MlirValue priv[MAXPRIV];
-	int np = 0, i = 0;
+	int np = 0, i = 0, crosses = 0;
 	n->loop = (MlirOperation){NULL};
 	for (MlirOperation o = mlirBlockGetFirstOperation(body);
 	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
@@ -290,10 +291,8 @@ static int find_loop(struct promote *p, struct nest *n, const char **why)
 		if (pb_ir_op_is(o, "affine.yield") || is_pure(o) ||
 		    pb_ir_op_is(o, "memref.alloca"))
 			continue;
-		if (escapes(o, body)) {
-			*why = "a value of the thread's work crosses its loops";
-			return 0;
-		}
+		if (escapes(o, body))
+			crosses = 1;
 		if (!mlirOperationIsNull(n->loop) || trip < 2 || lb || step != 1)
 			continue;
 		MlirValue iv = mlirBlockGetArgument(body_of(o), 0);
@@ -316,10 +315,17 @@ static int find_loop(struct promote *p, struct nest *n, const char **why)
 		n->at = i;
 		n->trip = trip;
 	}
-	if (mlirOperationIsNull(n->loop))
+	if (mlirOperationIsNull(n->loop)) {
 		*why = "no reduction loop reading a buffer the kernel never "
 		       "writes";
-	return !mlirOperationIsNull(n->loop);
+		return 0;
+	}
+	if (crosses) {
+		*why = "a value of the thread's work crosses from one of its "
+		       "loops to another";
+		return 0;
+	}
+	return 1;
 }
 
 /* How many times one block executes "op" (nested in the top loop of "n")
@@ -476,15 +482,27 @@ static void find_guards(const struct nest *n, struct group *g)
 	}
 }
 
-/* The widest copy of "g" with innermost padding "pad": elements per copy
- * (16 bytes at most) such that every copy is aligned in the buffer and
- * in the tile and either wholly inside the buffer or wholly outside. */
+/* The layout of a staged tile: the box dimension each dimension of the
+ * buffer holds ("perm", outermost first) and the padding of the
+ * innermost one. */
+struct layout {
+	int perm[MAXR];
+	int64_t pad;
+};
+
+/* The widest copy of "g" in layout "lay": elements per copy (16 bytes at
+ * most, along the innermost dimension of both the buffer and the tile)
+ * such that every copy is aligned in the buffer and in the tile and
+ * either wholly inside the buffer or wholly outside. */
 static int64_t copy_width(const struct nest *n, const struct group *g,
-			  int64_t pad)
+			  const struct layout *lay)
 {
 	int r = g->rank - 1;
+	if (lay->perm[r] != r)
+		return 1;
 	for (int64_t v = 16 / g->elem; v > 1; v /= 2) {
-		int ok = g->size[r] % v == 0 && (g->size[r] + pad) % v == 0 &&
+		int ok = g->size[r] % v == 0 &&
+			 (g->size[r] + lay->pad) % v == 0 &&
 			 g->dim[r] % v == 0 && g->cst[r] % v == 0;
 		/* the parameters take the values lo + step * j */
 		for (int i = 0; i <= n->l->np && ok; i++) {
@@ -499,29 +517,67 @@ static int64_t copy_width(const struct nest *n, const struct group *g,
 	return 1;
 }
 
-/* The strides in elements of "g"'s tile with innermost padding "pad". */
-static void tile_strides(const struct group *g, int64_t pad, int64_t *stride)
+/* The size of buffer dimension "s" of "g" in layout "lay". */
+static int64_t buf_size(const struct group *g, const struct layout *lay, int s)
 {
-	stride[g->rank - 1] = 1;
-	for (int d = g->rank - 2; d >= 0; d--)
-		stride[d] = stride[d + 1] *
-			    (g->size[d + 1] + (d + 1 == g->rank - 1 ? pad : 0));
+	return g->size[lay->perm[s]] + (s == g->rank - 1 ? lay->pad : 0);
 }
 
-/* The cost of padding "pad" for "g": bank-conflict degrees of the
- * warps' reads of the tile and of the copy's stores, weighted by how
- * many warp-wide instructions each takes per k-tile; -1 when a read's
- * lanes cannot be told apart (not affine in the thread counters). */
-static int64_t pad_cost(const struct nest *n, const struct group *g,
-			int64_t pad, int *degree)
+/* The strides in elements in the buffer of "g" (layout "lay") of each
+ * dimension of the tile. */
+static void tile_strides(const struct group *g, const struct layout *lay,
+			 int64_t *stride)
+{
+	int64_t st = 1;
+	for (int s = g->rank - 1; s >= 0; s--) {
+		stride[lay->perm[s]] = st;
+		st *= buf_size(g, lay, s);
+	}
+}
+
+/* Elements per shared-memory read of the warps' accesses of "g" in
+ * layout "lay" once the k-tile loop is unrolled: 128 bits when the
+ * innermost buffer dimension is the one the reduction counter walks by
+ * one in every access and every read of 16 bytes stays aligned. */
+static int64_t read_width(const struct nest *n, const struct group *g,
+			  const struct layout *lay)
+{
+	int r = g->rank - 1, d = lay->perm[r], kdim = n->chain.n;
+	int64_t v = 16 / g->elem, stride[MAXR], c;
+	if (n->kt % v)
+		return 1;
+	tile_strides(g, lay, stride);
+	for (int s = 0; s < r; s++)
+		if (stride[lay->perm[s]] % v)
+			return 1;
+	for (int i = 0; i < g->n; i++) {
+		if (pb_poly_local_coef(n->l, g->acc[i], d, kdim, &c) || c != 1)
+			return 1;
+		for (int e = 0; e < g->rank; e++)
+			if (e != d && (pb_poly_local_coef(n->l, g->acc[i], e,
+							  kdim, &c) || c))
+				return 1;
+	}
+	return v;
+}
+
+/* The cost of layout "lay" for "g": the warp-wide shared-memory
+ * instructions per k-tile of the warps' reads (each read
+ * "width" elements, see read_width) and of the copy's stores and loads,
+ * each times the bank-conflict degree of its accesses; -1 when a read's
+ * lanes cannot be told apart (not affine in the thread counters). The
+ * worst read degree into "*degree". */
+static int64_t layout_cost(const struct nest *n, const struct group *g,
+			   const struct layout *lay, int *degree)
 {
 	int64_t stride[MAXR], word[32], cost = 0;
 	int nt = n->chain.n - n->nwarp;
 	int64_t lanes = pb_numel(nt, n->chain.extent + n->nwarp);
-	int words = 1;
+	int64_t width = read_width(n, g, lay);
+	int ww = (int)(width * g->elem / 4);
 	if (lanes > 32)
 		lanes = 32;
-	tile_strides(g, pad, stride);
+	tile_strides(g, lay, stride);
 	*degree = 1;
 	for (int i = 0; i < g->n; i++) {
 		for (int l = 0; l < lanes; l++) {
@@ -542,14 +598,14 @@ static int64_t pad_cost(const struct nest *n, const struct group *g,
 			}
 			word[l] = w * g->elem / 4;
 		}
-		int deg = pb_smem_bank_degree(word, (int)lanes, words);
+		int deg = pb_smem_bank_degree(word, (int)lanes, ww < 1 ? 1 : ww);
 		if (deg > *degree)
 			*degree = deg;
 		cost += deg * (executions(n, n->l->access[g->acc[i]].op) /
-			       n->threads + 1);
+				       n->threads / width + 1);
 	}
-	/* the copy: lane l stores unit l */
-	int64_t v = copy_width(n, g, pad), units = 1;
+	/* the copy: lane l stores unit l, in the order of the tile */
+	int64_t v = copy_width(n, g, lay), units = 1;
 	for (int d = 0; d < g->rank; d++)
 		units *= d == g->rank - 1 ? g->size[d] / v : g->size[d];
 	for (int l = 0; l < 32; l++) {
@@ -564,33 +620,71 @@ static int64_t pad_cost(const struct nest *n, const struct group *g,
 	}
 	int wv = (int)(v * g->elem / 4);
 	cost += (pb_smem_bank_degree(word, 32, wv < 1 ? 1 : wv) + 1) *
-		((units + 31) / 32);
+		((units + n->threads - 1) / n->threads);
 	return cost;
 }
 
-/* Choose the padding and copy width of "g". */
+/* The dimension of the tile of "g" that the reduction counter moves in
+ * its accesses, when there is exactly one; -1 otherwise. */
+static int k_dim(const struct nest *n, const struct group *g)
+{
+	int found = -1;
+	for (int d = 0; d < g->rank; d++)
+		for (int i = 0; i < g->n; i++) {
+			int64_t c;
+			if (pb_poly_local_coef(n->l, g->acc[i], d, n->chain.n,
+					       &c) || !c)
+				continue;
+			if (found >= 0 && found != d)
+				return -1;
+			found = d;
+		}
+	return found;
+}
+
+/* Choose the layout of "g" (the tile's order, or the dimension the
+ * reduction walks moved innermost so that a thread's reads along it are
+ * contiguous; no padding, 16 bytes or one element of padding) with the
+ * least cost, and the copy width it allows. */
 static void choose_layout(const struct nest *n, struct group *g)
 {
-	int64_t cand[3] = {0, 16 / g->elem, 1}, best = -1;
-	g->pad = 0;
-	g->degree = 0;
-	for (int i = 0; i < 3; i++) {
-		int deg;
-		if (i && cand[i] == cand[i - 1])
-			continue;
-		int64_t c = pad_cost(n, g, cand[i], &deg);
-		if (c < 0)
-			break;
-		if (best < 0 || c < best) {
-			best = c;
-			g->pad = cand[i];
-			g->degree = deg;
-		}
-	}
-	g->vec = copy_width(n, g, g->pad);
-	int64_t e = g->elem;
+	struct layout cand[2], best;
+	int64_t pads[3] = {0, 16 / g->elem, 1}, bc = -1;
+	int nc = 1, kd = k_dim(n, g);
 	for (int d = 0; d < g->rank; d++)
-		e *= g->size[d] + (d == g->rank - 1 ? g->pad : 0);
+		cand[0].perm[d] = d;
+	if (kd >= 0 && kd != g->rank - 1) {
+		int s = 0;
+		for (int d = 0; d < g->rank; d++)
+			if (d != kd)
+				cand[1].perm[s++] = d;
+		cand[1].perm[s] = kd;
+		nc = 2;
+	}
+	best = cand[0];
+	best.pad = 0;
+	g->degree = 0;
+	for (int c = 0; c < nc; c++)
+		for (int i = 0; i < 3; i++) {
+			int deg;
+			struct layout lay = cand[c];
+			lay.pad = pads[i];
+			int64_t cost = layout_cost(n, g, &lay, &deg);
+			if (cost < 0)
+				continue;
+			if (bc < 0 || cost < bc) {
+				bc = cost;
+				best = lay;
+				g->degree = deg;
+			}
+		}
+	memcpy(g->perm, best.perm, sizeof(g->perm));
+	g->pad = best.pad;
+	g->vec = copy_width(n, g, &best);
+	g->rvec = read_width(n, g, &best);
+	int64_t e = g->elem;
+	for (int s = 0; s < g->rank; s++)
+		e *= buf_size(g, &best, s);
 	g->bytes = e;
 }
 
@@ -679,6 +773,67 @@ static int64_t size_groups(struct promote *p, struct nest *n, int say)
 	return bytes;
 }
 
+/* The type text of the ring of buffers of "g" for "n" into "w". */
+static void ring_type(const struct nest *n, const struct group *g,
+		      struct pb_buf *w)
+{
+	struct pb_buf e = {0};
+	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(g->src)),
+			 &e);
+	pb_buf_printf(w, "memref<%dx", n->stages);
+	for (int d = 0; d < g->rank; d++)
+		pb_buf_printf(w, "%lldx",
+			      (long long)(g->size[g->perm[d]] +
+					  (d == g->rank - 1 ? g->pad : 0)));
+	pb_buf_printf(w, "%s, #gpu.address_space<workgroup>>", e.data);
+	pb_buf_free(&e);
+}
+
+/* The workgroup buffer of the block of "n" of type "text" that none of
+ * the first "ng" groups of "n" uses yet (an earlier nest of the block,
+ * such as the full-tile version of a partial one, staged the same tiles:
+ * it ended with a barrier, so its buffers are free again), or a null
+ * value. */
+static MlirValue free_buffer(const struct nest *n, const char *text, int ng)
+{
+	struct pb_ir_ops l = {0};
+	MlirValue found = {NULL};
+	pb_kernel_workgroup_buffers(n->block, &l);
+	for (int i = 0; i < l.n && mlirValueIsNull(found); i++) {
+		MlirValue v = mlirOperationGetResult(l.v[i], 0);
+		struct pb_buf t = {0};
+		int used = 0;
+		pb_ir_type_print(mlirValueGetType(v), &t);
+		for (int k = 0; k < ng; k++)
+			used |= !mlirValueIsNull(n->g[k].buf) &&
+				mlirValueEqual(n->g[k].buf, v);
+		if (!used && t.data && !strcmp(t.data, text))
+			found = v;
+		pb_buf_free(&t);
+	}
+	pb_ir_ops_free(&l);
+	return found;
+}
+
+/* The bytes of shared memory the block of "n" needs in all once its
+ * groups are staged: what it has, and the rings of the groups that
+ * cannot reuse one of its buffers (free_buffer). */
+static int64_t block_bytes(struct nest *n)
+{
+	int64_t bytes = pb_kernel_workgroup_bytes(n->block);
+	for (int i = 0; i < n->ng; i++) {
+		struct pb_buf t = {0};
+		ring_type(n, &n->g[i], &t);
+		n->g[i].buf = free_buffer(n, t.data, i);
+		if (mlirValueIsNull(n->g[i].buf))
+			bytes += n->g[i].bytes * n->stages;
+		pb_buf_free(&t);
+	}
+	for (int i = 0; i < n->ng; i++)
+		n->g[i].buf = (MlirValue){NULL};
+	return bytes;
+}
+
 /* Choose the k-tile and the stages of "n" (--k-tile, --stages, or the
  * largest tile of {16, 32, 8, 4, 2} that divides the loop and lets the
  * stages fit the target's shared memory per block). 0 when nothing is
@@ -704,7 +859,8 @@ static int plan(struct promote *p, struct nest *n)
 			n->stages = want < tiles ? want : (int)tiles;
 			if (!n->ng)
 				break;
-			if (n->stages * one <= limit)
+			(void)one;
+			if (block_bytes(n) <= limit)
 				return 1;
 		}
 		if (p->o->stages)
@@ -950,7 +1106,7 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 	struct pb_buf gi = {0}, ci = {0}, vt = {0};
 	for (int d = 0; d <= r; d++) {
 		pb_buf_printf(&gi, "%s%%g%d", d ? ", " : "", d);
-		pb_buf_printf(&ci, ", %%c%d", d);
+		pb_buf_printf(&ci, ", %%c%d", g->perm[d]);
 	}
 	if (g->vec > 1) {
 		pb_buf_printf(&vt, "vector<%lldx%s>", (long long)g->vec, elt);
@@ -1005,7 +1161,8 @@ static void stage_load(const struct nest *n, const struct group *g,
 					 k, mlirAffineConstantExprGet(c, n->kt)),
 				 mlirAffineConstantExprGet(c, n->stages))
 		       : mlirAffineConstantExprGet(c, 0);
-	for (int d = 0; d < g->rank; d++) {
+	for (int s = 0; s < g->rank; s++) {
+		int d = g->perm[s];
 		MlirAffineExpr off = mlirAffineConstantExprGet(c, g->cst[d]);
 		for (int i = 0; i <= np; i++)
 			if (g->coef[d][i])
@@ -1014,7 +1171,7 @@ static void stage_load(const struct nest *n, const struct group *g,
 						     mlirAffineDimExprGet(c, nd + i),
 						     mlirAffineConstantExprGet(
 							     c, g->coef[d][i])));
-		e[1 + d] = mlirAffineAddExprGet(
+		e[1 + s] = mlirAffineAddExprGet(
 			mlirAffineMapGetResult(map, d),
 			mlirAffineMulExprGet(off, mlirAffineConstantExprGet(c, -1)));
 	}
@@ -1058,6 +1215,7 @@ static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
 	pb_ir_set_attr(n->loop, "upperBoundMap",
 		       mlirAttributeParseGet(c, mlirStringRefCreateFromCString(
 						   text)));
+	pb_ir_set_attr(n->loop, "pb.unroll", mlirUnitAttrGet(c));
 	int rc = pb_ir_instantiate(
 		p->ctx,
 		"func.func @t(%kk: index, %k: index) {\n"
@@ -1160,13 +1318,11 @@ static int rewrite(struct promote *p, struct nest *n)
 		elt[i] = type_text(mlirShapedTypeGetElementType(st));
 		srct[i] = type_text(st);
 		struct pb_buf w = {0};
-		pb_buf_printf(&w, "memref<%dx", n->stages);
-		for (int d = 0; d < g->rank; d++)
-			pb_buf_printf(&w, "%lldx",
-				      (long long)(g->size[d] +
-						  (d == g->rank - 1 ? g->pad : 0)));
-		pb_buf_printf(&w, "%s, #gpu.address_space<workgroup>>", elt[i]);
+		ring_type(n, g, &w);
 		buft[i] = w.data;
+		g->buf = free_buffer(n, buft[i], i);
+		if (!mlirValueIsNull(g->buf))
+			continue;
 		rc = pb_kernel_workgroup_alloc(p->ctx, buft[i],
 					       mlirBlockGetFirstOperation(bb),
 					       loc, &a);
@@ -1212,13 +1368,14 @@ static int rewrite(struct promote *p, struct nest *n)
 	if (rc == PB_OK) {
 		MlirBlock lb = body_of(loop);
 		MlirOperation at = mlirBlockGetTerminator(lb);
-		if (n->stages == 1)
-			for (MlirOperation o = mlirBlockGetFirstOperation(lb);
-			     !mlirOperationEqual(o, at);
-			     o = mlirOperationGetNextInBlock(o))
-				if (mlirOperationEqual(
-					    mlirOperationGetNextInBlock(o), at))
-					at = o;
+		/* one stage: before the last barrier */
+		if (n->stages == 1) {
+			MlirOperation o = mlirBlockGetFirstOperation(lb);
+			while (!mlirOperationEqual(mlirOperationGetNextInBlock(o),
+						   at))
+				o = mlirOperationGetNextInBlock(o);
+			at = o;
+		}
 		mlirOperationMoveBefore(n->top, at);
 		keep_part(n, n->top, 0, priv);
 		MlirValue kk = mlirBlockGetArgument(lb, 0);
@@ -1244,33 +1401,48 @@ static void tell(struct promote *p, const struct nest *n)
 	int64_t bytes = 0;
 	for (int i = 0; i < n->ng; i++) {
 		const struct group *g = &n->g[i];
-		struct pb_buf box = {0};
-		for (int d = 0; d < g->rank; d++)
+		struct pb_buf box = {0}, order = {0}, boxj = {0};
+		for (int d = 0; d < g->rank; d++) {
 			pb_buf_printf(&box, "%s%lld", d ? "x" : "",
 				      (long long)g->size[d]);
+			pb_buf_printf(&boxj, "%s%lld", d ? ", " : "",
+				      (long long)g->size[d]);
+			pb_buf_printf(&order, "%s%d", d ? ", " : "", g->perm[d]);
+		}
 		bytes += g->bytes * n->stages;
+		int transposed = 0, guarded = 0;
+		for (int d = 0; d < g->rank; d++) {
+			transposed |= g->perm[d] != d;
+			guarded |= g->guard[d];
+		}
 		remark(p, n->loop, "staged argument #%d: %s tile per block and "
-		       "k-tile (reuse %lld), padding %lld, %lld-bit copies%s, "
-		       "bank conflicts %d-way",
+		       "k-tile (reuse %lld)%s, padding %lld, %lld-bit copies%s, "
+		       "%lld-bit reads, bank conflicts %d-way",
 		       (int)mlirBlockArgumentGetArgNumber(g->src), box.data,
-		       (long long)g->reuse, (long long)g->pad,
-		       (long long)(g->vec * g->elem * 8),
-		       g->guard[g->rank - 1] || g->guard[0] ? ", guarded" : "",
-		       g->degree);
+		       (long long)g->reuse,
+		       transposed ? ", reduction dimension innermost" : "",
+		       (long long)g->pad, (long long)(g->vec * g->elem * 8),
+		       guarded ? ", guarded with zero fill" : "",
+		       (long long)(g->rvec * g->elem * 8), g->degree);
 		if (p->o->report) {
 			pb_buf_printf(&p->report,
 				      "%s    {\"argument\": %d, \"box\": [%s], "
-				      "\"pad\": %lld, \"copy_bits\": %lld, "
-				      "\"reuse\": %lld, \"bank_degree\": %d, "
-				      "\"bytes\": %lld}",
+				      "\"order\": [%s], \"pad\": %lld, "
+				      "\"copy_bits\": %lld, \"read_bits\": "
+				      "%lld, \"guarded\": %s, \"reuse\": %lld, "
+				      "\"bank_degree\": %d, \"bytes\": %lld}",
 				      i ? ",\n" : "",
 				      (int)mlirBlockArgumentGetArgNumber(g->src),
-				      box.data, (long long)g->pad,
+				      boxj.data, order.data, (long long)g->pad,
 				      (long long)(g->vec * g->elem * 8),
+				      (long long)(g->rvec * g->elem * 8),
+				      guarded ? "true" : "false",
 				      (long long)g->reuse, g->degree,
 				      (long long)g->bytes);
 		}
 		pb_buf_free(&box);
+		pb_buf_free(&order);
+		pb_buf_free(&boxj);
 	}
 	remark(p, n->loop, "%d stage%s of k-tile %lld (%s copies), %lld bytes "
 	       "of shared memory, %lld threads",
