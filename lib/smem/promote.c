@@ -88,7 +88,7 @@ struct group {
 struct nest {
 	MlirOperation block, top, thread, loop;
 	struct pb_kernel_band chain, blk;
-	int at, nwarp;
+	int at, nwarp, unroll;
 	int64_t threads, trip, kt;
 	int stages;
 	struct pb_poly_local *l;
@@ -174,6 +174,33 @@ static int read_only_arg(MlirOperation func, MlirValue v)
 			return 0;
 	}
 	return 1;
+}
+
+/* May a buffer that kernel "func" writes be the memory of its argument
+ * "root" at some call (docs/kernel-model.md, aliasing)? Any operation on a
+ * memref other than a load, a view or a size query counts as a write. */
+static int written_alias(MlirOperation func, MlirValue root)
+{
+	struct pb_ir_ops all = {0};
+	MlirOperation module = mlirOperationGetParentOperation(func);
+	int alias = 0;
+	pb_ir_collect(func, NULL, &all);
+	for (int i = 0; i < all.n && !alias; i++) {
+		MlirOperation op = all.v[i];
+		if (pb_ir_op_is(op, "affine.load") ||
+		    pb_ir_op_is(op, "memref.load") ||
+		    pb_ir_op_is(op, "affine.vector_load") ||
+		    pb_ir_op_is(op, "memref.dim") || pb_poly_is_view(op))
+			continue;
+		for (intptr_t k = 0; k < mlirOperationGetNumOperands(op) && !alias;
+		     k++) {
+			MlirValue v = mlirOperationGetOperand(op, k);
+			alias = mlirTypeIsAMemRef(mlirValueGetType(v)) &&
+				pb_kernel_may_alias(module, func, v, root);
+		}
+	}
+	pb_ir_ops_free(&all);
+	return alias;
 }
 
 /* Find the mapped chain of "top" (warp loops perfectly nested down to one
@@ -776,6 +803,11 @@ static void collect_groups(struct promote *p, struct nest *n)
 		if (acc->write || !pb_ir_is_inside(acc->op, n->loop) ||
 		    !read_only_arg(p->func, root))
 			continue;
+		if (written_alias(p->func, root)) {
+			remark(p, acc->op, "not staged: the buffer may be the "
+			       "memory the kernel writes (aliased arguments)");
+			continue;
+		}
 		pb_poly_access_operand(acc->op, &mem, &w);
 		if (!acc->exact || !pb_ir_op_is(acc->op, "affine.load") ||
 		    !mlirValueEqual(mlirOperationGetOperand(acc->op, mem), root)) {
@@ -965,11 +997,14 @@ static int plan(struct promote *p, struct nest *n)
 		       (long long)n->trip);
 		return 0;
 	}
-	int64_t one = size_groups(p, n, 1);
+	size_groups(p, n, 1);
+	n->stages = p->o->stages ? (int)p->o->stages : 1;
 	if (n->ng)
 		remark(p, n->loop, "not staged: %lld bytes of shared memory "
-		       "per stage do not fit %lld bytes per block (%s)",
-		       (long long)one, (long long)limit, p->t->arch);
+		       "(%d stage%s of k-tile %lld) do not fit %lld bytes per "
+		       "block (%s)", (long long)block_bytes(n), n->stages,
+		       n->stages > 1 ? "s" : "", (long long)n->kt,
+		       (long long)limit, p->t->arch);
 	return 0;
 }
 
@@ -1331,7 +1366,7 @@ static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
 	pb_ir_set_attr(n->loop, "upperBoundMap",
 		       mlirAttributeParseGet(c, mlirStringRefCreateFromCString(
 						   text)));
-	if (unrollable(n))
+	if (n->unroll)
 		pb_ir_set_attr(n->loop, "pb.unroll", mlirUnitAttrGet(c));
 	int rc = pb_ir_instantiate(
 		p->ctx,
@@ -1640,6 +1675,7 @@ static int promote_nest(struct promote *p, MlirOperation block,
 		if (p->o->report)
 			pb_buf_printf(&p->report, "%s  {\"staged\": [\n",
 				      p->nreport++ ? ",\n" : "");
+		n.unroll = unrollable(&n);
 		rc = rewrite(p, &n);
 		if (rc == PB_OK)
 			tell(p, &n);
