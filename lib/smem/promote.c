@@ -1276,8 +1276,8 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 			mlirAttributePrint(g->fill, pb_buf_mlir_callback, &fill);
 		pb_buf_puts(t, "        } else {\n");
 		if (g->vec > 1)
-			pb_buf_printf(t, "        %%z0 = arith.constant %s\n"
-				      "        %%z = vector.broadcast %%z0 : %s to "
+			pb_buf_printf(t, "        %%f0 = arith.constant %s\n"
+				      "        %%z = vector.broadcast %%f0 : %s to "
 				      "%s\n        affine.vector_store %%z, "
 				      "%s[%s%s] : %s, %s\n",
 				      fill.data, elt, vt.data, buf, slot, ci.data,
@@ -1391,7 +1391,12 @@ static int unrollable(const struct nest *n)
 					  NULL, -1);
 	}
 	pb_ir_ops_free(&loops);
-	return staged == reads && points && work <= 1024;
+	/* nor guarded points (a partial tile): their reads do not combine */
+	struct pb_ir_ops guards = {0};
+	pb_ir_collect(n->loop, "affine.if", &guards);
+	int guarded = guards.n > 0;
+	pb_ir_ops_free(&guards);
+	return staged == reads && points && !guarded && work <= 1024;
 }
 
 /* Strip-mine the reduction loop of "n" onto the k-tile loop's counter
