@@ -976,10 +976,10 @@ static int64_t block_bytes(struct nest *n)
 	return bytes;
 }
 
-/* Choose the k-tile and the stages of "n" (--k-tile, --stages, or the
- * largest tile of {16, 32, 8, 4, 2} that divides the loop and lets the
- * stages fit the target's shared memory per block). 0 when nothing is
- * staged. */
+/* Choose the k-tile and the stages of "n" (--k-tile, --stages, or: the
+ * first k-tile of {16, 32, 8, 4, 2} that divides the loop and lets a ring
+ * of 3, else 2, slots fit the target's shared memory per block, or one
+ * slot when no ring fits). 0 when nothing is staged. */
 static int plan(struct promote *p, struct nest *n)
 {
 	static const int64_t kts[] = {16, 32, 8, 4, 2};
@@ -988,30 +988,33 @@ static int plan(struct promote *p, struct nest *n)
 	struct group saved[MAXG];
 	int nsaved = n->ng;
 	memcpy(saved, n->g, sizeof(saved));
-	for (int want = p->o->stages ? p->o->stages : p->async ? 3 : 1;
-	     want >= 1; want--) {
-		for (int i = 0; i < nk; i++) {
-			n->kt = p->o->k_tile ? p->o->k_tile : kts[i];
-			if (n->kt > n->trip || n->trip % n->kt)
-				continue;
-			memcpy(n->g, saved, sizeof(saved));
-			n->ng = nsaved;
-			int64_t one = size_groups(p, n, 0);
-			int64_t tiles = n->trip / n->kt;
-			n->stages = want < tiles ? want : (int)tiles;
-			if (!n->ng)
-				break;
-			(void)one;
-			if (block_bytes(n) <= limit) {
+	/* a ring first (3 slots, then 2), the largest k-tile in the order of
+	 * kts first within it; one slot only when no ring fits */
+	int top = p->o->stages ? (int)p->o->stages : p->async ? 3 : 1;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nk; i++)
+			for (int want = top; want >= 1; want--) {
+				if (!p->o->stages && (pass == 0) != (want > 1))
+					continue;
+				if (p->o->stages && pass)
+					continue;
+				n->kt = p->o->k_tile ? p->o->k_tile : kts[i];
+				if (n->kt > n->trip || n->trip % n->kt)
+					continue;
+				memcpy(n->g, saved, sizeof(saved));
+				n->ng = nsaved;
+				size_groups(p, n, 0);
+				int64_t tiles = n->trip / n->kt;
+				n->stages = want < tiles ? want : (int)tiles;
+				if (!n->ng)
+					break;
+				if (block_bytes(n) > limit)
+					continue;
 				for (int d = 0; d < n->ndropped; d++)
 					remark(p, n->dropped[d], "not staged: %s",
 					       n->why[d]);
 				return 1;
 			}
-		}
-		if (p->o->stages)
-			break;
-	}
 	/* nothing fits: say why with the preferred tile */
 	memcpy(n->g, saved, sizeof(saved));
 	n->ng = nsaved;

@@ -14,9 +14,9 @@
 // by two threads, so a copy through shared memory would only add work.
 // CHECK: remark: not staged: each element is read once per block (no reuse across threads)
 //
-// k1_big: with a 128x128 block tile, the largest k-tile whose ring fits
-// 48 KiB is 8 (16 would need 3 x 16.5 KiB).
-// CHECK: remark: 3 stages of k-tile 8 (asynchronous copies), 30720 bytes of shared memory, 256 threads
+// k1_big: with a 128x128 block tile, a ring of 3 slots of k-tile 16 needs
+// 3 x 18 KiB: pb-smem keeps the k-tile and takes 2 slots.
+// CHECK: remark: 2 stages of k-tile 16 (asynchronous copies), 36864 bytes of shared memory, 256 threads
 // BIG: remark: not staged: 135168 bytes of shared memory (2 stages of k-tile 64) do not fit 49152 bytes per block (sm_90)
 //
 // k2_alias: @main passes Q as both B and C: B's tile would be a stale copy
