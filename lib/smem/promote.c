@@ -1653,21 +1653,30 @@ static void tell(struct promote *p, const struct nest *n)
 		pb_buf_free(&order);
 		pb_buf_free(&boxj);
 	}
+	/* what the block's shared memory and threads leave of the SM (the
+	 * registers are ptxas's to tell: pb-prof --static) */
+	struct pb_kernel_resources res = {n->threads, 0,
+					  pb_kernel_workgroup_bytes(n->block)};
+	struct pb_kernel_occupancy occ;
+	pb_kernel_occupancy(p->t, &res, pb_kernel_band_points(&n->blk), &occ);
 	remark(p, n->loop, "%d stage%s of k-tile %lld (%s copies), %lld bytes "
-	       "of shared memory, %lld threads",
+	       "of shared memory, %lld threads, at most %lld blocks per SM",
 	       n->stages, n->stages > 1 ? "s" : "", (long long)n->kt,
 	       n->stages > 1 ? "asynchronous" : "synchronous", (long long)bytes,
-	       (long long)n->threads);
+	       (long long)n->threads, (long long)occ.blocks_per_sm);
 	if (p->o->report) {
 		MlirStringRef name = mlirStringAttrGetValue(
 			pb_ir_attr(p->func, "sym_name"));
 		pb_buf_printf(&p->report,
 			      "\n  ], \"kernel\": \"%.*s\", \"k_tile\": %lld, "
 			      "\"stages\": %d, \"threads\": %lld, "
-			      "\"smem_bytes\": %lld}",
+			      "\"smem_bytes\": %lld, \"block_smem_bytes\": "
+			      "%lld, \"blocks_per_sm\": %lld, "
+			      "\"occupancy\": %.3f}",
 			      (int)name.length, name.data, (long long)n->kt,
 			      n->stages, (long long)n->threads,
-			      (long long)bytes);
+			      (long long)bytes, (long long)res.smem,
+			      (long long)occ.blocks_per_sm, occ.occupancy);
 	}
 }
 
