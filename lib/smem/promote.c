@@ -977,12 +977,14 @@ static int64_t block_bytes(struct nest *n)
 }
 
 /* Choose the k-tile and the stages of "n" (--k-tile, --stages, or: the
- * first k-tile of {16, 32, 8, 4, 2} that divides the loop and lets a ring
+ * first k-tile of {16, 32, 8, 4, 2, the loop when at most 32} that
+ * divides the loop and lets a ring
  * of 3, else 2, slots fit the target's shared memory per block, or one
  * slot when no ring fits). 0 when nothing is staged. */
 static int plan(struct promote *p, struct nest *n)
 {
-	static const int64_t kts[] = {16, 32, 8, 4, 2};
+	/* the whole loop when it is short and no other tile divides it */
+	int64_t kts[] = {16, 32, 8, 4, 2, n->trip <= 32 ? n->trip : 2};
 	int64_t limit = p->t->smem_per_block;
 	int nk = p->o->k_tile ? 1 : (int)(sizeof(kts) / sizeof(kts[0]));
 	struct group saved[MAXG];
@@ -1019,6 +1021,11 @@ static int plan(struct promote *p, struct nest *n)
 	memcpy(n->g, saved, sizeof(saved));
 	n->ng = nsaved;
 	n->kt = p->o->k_tile ? p->o->k_tile : kts[0];
+	for (int i = 0; i < nk && !p->o->k_tile; i++)
+		if (kts[i] <= n->trip && n->trip % kts[i] == 0) {
+			n->kt = kts[i];
+			break;
+		}
 	if (n->trip % n->kt) {
 		remark(p, n->loop, "not staged: the k-tile %lld does not divide "
 		       "the %lld iterations of the loop", (long long)n->kt,
@@ -1680,6 +1687,46 @@ static void tell(struct promote *p, const struct nest *n)
 	}
 }
 
+/* Would plan() find a k-tile and stages for the groups of "n"? (It
+ * leaves "n" as it was.) */
+static int fits_somehow(struct promote *p, struct nest *n)
+{
+	struct nest copy = *n;
+	int saved = p->o->remarks, ok;
+	struct pb_smem_opts quiet = *p->o;
+	const struct pb_smem_opts *o = p->o;
+	quiet.remarks = 0;
+	p->o = &quiet;
+	ok = plan(p, &copy);
+	p->o = o;
+	(void)saved;
+	return ok;
+}
+
+/* Leave out the group of "n" whose tile takes the most shared memory at
+ * the preferred k-tile, with a remark. */
+static void drop_largest(struct promote *p, struct nest *n)
+{
+	struct nest copy = *n;
+	int big = 0;
+	int64_t most = -1;
+	copy.kt = n->trip < 16 ? n->trip : 16;
+	for (int i = 0; i < n->ng; i++) {
+		struct nest one = copy;
+		one.g[0] = n->g[i];
+		one.ng = 1;
+		size_groups(p, &one, 0);
+		int64_t b = one.ng ? one.g[0].bytes : 0;
+		if (b > most) {
+			most = b;
+			big = i;
+		}
+	}
+	remark(p, n->l->access[n->g[big].acc[0]].op, "not staged: its tile "
+	       "does not fit in shared memory with the others");
+	n->g[big] = n->g[--n->ng];
+}
+
 /* Stage what is worth staging in mapped nest "top" of block loop
  * "block". */
 static int promote_nest(struct promote *p, MlirOperation block,
@@ -1737,6 +1784,11 @@ static int promote_nest(struct promote *p, MlirOperation block,
 	if (!n.ng)
 		remark(p, n.loop, "not staged: no affine read of a buffer the "
 		       "kernel never writes");
+	/* when the tiles do not fit together, leave out the largest */
+	while (n.ng > 1 && !fits_somehow(p, &n))
+		drop_largest(p, &n);
+	if (!n.ng)
+		;
 	else if (plan(p, &n)) {
 		if (p->o->report)
 			pb_buf_printf(&p->report, "%s  {\"staged\": [\n",
