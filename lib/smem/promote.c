@@ -977,14 +977,14 @@ static int64_t block_bytes(struct nest *n)
 }
 
 /* Choose the k-tile and the stages of "n" (--k-tile, --stages, or: the
- * first k-tile of {16, 32, 8, 4, 2, the loop when at most 32} that
+ * first k-tile of {16, 32, 8, 4, the loop when at most 32} that
  * divides the loop and lets a ring
  * of 3, else 2, slots fit the target's shared memory per block, or one
  * slot when no ring fits). 0 when nothing is staged. */
 static int plan(struct promote *p, struct nest *n)
 {
 	/* the whole loop when it is short and no other tile divides it */
-	int64_t kts[] = {16, 32, 8, 4, 2, n->trip <= 32 ? n->trip : 2};
+	int64_t kts[] = {16, 32, 8, 4, n->trip <= 32 ? n->trip : 4};
 	int64_t limit = p->t->smem_per_block;
 	int nk = p->o->k_tile ? 1 : (int)(sizeof(kts) / sizeof(kts[0]));
 	struct group saved[MAXG];
