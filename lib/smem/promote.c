@@ -23,12 +23,12 @@
  *     copy k-tiles 0 .. S-2 (async)                      S > 1
  *     for kk step KT {
  *       barrier (waiting for k-tile kk)                   S > 1
- *       copy k-tile (kk + (S-1) KT) mod the loop (async)    S > 1
+ *       copy k-tile (kk + (S-1) KT) mod L (async)          S > 1
  *       copy k-tile kk; barrier                           S = 1
  *       warp { thread { L over kk .. kk+KT reading As[slot] } }
  *       barrier                                           S = 1
  *     }
- *     barrier, waiting for every copy                       S > 1
+ *     barrier, waiting for every copy                     S > 1
  *     warp { thread { store } } }
  *
  * The copies are cooperative (every thread of the block, consecutive
