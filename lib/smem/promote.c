@@ -23,7 +23,7 @@
  *     copy k-tiles 0 .. S-2 (async)                      S > 1
  *     for kk step KT {
  *       barrier (waiting for k-tile kk)                   S > 1
- *       copy k-tile (kk + (S-1) KT) mod L (async)          S > 1
+ *       copy k-tile (kk + (S-1) KT) mod L (async)         S > 1
  *       copy k-tile kk; barrier                           S = 1
  *       warp { thread { L over kk .. kk+KT reading As[slot] } }
  *       barrier                                           S = 1
