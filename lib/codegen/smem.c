@@ -384,9 +384,8 @@ static int only_read(MlirValue v)
  * its "n" launches "l" shares (distinct roots through views)? */
 static int distinct(MlirOperation kernel, int i, MlirOperation *l, int n)
 {
-	MlirBlock entry = mlirRegionGetFirstBlock(
-		mlirOperationGetRegion(kernel, 0));
-	int nargs = (int)mlirBlockGetNumArguments(entry);
+	/* the arguments, not the workgroup attributions after them */
+	int nargs = pb_ir_func_num_args(kernel);
 	for (int k = 0; k < n; k++) {
 		int base = (int)mlirOperationGetNumOperands(l[k]) - nargs;
 		if (base < 0)
@@ -398,6 +397,29 @@ static int distinct(MlirOperation kernel, int i, MlirOperation *l, int n)
 			    mlirValueEqual(pb_poly_root(o), ri))
 				return 0;
 		}
+	}
+	return n > 0;
+}
+
+/* Is memref argument "i" of "kernel" at each of its "n" launches "l" a
+ * whole device allocation (an argument of the host function or a
+ * memref.alloc, not a view into one): the runtime's allocations are
+ * aligned to 256 bytes, so the kernel may assume 16. */
+static int whole(MlirOperation kernel, int i, MlirOperation *l, int n)
+{
+	/* the arguments, not the workgroup attributions after them */
+	int nargs = pb_ir_func_num_args(kernel);
+	for (int k = 0; k < n; k++) {
+		int base = (int)mlirOperationGetNumOperands(l[k]) - nargs;
+		if (base < 0)
+			return 0;
+		MlirValue v = mlirOperationGetOperand(l[k], base + i);
+		if (!mlirValueIsABlockArgument(v) &&
+		    !pb_ir_op_is(pb_ir_value_parent(v), "memref.alloc"))
+			return 0;
+		if (mlirValueIsABlockArgument(v) &&
+		    !pb_ir_op_is(pb_ir_value_parent(v), "func.func"))
+			return 0;
 	}
 	return n > 0;
 }
@@ -430,11 +452,17 @@ int pb_codegen_arg_attrs(MlirModule m)
 			MlirBlock entry = mlirRegionGetFirstBlock(
 				mlirOperationGetRegion(f, 0));
 			MlirContext c = mlirOperationGetContext(f);
-			for (int i = 0; i < (int)mlirBlockGetNumArguments(entry);
-			     i++) {
+			for (int i = 0; i < pb_ir_func_num_args(f); i++) {
 				MlirValue a = mlirBlockGetArgument(entry, i);
-				if (!mlirTypeIsAMemRef(mlirValueGetType(a)) ||
-				    !only_read(a) ||
+				if (!mlirTypeIsAMemRef(mlirValueGetType(a)))
+					continue;
+				if (whole(f, i, mine.v, mine.n))
+					pb_ir_func_set_arg_attr(
+						f, i, "llvm.align",
+						mlirIntegerAttrGet(
+							mlirIntegerTypeGet(c, 64),
+							16));
+				if (!only_read(a) ||
 				    !distinct(f, i, mine.v, mine.n))
 					continue;
 				pb_ir_func_set_arg_attr(f, i, "llvm.noalias",
