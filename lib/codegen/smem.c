@@ -9,7 +9,10 @@
  * - asynchronous copies: in a thread loop marked "pb.async", a value
  *   loaded from global memory (affine.load or affine.vector_load) and
  *   stored unchanged into workgroup memory becomes one cp.async
- *   (nvgpu.device_async_copy of 1 to 4 elements, 4 to 16 bytes); the loop
+ *   (nvgpu.device_async_copy of 1 to 4 elements, 4 to 16 bytes; a copy
+ *   of another size, such as one f16 or bf16 element, stays a
+ *   synchronous load and store, which the wait and barrier that follow
+ *   order as well); the loop
  *   is followed by a commit of the group (cp.async.commit_group); a
  *   gpu.barrier with "pb.wait" = N first waits until at most N groups of
  *   this thread are in flight (cp.async.wait_group N).
@@ -182,6 +185,17 @@ static int64_t elements(MlirOperation op)
 	return n;
 }
 
+/* The number of bytes that affine.vector_load or affine.load "op" reads,
+ * or 0 when its element type has no whole-byte width. */
+static int64_t copy_bytes(MlirOperation op)
+{
+	MlirType t = mlirShapedTypeGetElementType(
+		mlirValueGetType(mlirOperationGetOperand(op, 0)));
+	unsigned bits = mlirTypeIsAFloat(t) ? mlirFloatTypeGetWidth(t)
+			: mlirTypeIsAInteger(t) ? mlirIntegerTypeGetWidth(t) : 0;
+	return bits % 8 ? 0 : elements(op) * (bits / 8);
+}
+
 /* Replace the copy "store" (of the value of "load", global to
  * workgroup memory) by a cp.async. */
 static int async_copy(struct pb_ctx *ctx, MlirOperation load,
@@ -261,6 +275,9 @@ static int async_loop(struct pb_ctx *ctx, MlirOperation loop)
 		    pb_kernel_is_workgroup(mlirValueGetType(
 			    mlirOperationGetOperand(l, 0))))
 			continue;
+		int64_t bytes = copy_bytes(l);
+		if (bytes != 4 && bytes != 8 && bytes != 16)
+			continue; /* cp.async copies 4, 8 or 16 bytes */
 		rc = async_copy(ctx, l, s);
 	}
 	pb_ir_ops_free(&st);

@@ -1,6 +1,8 @@
 /* Host tensors. */
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/tensor.h"
 
@@ -36,6 +38,7 @@ const char *pb_dtype_name(enum pb_dtype t)
 	case PB_DT_U32: return "u32";
 	case PB_DT_U64: return "u64";
 	case PB_DT_BF16: return "bf16";
+	case PB_DT_STRING: return "string";
 	default: return "?";
 	}
 }
@@ -86,4 +89,113 @@ void pb_tensor_clear(struct pb_tensor *t)
 	t->name = NULL;
 	t->data = NULL;
 	t->nbytes = 0;
+}
+
+uint16_t pb_f16_from_float(float x)
+{
+	uint32_t f, man, sign, h, rem, half;
+	memcpy(&f, &x, 4);
+	sign = f >> 16 & 0x8000;
+	man = f & 0x7fffff;
+	int exp = (int)(f >> 23 & 0xff) - 127 + 15;
+	if ((f >> 23 & 0xff) == 0xff) /* inf, nan */
+		return sign | 0x7c00 | (man ? 0x200 : 0);
+	if (exp >= 31)
+		return sign | 0x7c00;
+	if (exp <= 0) { /* a subnormal half, or zero */
+		if (exp < -10)
+			return sign;
+		man |= 0x800000;
+		int shift = 14 - exp;
+		h = man >> shift;
+		rem = man & ((1u << shift) - 1);
+		half = 1u << (shift - 1);
+	} else {
+		h = (uint32_t)exp << 10 | man >> 13;
+		rem = man & 0x1fff;
+		half = 0x1000;
+	}
+	if (rem > half || (rem == half && (h & 1)))
+		h++; /* a carry into the exponent is still right */
+	return (uint16_t)(sign | h);
+}
+
+float pb_f16_to_float(uint16_t h)
+{
+	int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
+	float v;
+	if (e == 0)
+		v = ldexpf((float)m, -24);
+	else if (e == 31)
+		v = m ? NAN : INFINITY;
+	else
+		v = ldexpf((float)(m | 1024), e - 25);
+	return s ? -v : v;
+}
+
+uint16_t pb_bf16_from_float(float x)
+{
+	uint32_t f;
+	memcpy(&f, &x, 4);
+	if ((f & 0x7fffffff) > 0x7f800000) /* nan: keep it quiet */
+		return (uint16_t)(f >> 16 | 0x40);
+	return (uint16_t)((f + 0x7fff + (f >> 16 & 1)) >> 16);
+}
+
+float pb_bf16_to_float(uint16_t h)
+{
+	uint32_t f = (uint32_t)h << 16;
+	float x;
+	memcpy(&x, &f, 4);
+	return x;
+}
+
+int pb_dtype_is_half(enum pb_dtype dt)
+{
+	return dt == PB_DT_F16 || dt == PB_DT_BF16;
+}
+
+/* Element "i" of float data "p" of type "dt" as a double. */
+static double get_float(const void *p, enum pb_dtype dt, int64_t i)
+{
+	switch (dt) {
+	case PB_DT_F32: return ((const float *)p)[i];
+	case PB_DT_F64: return ((const double *)p)[i];
+	case PB_DT_F16: return pb_f16_to_float(((const uint16_t *)p)[i]);
+	default: return pb_bf16_to_float(((const uint16_t *)p)[i]);
+	}
+}
+
+int pb_tensor_convert(struct pb_tensor *t, enum pb_dtype dt)
+{
+	int from_ok = t->dtype == PB_DT_F32 || t->dtype == PB_DT_F64 ||
+		      pb_dtype_is_half(t->dtype);
+	int to_ok = dt == PB_DT_F32 || dt == PB_DT_F64 || pb_dtype_is_half(dt);
+	if (!from_ok || !to_ok)
+		return -1;
+	if (t->dtype == dt)
+		return 0;
+	int64_t n = pb_tensor_numel(t);
+	size_t nb = (size_t)n * pb_dtype_size(dt);
+	char *d = malloc(nb ? nb : 1);
+	if (!d)
+		return -1;
+	for (int64_t i = 0; i < n; i++) {
+		double x = get_float(t->data, t->dtype, i);
+		switch (dt) {
+		case PB_DT_F32: ((float *)d)[i] = (float)x; break;
+		case PB_DT_F64: ((double *)d)[i] = x; break;
+		case PB_DT_F16:
+			((uint16_t *)d)[i] = pb_f16_from_float((float)x);
+			break;
+		default:
+			((uint16_t *)d)[i] = pb_bf16_from_float((float)x);
+			break;
+		}
+	}
+	free(t->data);
+	t->data = d;
+	t->nbytes = nb;
+	t->dtype = dt;
+	return 0;
 }

@@ -62,4 +62,17 @@ int pb_tensor_size_ok(size_t esize, int rank, const int64_t *dims,
 int64_t pb_tensor_numel(const struct pb_tensor *t);
 void pb_tensor_clear(struct pb_tensor *t); /* frees name and data */
 
+/* IEEE half (f16) and bfloat16 bits from float and back; both roundings
+ * are to nearest even (NaN stays NaN, overflow becomes infinity). */
+uint16_t pb_f16_from_float(float x);
+float pb_f16_to_float(uint16_t h);
+uint16_t pb_bf16_from_float(float x);
+float pb_bf16_to_float(uint16_t h);
+/* Is "dt" one of the 16-bit float types (f16, bf16)? */
+int pb_dtype_is_half(enum pb_dtype dt);
+/* Convert the float (f32, f64, f16, bf16) tensor "t" in place to the
+ * float type "dt" (rounding to nearest even). Returns 0, or -1 when a
+ * type is not a float type or memory runs out ("t" unchanged). */
+int pb_tensor_convert(struct pb_tensor *t, enum pb_dtype dt);
+
 #endif

@@ -47,7 +47,8 @@ const char pb_passes_cpu_lowering[] =
 	"func.func(convert-linalg-to-loops,convert-vector-to-scf),"
 	"lower-affine,convert-scf-to-cf,"
 	"func.func(math-extend-to-supported-types),"
-	"convert-math-to-llvm,convert-math-to-libm,arith-expand,"
+	"convert-math-to-llvm,convert-math-to-libm,"
+	"arith-expand{include-bf16=true},"
 	"expand-strided-metadata,finalize-memref-to-llvm,"
 	"convert-vector-to-llvm{vector-contract-lowering=outerproduct},"
 	"convert-to-llvm,reconcile-unrealized-casts)";

@@ -110,6 +110,15 @@ static int check_size(struct imp *s, const char *what, const struct val *v)
 				 why);
 }
 
+int pb_onnx_cast_type(const char *name)
+{
+	if (!strcmp(name, "f16"))
+		return PB_DT_F16;
+	if (!strcmp(name, "bf16"))
+		return PB_DT_BF16;
+	return 0;
+}
+
 /* Register the initializers of the graph as known values. */
 static int add_initializers(struct imp *s)
 {
@@ -123,8 +132,8 @@ static int add_initializers(struct imp *s)
 		sh.rank = (int)t->n_dims;
 		for (size_t j = 0; j < t->n_dims; j++)
 			sh.d[j] = t->dims[j];
-		struct val *v = pb_imp_new_val(s, t->name,
-					(enum pb_dtype)t->data_type, &sh);
+		struct val *v = pb_imp_new_val(s, t->name, pb_imp_data_type(s,
+					(enum pb_dtype)t->data_type), &sh);
 		v->init = t;
 		v->is_init = 1;
 		if (check_size(s, "initializer", v))
@@ -152,12 +161,13 @@ static int add_inputs(struct imp *s)
 		}
 		/* integer inputs (shapes, indices) may be arguments: their
 		 * values are unknown here, so only declared shapes use them */
-		enum pb_dtype dt = vi->type->tensor_type->elem_type;
+		enum pb_dtype dt = pb_imp_data_type(s,
+					vi->type->tensor_type->elem_type);
 		if (!pb_imp_elt(dt)) {
 			pb_error(s->ctx, "input '%s' has type %s: only float32, "
-				 "float16, float64, int64, int32 and bool "
-				 "inputs are "
-				 "supported", vi->name, pb_dtype_name(dt));
+				 "float16, bfloat16, float64, int64, int32 and "
+				 "bool inputs are supported", vi->name,
+				 pb_dtype_name(dt));
 			return PB_ERR;
 		}
 		struct shape sh;
@@ -216,6 +226,29 @@ static const struct pb_imp_op *lookup_op(const char *op_type)
 	return NULL;
 }
 
+/* Lower the current node by "op": around a lowering that computes on
+ * float32 only, float16/bfloat16 inputs are widened and its results
+ * narrowed back (pb_imp_widen, pb_imp_narrow). */
+static int lower(struct imp *s, const struct pb_imp_op *op)
+{
+	if (!op->widen)
+		return op->fn(s);
+	struct val **saved = calloc(s->node->n_input + 1, sizeof(*saved));
+	enum pb_dtype dt;
+	if (!saved) {
+		fprintf(stderr, "pb: out of memory\n");
+		exit(PB_ERR);
+	}
+	int rc = pb_imp_widen(s, saved, &dt);
+	if (!rc)
+		rc = op->fn(s);
+	if (!rc && dt)
+		rc = pb_imp_narrow(s, saved, dt,
+				   op->widen == PB_IMP_WIDEN_FIRST);
+	free(saved);
+	return rc;
+}
+
 /* Lower node "i" of the graph. */
 static int import_node(struct imp *s, size_t i)
 {
@@ -260,7 +293,7 @@ static int import_node(struct imp *s, size_t i)
 		if (n->input[k][0] && !pb_imp_lookup(s, n->input[k]))
 			return pb_imp_node_error(s, "input '%s' is not defined",
 						 n->input[k]);
-	if (op->fn(s))
+	if (lower(s, op))
 		return PB_ERR;
 	for (size_t k = 0; k < n->n_output; k++) {
 		struct val *v = n->output[k][0] ? pb_imp_lookup(s, n->output[k])
@@ -289,9 +322,9 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 			pb_error(s->ctx, "output '%s' is not defined", name);
 		else if (!pb_imp_elt(v->dtype))
 			pb_error(s->ctx, "output '%s' has type %s: only float32, "
-				 "float16, float64, int64, int32 and bool "
-				 "outputs are "
-				 "supported", name, pb_dtype_name(v->dtype));
+				 "float16, bfloat16, float64, int64, int32 and "
+				 "bool outputs are supported", name,
+				 pb_dtype_name(v->dtype));
 		else
 			x = pb_imp_use_dt(s, v);
 		if (!x) {

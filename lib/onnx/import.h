@@ -37,6 +37,9 @@ struct val {
 	struct pb_tensor *k;
 	const Onnx__TensorProto *init; /* initializer or Constant value */
 	int is_init;                   /* init is a graph initializer */
+	/* the float16/bfloat16 value this float32 value widens, while a
+	 * node that computes on float32 only is lowered (pb_imp_widen) */
+	struct val *narrow;
 };
 
 /* The state of one import. */
@@ -88,6 +91,9 @@ struct val *pb_imp_lookup(struct imp *s, const char *name);
 struct val *pb_imp_new_val(struct imp *s, const char *name,
 			   enum pb_dtype dt, const struct shape *sh);
 struct val *pb_imp_in(struct imp *s, size_t i);
+/* The type model data of type "dt" has: with --cast, float32 data
+ * becomes the cast type. */
+enum pb_dtype pb_imp_data_type(struct imp *s, enum pb_dtype dt);
 int pb_imp_nin(struct imp *s);
 struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
 		       const struct shape *sh);
@@ -125,6 +131,9 @@ struct name pb_imp_reshape_dt(struct imp *s, const char *x,
 			      enum pb_dtype dt);
 struct name pb_imp_pad(struct imp *s, const char *x, struct shape *sh,
 		       const int64_t *lo, const int64_t *hi, double v);
+struct name pb_imp_pad_dt(struct imp *s, const char *x, struct shape *sh,
+			  enum pb_dtype dt, const int64_t *lo,
+			  const int64_t *hi, double v);
 struct text pb_imp_bcast_map(const struct shape *out, const struct shape *in);
 int pb_imp_broadcast(struct imp *s, const struct shape *a,
 		     const struct shape *b, struct shape *out);
@@ -176,7 +185,28 @@ struct pb_imp_op {
 	pb_imp_op_fn fn;
 	const char *attrs;
 	int since, until;
+	int widen; /* enum pb_imp_widen */
 };
+
+/* How a lowering that computes on float32 meets float16/bfloat16 data:
+ * PB_IMP_WIDEN: the node's half inputs are seen as float32 (converted on
+ * use) and its float32 outputs are converted back to the inputs' half
+ * type, as PyTorch computes such ops on half tensors (statistics and
+ * accumulations in float32); PB_IMP_WIDEN_FIRST: only output 0 is
+ * converted back (LayerNormalization's Mean and InvStdDev stay float32,
+ * ONNX's stash_type). 0: the lowering handles every type itself. */
+enum pb_imp_widen {
+	PB_IMP_WIDEN = 1,
+	PB_IMP_WIDEN_FIRST = 2,
+};
+int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt);
+int pb_imp_narrow(struct imp *s, struct val **saved, enum pb_dtype dt,
+		  int first_only);
+/* The SSA tensor of contraction operand "v" in its storage type: a
+ * widened half value is used unconverted (its type into "*dt"), so that
+ * contractions take f16/bf16 operands and accumulate in float32. */
+const char *pb_imp_use_operand(struct imp *s, struct val *v,
+			       enum pb_dtype *dt);
 extern const struct pb_imp_op pb_imp_ops_math[];
 extern const struct pb_imp_op pb_imp_ops_nn[];
 extern const struct pb_imp_op pb_imp_ops_shape[];
@@ -211,6 +241,10 @@ void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x);
 /* Emit the conversion of scalar "x" from "from" to "to" (ONNX Cast). */
 struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
 			   enum pb_dtype to);
+/* Emit a generic converting tensor "x" of shape "sh" from "from" to "to". */
+struct name pb_imp_convert_tensor(struct imp *s, const char *x,
+				  const struct shape *sh, enum pb_dtype from,
+				  enum pb_dtype to);
 /* A new known tensor of type "dt" and shape "sh" (zeroed). */
 struct pb_tensor *pb_imp_new_known(enum pb_dtype dt, const struct shape *sh);
 

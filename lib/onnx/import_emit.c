@@ -37,6 +37,7 @@ const char *pb_imp_elt(enum pb_dtype dt)
 	case PB_DT_F32: return "f32";
 	case PB_DT_F64: return "f64";
 	case PB_DT_F16: return "f16";
+	case PB_DT_BF16: return "bf16";
 	case PB_DT_I64: return "i64";
 	case PB_DT_I32: return "i32";
 	case PB_DT_BOOL: return "i1";
@@ -47,7 +48,7 @@ const char *pb_imp_elt(enum pb_dtype dt)
 /* Is "dt" a float type the importer computes on? */
 int pb_imp_is_float(enum pb_dtype dt)
 {
-	return dt == PB_DT_F32 || dt == PB_DT_F64 || dt == PB_DT_F16;
+	return dt == PB_DT_F32 || dt == PB_DT_F64 || pb_dtype_is_half(dt);
 }
 
 /* The tensor type of shape "sh" and element type "dt" (f32 when the
@@ -295,36 +296,6 @@ struct name pb_imp_empty(struct imp *s, const struct shape *sh)
 	return pb_imp_empty_dt(s, sh, PB_DT_F32);
 }
 
-/* The IEEE half-precision bits of "x", rounded to nearest even. */
-static unsigned half_bits(float x)
-{
-	uint32_t f, man, sign, h, rem, half;
-	memcpy(&f, &x, 4);
-	sign = f >> 16 & 0x8000;
-	man = f & 0x7fffff;
-	int exp = (int)(f >> 23 & 0xff) - 127 + 15;
-	if ((f >> 23 & 0xff) == 0xff) /* inf, nan */
-		return sign | 0x7c00 | (man ? 0x200 : 0);
-	if (exp >= 31)
-		return sign | 0x7c00;
-	if (exp <= 0) { /* a subnormal half, or zero */
-		if (exp < -10)
-			return sign;
-		man |= 0x800000;
-		int shift = 14 - exp;
-		h = man >> shift;
-		rem = man & ((1u << shift) - 1);
-		half = 1u << (shift - 1);
-	} else {
-		h = (uint32_t)exp << 10 | man >> 13;
-		rem = man & 0x1fff;
-		half = 0x1000;
-	}
-	if (rem > half || (rem == half && (h & 1)))
-		h++; /* a carry into the exponent is still right */
-	return sign | h;
-}
-
 /* Emit a scalar constant "x" of type "dt" (floats exactly, as hex). */
 struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
 {
@@ -336,7 +307,10 @@ struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
 			    (unsigned long long)bits);
 	} else if (dt == PB_DT_F16) {
 		pb_imp_emit(s, "%s = arith.constant 0x%04X : f16", c.s,
-			    half_bits((float)x));
+			    pb_f16_from_float((float)x));
+	} else if (dt == PB_DT_BF16) {
+		pb_imp_emit(s, "%s = arith.constant 0x%04X : bf16", c.s,
+			    pb_bf16_from_float((float)x));
 	} else if (dt == PB_DT_BOOL) {
 		pb_imp_emit(s, "%s = arith.constant %s", c.s,
 			    x != 0 ? "true" : "false");
@@ -609,7 +583,7 @@ int pb_imp_fold_ok(struct val *v)
 {
 	if (!v->k && !v->init)
 		return 0;
-	if (v->dtype != PB_DT_F32)
+	if (!pb_imp_is_float(v->dtype))
 		return 1;
 	return !v->is_init && pb_imp_numel(&v->sh) <= PB_INLINE_MAX;
 }
@@ -618,6 +592,14 @@ int pb_imp_fold_ok(struct val *v)
  * dim) with the value "v"; updates "*sh". Returns "x" when nothing pads. */
 struct name pb_imp_pad(struct imp *s, const char *x, struct shape *sh,
 		       const int64_t *lo, const int64_t *hi, double v)
+{
+	return pb_imp_pad_dt(s, x, sh, PB_DT_F32, lo, hi, v);
+}
+
+/* pb_imp_pad of "x" of element type "dt". */
+struct name pb_imp_pad_dt(struct imp *s, const char *x, struct shape *sh,
+			  enum pb_dtype dt, const int64_t *lo,
+			  const int64_t *hi, double v)
 {
 	struct name r;
 	struct shape to = *sh;
@@ -629,7 +611,7 @@ struct name pb_imp_pad(struct imp *s, const char *x, struct shape *sh,
 	snprintf(r.s, sizeof(r.s), "%s", x);
 	if (!any)
 		return r;
-	struct name c = pb_imp_scalar(s, v);
+	struct name c = pb_imp_scalar_dt(s, dt, v);
 	r = pb_imp_fresh(s);
 	pb_imp_raw(s, "%s = tensor.pad %s low%s high%s {", r.s, x,
 		   pb_imp_ints(sh->rank, lo).s, pb_imp_ints(sh->rank, hi).s);
@@ -640,8 +622,9 @@ struct name pb_imp_pad(struct imp *s, const char *x, struct shape *sh,
 			      a.s, s->loc);
 	}
 	pb_buf_puts(&s->body, "):\n");
-	pb_imp_emit(s, "  tensor.yield %s : f32", c.s);
-	pb_imp_emit(s, "} : %s to %s", pb_imp_ty(sh).s, pb_imp_ty(&to).s);
+	pb_imp_emit(s, "  tensor.yield %s : %s", c.s, pb_imp_elt(dt));
+	pb_imp_emit(s, "} : %s to %s", pb_imp_ty_dt(sh, dt).s,
+		    pb_imp_ty_dt(&to, dt).s);
 	*sh = to;
 	return r;
 }
@@ -664,6 +647,8 @@ double pb_imp_elem_get(const struct pb_tensor *t, int64_t i)
 	switch (t->dtype) {
 	case PB_DT_F32: return ((float *)t->data)[i];
 	case PB_DT_F64: return ((double *)t->data)[i];
+	case PB_DT_F16: return pb_f16_to_float(((uint16_t *)t->data)[i]);
+	case PB_DT_BF16: return pb_bf16_to_float(((uint16_t *)t->data)[i]);
 	case PB_DT_I64: return (double)((int64_t *)t->data)[i];
 	case PB_DT_I32: return ((int32_t *)t->data)[i];
 	case PB_DT_I8: return ((int8_t *)t->data)[i];
@@ -678,6 +663,12 @@ void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x)
 	switch (t->dtype) {
 	case PB_DT_F32: ((float *)t->data)[i] = (float)x; break;
 	case PB_DT_F64: ((double *)t->data)[i] = x; break;
+	case PB_DT_F16:
+		((uint16_t *)t->data)[i] = pb_f16_from_float((float)x);
+		break;
+	case PB_DT_BF16:
+		((uint16_t *)t->data)[i] = pb_bf16_from_float((float)x);
+		break;
 	case PB_DT_I64: ((int64_t *)t->data)[i] = (int64_t)x; break;
 	case PB_DT_I32: ((int32_t *)t->data)[i] = (int32_t)x; break;
 	case PB_DT_I8: ((int8_t *)t->data)[i] = (int8_t)x; break;
@@ -704,6 +695,9 @@ struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
 		struct name z = pb_imp_scalar_dt(s, from, 0);
 		pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
 			    ff ? "cmpf une," : "cmpi ne,", x, z.s, f);
+	} else if (ff && tf && fb == tb) { /* f16 <-> bf16, through f32 */
+		struct name w = pb_imp_convert(s, x, from, PB_DT_F32);
+		return pb_imp_convert(s, w.s, PB_DT_F32, to);
 	} else if (ff && tf) {
 		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
 			    fb < tb ? "extf" : "truncf", x, f, t);
@@ -719,4 +713,24 @@ struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
 			    x, f, t);
 	}
 	return r;
+}
+
+/* Emit a linalg.generic converting tensor "x" of shape "sh" from element
+ * type "from" to "to" elementwise (pb_imp_convert); returns the result. */
+struct name pb_imp_convert_tensor(struct imp *s, const char *x,
+				  const struct shape *sh, enum pb_dtype from,
+				  enum pb_dtype to)
+{
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < sh->rank; i++)
+		all[i] = i;
+	struct text id = pb_imp_map(sh->rank, sh->rank, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', sh->rank);
+	struct name e = pb_imp_empty_dt(s, sh, to);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, sh->rank, iters, 1, &x, sh, &from, &id,
+			    e.s, sh, to, &id);
+	struct name y = pb_imp_convert(s, g.arg[0].s, from, to);
+	return pb_imp_gen_end(s, &g, y.s);
 }

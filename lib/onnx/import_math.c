@@ -185,16 +185,17 @@ static int fold_ew(struct imp *s, const char *op, int nin, struct val **in,
 	return PB_OK;
 }
 
-/* Is "v" a known float32 scalar (one element)? Its value into "*x". */
+/* Is "v" a known float32, float16 or bfloat16 scalar (one element)? Its
+ * value into "*x". */
 static int known_scalar(struct imp *s, struct val *v, double *x)
 {
-	if (v->dtype != PB_DT_F32 || pb_imp_numel(&v->sh) != 1 ||
-	    (!v->k && !v->init))
+	if ((v->dtype != PB_DT_F32 && !pb_dtype_is_half(v->dtype)) ||
+	    pb_imp_numel(&v->sh) != 1 || (!v->k && !v->init))
 		return 0;
 	struct pb_tensor *t = pb_imp_known(s, v);
 	if (!t)
 		return 0;
-	*x = ((float *)t->data)[0];
+	*x = pb_imp_elem_get(t, 0);
 	return 1;
 }
 
@@ -448,7 +449,7 @@ static const char *int_ew_op(const char *name)
 
 /* Lower elementwise node "e" over the "nin" inputs "in" of one integer
  * type (see int_ew_op; Div truncates toward zero, as ONNX's integer Div
- * does), or of float16 or float64 (the ops of ew_ops with one MLIR op),
+ * does), or of float64 (the ops of ew_ops with one MLIR op),
  * into one generic of shape "out". */
 static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
 			struct val **in, const struct shape *out, int legacy)
@@ -546,9 +547,12 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	if ((in[0]->dtype == PB_DT_I64 || in[0]->dtype == PB_DT_I32) &&
 	    (int_ew_op(e->name) || !strcmp(e->name, "Pow")))
 		return lower_ew_typed(s, e, nin, in, &out, legacy);
-	if ((in[0]->dtype == PB_DT_F64 || in[0]->dtype == PB_DT_F16) &&
-	    e->op[0])
+	if (in[0]->dtype == PB_DT_F64 && e->op[0])
 		return lower_ew_typed(s, e, nin, in, &out, legacy);
+	/* float16 and bfloat16 compute in float32 inside the body and round
+	 * the result once, as PyTorch does; a float32 tensor operand (not a
+	 * known scalar) makes the result float32 */
+	enum pb_dtype odt = PB_DT_UNDEFINED;
 	const char *ins[PB_IMP_MAXIN];
 	struct shape in_sh[PB_IMP_MAXIN];
 	struct text maps[PB_IMP_MAXIN];
@@ -562,15 +566,21 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 		int int_expo = i == 1 && !strcmp(e->name, "Pow") &&
 			       (in[i]->dtype == PB_DT_I64 ||
 				in[i]->dtype == PB_DT_I32);
-		if (in[i]->dtype != PB_DT_F32 && !int_expo)
+		if (in[i]->dtype != PB_DT_F32 &&
+		    !pb_dtype_is_half(in[i]->dtype) && !int_expo)
 			return pb_imp_node_error(s, "input '%s' has type %s: "
-						 "only float32 is supported",
+						 "only float32, float16 and "
+						 "bfloat16 are supported",
 						 in[i]->name,
 						 pb_dtype_name(in[i]->dtype));
 		if (known_scalar(s, in[i], &sval[i])) {
 			is_scalar[i] = 1;
 			continue;
 		}
+		/* Pow's result has the base's type */
+		int expo = i == 1 && !strcmp(e->name, "Pow");
+		if (!expo && (!odt || in[i]->dtype == PB_DT_F32))
+			odt = in[i]->dtype;
 		if (!(ins[nrt] = pb_imp_use_dt(s, in[i])))
 			return PB_ERR;
 		in_sh[nrt] = in[i]->sh;
@@ -580,13 +590,15 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 				    : pb_imp_bcast_map(&out, &in[i]->sh);
 		slot[i] = nrt++;
 	}
-	struct name init = pb_imp_empty(s, &out);
+	if (!odt) /* only known scalars: the base's type */
+		odt = pb_dtype_is_half(in[0]->dtype) ? in[0]->dtype : PB_DT_F32;
+	struct name init = pb_imp_empty_dt(s, &out, odt);
 	struct text omap = pb_imp_bcast_map(&out, &out);
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', out.rank);
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, out.rank, iters, nrt, ins, in_sh, dts,
-			    maps, init.s, &out, PB_DT_F32, &omap);
+			    maps, init.s, &out, odt, &omap);
 	struct name a[PB_IMP_MAXIN];
 	for (int i = 0; i < nin; i++) {
 		if (!in[i])
@@ -600,8 +612,9 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	int has_expo = !strcmp(e->name, "Pow") && nin > 1 && is_scalar[1];
 	struct name y = ew_body(s, e, a, nin, has_expo,
 				has_expo ? sval[1] : 0);
+	y = pb_imp_convert(s, y.s, PB_DT_F32, odt);
 	struct name r = pb_imp_gen_end(s, &g, y.s);
-	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
+	return pb_imp_def_ssa(s, r, odt, &out);
 }
 
 /* Elementwise ops (Add, Mul, Relu, ...; see ew_ops). */
@@ -651,29 +664,34 @@ static int op_ew(struct imp *s)
 	return lower_ew(s, e, nin, in, legacy);
 }
 
-/* Emit "linalg.<named>" (matmul or batch_matmul) of "a" and "b" into a
- * zero-filled "out"; returns the result. */
+/* Emit "linalg.<named>" (matmul or batch_matmul) of "a" and "b" (of
+ * element types "dt[0]" and "dt[1]": f16 and bf16 operands accumulate in
+ * the f32 "init") into "out"; returns the result. */
 static struct name named_contract(struct imp *s, const char *named,
 				  const char *a, const struct shape *ash,
 				  const char *b, const struct shape *bsh,
-				  const char *init, const struct shape *out)
+				  const enum pb_dtype *dt, const char *init,
+				  const struct shape *out)
 {
 	struct name r = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = linalg.%s ins(%s, %s : %s, %s) outs(%s : %s) -> %s",
-		    r.s, named, a, b, pb_imp_ty(ash).s, pb_imp_ty(bsh).s, init,
-		    pb_imp_ty(out).s, pb_imp_ty(out).s);
+		    r.s, named, a, b, pb_imp_ty_dt(ash, dt[0]).s,
+		    pb_imp_ty_dt(bsh, dt[1]).s, init, pb_imp_ty(out).s,
+		    pb_imp_ty(out).s);
 	return r;
 }
 
 /* Emit a contraction as a linalg.generic: "ndims" loops "iters", inputs
- * "a" and "b" through maps "am" and "bm", accumulating into "init" through
- * "om", each product scaled by "alpha" unless it is 1. */
+ * "a" and "b" (element types "dt[0]", "dt[1]", extended to f32) through
+ * maps "am" and "bm", accumulating into the f32 "init" through "om", each
+ * product scaled by "alpha" unless it is 1. */
 static struct name generic_contract(struct imp *s, int ndims,
 				    const char *iters, const char *a,
 				    const struct shape *ash,
 				    const struct text *am, const char *b,
 				    const struct shape *bsh,
-				    const struct text *bm, const char *init,
+				    const struct text *bm,
+				    const enum pb_dtype *dt, const char *init,
 				    const struct shape *out,
 				    const struct text *om, double alpha)
 {
@@ -681,8 +699,11 @@ static struct name generic_contract(struct imp *s, int ndims,
 	struct shape sh[2] = {*ash, *bsh};
 	struct text maps[2] = {*am, *bm};
 	struct gen g;
-	pb_imp_gen_begin(s, &g, ndims, iters, 2, ins, sh, maps, init, out, om);
-	struct name p = scalar_op(s, "arith.mulf", g.arg[0].s, g.arg[1].s);
+	pb_imp_gen_begin_dt(s, &g, ndims, iters, 2, ins, sh, dt, maps, init,
+			    out, PB_DT_F32, om);
+	struct name x = pb_imp_convert(s, g.arg[0].s, dt[0], PB_DT_F32);
+	struct name y = pb_imp_convert(s, g.arg[1].s, dt[1], PB_DT_F32);
+	struct name p = scalar_op(s, "arith.mulf", x.s, y.s);
 	if (alpha != 1.0)
 		p = scalar_op(s, "arith.mulf", p.s, cst(s, alpha).s);
 	struct name acc = scalar_op(s, "arith.addf", g.arg[2].s, p.s);
@@ -718,7 +739,9 @@ static int op_matmul(struct imp *s)
 		out.d[out.rank++] = A.d[ra - 2];
 	if (hn)
 		out.d[out.rank++] = B.d[rb - 1];
-	const char *a = pb_imp_use(s, av), *b = a ? pb_imp_use(s, bv) : NULL;
+	enum pb_dtype dt[2];
+	const char *a = pb_imp_use_operand(s, av, &dt[0]);
+	const char *b = a ? pb_imp_use_operand(s, bv, &dt[1]) : NULL;
 	if (!b)
 		return PB_ERR;
 	struct name r;
@@ -726,24 +749,25 @@ static int op_matmul(struct imp *s)
 			 !memcmp(ba.d, bb.d, sizeof(ba.d[0]) * ba.rank);
 	if (ra == 2 && rb == 2) {
 		struct name init = pb_imp_fill(s, &out, 0);
-		r = named_contract(s, "matmul", a, &A, b, &B, init.s, &out);
+		r = named_contract(s, "matmul", a, &A, b, &B, dt, init.s, &out);
 	} else if (ra >= 3 && rb == 2) {
 		struct shape a2 = {2, {pb_imp_numel(&A) / K, K}};
 		struct shape o2 = {2, {a2.d[0], B.d[1]}};
-		struct name x = pb_imp_reshape(s, a, &A, &a2);
+		struct name x = pb_imp_reshape_dt(s, a, &A, &a2, dt[0]);
 		struct name init = pb_imp_fill(s, &o2, 0);
-		r = named_contract(s, "matmul", x.s, &a2, b, &B, init.s, &o2);
+		r = named_contract(s, "matmul", x.s, &a2, b, &B, dt, init.s,
+				   &o2);
 		r = pb_imp_reshape(s, r.s, &o2, &out);
 	} else if (same_batch) {
 		int64_t nbatch = pb_imp_numel(&ba);
 		struct shape a3 = {3, {nbatch, A.d[ra - 2], K}};
 		struct shape b3 = {3, {nbatch, K, B.d[rb - 1]}};
 		struct shape o3 = {3, {nbatch, A.d[ra - 2], B.d[rb - 1]}};
-		struct name x = pb_imp_reshape(s, a, &A, &a3);
-		struct name y = pb_imp_reshape(s, b, &B, &b3);
+		struct name x = pb_imp_reshape_dt(s, a, &A, &a3, dt[0]);
+		struct name y = pb_imp_reshape_dt(s, b, &B, &b3, dt[1]);
 		struct name init = pb_imp_fill(s, &o3, 0);
-		r = named_contract(s, "batch_matmul", x.s, &a3, y.s, &b3, init.s,
-				   &o3);
+		r = named_contract(s, "batch_matmul", x.s, &a3, y.s, &b3, dt,
+				   init.s, &o3);
 		r = pb_imp_reshape(s, r.s, &o3, &out);
 	} else {
 		/* loops: batch.., m?, n?, k */
@@ -773,7 +797,7 @@ static int op_matmul(struct imp *s)
 			    bm = pb_imp_map(nd, nbr, bres),
 			    om = pb_imp_map(nd, no, ores);
 		struct name init = pb_imp_fill(s, &out, 0);
-		r = generic_contract(s, nd, iters, a, &A, &am, b, &B, &bm,
+		r = generic_contract(s, nd, iters, a, &A, &am, b, &B, &bm, dt,
 				     init.s, &out, &om, 1.0);
 	}
 	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
@@ -809,7 +833,9 @@ static int op_gemm(struct imp *s)
 						 pb_imp_ty(&cv->sh).s,
 						 (long long)M, (long long)N);
 	}
-	const char *a = pb_imp_use(s, av), *b = a ? pb_imp_use(s, bv) : NULL;
+	enum pb_dtype dt[2];
+	const char *a = pb_imp_use_operand(s, av, &dt[0]);
+	const char *b = a ? pb_imp_use_operand(s, bv, &dt[1]) : NULL;
 	if (!b)
 		return PB_ERR;
 	int use_c = cv && beta != 0.0;
@@ -834,8 +860,8 @@ static int op_gemm(struct imp *s)
 	}
 	struct name r;
 	if (!ta && !tb) {
-		r = named_contract(s, "matmul", a, &av->sh, b, &bv->sh, init.s,
-				   &out);
+		r = named_contract(s, "matmul", a, &av->sh, b, &bv->sh, dt,
+				   init.s, &out);
 		if (alpha != 1.0 && !use_c) {
 			struct name e = pb_imp_empty(s, &out);
 			struct gen g;
@@ -854,7 +880,7 @@ static int op_gemm(struct imp *s)
 						     : (int[]){2, 1});
 		struct text om = pb_imp_map(3, 2, (int[]){0, 1});
 		r = generic_contract(s, 3, "ppr", a, &av->sh, &am, b, &bv->sh,
-				     &bm, init.s, &out, &om,
+				     &bm, dt, init.s, &out, &om,
 				     use_c ? 1.0 : alpha);
 	}
 	if (use_c && alpha != 1.0) {
@@ -1179,9 +1205,10 @@ static int op_softmax(struct imp *s)
 	return pb_imp_def_ssa(s, r, PB_DT_F32, &full);
 }
 
-#define EW(n, since, until, attrs) {n, op_ew, attrs, since, until}
+#define EW(n, since, until, attrs) {n, op_ew, attrs, since, until, 0}
 #define LEGACY "axis,broadcast,consumed_inputs"
-#define RED(n) {n, op_reduce, "axes,keepdims,noop_with_empty_axes", 1, 0}
+#define RED(n) {n, op_reduce, "axes,keepdims,noop_with_empty_axes", 1, 0, \
+		 PB_IMP_WIDEN}
 const struct pb_imp_op pb_imp_ops_math[] = {
 	EW("Add", 1, 0, LEGACY), EW("Sub", 1, 0, LEGACY),
 	EW("Mul", 1, 0, LEGACY), EW("Div", 1, 0, LEGACY),
@@ -1203,13 +1230,13 @@ const struct pb_imp_op pb_imp_ops_math[] = {
 	EW("Shrink", 9, 0, "bias,lambd"), EW("Celu", 12, 0, "alpha"),
 	EW("Mish", 18, 0, ""), EW("PRelu", 1, 0, ""),
 	EW("Gelu", 20, 0, "approximate"),
-	{"MatMul", op_matmul, "", 1, 0},
-	{"Gemm", op_gemm, "alpha,beta,broadcast,transA,transB", 1, 0},
+	{"MatMul", op_matmul, "", 1, 0, PB_IMP_WIDEN},
+	{"Gemm", op_gemm, "alpha,beta,broadcast,transA,transB", 1, 0, PB_IMP_WIDEN},
 	RED("ReduceMean"), RED("ReduceSum"), RED("ReduceMax"),
 	RED("ReduceMin"), RED("ReduceProd"), RED("ReduceSumSquare"),
 	RED("ReduceL1"), RED("ReduceL2"), RED("ReduceLogSum"),
 	RED("ReduceLogSumExp"),
-	{"Softmax", op_softmax, "axis", 1, 0},
-	{"LogSoftmax", op_softmax, "axis", 1, 0},
-	{NULL, NULL, NULL, 0, 0},
+	{"Softmax", op_softmax, "axis", 1, 0, PB_IMP_WIDEN},
+	{"LogSoftmax", op_softmax, "axis", 1, 0, PB_IMP_WIDEN},
+	{NULL, NULL, NULL, 0, 0, 0},
 };

@@ -92,17 +92,18 @@ static int window_setup(struct imp *s, struct window *w, const struct shape *x,
 	return PB_OK;
 }
 
-/* Emit tensor.pad of "x" (shape "sh", N and C unpadded) by the window's
- * lo/hi with value "v"; updates "sh". Returns "x" when nothing pads. */
+/* Emit tensor.pad of "x" (shape "sh", element type "dt", N and C
+ * unpadded) by the window's lo/hi with value "v"; updates "sh". Returns
+ * "x" when nothing pads. */
 static struct name pad(struct imp *s, const char *x, struct shape *sh,
-		       const struct window *w, double v)
+		       enum pb_dtype dt, const struct window *w, double v)
 {
 	int64_t lo[PB_MAX_RANK] = {0}, hi[PB_MAX_RANK] = {0};
 	for (int i = 0; i < w->sr; i++) {
 		lo[2 + i] = w->lo[i];
 		hi[2 + i] = w->hi[i];
 	}
-	return pb_imp_pad(s, x, sh, lo, hi, v);
+	return pb_imp_pad_dt(s, x, sh, dt, lo, hi, v);
 }
 
 /* The "{dilations = .., strides = ..}" attributes of window "w". */
@@ -184,11 +185,14 @@ static int op_conv(struct imp *s)
 		return pb_imp_node_error(s, "group=%lld: grouped convolutions "
 					 "are supported in 2-d only",
 					 (long long)G);
-	const char *x = pb_imp_use(s, xv), *wt = x ? pb_imp_use(s, wv) : NULL;
+	/* float16/bfloat16 operands accumulate in the f32 init */
+	enum pb_dtype xdt, wdt;
+	const char *x = pb_imp_use_operand(s, xv, &xdt);
+	const char *wt = x ? pb_imp_use_operand(s, wv, &wdt) : NULL;
 	if (!wt)
 		return PB_ERR;
 	struct shape xsh = xv->sh;
-	struct name xp = pad(s, x, &xsh, &w, 0);
+	struct name xp = pad(s, x, &xsh, xdt, &w, 0);
 	struct name init = conv_init(s, bv, &out);
 	if (!init.s[0])
 		return PB_ERR;
@@ -197,26 +201,29 @@ static int op_conv(struct imp *s)
 	if (G == 1) {
 		pb_imp_emit(s, "%s = linalg.%s %s ins(%s, %s : %s, %s) outs(%s : "
 			    "%s) -> %s", r.s, named[sr], attrs.s, xp.s, wt,
-			    pb_imp_ty(&xsh).s, pb_imp_ty(&wv->sh).s, init.s,
+			    pb_imp_ty_dt(&xsh, xdt).s,
+			    pb_imp_ty_dt(&wv->sh, wdt).s, init.s,
 			    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
 	} else if (depthwise) {
 		struct shape w3 = {3, {C, wv->sh.d[2], wv->sh.d[3]}};
-		struct name wc = pb_imp_reshape(s, wt, &wv->sh, &w3);
+		struct name wc = pb_imp_reshape_dt(s, wt, &wv->sh, &w3, wdt);
 		pb_imp_emit(s, "%s = linalg.depthwise_conv_2d_nchw_chw %s ins(%s, "
 			    "%s : %s, %s) outs(%s : %s) -> %s", r.s, attrs.s,
-			    xp.s, wc.s, pb_imp_ty(&xsh).s, pb_imp_ty(&w3).s,
+			    xp.s, wc.s, pb_imp_ty_dt(&xsh, xdt).s,
+			    pb_imp_ty_dt(&w3, wdt).s,
 			    init.s, pb_imp_ty(&out).s, pb_imp_ty(&out).s);
 	} else {
 		struct shape x5 = {5, {N, G, C / G, xsh.d[2], xsh.d[3]}};
 		struct shape w5 = {5, {G, F / G, C / G, wv->sh.d[2],
 				       wv->sh.d[3]}};
 		struct shape o5 = {5, {N, G, F / G, out.d[2], out.d[3]}};
-		struct name xe = pb_imp_reshape(s, xp.s, &xsh, &x5);
-		struct name we = pb_imp_reshape(s, wt, &wv->sh, &w5);
+		struct name xe = pb_imp_reshape_dt(s, xp.s, &xsh, &x5, xdt);
+		struct name we = pb_imp_reshape_dt(s, wt, &wv->sh, &w5, wdt);
 		struct name ie = pb_imp_reshape(s, init.s, &out, &o5);
 		pb_imp_emit(s, "%s = linalg.conv_2d_ngchw_gfchw %s ins(%s, %s : "
 			    "%s, %s) outs(%s : %s) -> %s", r.s, attrs.s, xe.s,
-			    we.s, pb_imp_ty(&x5).s, pb_imp_ty(&w5).s, ie.s,
+			    we.s, pb_imp_ty_dt(&x5, xdt).s,
+			    pb_imp_ty_dt(&w5, wdt).s, ie.s,
 			    pb_imp_ty(&o5).s, pb_imp_ty(&o5).s);
 		r = pb_imp_reshape(s, r.s, &o5, &out);
 	}
@@ -344,7 +351,7 @@ static int op_pool(struct imp *s)
 		return PB_ERR;
 	double fill = is_max ? -INFINITY : 0;
 	struct shape xsh = xv->sh;
-	struct name xp = pad(s, x, &xsh, &w, fill);
+	struct name xp = pad(s, x, &xsh, PB_DT_F32, &w, fill);
 	struct shape ksh = {sr, {k[0], k[1]}};
 	struct name win = pb_imp_empty(s, &ksh);
 	struct name init = pb_imp_fill(s, &out, fill);
@@ -737,18 +744,18 @@ static int op_conv_transpose(struct imp *s)
 }
 
 const struct pb_imp_op pb_imp_ops_nn[] = {
-	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides", 1, 0},
+	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
 	{"ConvTranspose", op_conv_transpose, "auto_pad,dilations,group,"
-		"kernel_shape,output_padding,output_shape,pads,strides", 1, 0},
+		"kernel_shape,output_padding,output_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
 	{"MaxPool", op_pool, "auto_pad,ceil_mode,dilations,kernel_shape,pads,"
-			     "storage_order,strides", 1, 0},
+			     "storage_order,strides", 1, 0, PB_IMP_WIDEN},
 	{"AveragePool", op_pool, "auto_pad,ceil_mode,count_include_pad,"
-				 "dilations,kernel_shape,pads,strides", 1, 0},
-	{"GlobalAveragePool", op_global_pool, "", 1, 0},
-	{"GlobalMaxPool", op_global_pool, "", 1, 0},
+				 "dilations,kernel_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
+	{"GlobalAveragePool", op_global_pool, "", 1, 0, PB_IMP_WIDEN},
+	{"GlobalMaxPool", op_global_pool, "", 1, 0, PB_IMP_WIDEN},
 	{"BatchNormalization", op_batchnorm, "consumed_inputs,epsilon,is_test,"
-					     "momentum,spatial,training_mode", 1, 0},
-	{"LayerNormalization", op_layernorm, "axis,epsilon,stash_type", 17, 0},
-	{"InstanceNormalization", op_instancenorm, "epsilon", 1, 0},
-	{NULL, NULL, NULL, 0, 0},
+					     "momentum,spatial,training_mode", 1, 0, PB_IMP_WIDEN},
+	{"LayerNormalization", op_layernorm, "axis,epsilon,stash_type", 17, 0, PB_IMP_WIDEN_FIRST},
+	{"InstanceNormalization", op_instancenorm, "epsilon", 1, 0, PB_IMP_WIDEN},
+	{NULL, NULL, NULL, 0, 0, 0},
 };

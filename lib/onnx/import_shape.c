@@ -65,8 +65,8 @@ static int op_constant(struct imp *s)
 			return pb_imp_node_error(s, "rank too large");
 		for (size_t i = 0; i < t->n_dims; i++)
 			sh.d[i] = t->dims[i];
-		struct val *v = pb_imp_def(s, 0, (enum pb_dtype)t->data_type,
-					   &sh);
+		struct val *v = pb_imp_def(s, 0, pb_imp_data_type(s,
+					   (enum pb_dtype)t->data_type), &sh);
 		if (v)
 			v->init = t;
 		return v && !pb_imp_known(s, v) ? PB_ERR : PB_OK;
@@ -85,6 +85,8 @@ static int op_constant(struct imp *s)
 			memcpy(k->data, a->floats, k->nbytes);
 		else
 			*(float *)k->data = a->f;
+		if (pb_tensor_convert(k, pb_imp_data_type(s, PB_DT_F32)))
+			return pb_imp_node_error(s, "out of memory");
 	} else if ((a = pb_imp_attr(s, "value_int")) ||
 		   (a = pb_imp_attr(s, "value_ints"))) {
 		int list = !a->has_i;
@@ -781,7 +783,7 @@ static int castable(enum pb_dtype dt)
 {
 	return dt == PB_DT_F32 || dt == PB_DT_F64 || dt == PB_DT_I64 ||
 	       dt == PB_DT_I32 || dt == PB_DT_I8 || dt == PB_DT_U8 ||
-	       dt == PB_DT_BOOL;
+	       dt == PB_DT_BOOL || pb_dtype_is_half(dt);
 }
 
 /* Cast and CastLike (the type of input 1): folded for known data; at run time a converting generic between
@@ -822,18 +824,7 @@ static int op_cast(struct imp *s)
 		       : pb_imp_node_error(s, "cast from %s to %s is not "
 					   "supported", pb_dtype_name(x->dtype),
 					   pb_dtype_name(to));
-	int all[PB_MAX_RANK];
-	for (int i = 0; i < x->sh.rank; i++)
-		all[i] = i;
-	struct text id = pb_imp_map(x->sh.rank, x->sh.rank, all);
-	char iters[PB_MAX_RANK + 1];
-	memset(iters, 'p', x->sh.rank);
-	struct name e = pb_imp_empty_dt(s, &x->sh, to);
-	struct gen g;
-	pb_imp_gen_begin_dt(s, &g, x->sh.rank, iters, 1, &in, &x->sh,
-			    &x->dtype, &id, e.s, &x->sh, to, &id);
-	struct name y = pb_imp_convert(s, g.arg[0].s, x->dtype, to);
-	struct name r = pb_imp_gen_end(s, &g, y.s);
+	struct name r = pb_imp_convert_tensor(s, in, &x->sh, x->dtype, to);
 	return pb_imp_def_ssa(s, r, to, &x->sh);
 }
 
@@ -1208,27 +1199,27 @@ static int op_tile(struct imp *s)
 }
 
 const struct pb_imp_op pb_imp_ops_shape[] = {
-	{"Identity", op_identity, "", 1, 0},
-	{"Dropout", op_identity, "ratio,seed,is_test", 1, 0},
+	{"Identity", op_identity, "", 1, 0, 0},
+	{"Dropout", op_identity, "ratio,seed,is_test", 1, 0, 0},
 	{"Constant", op_constant, "value,value_float,value_floats,value_int,"
-				  "value_ints", 1, 0},
-	{"Reshape", op_reshape, "allowzero,shape", 1, 0},
-	{"Flatten", op_flatten, "axis", 1, 0},
-	{"Squeeze", op_squeeze, "axes", 1, 0},
-	{"Unsqueeze", op_unsqueeze, "axes", 1, 0},
-	{"Transpose", op_transpose, "perm", 1, 0},
-	{"Concat", op_concat, "axis", 1, 0},
-	{"Slice", op_slice, "starts,ends,axes", 1, 0},
-	{"Shape", op_shape, "start,end", 1, 0},
-	{"Size", op_size, "", 1, 0},
-	{"Gather", op_gather, "axis", 1, 0},
-	{"Expand", op_expand, "", 8, 0},
-	{"Cast", op_cast, "to,saturate", 1, 0},
-	{"CastLike", op_cast, "saturate", 15, 0},
-	{"ConstantOfShape", op_constant_of_shape, "value", 9, 0},
-	{"Range", op_range, "", 11, 0},
-	{"Split", op_split, "axis,num_outputs,split", 1, 0},
-	{"Pad", op_pad, "mode,pads,value", 2, 0},
-	{"Tile", op_tile, "", 6, 0},
-	{NULL, NULL, NULL, 0, 0},
+				  "value_ints", 1, 0, 0},
+	{"Reshape", op_reshape, "allowzero,shape", 1, 0, 0},
+	{"Flatten", op_flatten, "axis", 1, 0, 0},
+	{"Squeeze", op_squeeze, "axes", 1, 0, 0},
+	{"Unsqueeze", op_unsqueeze, "axes", 1, 0, 0},
+	{"Transpose", op_transpose, "perm", 1, 0, 0},
+	{"Concat", op_concat, "axis", 1, 0, 0},
+	{"Slice", op_slice, "starts,ends,axes", 1, 0, PB_IMP_WIDEN},
+	{"Shape", op_shape, "start,end", 1, 0, 0},
+	{"Size", op_size, "", 1, 0, 0},
+	{"Gather", op_gather, "axis", 1, 0, 0},
+	{"Expand", op_expand, "", 8, 0, 0},
+	{"Cast", op_cast, "to,saturate", 1, 0, 0},
+	{"CastLike", op_cast, "saturate", 15, 0, 0},
+	{"ConstantOfShape", op_constant_of_shape, "value", 9, 0, 0},
+	{"Range", op_range, "", 11, 0, 0},
+	{"Split", op_split, "axis,num_outputs,split", 1, 0, PB_IMP_WIDEN},
+	{"Pad", op_pad, "mode,pads,value", 2, 0, PB_IMP_WIDEN},
+	{"Tile", op_tile, "", 6, 0, PB_IMP_WIDEN},
+	{NULL, NULL, NULL, 0, 0, 0},
 };

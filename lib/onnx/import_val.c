@@ -85,6 +85,14 @@ struct val *pb_imp_new_val(struct imp *s, const char *name,
 	return v;
 }
 
+/* The type of model data of type "dt" in "s": with --cast, float32 data
+ * becomes the cast type. */
+enum pb_dtype pb_imp_data_type(struct imp *s, enum pb_dtype dt)
+{
+	return dt == PB_DT_F32 && s->opts->cast ? (enum pb_dtype)s->opts->cast
+						: dt;
+}
+
 /* Input "i" of the current node, or NULL when absent or empty. */
 struct val *pb_imp_in(struct imp *s, size_t i)
 {
@@ -131,17 +139,45 @@ int pb_imp_alias(struct imp *s, size_t out, struct val *v)
 	return PB_OK;
 }
 
+/* A copy of known "t" converted to float type "dt", or NULL. */
+static struct pb_tensor *converted(const struct pb_tensor *t,
+				   enum pb_dtype dt)
+{
+	struct pb_tensor *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	*c = *t;
+	c->name = NULL;
+	c->data = malloc(t->nbytes ? t->nbytes : 1);
+	if (!c->data || (memcpy(c->data, t->data, t->nbytes),
+			 pb_tensor_convert(c, dt))) {
+		pb_tensor_clear(c);
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
 /* The contents of "v" when known at import time (decoding its initializer
- * on first use), else NULL. A decoding error is reported. */
+ * on first use; converted to "v"'s type when that differs, as --cast and
+ * widening make it), else NULL. A decoding error is reported. */
 struct pb_tensor *pb_imp_known(struct imp *s, struct val *v)
 {
 	if (v->k || !v->init)
 		return v->k;
+	/* a widened value decodes its original's initializer itself: with
+	 * --cast it sees the float32 data, not their half rounding */
 	struct pb_tensor *t = calloc(1, sizeof(*t));
 	struct pb_buf where = {0};
 	pb_buf_printf(&where, "%s: tensor '%s'", s->file, v->name);
 	if (!t || pb_onnx_tensor_from_proto(s->ctx, where.data, s->path,
 					   v->init, t)) {
+		free(t);
+		t = NULL;
+	} else if (t->dtype != v->dtype && pb_tensor_convert(t, v->dtype)) {
+		pb_error(s->ctx, "%s: cannot convert %s to %s", where.data,
+			 pb_dtype_name(t->dtype), pb_dtype_name(v->dtype));
+		pb_tensor_clear(t);
 		free(t);
 		t = NULL;
 	}
@@ -247,10 +283,18 @@ const char *pb_imp_use_dt(struct imp *s, struct val *v)
 {
 	if (v->ssa.s[0])
 		return v->ssa.s;
+	if (v->narrow) {
+		const char *x = pb_imp_use_dt(s, v->narrow);
+		if (!x)
+			return NULL;
+		v->ssa = pb_imp_convert_tensor(s, x, &v->sh, v->narrow->dtype,
+					       v->dtype);
+		return v->ssa.s;
+	}
 	if (!pb_imp_elt(v->dtype)) {
 		pb_imp_node_error(s, "tensor '%s' has type %s: only float32, "
-				  "float16, float64, int64, int32 and bool "
-				  "data is supported", v->name,
+				  "float16, bfloat16, float64, int64, int32 "
+				  "and bool data is supported", v->name,
 				  pb_dtype_name(v->dtype));
 		return NULL;
 	}
@@ -273,12 +317,13 @@ const char *pb_imp_use_dt(struct imp *s, struct val *v)
 }
 
 /* The SSA tensor of float32 value "v" (see pb_imp_use_dt): the ops that
- * compute on float32 only use this one. NULL after reporting an error. */
+ * compute on float32 only use this one (their float16 and bfloat16
+ * inputs arrive widened, pb_imp_widen). NULL after reporting an error. */
 const char *pb_imp_use(struct imp *s, struct val *v)
 {
 	if (v->dtype != PB_DT_F32) {
-		pb_imp_node_error(s, "tensor '%s' has type %s: only float32 "
-				  "data is supported",
+		pb_imp_node_error(s, "tensor '%s' has type %s: only float32, "
+				  "float16 and bfloat16 data is supported",
 				  v->name, pb_dtype_name(v->dtype));
 		return NULL;
 	}
@@ -359,4 +404,85 @@ struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t)
 	}
 	v->k = t;
 	return v;
+}
+
+/* Widen the float16/bfloat16 inputs of the current node for a lowering
+ * that computes on float32 only: each such input name is bound, while
+ * the node is lowered, to a new float32 value that converts the original
+ * on first use (pb_imp_use_dt: a converting generic; pb_imp_known: its
+ * contents converted). The original values go into "saved" (one per
+ * input, NULL where nothing changed); the half type of the first widened
+ * input into "*dt" (PB_DT_UNDEFINED when there is none). */
+int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt)
+{
+	*dt = PB_DT_UNDEFINED;
+	for (size_t i = 0; i < s->node->n_input; i++) {
+		struct val *v = pb_imp_in(s, i);
+		saved[i] = NULL;
+		if (!v || !pb_dtype_is_half(v->dtype))
+			continue;
+		/* bound by the node's name for it (Identity aliases) */
+		struct val *w = pb_imp_new_val(s, s->node->input[i],
+					       PB_DT_F32, &v->sh);
+		w->narrow = v;
+		w->init = v->init;
+		w->is_init = v->is_init;
+		if (v->k && !(w->k = converted(v->k, PB_DT_F32)))
+			return pb_imp_node_error(s, "out of memory");
+		saved[i] = v;
+		if (!*dt)
+			*dt = v->dtype;
+	}
+	return PB_OK;
+}
+
+/* Undo pb_imp_widen after the node was lowered: bind its inputs to the
+ * "saved" values again, and convert its float32 outputs (only output 0
+ * with "first_only") to half type "dt": a widened input passed through
+ * is its original again, known contents are converted at import, the
+ * rest by a converting generic. */
+int pb_imp_narrow(struct imp *s, struct val **saved, enum pb_dtype dt,
+		  int first_only)
+{
+	for (size_t i = 0; i < s->node->n_input; i++)
+		if (saved[i])
+			bind(s, s->node->input[i], saved[i]);
+	size_t nout = first_only ? 1 : s->node->n_output;
+	for (size_t i = 0; i < nout && i < s->node->n_output; i++) {
+		const char *name = s->node->output[i];
+		struct val *v = name[0] ? pb_imp_lookup(s, name) : NULL;
+		if (!v || v->dtype != PB_DT_F32)
+			continue;
+		if (v->narrow) {
+			bind(s, name, v->narrow);
+			continue;
+		}
+		if (v->k && !v->ssa.s[0]) {
+			struct pb_tensor *t = converted(v->k, dt);
+			if (!t)
+				return pb_imp_node_error(s, "out of memory");
+			pb_imp_new_val(s, name, dt, &v->sh)->k = t;
+			continue;
+		}
+		const char *x = pb_imp_use_dt(s, v);
+		if (!x)
+			return PB_ERR;
+		struct name r = pb_imp_convert_tensor(s, x, &v->sh,
+						      PB_DT_F32, dt);
+		pb_imp_new_val(s, name, dt, &v->sh)->ssa = r;
+	}
+	return PB_OK;
+}
+
+/* The SSA tensor of contraction operand "v" in its storage type (see
+ * import.h); "*dt" is that type. */
+const char *pb_imp_use_operand(struct imp *s, struct val *v,
+			       enum pb_dtype *dt)
+{
+	if (v->narrow) {
+		*dt = v->narrow->dtype;
+		return pb_imp_use_dt(s, v->narrow);
+	}
+	*dt = v->dtype;
+	return pb_imp_use(s, v);
 }

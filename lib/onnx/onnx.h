@@ -10,6 +10,8 @@ struct pb_import_opts {
 	int inline_weights; /* --inline-weights: initializers as constants */
 	struct pb_strlist shapes; /* --shape NAME=DxDx..: bind input shapes */
 	int debug_text; /* --debug-text: the generated text to stderr */
+	int cast; /* --cast: enum pb_dtype (F16, BF16) that float32 data
+		   * becomes, or 0 */
 };
 
 /* Import the ONNX model in "in" (raw bytes; in->path names it) as a module
@@ -17,6 +19,10 @@ struct pb_import_opts {
  * PB_OK and *out, or PB_ERR after reporting one error line. */
 int pb_onnx_import(struct pb_ctx *ctx, const struct pb_input *in,
 		   const struct pb_import_opts *opts, MlirModule *out);
+
+/* The element type --cast names: PB_DT_F16 for "f16", PB_DT_BF16 for
+ * "bf16", else 0. */
+int pb_onnx_cast_type(const char *name);
 
 /* The ONNX ops the importer lowers (default domain, every opset: version
  * changes are followed by the model's opset), one a line: the op and the

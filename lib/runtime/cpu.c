@@ -357,6 +357,20 @@ static void hoist_allocas(MlirModule m)
 	}
 }
 
+/* compiler-rt's __truncsfbf2 (float to bfloat16, nearest even), which
+ * LLVM calls where it promotes a bf16 operation the CPU lacks through
+ * f32 (the select of pb-smem's zero padding of staged tiles) and which
+ * the JIT's process (libgcc 12) does not provide. A bfloat16 result travels
+ * in the low 16 bits of the first SSE (x86-64) or FP (AArch64) register,
+ * as a float's bits do: the float returned holds the bfloat16 bits. */
+static float truncsfbf2(float x)
+{
+	uint32_t bits = pb_bf16_from_float(x);
+	float r;
+	memcpy(&r, &bits, sizeof(r));
+	return r;
+}
+
 /* Lower "m" for the CPU: strip GPU constructs, ask for @main's C
  * interface and run the lowering pipeline. */
 static int lower(struct pb_ctx *ctx, MlirModule m)
@@ -460,6 +474,8 @@ static struct pb_runtime_jit *jit(struct pb_ctx *ctx, MlirModule m,
 					  (void *)memref_copy);
 	mlirExecutionEngineRegisterSymbol(j->ee, pb_str("pb_prof_mark"),
 					  (void *)prof_mark);
+	mlirExecutionEngineRegisterSymbol(j->ee, pb_str("__truncsfbf2"),
+					  (void *)truncsfbf2);
 	mlirExecutionEngineInitialize(j->ee);
 	int n = sig->nargs;
 	j->descs = calloc((size_t)n * (3 + 2 * PB_MAX_RANK) + 1,

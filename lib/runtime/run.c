@@ -16,8 +16,8 @@
 void pb_runtime_opts_init(struct pb_runtime_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	o->rtol = 1e-4;
-	o->atol = 1e-5;
+	o->rtol = -1; /* by the result's type: pb_runtime_tolerance */
+	o->atol = -1;
 	o->device = "auto";
 }
 
@@ -39,7 +39,8 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 		 "compare a result with FILE (.npy or .pb), in result order; "
 		 "repeatable"},
 		{"rtol", PB_OPT_NONNEG, &o->rtol, "X",
-		 "relative tolerance of --check/--data (default 1e-4)"},
+		 "relative tolerance of --check/--data (default 1e-4; "
+		 "f16 1e-3, bf16 1.6e-2)"},
 		{"atol", PB_OPT_NONNEG, &o->atol, "X",
 		 "absolute tolerance of --check/--data (default 1e-5)"},
 		{"weights", PB_OPT_STR, &o->weights, "FILE",
@@ -111,40 +112,6 @@ int pb_runtime_read_tensor(struct pb_ctx *ctx, const char *path,
 	return pb_onnx_read_tensor_file(ctx, path, t);
 }
 
-/* Convert the IEEE half "h" to float. */
-static float half_to_float(uint16_t h)
-{
-	int s = h >> 15, e = (h >> 10) & 31, m = h & 1023;
-	float v;
-	if (e == 0)
-		v = ldexpf((float)m, -24);
-	else if (e == 31)
-		v = m ? NAN : INFINITY;
-	else
-		v = ldexpf((float)(m | 1024), e - 25);
-	return s ? -v : v;
-}
-
-/* Convert "f" to an IEEE half, rounding to nearest even. */
-static uint16_t float_to_half(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint16_t s = (x >> 16) & 0x8000;
-	uint32_t a = x & 0x7fffffff;
-	if (a >= 0x7f800000)
-		return s | 0x7c00 | (a > 0x7f800000 ? 0x200 : 0);
-	if (a >= 0x477ff000) /* rounds to >= 65520: infinity */
-		return s | 0x7c00;
-	if (a < 0x38800000) { /* subnormal half */
-		float v;
-		memcpy(&v, &a, 4);
-		return s | (uint16_t)lrintf(v * 16777216.0f);
-	}
-	uint32_t r = a + 0xfff + ((a >> 13) & 1) - 0x38000000;
-	return s | (uint16_t)(r >> 13);
-}
-
 /* Element "i" of "t" as a double. */
 static double get(const struct pb_tensor *t, int64_t i)
 {
@@ -152,13 +119,8 @@ static double get(const struct pb_tensor *t, int64_t i)
 	switch (t->dtype) {
 	case PB_DT_F32: return ((const float *)p)[i];
 	case PB_DT_F64: return ((const double *)p)[i];
-	case PB_DT_F16: return half_to_float(((const uint16_t *)p)[i]);
-	case PB_DT_BF16: {
-		uint32_t x = (uint32_t)((const uint16_t *)p)[i] << 16;
-		float f;
-		memcpy(&f, &x, 4);
-		return f;
-	}
+	case PB_DT_F16: return pb_f16_to_float(((const uint16_t *)p)[i]);
+	case PB_DT_BF16: return pb_bf16_to_float(((const uint16_t *)p)[i]);
 	case PB_DT_I8: return ((const int8_t *)p)[i];
 	case PB_DT_I16: return ((const int16_t *)p)[i];
 	case PB_DT_I32: return ((const int32_t *)p)[i];
@@ -178,14 +140,8 @@ static void set(struct pb_tensor *t, int64_t i, double v)
 	switch (t->dtype) {
 	case PB_DT_F32: ((float *)p)[i] = (float)v; break;
 	case PB_DT_F64: ((double *)p)[i] = v; break;
-	case PB_DT_F16: ((uint16_t *)p)[i] = float_to_half((float)v); break;
-	case PB_DT_BF16: {
-		float f = (float)v;
-		uint32_t x;
-		memcpy(&x, &f, 4);
-		((uint16_t *)p)[i] = (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-		break;
-	}
+	case PB_DT_F16: ((uint16_t *)p)[i] = pb_f16_from_float((float)v); break;
+	case PB_DT_BF16: ((uint16_t *)p)[i] = pb_bf16_from_float((float)v); break;
 	case PB_DT_I8: ((int8_t *)p)[i] = (int8_t)v; break;
 	case PB_DT_I16: ((int16_t *)p)[i] = (int16_t)v; break;
 	case PB_DT_I32: ((int32_t *)p)[i] = (int32_t)v; break;
@@ -281,12 +237,28 @@ static void fill_random(struct pb_tensor *t, uint64_t seed, int pos)
 	}
 }
 
+/* ONNX's test data before 1.14 stores bfloat16 tensors as uint16 (their
+ * bits): take a uint16 "t" met where bfloat16 "dt" is expected as such. */
+static void fit_bf16(enum pb_dtype dt, struct pb_tensor *t)
+{
+	if (dt == PB_DT_BF16 && t->dtype == PB_DT_U16)
+		t->dtype = PB_DT_BF16;
+}
+
 /* Check that "t" (read from "src") fits argument "a" at position "pos";
- * "what" is "input" or "weight". */
+ * "what" is "input" or "weight". float32 data for a float16 or bfloat16
+ * argument is converted (rounding to nearest even): bfloat16 has no
+ * .npy type, and a model imported with --cast keeps float32 weights;
+ * uint16 data for a bfloat16 argument holds its bits (fit_bf16). */
 static int validate(struct pb_ctx *ctx, const struct pb_runtime_arg *a,
-		    int pos, const struct pb_tensor *t, const char *src,
+		    int pos, struct pb_tensor *t, const char *src,
 		    const char *what)
 {
+	if (pb_dtype_is_half(a->dtype) && t->dtype == PB_DT_F32 &&
+	    pb_tensor_convert(t, a->dtype))
+		return pb_error_in(ctx, NULL, "out of memory converting '%s'",
+				   src);
+	fit_bf16(a->dtype, t);
 	int same = t->dtype == a->dtype && t->rank == a->rank;
 	for (int i = 0; same && i < a->rank; i++)
 		same = t->dims[i] == a->dims[i];
@@ -496,14 +468,31 @@ static char *file_name(const char *name, int k)
 	return s;
 }
 
-/* Write output "t" called "name", the "k"-th, under "dir". */
+/* Write output "t" called "name", the "k"-th, under "dir"; bfloat16,
+ * which has no .npy type, as float32 (exactly). */
 static int write_output(struct pb_ctx *ctx, const char *dir, const char *name,
 			int k, const struct pb_tensor *t)
 {
 	char *file = file_name(name, k);
 	char *path = file ? join(dir, file) : NULL;
-	int rc = path ? pb_npy_write(ctx, path, t)
+	struct pb_tensor wide = *t;
+	wide.name = NULL;
+	wide.data = NULL;
+	if (t->dtype == PB_DT_BF16 && (wide.data = malloc(t->nbytes))) {
+		memcpy(wide.data, t->data, t->nbytes);
+		if (pb_tensor_convert(&wide, PB_DT_F32)) {
+			free(wide.data);
+			wide.data = NULL;
+		}
+	}
+	if (t->dtype == PB_DT_BF16 && !wide.data) {
+		free(file);
+		free(path);
+		return pb_error_in(ctx, dir, "out of memory");
+	}
+	int rc = path ? pb_npy_write(ctx, path, wide.data ? &wide : t)
 		      : pb_error_in(ctx, dir, "out of memory");
+	free(wide.data);
 	free(file);
 	free(path);
 	return rc;
@@ -537,7 +526,10 @@ int pb_runtime_compare(struct pb_ctx *ctx, const char *name,
 		       double rtol, double atol, struct pb_buf *report_buf)
 {
 	char a[256], b[256], rt[32], at[32];
-	int same = got->dtype == want->dtype && got->rank == want->rank;
+	/* a half result is compared by value with a float32 reference */
+	int same = (got->dtype == want->dtype ||
+		    (pb_dtype_is_half(got->dtype) && want->dtype == PB_DT_F32)) &&
+		   got->rank == want->rank;
 	for (int i = 0; same && i < got->rank; i++)
 		same = got->dims[i] == want->dims[i];
 	if (!same) {
@@ -623,6 +615,14 @@ static int read_reference(struct pb_ctx *ctx, const struct pb_runtime_opts *o,
 	return rc;
 }
 
+void pb_runtime_tolerance(const struct pb_runtime_opts *o, enum pb_dtype dt,
+			  double *rtol, double *atol)
+{
+	*rtol = o->rtol >= 0 ? o->rtol
+		: dt == PB_DT_F16 ? 1e-3 : dt == PB_DT_BF16 ? 1.6e-2 : 1e-4;
+	*atol = o->atol >= 0 ? o->atol : 1e-5;
+}
+
 int pb_runtime_finish(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 		      const struct pb_runtime_opts *o,
 		      const struct pb_tensor *vals, struct pb_buf *report_buf)
@@ -647,10 +647,14 @@ int pb_runtime_finish(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 			rc = PB_ERR;
 		struct pb_tensor ref = {0};
 		int have;
+		double rtol, atol;
+		pb_runtime_tolerance(o, vals[i].dtype, &rtol, &atol);
 		if (read_reference(ctx, o, k, &ref, &have) != PB_OK)
 			rc = PB_ERR;
+		else if (have && (fit_bf16(vals[i].dtype, &ref), 0))
+			rc = PB_ERR;
 		else if (have && pb_runtime_compare(ctx, a->name, &vals[i], &ref,
-						    o->rtol, o->atol,
+						    rtol, atol,
 						    report_buf) != PB_OK)
 			rc = PB_ERR;
 		pb_tensor_clear(&ref);

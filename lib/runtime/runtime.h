@@ -64,7 +64,8 @@ struct pb_runtime_opts {
 	double rtol, atol;        /* --rtol, --atol */
 	int print;                /* --print */
 };
-/* Set the defaults (rtol 1e-4, atol 1e-5, device auto) in "o". */
+/* Set the defaults (device auto; tolerances by type, see
+ * pb_runtime_tolerance) in "o". */
 void pb_runtime_opts_init(struct pb_runtime_opts *o);
 
 /* The command-line options of pb-run that pb-prof shares (--input, --data,
@@ -97,6 +98,12 @@ int pb_runtime_bind(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 int pb_runtime_finish(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 		      const struct pb_runtime_opts *o,
 		      const struct pb_tensor *vals, struct pb_buf *report);
+
+/* The tolerances of --check and --data for a result of type "dt": --rtol
+ * and --atol when given, else rtol 1e-4 (float16 1e-3, bfloat16 1.6e-2,
+ * PyTorch's assert_close defaults for half types) and atol 1e-5. */
+void pb_runtime_tolerance(const struct pb_runtime_opts *o, enum pb_dtype dt,
+			  double *rtol, double *atol);
 
 /* Free the option lists of "o" (--input, --check, --pipeline). */
 void pb_runtime_opts_free(struct pb_runtime_opts *o);

@@ -1,11 +1,13 @@
 #!/bin/sh
-# End-to-end numerics: ONNX node conformance tests and the shared models,
-# each through every stage and run on the CPU against its reference:
+# End-to-end numerics: ONNX node conformance tests, the shared models and
+# small float16/bfloat16 models (half.py; the shared models also imported
+# with --cast=f16 and --cast=bf16), each through every stage and run on
+# the CPU against its reference:
 #   pb-import m.onnx | pb-fuse | pb-tile | pb-mma | pb-smem | pb-run --data DIR -
 # When CUDA's ptxas is present, each one's pb-codegen PTX must also assemble
 # for sm_80 and sm_90 (ptx-sm_80/..., ptx-sm_90/...).
 # Prints one line per test and the summary line "N passed, M failed".
-# Environment: PB_BUILD (default ./build), ONNX_DATA, PB_MODELS,
+# Environment: PB_BUILD (default ./build), ONNX_DATA, PB_MODELS, PYTHON,
 # PB_SMEM_OPTS (pb-smem options, e.g. --stages=1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +18,7 @@ models=${PB_MODELS:-$root/../shared/models}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0 fail=0 skip=0
+imp_opts= # options of pb-import (--cast)
 # PB_SMEM_OPTS: options for pb-smem (--stages=1, --no-smem, ...)
 smem_opts=${PB_SMEM_OPTS:-}
 cuda=${CUDA_HOME:-/usr/local/cuda}
@@ -26,7 +29,7 @@ ptxas=$cuda/bin/ptxas
 run() {
 	name=$1 model=$2
 	shift 2
-	if "$bin/pb-import" "$model" </dev/null 2>"$tmp/err" |
+	if "$bin/pb-import" $imp_opts "$model" </dev/null 2>"$tmp/err" |
 		"$bin/pb-fuse" 2>>"$tmp/err" | "$bin/pb-tile" 2>>"$tmp/err" |
 		"$bin/pb-mma" 2>>"$tmp/err" | "$bin/pb-smem" $smem_opts 2>>"$tmp/err" |
 		"$bin/pb-run" "$@" - >"$tmp/out" 2>>"$tmp/err" &&
@@ -47,7 +50,7 @@ ptx() {
 	[ -n "$ptxas" ] || return 0
 	: >"$tmp/ptxas"
 	for arch in sm_80 sm_90; do
-		if "$bin/pb-import" "$model" </dev/null 2>"$tmp/err" |
+		if "$bin/pb-import" $imp_opts "$model" </dev/null 2>"$tmp/err" |
 			"$bin/pb-smem" --arch=$arch $smem_opts 2>>"$tmp/err" |
 			"$bin/pb-codegen" --arch=$arch -o "$tmp/k.ptx" 2>>"$tmp/err" &&
 			"$ptxas" -v -arch=$arch "$tmp/k.ptx" -o "$tmp/k.cubin" \
@@ -92,8 +95,35 @@ if [ -d "$models" ]; then
 		ptx "models/$m" "$models/$m.onnx"
 	done <"$tmp/models"
 	unset MALLOC_PERTURB_
+	# --cast: the float32 models in half precision, against their float32
+	# references (inputs and weights converted by pb-run)
+	for m in fashion_lenet tiny_transformer_encoder; do
+		for c in "f16 1e-2 1e-2" "bf16 5e-2 5e-2"; do
+			set -- $c
+			imp_opts=--cast=$1
+			run "cast-$1/models/$m" "$models/$m.onnx" \
+				--input "$models/$m.in.npy" \
+				--check "$models/$m.out.npy" --rtol "$2" --atol "$3"
+		done
+	done
+	imp_opts=--cast=f16
+	ptx "cast-f16/models/fashion_lenet" "$models/fashion_lenet.onnx"
+	imp_opts=
 else
 	echo "SKIP: shared models ($models is absent)"
+	skip=$((skip + 1))
+fi
+
+# float16 and bfloat16 models written by half.py, with NumPy references
+py=${PYTHON:-/usr/bin/python3}
+if "$py" "$here/half.py" "$tmp/half" >"$tmp/half.list" 2>"$tmp/err"; then
+	while read -r m rtol atol; do
+		run "half/$m" "$tmp/half/$m.onnx" --input "$tmp/half/$m.in.npy" \
+			--check "$tmp/half/$m.out.npy" --rtol "$rtol" --atol "$atol"
+		ptx "half/$m" "$tmp/half/$m.onnx"
+	done <"$tmp/half.list"
+else
+	echo "SKIP: half-precision models (half.py: $(tail -n1 "$tmp/err"))"
 	skip=$((skip + 1))
 fi
 

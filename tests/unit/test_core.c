@@ -1,6 +1,8 @@
 /* Table-driven tests of lib/core: growable buffers, whole-file reading and
- * the atomic writer (nothing is left behind when a write fails). */
+ * the atomic writer (nothing is left behind when a write fails), element
+ * types and the f16/bf16 conversions. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +84,7 @@ static void test_dtypes(void)
 	} cases[] = {
 		{PB_DT_F32, 4, "f32"}, {PB_DT_F16, 2, "f16"},
 		{PB_DT_BF16, 2, "bf16"}, {PB_DT_I64, 8, "i64"},
-		{PB_DT_BOOL, 1, "bool"}, {PB_DT_STRING, 0, "?"},
+		{PB_DT_BOOL, 1, "bool"}, {PB_DT_STRING, 0, "string"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char what[64];
@@ -97,10 +99,64 @@ static void test_dtypes(void)
 	check(pb_tensor_numel(&t) == 1, "numel of a scalar");
 }
 
+/* float <-> f16 and bf16 bits: exact values, ties to even, subnormals,
+ * overflow to infinity, NaN; pb_tensor_convert between float types. */
+static void test_half(void)
+{
+	static const struct {
+		float x;
+		uint16_t f16, bf16;
+	} cases[] = {
+		{0.0f, 0x0000, 0x0000},
+		{-0.0f, 0x8000, 0x8000},
+		{1.0f, 0x3C00, 0x3F80},
+		{-2.5f, 0xC100, 0xC020},
+		{65504.0f, 0x7BFF, 0x4780},
+		{65520.0f, 0x7C00, 0x4780},          /* f16: rounds to inf */
+		{1.0f + 0x1p-11f, 0x3C00, 0x3F80},   /* f16 tie: to even */
+		{1.0f + 0x3p-11f, 0x3C02, 0x3F80},   /* f16 tie: up to even */
+		{1.0f + 0x1p-8f, 0x3C04, 0x3F80},    /* bf16 tie: to even */
+		{1.0f + 0x3p-8f, 0x3C0C, 0x3F82},    /* bf16 tie: up to even */
+		{0x1p-24f, 0x0001, 0x3380},          /* smallest f16 subnormal */
+		{0x1p-25f, 0x0000, 0x3300},          /* f16 tie to 0 */
+		{3e38f, 0x7C00, 0x7F62},
+		{INFINITY, 0x7C00, 0x7F80},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char what[64];
+		snprintf(what, sizeof(what), "half bits of %g", cases[i].x);
+		check(pb_f16_from_float(cases[i].x) == cases[i].f16 &&
+			      pb_bf16_from_float(cases[i].x) == cases[i].bf16,
+		      what);
+	}
+	check(isnan(pb_f16_to_float(pb_f16_from_float(NAN))) &&
+		      isnan(pb_bf16_to_float(pb_bf16_from_float(NAN))),
+	      "NaN stays NaN");
+	check(pb_f16_to_float(0x0001) == 0x1p-24f &&
+		      pb_f16_to_float(0xC100) == -2.5f &&
+		      pb_bf16_to_float(0x3F82) == 1.015625f,
+	      "half bits to float");
+	float v[3] = {1.0f, 0.1f, -3.0f};
+	struct pb_tensor t = {.dtype = PB_DT_F32, .rank = 1, .dims = {3},
+			      .nbytes = sizeof(v)};
+	t.data = malloc(sizeof(v));
+	memcpy(t.data, v, sizeof(v));
+	check(!pb_tensor_convert(&t, PB_DT_BF16) && t.dtype == PB_DT_BF16 &&
+		      t.nbytes == 6 && ((uint16_t *)t.data)[1] == 0x3DCD,
+	      "convert f32 to bf16");
+	check(!pb_tensor_convert(&t, PB_DT_F16) &&
+		      ((uint16_t *)t.data)[2] == 0xC200,
+	      "convert bf16 to f16");
+	check(pb_tensor_convert(&t, PB_DT_I64) && t.dtype == PB_DT_F16,
+	      "no conversion to integers");
+	pb_tensor_clear(&t);
+}
+
 int main(void)
 {
 	test_buf();
 	test_files();
 	test_dtypes();
+	test_half();
 	return check_summary("test_core");
 }

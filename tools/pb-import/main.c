@@ -6,6 +6,7 @@
 
 static struct pb_import_opts opts;
 static int list_ops;
+static const char *cast;
 
 static const struct pb_opt options[] = {
 	{"inline-weights", PB_OPT_FLAG, &opts.inline_weights, NULL,
@@ -16,6 +17,9 @@ static const struct pb_opt options[] = {
 	{"list-ops", PB_OPT_FLAG, &list_ops, NULL,
 	 "print the supported ONNX ops and the attributes each understands, "
 	 "then exit (no input read)"},
+	{"cast", PB_OPT_STR, &cast, "f16|bf16",
+	 "convert the model's float32 data (inputs, weights, constants) to "
+	 "float16 or bfloat16, as PyTorch's model.half()"},
 	{"debug-text", PB_OPT_FLAG, &opts.debug_text, NULL,
 	 "write the generated MLIR text to stderr before parsing it"},
 	{NULL, 0, NULL, NULL, NULL},
@@ -29,6 +33,10 @@ static int run(struct pb_ctx *ctx, const struct pb_input *in,
 	if (list_ops) {
 		pb_onnx_list_ops(out);
 		return PB_OK;
+	}
+	if (cast && !(opts.cast = pb_onnx_cast_type(cast))) {
+		pb_error(ctx, "bad --cast '%s': expected f16 or bf16", cast);
+		return PB_USAGE;
 	}
 	/* no input file named: read stdin (NO_INPUT_OK is for --list-ops) */
 	struct pb_input sin = *in;
