@@ -24,7 +24,7 @@
 #include "target/target.h"
 
 /* The plot area of the picture, in pixels. */
-enum { W = 800, H = 540, X0 = 80, X1 = 620, Y0 = 50, Y1 = 470 };
+enum { W = 1060, H = 540, X0 = 80, X1 = 620, Y0 = 50, Y1 = 470, LX = 780 };
 
 /* L2 bandwidth over DRAM bandwidth: not in the target descriptions; the
  * factor pb-tile's cost model takes (lib/tile/cost.c, L2_OVER_DRAM). */
@@ -100,7 +100,10 @@ static void bandwidth_roof(struct pb_buf *b, const struct axes *a, double bw,
 		xl = yb * 1e9 / bw;
 		yl = yb;
 	}
-	double xr = top * 1e9 / bw;
+	double xr = top * 1e9 / bw, xmax = pow(10, a->lx1);
+	if (xr > xmax) /* leave at the right edge */
+		xr = xmax;
+	top = xr * bw / 1e9;
 	pb_buf_printf(b, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" "
 		      "y2=\"%.1f\" stroke=\"#555555\" stroke-width=\"2\"%s/>\n",
 		      px(a, xl), py(a, yl), px(a, xr), py(a, top), dash);
@@ -167,6 +170,34 @@ static void grid(struct pb_buf *b, const struct axes *a)
 		      "GFLOP/s</text>\n", (Y0 + Y1) / 2, (Y0 + Y1) / 2);
 }
 
+/* The most kernels the legend names. */
+#define LEGEND 24
+
+/* Line "r" of the legend: kernel "k" (rank r + 1, its colour, "pct" of
+ * the time and its ONNX nodes, the first two, cut to 36 characters from
+ * the end, where ONNX names say most). */
+static void legend(struct pb_buf *b, int r, const struct pb_prof_kernel *k,
+		   double pct)
+{
+	char nodes[256] = "";
+	size_t len = 0;
+	for (int j = 0; j < k->nnodes && j < 2 && len < sizeof(nodes); j++)
+		len += snprintf(nodes + len, sizeof(nodes) - len, "%s%s",
+				j ? " " : "", k->nodes[j]);
+	if (!k->nnodes)
+		snprintf(nodes, sizeof(nodes), "%s", k->name);
+	len = strlen(nodes);
+	const char *shown = len > 36 ? nodes + len - 36 : nodes;
+	double y = Y0 + 16 * r;
+	pb_buf_printf(b, "<circle cx=\"%d\" cy=\"%.1f\" r=\"5\" "
+		      "fill=\"%s\"/>\n<text x=\"%d\" y=\"%.1f\" "
+		      "font-size=\"10\">%d %4.1f%% %s", LX, y,
+		      colors[r % (sizeof(colors) / sizeof(colors[0]))], LX + 9,
+		      y + 4, r + 1, pct, len > 36 ? "..." : "");
+	text(b, shown);
+	pb_buf_printf(b, "%s</text>\n", k->nnodes > 2 ? " +" : "");
+}
+
 /* The kernels of "p", largest share first (so that small ones stay
  * visible on top), each a circle of area proportional to its share and
  * its nodes as label. Returns the number drawn. */
@@ -200,21 +231,17 @@ static int draw_kernels(struct pb_buf *b, const struct axes *a,
 		text(b, k->name);
 		pb_buf_printf(b, ": %.1f%% of the time</title></circle>\n",
 			      100 * k->median / sum);
-		if (r < 12) { /* label the largest */
-			pb_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
-				      "font-size=\"10\">", x + rad + 2, y + 3);
-			for (int j = 0; j < k->nnodes && j < 3; j++) {
-				if (j)
-					pb_buf_puts(b, ",");
-				text(b, k->nodes[j]);
-			}
-			if (!k->nnodes)
-				text(b, k->name);
-			pb_buf_printf(b, "%s %.0f%%</text>\n",
-				      k->nnodes > 3 ? ",..." : "",
-				      100 * k->median / sum);
-		}
+		if (r >= LEGEND)
+			continue;
+		pb_buf_printf(b, "<text x=\"%.1f\" y=\"%.1f\" "
+			      "font-size=\"10\">%d</text>\n", x + rad + 2,
+			      y + 3, r + 1);
+		legend(b, r, k, 100 * k->median / sum);
 	}
+	if (n > LEGEND)
+		pb_buf_printf(b, "<text x=\"%d\" y=\"%d\" font-size=\"10\">"
+			      "and %d more</text>\n", LX, Y0 + 16 * LEGEND + 4,
+			      n - LEGEND);
 	free(order);
 	return n;
 }

@@ -232,16 +232,24 @@ static void occupancy(struct sprof *s)
 	}
 }
 
-/* The roof that bounds a kernel of "flops" and "bytes" on "t" (tensor
- * cores when "tc"): the largest of the compute, DRAM and launch times. */
+/* What bounds a kernel of "flops" and "bytes" predicted to take
+ * "predicted" seconds on "t" (tensor cores when "tc"): the roof with the
+ * longest time, compute (flops at the peak) or memory (bytes at DRAM
+ * bandwidth); "launch" when the launch overhead is longer than both and
+ * the prediction within twice it; "latency" when the prediction is more
+ * than twice every roof's time (the model's occupancy and latency hiding
+ * bound it, not a roof). */
 static const char *roof(const struct pb_target *t, double flops,
-			double bytes, int tc)
+			double bytes, double predicted, int tc)
 {
 	double peak = tc ? t->tc_fp16_flops : t->fp32_flops;
 	double c = peak > 0 ? flops / peak : 0;
 	double m = t->dram_bytes_per_s > 0 ? bytes / t->dram_bytes_per_s : 0;
-	if (t->launch_s > c && t->launch_s > m)
+	double r = c > m ? c : m;
+	if (t->launch_s > r && predicted <= 2 * t->launch_s)
 		return "launch";
+	if (predicted > 2 * (r > t->launch_s ? r : t->launch_s))
+		return "latency";
 	return c >= m ? "compute" : "memory";
 }
 
@@ -305,7 +313,7 @@ static void predictions(struct sprof *s, const char *path)
 					     sk->sass->mix.n[PB_SASS_GMMA];
 		if (s->has_target)
 			sk->bound = roof(&s->target, sk->model_flops,
-					 sk->model_bytes, tc);
+					 sk->model_bytes, sk->predicted_s, tc);
 		s->p->k[i].ms[0] = sk->predicted_s * 1e3;
 		s->npredicted++;
 	}

@@ -405,6 +405,10 @@ int pb_sass_parse(const char *text, struct pb_sass *s)
 		} else if (!r.k) {
 			continue;
 		} else if ((addr = inst_addr(line, &it)) >= 0) {
+			while (*it == ' ' || *it == '\t')
+				it++;
+			if (!*it || *it == ';')
+				continue;
 			add_inst(&r, addr, it);
 			ninst++;
 		} else if (line[0] && line[strlen(line) - 1] == ':' &&
