@@ -394,7 +394,8 @@ int pb_sass_parse(const char *text, struct pb_sass *s)
 		p = next_line(p, line, sizeof(line));
 		const char *it;
 		long addr;
-		if (!strncmp(line, ".section", 8)) {
+		if (!strncmp(line, ".section", 8) &&
+		    (line[8] == ' ' || line[8] == '\t')) {
 			const char *name = strstr(line, ".text.");
 			if (name) {
 				name += strlen(".text.");

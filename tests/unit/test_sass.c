@@ -14,6 +14,7 @@
 static const char listing[] =
 	"\t.target\tsm_90\n"
 	"\t.section\t.text.outer_kernel,\"ax\",@progbits\n"
+	"\t.sectioninfo\t@\"SHI_REGISTERS=96\"\n"
 	"outer_kernel:\n"
 	".text.outer_kernel:\n"
 	"        /*0000*/                   S2R R0, SR_TID.X ;\n"
