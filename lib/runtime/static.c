@@ -650,6 +650,7 @@ int pb_prof_static_run(struct pb_ctx *ctx, const char *data, size_t len,
 		       struct pb_buf *report)
 {
 	struct sprof s;
+	struct pb_buf tab = {0};
 	memset(&s, 0, sizeof(s));
 	snprintf(s.arch, sizeof(s.arch), "%s", ctx->arch ? ctx->arch : "sm_90");
 	if (pb_sass_find_ptxas(s.ptxas, sizeof(s.ptxas)))
@@ -667,7 +668,7 @@ int pb_prof_static_run(struct pb_ctx *ctx, const char *data, size_t len,
 			pb_prof_set_cost(s.p, &costs->c[i]);
 		predictions(&s, tile_report);
 		pb_prof_summarize(s.p);
-		table(&s, report);
+		table(&s, &tab);
 	}
 	if (rc == PB_OK && o->json)
 		rc = write_json(ctx, &s, o->json);
@@ -680,6 +681,9 @@ int pb_prof_static_run(struct pb_ctx *ctx, const char *data, size_t len,
 					      "predicted (pb-prof --static)",
 					      o->roofline);
 	}
+	if (rc == PB_OK) /* no partial output: the table after the files */
+		pb_buf_append(report, tab.data, tab.len);
+	pb_buf_free(&tab);
 	clear(&s);
 	return rc;
 }
