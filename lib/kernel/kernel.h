@@ -67,6 +67,16 @@ int64_t pb_kernel_band_points(const struct pb_kernel_band *b);
  * pb_contract_map_of tells its level). Unmapped loops are left out. */
 void pb_kernel_mapped_loops(MlirOperation root, struct pb_ir_ops *l);
 
+/* Aliasing (alias.c). The number of the argument "v" is of kernel
+ * "func", or -1. */
+int pb_kernel_arg_no(MlirOperation func, MlirValue v);
+/* May buffers "x" and "y" of kernel "func" be the same memory? Values of
+ * the kernel's own are distinct roots (through views, pb_poly_root); two
+ * arguments may alias unless every call of "func" in "module" (there is
+ * at least one) binds them to different roots. */
+int pb_kernel_may_alias(MlirOperation module, MlirOperation func,
+			MlirValue x, MlirValue y);
+
 /* Private arrays (private.c): a block-level buffer each thread keeps its
  * own part of across sibling mapped nests, its leading dimensions indexed
  * by the normalized counters of the warp and thread loops around every

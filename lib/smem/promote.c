@@ -88,12 +88,15 @@ struct group {
 struct nest {
 	MlirOperation block, top, thread, loop;
 	struct pb_kernel_band chain, blk;
-	int at, nwarp;
+	int at, nwarp, unroll;
 	int64_t threads, trip, kt;
 	int stages;
 	struct pb_poly_local *l;
 	int ng;
 	struct group g[MAXG];
+	int ndropped;	/* groups size_groups left out, and why */
+	MlirOperation dropped[MAXG];
+	const char *why[MAXG];
 };
 
 struct promote {
@@ -171,6 +174,33 @@ static int read_only_arg(MlirOperation func, MlirValue v)
 			return 0;
 	}
 	return 1;
+}
+
+/* May a buffer that kernel "func" writes be the memory of its argument
+ * "root" at some call (docs/kernel-model.md, aliasing)? Any operation on a
+ * memref other than a load, a view or a size query counts as a write. */
+static int written_alias(MlirOperation func, MlirValue root)
+{
+	struct pb_ir_ops all = {0};
+	MlirOperation module = mlirOperationGetParentOperation(func);
+	int alias = 0;
+	pb_ir_collect(func, NULL, &all);
+	for (int i = 0; i < all.n && !alias; i++) {
+		MlirOperation op = all.v[i];
+		if (pb_ir_op_is(op, "affine.load") ||
+		    pb_ir_op_is(op, "memref.load") ||
+		    pb_ir_op_is(op, "affine.vector_load") ||
+		    pb_ir_op_is(op, "memref.dim") || pb_poly_is_view(op))
+			continue;
+		for (intptr_t k = 0; k < mlirOperationGetNumOperands(op) && !alias;
+		     k++) {
+			MlirValue v = mlirOperationGetOperand(op, k);
+			alias = mlirTypeIsAMemRef(mlirValueGetType(v)) &&
+				pb_kernel_may_alias(module, func, v, root);
+		}
+	}
+	pb_ir_ops_free(&all);
+	return alias;
 }
 
 /* Find the mapped chain of "top" (warp loops perfectly nested down to one
@@ -359,12 +389,73 @@ static int64_t executions(const struct nest *n, MlirOperation op)
 	return e;
 }
 
+/* The range [*lo, *hi] of parameter "i" of the model of "n" (i == np:
+ * the k-tile origin): a counter of the block loop, or unknown (0). */
+static int param_range(const struct nest *n, int i, int64_t *lo, int64_t *hi)
+{
+	if (i == n->l->np) {
+		*lo = 0;
+		*hi = n->trip - n->kt;
+		return 1;
+	}
+	for (int d = 0; d < n->blk.n; d++)
+		if (mlirValueEqual(n->l->par[i], n->blk.iv[d])) {
+			*lo = n->blk.lb[d];
+			*hi = n->blk.lb[d] + n->blk.step[d] * (n->blk.extent[d] - 1);
+			return 1;
+		}
+	return 0;
+}
+
+/* The values the parameters of footprint "fp" of "n" take: the block
+ * counters their range, the k-tile origin "o<d>" 0 to trip - KT. */
+static __isl_give isl_set *param_context(const struct nest *n,
+					 __isl_keep isl_set *fp)
+{
+	isl_set *c = isl_set_universe(isl_space_params(isl_set_get_space(fp)));
+	char name[16];
+	snprintf(name, sizeof(name), "o%d", n->chain.n);
+	for (int i = 0; i < (int)isl_set_dim(c, isl_dim_param); i++) {
+		const char *pn = isl_set_get_dim_name(c, isl_dim_param, i);
+		int64_t lo, hi;
+		int k = !pn ? -1 : !strcmp(pn, name) ? n->l->np
+			: pn[0] == 'p' ? atoi(pn + 1) : -1;
+		if (k < 0 || k > n->l->np || !param_range(n, k, &lo, &hi))
+			continue;
+		c = isl_set_lower_bound_si(c, isl_dim_param, i, lo);
+		c = isl_set_upper_bound_si(c, isl_dim_param, i, hi);
+	}
+	return c;
+}
+
+/* isl_pw_aff_foreach_piece callback: keep the piece's function. */
+static isl_stat keep_piece(__isl_take isl_set *set, __isl_take isl_aff *aff,
+			   void *user)
+{
+	isl_aff **a = user;
+	isl_set_free(set);
+	isl_aff_free(*a);
+	*a = aff;
+	return isl_stat_ok;
+}
+
+/* The function of "pa", a piecewise function of one piece. */
+static __isl_give isl_aff *single_aff(__isl_take isl_pw_aff *pa)
+{
+	isl_aff *a = NULL;
+	if (isl_pw_aff_n_piece(pa) == 1)
+		isl_pw_aff_foreach_piece(pa, &keep_piece, &a);
+	isl_pw_aff_free(pa);
+	return a;
+}
+
 /* The box of group "g" of "n" per block and k-tile into "g": sizes and
  * the offset as coefficients of the parameters and the k-tile origin.
  * 0 when there is no such box. */
 static int group_box(struct nest *n, struct group *g)
 {
 	int64_t tile[PB_POLY_LOCAL_MAXDIM];
+	isl_aff *off[MAXR] = {NULL};
 	char name[16];
 	int ok = 1;
 	for (int k = 0; k < n->chain.n; k++)
@@ -379,20 +470,51 @@ static int group_box(struct nest *n, struct group *g)
 		fp = isl_set_fix_si(fp, isl_dim_param, pos, 0);
 		fp = isl_set_project_out(fp, isl_dim_param, pos, 1);
 	}
+	fp = fp ? isl_set_intersect_params(fp, param_context(n, fp)) : NULL;
 	isl_fixed_box *box = fp ? isl_set_get_simple_fixed_box_hull(fp) : NULL;
-	isl_set_free(fp);
-	if (!box || isl_fixed_box_is_valid(box) != isl_bool_true) {
-		isl_fixed_box_free(box);
-		return 0;
+	if (box && isl_fixed_box_is_valid(box) == isl_bool_true) {
+		isl_multi_val *size = isl_fixed_box_get_size(box);
+		isl_multi_aff *o = isl_fixed_box_get_offset(box);
+		for (int d = 0; d < g->rank; d++) {
+			isl_val *v = isl_multi_val_get_at(size, d);
+			g->size[d] = isl_val_get_num_si(v);
+			isl_val_free(v);
+			off[d] = isl_multi_aff_get_at(o, d);
+		}
+		isl_multi_val_free(size);
+		isl_multi_aff_free(o);
+	} else {
+		/* a footprint with existentials (the points of a thread tile
+		 * interleaved with the other threads') has no simple box:
+		 * bound each dimension by its exact minimum and maximum */
+		for (int d = 0; d < g->rank && ok && fp; d++) {
+			isl_pw_aff *lo = isl_set_dim_min(isl_set_copy(fp), d);
+			isl_pw_aff *hi = isl_set_dim_max(isl_set_copy(fp), d);
+			isl_pw_aff *w = isl_pw_aff_sub(isl_pw_aff_copy(hi),
+						       isl_pw_aff_copy(lo));
+			ok = isl_pw_aff_n_piece(lo) == 1 &&
+			     isl_pw_aff_n_piece(w) == 1 &&
+			     isl_pw_aff_is_cst(w) == isl_bool_true;
+			if (ok) {
+				isl_aff *wa = single_aff(w);
+				isl_val *v = isl_aff_get_constant_val(wa);
+				g->size[d] = isl_val_get_num_si(v) + 1;
+				isl_val_free(v);
+				isl_aff_free(wa);
+				off[d] = single_aff(lo);
+			} else {
+				isl_pw_aff_free(w);
+				isl_pw_aff_free(lo);
+			}
+			isl_pw_aff_free(hi);
+		}
+		ok = ok && fp;
 	}
-	isl_multi_val *size = isl_fixed_box_get_size(box);
-	isl_multi_aff *off = isl_fixed_box_get_offset(box);
+	isl_fixed_box_free(box);
+	isl_set_free(fp);
 	snprintf(name, sizeof(name), "o%d", n->chain.n);
 	for (int d = 0; d < g->rank && ok; d++) {
-		isl_val *v = isl_multi_val_get_at(size, d);
-		isl_aff *a = isl_multi_aff_get_at(off, d);
-		g->size[d] = isl_val_get_num_si(v);
-		isl_val_free(v);
+		isl_aff *a = off[d];
 		ok = a && isl_aff_dim(a, isl_dim_div) == 0 && g->size[d] > 0;
 		memset(g->coef[d], 0, sizeof(g->coef[d]));
 		for (int i = 0; ok && i < isl_aff_dim(a, isl_dim_param); i++) {
@@ -418,30 +540,10 @@ static int group_box(struct nest *n, struct group *g)
 			g->cst[d] = isl_val_get_num_si(c);
 			isl_val_free(c);
 		}
-		isl_aff_free(a);
 	}
-	isl_multi_val_free(size);
-	isl_multi_aff_free(off);
-	isl_fixed_box_free(box);
+	for (int d = 0; d < MAXR; d++)
+		isl_aff_free(off[d]);
 	return ok;
-}
-
-/* The range [*lo, *hi] of parameter "i" of the model of "n" (i == np:
- * the k-tile origin): a counter of the block loop, or unknown (0). */
-static int param_range(const struct nest *n, int i, int64_t *lo, int64_t *hi)
-{
-	if (i == n->l->np) {
-		*lo = 0;
-		*hi = n->trip - n->kt;
-		return 1;
-	}
-	for (int d = 0; d < n->blk.n; d++)
-		if (mlirValueEqual(n->l->par[i], n->blk.iv[d])) {
-			*lo = n->blk.lb[d];
-			*hi = n->blk.lb[d] + n->blk.step[d] * (n->blk.extent[d] - 1);
-			return 1;
-		}
-	return 0;
 }
 
 /* The values of parameter "i" of the model of "n" are lo + step * j: a
@@ -701,6 +803,11 @@ static void collect_groups(struct promote *p, struct nest *n)
 		if (acc->write || !pb_ir_is_inside(acc->op, n->loop) ||
 		    !read_only_arg(p->func, root))
 			continue;
+		if (written_alias(p->func, root)) {
+			remark(p, acc->op, "not staged: the buffer may be the "
+			       "memory the kernel writes (aliased arguments)");
+			continue;
+		}
 		pb_poly_access_operand(acc->op, &mem, &w);
 		if (!acc->exact || !pb_ir_op_is(acc->op, "affine.load") ||
 		    !mlirValueEqual(mlirOperationGetOperand(acc->op, mem), root)) {
@@ -734,6 +841,19 @@ static void collect_groups(struct promote *p, struct nest *n)
 	}
 }
 
+/* Leave out the group of read "op" of "n" for reason "why": a remark
+ * now when "say", else kept for one (see plan). */
+static void drop(struct promote *p, struct nest *n, MlirOperation op,
+		 const char *why, int say)
+{
+	if (say)
+		remark(p, op, "not staged: %s", why);
+	else if (n->ndropped < MAXG) {
+		n->dropped[n->ndropped] = op;
+		n->why[n->ndropped++] = why;
+	}
+}
+
 /* Size the groups of "n" for k-tile n->kt: boxes, reuse, guards and
  * layouts; drop the groups that are not worth staging (with a remark
  * when "say"). The shared memory of one stage, in bytes. */
@@ -741,14 +861,13 @@ static int64_t size_groups(struct promote *p, struct nest *n, int say)
 {
 	int64_t bytes = 0;
 	int k = 0;
+	n->ndropped = 0;
 	for (int i = 0; i < n->ng; i++) {
 		struct group *g = &n->g[i];
 		MlirOperation first = n->l->access[g->acc[0]].op;
 		if (!group_box(n, g)) {
-			if (say)
-				remark(p, first, "not staged: its footprint per "
-				       "block and k-tile is not a box of fixed "
-				       "size");
+			drop(p, n, first, "its footprint per block and k-tile "
+			     "is not a box of fixed size", say);
 			continue;
 		}
 		int64_t elems = 1, execs = 0;
@@ -758,10 +877,8 @@ static int64_t size_groups(struct promote *p, struct nest *n, int say)
 			execs += executions(n, n->l->access[g->acc[a]].op);
 		g->reuse = execs / elems;
 		if (g->reuse <= 1) {
-			if (say)
-				remark(p, first, "not staged: each element is "
-				       "read once per block (no reuse across "
-				       "threads)");
+			drop(p, n, first, "each element is read once per block "
+			     "(no reuse across threads)", say);
 			continue;
 		}
 		find_guards(n, g);
@@ -860,8 +977,12 @@ static int plan(struct promote *p, struct nest *n)
 			if (!n->ng)
 				break;
 			(void)one;
-			if (block_bytes(n) <= limit)
+			if (block_bytes(n) <= limit) {
+				for (int d = 0; d < n->ndropped; d++)
+					remark(p, n->dropped[d], "not staged: %s",
+					       n->why[d]);
 				return 1;
+			}
 		}
 		if (p->o->stages)
 			break;
@@ -876,11 +997,14 @@ static int plan(struct promote *p, struct nest *n)
 		       (long long)n->trip);
 		return 0;
 	}
-	int64_t one = size_groups(p, n, 1);
+	size_groups(p, n, 1);
+	n->stages = p->o->stages ? (int)p->o->stages : 1;
 	if (n->ng)
 		remark(p, n->loop, "not staged: %lld bytes of shared memory "
-		       "per stage do not fit %lld bytes per block (%s)",
-		       (long long)one, (long long)limit, p->t->arch);
+		       "(%d stage%s of k-tile %lld) do not fit %lld bytes per "
+		       "block (%s)", (long long)block_bytes(n), n->stages,
+		       n->stages > 1 ? "s" : "", (long long)n->kt,
+		       (long long)limit, p->t->arch);
 	return 0;
 }
 
@@ -1201,6 +1325,33 @@ static void stage_load(const struct nest *n, const struct group *g,
 	mlirOperationDestroy(op);
 }
 
+/* Is the k-tile loop of "n" worth unrolling fully: every read of a
+ * buffer the kernel never writes in it staged (no global load left whose
+ * address arithmetic would multiply), and at most 1024 points per thread
+ * (k-tile times the points of its inner loops)? */
+static int unrollable(const struct nest *n)
+{
+	int64_t staged = 0, reads = 0, work = n->kt;
+	for (int i = 0; i < n->ng; i++)
+		staged += n->g[i].n;
+	for (int a = 0; a < n->l->naccess; a++) {
+		const struct pb_poly_laccess *acc = &n->l->access[a];
+		reads += !acc->write && pb_ir_is_inside(acc->op, n->loop) &&
+			 read_only_arg(pb_ir_value_parent(
+					       n->l->root[acc->root]),
+				       n->l->root[acc->root]);
+	}
+	struct pb_ir_ops loops = {0};
+	pb_ir_collect(n->loop, "affine.for", &loops);
+	for (int i = 0; i < loops.n; i++) {
+		int64_t lb, step, t = for_trip(loops.v[i], &lb, &step);
+		if (!mlirOperationEqual(loops.v[i], n->loop))
+			work *= t < 0 ? 1024 : t;
+	}
+	pb_ir_ops_free(&loops);
+	return staged == reads && work <= 1024;
+}
+
 /* Strip-mine the reduction loop of "n" onto the k-tile loop's counter
  * "kk": it runs 0 .. KT and its counter is kk + its own. */
 static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
@@ -1215,7 +1366,8 @@ static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
 	pb_ir_set_attr(n->loop, "upperBoundMap",
 		       mlirAttributeParseGet(c, mlirStringRefCreateFromCString(
 						   text)));
-	pb_ir_set_attr(n->loop, "pb.unroll", mlirUnitAttrGet(c));
+	if (n->unroll)
+		pb_ir_set_attr(n->loop, "pb.unroll", mlirUnitAttrGet(c));
 	int rc = pb_ir_instantiate(
 		p->ctx,
 		"func.func @t(%kk: index, %k: index) {\n"
@@ -1523,6 +1675,7 @@ static int promote_nest(struct promote *p, MlirOperation block,
 		if (p->o->report)
 			pb_buf_printf(&p->report, "%s  {\"staged\": [\n",
 				      p->nreport++ ? ",\n" : "");
+		n.unroll = unrollable(&n);
 		rc = rewrite(p, &n);
 		if (rc == PB_OK)
 			tell(p, &n);
