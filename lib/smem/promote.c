@@ -76,6 +76,7 @@ struct group {
 	int64_t coef[MAXR][PB_POLY_LOCAL_MAXPAR + 1], cst[MAXR];
 	int guard[MAXR];
 	int perm[MAXR];	/* buffer dimension s holds tile dimension perm[s] */
+	MlirAttribute fill; /* the value outside the buffer (null: 0) */
 	int64_t pad, vec, rvec, bytes, elem;
 	int64_t reuse;
 	int degree;
@@ -94,6 +95,8 @@ struct nest {
 	struct pb_poly_local *l;
 	int ng;
 	struct group g[MAXG];
+	int npad;	/* padded reads of the reduction loop (pad.c) */
+	struct pb_smem_pad *pads;
 	int ndropped;	/* groups size_groups left out, and why */
 	MlirOperation dropped[MAXG];
 	const char *why[MAXG];
@@ -252,7 +255,7 @@ static int find_chain(MlirOperation top, struct nest *n)
 }
 
 /* Does "op" use the counter "iv" in a subscript of one of the "np"
- * private buffers "priv"? */
+ * private buffers "priv" (np < 0: of any memref.alloca)? */
 static int indexes_private(MlirOperation op, MlirValue iv,
 			   const MlirValue *priv, int np)
 {
@@ -264,7 +267,9 @@ static int indexes_private(MlirOperation op, MlirValue iv,
 		if (!pb_poly_access_operand(all.v[i], &mem, &w))
 			continue;
 		MlirValue b = mlirOperationGetOperand(all.v[i], mem);
-		int priv_buf = 0;
+		int priv_buf = np < 0 && mlirValueIsAOpResult(b) &&
+			       pb_ir_op_is(mlirOpResultGetOwner(b),
+					   "memref.alloca");
 		for (int k = 0; k < np; k++)
 			priv_buf |= mlirValueEqual(b, priv[k]);
 		for (intptr_t j = mem + 1;
@@ -790,6 +795,18 @@ static void choose_layout(const struct nest *n, struct group *g)
 	g->bytes = e;
 }
 
+/* The padded read of "n" whose clamped load ("virt" 0) or virtual read
+ * ("virt" 1) is "op", or NULL. */
+static struct pb_smem_pad *pad_of(const struct nest *n, MlirOperation op,
+				  int virt)
+{
+	for (int i = 0; i < n->npad; i++)
+		if (mlirOperationEqual(virt ? n->pads[i].virt : n->pads[i].load,
+				       op))
+			return &n->pads[i];
+	return NULL;
+}
+
 /* Collect the groups of "n": per buffer the kernel never writes, the
  * affine loads of it in the reduction loop through the buffer itself. */
 static void collect_groups(struct promote *p, struct nest *n)
@@ -801,7 +818,7 @@ static void collect_groups(struct promote *p, struct nest *n)
 		MlirValue root = l->root[acc->root];
 		int mem, w;
 		if (acc->write || !pb_ir_is_inside(acc->op, n->loop) ||
-		    !read_only_arg(p->func, root))
+		    !read_only_arg(p->func, root) || pad_of(n, acc->op, 0))
 			continue;
 		if (written_alias(p->func, root)) {
 			remark(p, acc->op, "not staged: the buffer may be the "
@@ -835,6 +852,14 @@ static void collect_groups(struct promote *p, struct nest *n)
 				g->dim[d] = mlirShapedTypeGetDimSize(t, d);
 			g->elem = mlirFloatTypeGetWidth(
 					  mlirShapedTypeGetElementType(t)) / 8;
+		}
+		struct pb_smem_pad *pad = pad_of(n, acc->op, 1);
+		if (pad) {
+			/* one pad value per buffer: the copy fills with it */
+			if (!mlirAttributeIsNull(n->g[gi].fill) &&
+			    !mlirAttributeEqual(n->g[gi].fill, pad->fill))
+				continue;
+			n->g[gi].fill = pad->fill;
 		}
 		if (n->g[gi].n < MAXACC)
 			n->g[gi].acc[n->g[gi].n++] = a;
@@ -1227,7 +1252,7 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 			pb_buf_printf(t, "%s%%g%d", d ? ", " : "", d);
 		pb_buf_puts(t, ") {\n");
 	}
-	struct pb_buf gi = {0}, ci = {0}, vt = {0};
+	struct pb_buf gi = {0}, ci = {0}, vt = {0}, fill = {0};
 	for (int d = 0; d <= r; d++) {
 		pb_buf_printf(&gi, "%s%%g%d", d ? ", " : "", d);
 		pb_buf_printf(&ci, ", %%c%d", g->perm[d]);
@@ -1245,16 +1270,22 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 			      src, gi.data, srct, buf, slot, ci.data, buft);
 	}
 	if (guards) {
+		if (mlirAttributeIsNull(g->fill))
+			pb_buf_printf(&fill, "0.0 : %s", elt);
+		else
+			mlirAttributePrint(g->fill, pb_buf_mlir_callback, &fill);
 		pb_buf_puts(t, "        } else {\n");
 		if (g->vec > 1)
-			pb_buf_printf(t, "        %%z = arith.constant dense<0.0> : "
+			pb_buf_printf(t, "        %%f0 = arith.constant %s\n"
+				      "        %%z = vector.broadcast %%f0 : %s to "
 				      "%s\n        affine.vector_store %%z, "
 				      "%s[%s%s] : %s, %s\n",
-				      vt.data, buf, slot, ci.data, buft, vt.data);
+				      fill.data, elt, vt.data, buf, slot, ci.data,
+				      buft, vt.data);
 		else
-			pb_buf_printf(t, "        %%z = arith.constant 0.0 : %s\n"
+			pb_buf_printf(t, "        %%z = arith.constant %s\n"
 				      "        affine.store %%z, %s[%s%s] : %s\n",
-				      elt, buf, slot, ci.data, buft);
+				      fill.data, buf, slot, ci.data, buft);
 		pb_buf_puts(t, "        }\n");
 	}
 	if (units % n->threads)
@@ -1264,12 +1295,13 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 	pb_buf_free(&gi);
 	pb_buf_free(&ci);
 	pb_buf_free(&vt);
+	pb_buf_free(&fill);
 }
 
 /* Replace staged load "op" of group "g" by a load of its tile: slot
  * ((kk floordiv KT) mod S), subscripts minus the tile's offset. */
-static void stage_load(const struct nest *n, const struct group *g,
-		       MlirOperation op, MlirValue kk)
+static MlirOperation stage_load(const struct nest *n, const struct group *g,
+				MlirOperation op, MlirValue kk)
 {
 	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
 	MlirContext c = mlirAffineMapGetContext(map);
@@ -1323,6 +1355,7 @@ static void stage_load(const struct nest *n, const struct group *g,
 	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0),
 				      mlirOperationGetResult(l, 0));
 	mlirOperationDestroy(op);
+	return l;
 }
 
 /* Is the k-tile loop of "n" worth unrolling fully: every read of a
@@ -1337,19 +1370,33 @@ static int unrollable(const struct nest *n)
 	for (int a = 0; a < n->l->naccess; a++) {
 		const struct pb_poly_laccess *acc = &n->l->access[a];
 		reads += !acc->write && pb_ir_is_inside(acc->op, n->loop) &&
+			 !pad_of(n, acc->op, 0) &&
 			 read_only_arg(pb_ir_value_parent(
 					       n->l->root[acc->root]),
 				       n->l->root[acc->root]);
 	}
+	/* only the points of the thread tile inside: a convolution's window
+	 * loops would multiply the live values past the registers */
 	struct pb_ir_ops loops = {0};
+	int points = 1;
 	pb_ir_collect(n->loop, "affine.for", &loops);
 	for (int i = 0; i < loops.n; i++) {
 		int64_t lb, step, t = for_trip(loops.v[i], &lb, &step);
-		if (!mlirOperationEqual(loops.v[i], n->loop))
-			work *= t < 0 ? 1024 : t;
+		if (mlirOperationEqual(loops.v[i], n->loop))
+			continue;
+		work *= t < 0 ? 1024 : t;
+		points &= indexes_private(loops.v[i],
+					  mlirBlockGetArgument(
+						  body_of(loops.v[i]), 0),
+					  NULL, -1);
 	}
 	pb_ir_ops_free(&loops);
-	return staged == reads && work <= 1024;
+	/* nor guarded points (a partial tile): their reads do not combine */
+	struct pb_ir_ops guards = {0};
+	pb_ir_collect(n->loop, "affine.if", &guards);
+	int guarded = guards.n > 0;
+	pb_ir_ops_free(&guards);
+	return staged == reads && points && !guarded && work <= 1024;
 }
 
 /* Strip-mine the reduction loop of "n" onto the k-tile loop's counter
@@ -1533,9 +1580,16 @@ static int rewrite(struct promote *p, struct nest *n)
 		MlirValue kk = mlirBlockGetArgument(lb, 0);
 		rc = strip_loop(p, n, kk);
 		for (int i = 0; i < n->ng && rc == PB_OK; i++)
-			for (int a = 0; a < n->g[i].n; a++)
-				stage_load(n, &n->g[i],
-					   n->l->access[n->g[i].acc[a]].op, kk);
+			for (int a = 0; a < n->g[i].n; a++) {
+				MlirOperation op = n->l->access[n->g[i].acc[a]].op;
+				struct pb_smem_pad *pad = pad_of(n, op, 1);
+				MlirOperation nl = stage_load(n, &n->g[i], op, kk);
+				if (pad) {
+					pb_smem_pad_commit(
+						pad, mlirOperationGetResult(nl, 0));
+					pad->virt = (MlirOperation){NULL};
+				}
+			}
 	}
 	for (int i = 0; i < MAXG; i++) {
 		free(elt[i]);
@@ -1653,21 +1707,21 @@ static int promote_nest(struct promote *p, MlirOperation block,
 	dim[n.chain.n].lb = 0;
 	dim[n.chain.n].step = 1;
 	dim[n.chain.n].trip = n.trip;
+	n.npad = pb_smem_pads_find(p->ctx, n.loop, &n.pads);
 	n.l = pb_poly_local_build(p->ctx->isl, top, n.chain.n + 1, dim, NULL,
 				  0, PB_POLY_LOCAL_INNER_BOUNDS);
+	int rc = PB_OK;
 	if (!n.l) {
 		remark(p, top, "not staged: no access model of the nest");
-		return PB_OK;
+		goto done;
 	}
 	for (int i = 0; i < n.l->np; i++)
 		if (!mlirTypeIsAIndex(mlirValueGetType(n.l->par[i]))) {
 			remark(p, top, "not staged: a subscript depends on a "
 			       "value that is not an index");
-			pb_poly_local_free(n.l);
-			return PB_OK;
+			goto done;
 		}
 	collect_groups(p, &n);
-	int rc = PB_OK;
 	if (!n.ng)
 		remark(p, n.loop, "not staged: no affine read of a buffer the "
 		       "kernel never writes");
@@ -1680,6 +1734,11 @@ static int promote_nest(struct promote *p, MlirOperation block,
 		if (rc == PB_OK)
 			tell(p, &n);
 	}
+done:
+	for (int i = 0; i < n.npad; i++)
+		if (!mlirOperationIsNull(n.pads[i].virt))
+			pb_smem_pad_drop(&n.pads[i]);
+	free(n.pads);
 	pb_poly_local_free(n.l);
 	return rc;
 }
