@@ -14,8 +14,10 @@
  * backward branch: the instructions from the branch's target to the last
  * branch back to that target. Loops nest by containment; the hottest
  * inner loop is the innermost loop with the most loops around it (of
- * equal depth, the longest), which for the kernels pb and Triton generate
- * is the reduction loop of a product or the row loop of a reduction. The
+ * equal depth, the one with the most flops, then the longest: a staged
+ * kernel's compute loop rather than its copy loop beside it), which for
+ * the kernels pb and Triton generate is the reduction loop of a product
+ * or the row loop of a reduction. The
  * counts are static: one per instruction of the loop body, as the issue
  * slots of one iteration when no branch inside it is taken. */
 #include <ctype.h>
@@ -338,7 +340,9 @@ static void finish(struct reading *r)
 							   : NULL;
 		if (L->inner && (!H || L->depth > H->depth ||
 				 (L->depth == H->depth &&
-				  L->mix.total > H->mix.total)))
+				  (L->mix.flops > H->mix.flops ||
+				   (L->mix.flops == H->mix.flops &&
+				    L->mix.total > H->mix.total)))))
 			k->hot = l;
 	}
 	free(r->labels);

@@ -48,7 +48,20 @@ static const char listing[] =
 	"        /*0040*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;\n"
 	"        /*0050*/                   FSEL R1, R2, RZ, P0 ;\n"
 	"        /*0060*/              @!P0 BRA `(.L_x_3) ;\n"
-	"        /*0070*/                   EXIT ;\n";
+	"        /*0070*/                   EXIT ;\n"
+	"\t.section\t.text.staged_kernel,\"ax\",@progbits\n"
+	"staged_kernel:\n"
+	".L_x_4:\n"
+	"        /*0000*/                   LDGSTS.E.128 [R3], desc[UR6][R4.64] ;\n"
+	"        /*0010*/                   IADD3 R4, R4, 0x10, RZ ;\n"
+	"        /*0020*/                   IADD3 R3, R3, 0x10, RZ ;\n"
+	"        /*0030*/                   ISETP.NE.AND P0, PT, R3, 0x100, PT ;\n"
+	"        /*0040*/               @P0 BRA `(.L_x_4) ;\n"
+	".L_x_5:\n"
+	"        /*0050*/                   LDS.128 R8, [R3] ;\n"
+	"        /*0060*/                   FFMA R12, R8, R9, R12 ;\n"
+	"        /*0070*/               @P1 BRA `(.L_x_5) ;\n"
+	"        /*0080*/                   EXIT ;\n";
 
 static const char report[] =
 	"ptxas info    : 0 bytes gmem\n"
@@ -104,8 +117,8 @@ static void test_classify(void)
 static void test_listing(void)
 {
 	struct pb_sass s;
-	check(pb_sass_parse(listing, &s) == 0 && s.n == 2, "two kernels");
-	if (s.n != 2)
+	check(pb_sass_parse(listing, &s) == 0 && s.n == 3, "three kernels");
+	if (s.n != 3)
 		return;
 	const struct pb_sass_kernel *k = pb_sass_kernel(&s, "outer_kernel");
 	check(k && k->ninst == 16, "outer_kernel: 16 instructions");
@@ -150,6 +163,11 @@ static void test_listing(void)
 				      "2048");
 	check(k->mix.width[PB_SASS_LDSM][PB_SASS_W128] == 1,
 	      "mma_kernel: LDSM .4 is 128 bits a thread");
+	k = pb_sass_kernel(&s, "staged_kernel");
+	check(k && k->nloops == 2 && k->hot == 1 &&
+		      k->loops[1].mix.total == 3 && k->loops[0].mix.total == 5,
+	      "staged_kernel: of two loops of equal depth the one with flops "
+	      "is hotter than the longer copy loop");
 	pb_sass_clear(&s);
 	check(pb_sass_parse("no listing\n", &s) == -1 && s.n == 0,
 	      "text without instructions");
