@@ -976,46 +976,56 @@ static int64_t block_bytes(struct nest *n)
 	return bytes;
 }
 
-/* Choose the k-tile and the stages of "n" (--k-tile, --stages, or the
- * largest tile of {16, 32, 8, 4, 2} that divides the loop and lets the
- * stages fit the target's shared memory per block). 0 when nothing is
- * staged. */
+/* Choose the k-tile and the stages of "n" (--k-tile, --stages, or: the
+ * first k-tile of {16, 32, 8, 4, the loop when at most 32} that
+ * divides the loop and lets a ring
+ * of 3, else 2, slots fit the target's shared memory per block, or one
+ * slot when no ring fits). 0 when nothing is staged. */
 static int plan(struct promote *p, struct nest *n)
 {
-	static const int64_t kts[] = {16, 32, 8, 4, 2};
+	/* the whole loop when it is short and no other tile divides it */
+	int64_t kts[] = {16, 32, 8, 4, n->trip <= 32 ? n->trip : 4};
 	int64_t limit = p->t->smem_per_block;
 	int nk = p->o->k_tile ? 1 : (int)(sizeof(kts) / sizeof(kts[0]));
 	struct group saved[MAXG];
 	int nsaved = n->ng;
 	memcpy(saved, n->g, sizeof(saved));
-	for (int want = p->o->stages ? p->o->stages : p->async ? 3 : 1;
-	     want >= 1; want--) {
-		for (int i = 0; i < nk; i++) {
-			n->kt = p->o->k_tile ? p->o->k_tile : kts[i];
-			if (n->kt > n->trip || n->trip % n->kt)
-				continue;
-			memcpy(n->g, saved, sizeof(saved));
-			n->ng = nsaved;
-			int64_t one = size_groups(p, n, 0);
-			int64_t tiles = n->trip / n->kt;
-			n->stages = want < tiles ? want : (int)tiles;
-			if (!n->ng)
-				break;
-			(void)one;
-			if (block_bytes(n) <= limit) {
+	/* a ring first (3 slots, then 2), the largest k-tile in the order of
+	 * kts first within it; one slot only when no ring fits */
+	int top = p->o->stages ? (int)p->o->stages : p->async ? 3 : 1;
+	for (int pass = 0; pass < 2; pass++)
+		for (int i = 0; i < nk; i++)
+			for (int want = top; want >= 1; want--) {
+				if (!p->o->stages && (pass == 0) != (want > 1))
+					continue;
+				if (p->o->stages && pass)
+					continue;
+				n->kt = p->o->k_tile ? p->o->k_tile : kts[i];
+				if (n->kt > n->trip || n->trip % n->kt)
+					continue;
+				memcpy(n->g, saved, sizeof(saved));
+				n->ng = nsaved;
+				size_groups(p, n, 0);
+				int64_t tiles = n->trip / n->kt;
+				n->stages = want < tiles ? want : (int)tiles;
+				if (!n->ng)
+					break;
+				if (block_bytes(n) > limit)
+					continue;
 				for (int d = 0; d < n->ndropped; d++)
 					remark(p, n->dropped[d], "not staged: %s",
 					       n->why[d]);
 				return 1;
 			}
-		}
-		if (p->o->stages)
-			break;
-	}
 	/* nothing fits: say why with the preferred tile */
 	memcpy(n->g, saved, sizeof(saved));
 	n->ng = nsaved;
 	n->kt = p->o->k_tile ? p->o->k_tile : kts[0];
+	for (int i = 0; i < nk && !p->o->k_tile; i++)
+		if (kts[i] <= n->trip && n->trip % kts[i] == 0) {
+			n->kt = kts[i];
+			break;
+		}
 	if (n->trip % n->kt) {
 		remark(p, n->loop, "not staged: the k-tile %lld does not divide "
 		       "the %lld iterations of the loop", (long long)n->kt,
@@ -1650,22 +1660,71 @@ static void tell(struct promote *p, const struct nest *n)
 		pb_buf_free(&order);
 		pb_buf_free(&boxj);
 	}
+	/* what the block's shared memory and threads leave of the SM (the
+	 * registers are ptxas's to tell: pb-prof --static) */
+	struct pb_kernel_resources res = {n->threads, 0,
+					  pb_kernel_workgroup_bytes(n->block)};
+	struct pb_kernel_occupancy occ;
+	pb_kernel_occupancy(p->t, &res, pb_kernel_band_points(&n->blk), &occ);
 	remark(p, n->loop, "%d stage%s of k-tile %lld (%s copies), %lld bytes "
-	       "of shared memory, %lld threads",
+	       "of shared memory, %lld threads, at most %lld blocks per SM",
 	       n->stages, n->stages > 1 ? "s" : "", (long long)n->kt,
 	       n->stages > 1 ? "asynchronous" : "synchronous", (long long)bytes,
-	       (long long)n->threads);
+	       (long long)n->threads, (long long)occ.blocks_per_sm);
 	if (p->o->report) {
 		MlirStringRef name = mlirStringAttrGetValue(
 			pb_ir_attr(p->func, "sym_name"));
 		pb_buf_printf(&p->report,
 			      "\n  ], \"kernel\": \"%.*s\", \"k_tile\": %lld, "
 			      "\"stages\": %d, \"threads\": %lld, "
-			      "\"smem_bytes\": %lld}",
+			      "\"smem_bytes\": %lld, \"block_smem_bytes\": "
+			      "%lld, \"blocks_per_sm\": %lld, "
+			      "\"occupancy\": %.3f}",
 			      (int)name.length, name.data, (long long)n->kt,
 			      n->stages, (long long)n->threads,
-			      (long long)bytes);
+			      (long long)bytes, (long long)res.smem,
+			      (long long)occ.blocks_per_sm, occ.occupancy);
 	}
+}
+
+/* Would plan() find a k-tile and stages for the groups of "n"? (It
+ * leaves "n" as it was.) */
+static int fits_somehow(struct promote *p, struct nest *n)
+{
+	struct nest copy = *n;
+	int saved = p->o->remarks, ok;
+	struct pb_smem_opts quiet = *p->o;
+	const struct pb_smem_opts *o = p->o;
+	quiet.remarks = 0;
+	p->o = &quiet;
+	ok = plan(p, &copy);
+	p->o = o;
+	(void)saved;
+	return ok;
+}
+
+/* Leave out the group of "n" whose tile takes the most shared memory at
+ * the preferred k-tile, with a remark. */
+static void drop_largest(struct promote *p, struct nest *n)
+{
+	struct nest copy = *n;
+	int big = 0;
+	int64_t most = -1;
+	copy.kt = n->trip < 16 ? n->trip : 16;
+	for (int i = 0; i < n->ng; i++) {
+		struct nest one = copy;
+		one.g[0] = n->g[i];
+		one.ng = 1;
+		size_groups(p, &one, 0);
+		int64_t b = one.ng ? one.g[0].bytes : 0;
+		if (b > most) {
+			most = b;
+			big = i;
+		}
+	}
+	remark(p, n->l->access[n->g[big].acc[0]].op, "not staged: its tile "
+	       "does not fit in shared memory with the others");
+	n->g[big] = n->g[--n->ng];
 }
 
 /* Stage what is worth staging in mapped nest "top" of block loop
@@ -1725,6 +1784,11 @@ static int promote_nest(struct promote *p, MlirOperation block,
 	if (!n.ng)
 		remark(p, n.loop, "not staged: no affine read of a buffer the "
 		       "kernel never writes");
+	/* when the tiles do not fit together, leave out the largest */
+	while (n.ng > 1 && !fits_somehow(p, &n))
+		drop_largest(p, &n);
+	if (!n.ng)
+		;
 	else if (plan(p, &n)) {
 		if (p->o->report)
 			pb_buf_printf(&p->report, "%s  {\"staged\": [\n",

@@ -3,6 +3,8 @@
 // RUN: pb-smem --remarks %t/tile.mlir 2>%t/rem -o %t/s.mlir
 // RUN: FileCheck %s < %t/rem
 // RUN: pb-smem --remarks --k-tile=64 --stages=2 %t/tile.mlir 2>&1 -o /dev/null | FileCheck --check-prefix=BIG %s
+// RUN: sed 's/"smem_per_block": 49152/"smem_per_block": 1024/' %S/../../../targets/sm_90.json > %t/small.json
+// RUN: pb-smem --remarks --target-file=%t/small.json %t/tile.mlir 2>&1 -o /dev/null | FileCheck --check-prefix=SMALL %s
 // RUN: pb-run --random=1 --output %t/ref %t/neg.mlir
 // RUN: pb-run --random=1 --check %t/ref/Y.npy --check %t/ref/C.npy --check %t/ref/Q.npy %t/s.mlir | FileCheck --check-prefix=NUM %s
 // RUN: not pb-smem --stages=5 %t/tile.mlir 2>&1 | FileCheck --check-prefix=ERR %s
@@ -14,10 +16,22 @@
 // by two threads, so a copy through shared memory would only add work.
 // CHECK: remark: not staged: each element is read once per block (no reuse across threads)
 //
-// k1_big: with a 128x128 block tile, the largest k-tile whose ring fits
-// 48 KiB is 8 (16 would need 3 x 16.5 KiB).
-// CHECK: remark: 3 stages of k-tile 8 (asynchronous copies), 30720 bytes of shared memory, 256 threads
-// BIG: remark: not staged: 135168 bytes of shared memory (2 stages of k-tile 64) do not fit 49152 bytes per block (sm_90)
+// k1_big: with a 128x128 block tile, a ring of 3 slots of k-tile 16 needs
+// 3 x 18 KiB: pb-smem keeps the k-tile and takes 2 slots.
+// CHECK: remark: 2 stages of k-tile 16 (asynchronous copies), 36864 bytes of shared memory, 256 threads
+// With --k-tile=64 (one k-tile: one slot), A's and B's tiles do not fit
+// together: the larger is left out, A's 32 KiB is staged.
+// BIG: remark: not staged: its tile does not fit in shared memory with the others
+// BIG: remark: staged argument #0: 128x64 tile
+// BIG: remark: 1 stage of k-tile 64 (synchronous copies), 32768 bytes
+//
+// On a target with 1 KiB of shared memory per block, k1_big's tiles do
+// not fit, together or alone, at any k-tile; k2_alias's one staged tile
+// takes a ring of 2 slots of k-tile 8 (512 bytes each).
+// SMALL: remark: not staged: its tile does not fit in shared memory with the others
+// SMALL: remark: not staged: 8192 bytes of shared memory (1 stage of k-tile 16) do not fit 1024 bytes per block (sm_90)
+// SMALL: remark: staged argument #0: 16x8 tile
+// SMALL: remark: 2 stages of k-tile 8 (asynchronous copies), 1024 bytes
 //
 // k2_alias: @main passes Q as both B and C: B's tile would be a stale copy
 // of what the kernel writes. A is staged; B stays in global memory.
