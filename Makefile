@@ -128,7 +128,7 @@ LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/core/diag.c lib/driver/driver.c \
 	lib/core/npy.c \
 	lib/core/tensor.c lib/onnx/tensor.c lib/onnx/weights.c lib/plan/plan.c \
 	lib/runtime/run.c lib/runtime/cuda.c lib/runtime/gpurun.c \
-	lib/runtime/prof.c lib/target/target.c
+	lib/runtime/prof.c lib/runtime/roofline.c lib/target/target.c
 LITE_OBJ := $(LITE_SRC:%.c=$(B)/lite/%.o) $(B)/obj/gen/onnx.pb-c.o \
 	$(B)/obj/gen/target/builtin.o
 LITE_LIBS := -Wl,-Bstatic -ljansson -lprotobuf-c -Wl,-Bdynamic -ldl -lm

@@ -5,7 +5,7 @@ set -e
 PKGS="gcc make pkg-config python3 python3-numpy python3-onnx
 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
 libisl-dev libjansson-dev protobuf-c-compiler libprotobuf-c-dev
-libonnx-dev libonnx-testdata"
+libonnx-dev libonnx-testdata librsvg2-bin"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

@@ -24,6 +24,7 @@ import sys
 # use each other).
 LAYERS = {
     "core": 0, "plan": 0,
+    "sass": 1,
     "target": 1, "ir": 1,
     "driver": 2, "poly": 2, "onnx": 2,
     "kernel": 3, "fuse": 3,

@@ -15,12 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "ir/contract.h"
 #include "ir/ir.h"
 #include "onnx/onnx.h"
 #include "pipeline/pipeline.h"
 #include "runtime/runtime.h"
+#include "tile/tile.h"
 
 enum kind { KIND_MLIR, KIND_ONNX, KIND_PTX };
 
@@ -139,15 +141,20 @@ static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
 /* Load "in" of kind "k" (not PTX) through "pipeline" (NULL: none) and
  * compile it into "ptx" (pb-codegen with its defaults); with "costs", the
  * flops of its kernel functions (from the fuse-stage module) into
- * "*costs" first. */
+ * "*costs" first; with "tile_report", pb-tile's --report there (when the
+ * module is before the tile stage). */
 static int compile_input(struct pb_ctx *ctx, const struct pb_input *in,
 			 enum kind k, const char *pipeline,
-			 struct pb_prof_costs *costs, struct pb_buf *ptx)
+			 struct pb_prof_costs *costs, const char *tile_report,
+			 struct pb_buf *ptx)
 {
 	MlirModule m;
+	struct pb_tile_opts to = {.report = tile_report};
 	int rc = load(ctx, in, k, pipeline, &m);
 	if (rc == PB_OK && costs)
 		rc = pb_runtime_costs(ctx, m, costs);
+	if (rc == PB_OK && tile_report)
+		rc = pb_pipeline_run(ctx, m, PB_STAGE_TILE, &to);
 	if (rc == PB_OK)
 		rc = pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, NULL);
 	if (rc == PB_OK)
@@ -195,7 +202,7 @@ static int run_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 		return pb_runtime_ptx_main(ctx, in->data, in->len, in->path, o,
 					   report);
 	struct pb_buf ptx = {0};
-	int rc = compile_input(ctx, in, k, pipeline, NULL, &ptx);
+	int rc = compile_input(ctx, in, k, pipeline, NULL, NULL, &ptx);
 	if (rc == PB_OK)
 		rc = pb_runtime_ptx_main(ctx, ptx.data, ptx.len, in->path, o,
 					 report);
@@ -294,7 +301,7 @@ static int prof_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 	struct pb_prof_costs costs = {0};
 	struct pb_buf ptx = {0};
 	*p = NULL;
-	int rc = compile_input(ctx, in, k, pipeline, &costs, &ptx);
+	int rc = compile_input(ctx, in, k, pipeline, &costs, NULL, &ptx);
 	if (rc == PB_OK)
 		rc = pb_prof_ptx_run(ctx, ptx.data, ptx.len, in->path, o,
 				     &costs, report, p);
@@ -333,9 +340,9 @@ static int compare(struct pb_ctx *ctx, const struct pb_input *in,
 		   const struct pb_prof_opts *o, struct pb_buf *report)
 {
 	const struct pb_strlist *l = &o->run.pipelines;
-	if (o->json || o->trace || o->costs) {
-		fprintf(stderr, "%s: error: --json, --trace and --costs take "
-			"one pipeline\n", ctx->tool);
+	if (o->json || o->trace || o->costs || o->roofline) {
+		fprintf(stderr, "%s: error: --json, --trace, --costs and "
+			"--roofline take one pipeline\n", ctx->tool);
 		return PB_USAGE;
 	}
 	struct pb_prof **p = calloc(l->n, sizeof(*p));
@@ -354,11 +361,58 @@ static int compare(struct pb_ctx *ctx, const struct pb_input *in,
 	return rc;
 }
 
+/* pb-prof --static: "in" compiled unless it is already (through
+ * "pipeline", NULL: none), with the flops of its kernel functions and
+ * pb-tile's report, then pb_prof_static_run. */
+static int prof_static(struct pb_ctx *ctx, const struct pb_input *in,
+		       const char *pipeline, const struct pb_prof_opts *o,
+		       struct pb_buf *report)
+{
+	if (o->trace || o->costs || o->run.inputs.n || o->run.checks.n ||
+	    o->run.data || o->run.output || o->run.print) {
+		fprintf(stderr, "%s: error: --static runs nothing: --trace, "
+			"--costs, --input, --check, --data, --output and "
+			"--print do not apply\n", ctx->tool);
+		return PB_USAGE;
+	}
+	if (pb_prof_static_compiled(in))
+		return pb_prof_static_run(ctx, in->data, in->len, in->path,
+					  NULL, NULL, o, report);
+	char rep[] = "/tmp/pb-static-XXXXXX.json";
+	int fd = mkstemps(rep, 5);
+	if (fd < 0)
+		return pb_error_in(ctx, NULL, "cannot create a temporary "
+				   "file: %s", strerror(errno));
+	close(fd);
+	unlink(rep); /* pb-tile writes it only when it runs */
+	struct pb_prof_costs costs = {0};
+	struct pb_buf ptx = {0};
+	int rc = compile_input(ctx, in, detect(in), pipeline, &costs, rep,
+			       &ptx);
+	if (rc == PB_OK)
+		rc = pb_prof_static_run(ctx, ptx.data, ptx.len, in->path,
+					&costs, rep, o, report);
+	unlink(rep);
+	pb_buf_free(&ptx);
+	pb_prof_costs_free(&costs);
+	return rc;
+}
+
 int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 		 const struct pb_prof_opts *o, struct pb_buf *report)
 {
 	if (pb_prof_check_opts(ctx, o) != PB_OK)
 		return PB_ERR;
+	if (o->static_ && o->run.pipelines.n > 1) {
+		fprintf(stderr, "%s: error: --static takes one --pipeline\n",
+			ctx->tool);
+		return PB_USAGE;
+	}
+	if (o->static_)
+		return prof_static(ctx, in, o->run.pipelines.n
+						    ? o->run.pipelines.v[0]
+						    : NULL,
+				   o, report);
 	if (check_pipelines(ctx, in, &o->run.pipelines) != PB_OK)
 		return PB_ERR;
 	if (o->run.pipelines.n > 1)

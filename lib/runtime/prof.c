@@ -13,6 +13,7 @@
 
 #include "plan/plan.h"
 #include "runtime/runtime.h"
+#include "target/target.h"
 
 void pb_prof_opts_init(struct pb_prof_opts *o)
 {
@@ -543,6 +544,12 @@ int pb_prof_report(struct pb_ctx *ctx, struct pb_prof *p,
 		rc = PB_ERR;
 	if (o->trace && pb_prof_write_trace(ctx, p, o->trace) != PB_OK)
 		rc = PB_ERR;
+	if (o->roofline) {
+		const struct pb_target *t = pb_target_of(ctx);
+		if (!t || pb_prof_roofline(ctx, p, t, "measured (pb-prof)",
+					   o->roofline) != PB_OK)
+			rc = PB_ERR;
+	}
 	return rc;
 }
 

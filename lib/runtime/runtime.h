@@ -222,6 +222,8 @@ struct pb_prof_opts {
 	const char *json;    /* --json FILE */
 	const char *trace;   /* --trace FILE (Chrome trace format) */
 	const char *costs;   /* --costs FILE: flops from an earlier --json */
+	int static_;         /* --static: ptxas and nvdisasm, no GPU */
+	const char *roofline; /* --roofline FILE.svg */
 };
 /* Set the defaults in "o". */
 void pb_prof_opts_init(struct pb_prof_opts *o);
@@ -326,6 +328,35 @@ int pb_prof_ptx_main(struct pb_ctx *ctx, const char *ptx, size_t len,
  * with PB_NO_MLIR prof.c's, PTX only). */
 int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 		 const struct pb_prof_opts *o, struct pb_buf *report);
+
+/* --- static.c: pb-prof --static (docs/pb-prof.md) ------------------------ */
+
+/* Is "in" already compiled for --static: PTX, an nvdisasm listing (.sass,
+ * or text with .section .text.<kernel> and addressed instructions) or a
+ * cubin (ELF)? */
+int pb_prof_static_compiled(const struct pb_input *in);
+/* pb-prof --static on the compiled input "data" ("len" bytes, from
+ * "path", may be NULL): ptxas's report and the hottest inner loop's mix
+ * per kernel, occupancy on the target, and with "costs" (may be NULL) the
+ * flops and with "tile_report" (pb-tile's --report JSON, may be NULL or
+ * absent) the cost model's predicted time of each launch; the table into
+ * "report", --json and --roofline as "o" says. */
+int pb_prof_static_run(struct pb_ctx *ctx, const char *data, size_t len,
+		       const char *path, const struct pb_prof_costs *costs,
+		       const char *tile_report, const struct pb_prof_opts *o,
+		       struct pb_buf *report);
+
+/* --- roofline.c: no MLIR ------------------------------------------------- */
+
+/* Draw the kernels of "p" with known flops and time (measured, or the
+ * predicted time of --static) against the roofs of "t" as an SVG into
+ * "path" (atomically): x the arithmetic intensity (flops per byte of the
+ * kernel's buffers), y the achieved GFLOP/s, each kernel a circle whose
+ * area is its share of the time, labelled by its ONNX nodes. "title"
+ * heads the picture. */
+int pb_prof_roofline(struct pb_ctx *ctx, const struct pb_prof *p,
+		     const struct pb_target *t, const char *title,
+		     const char *path);
 
 /* --- cpu.c: MLIR --------------------------------------------------------- */
 

@@ -23,6 +23,22 @@ if os.path.exists(os.path.join(cuda, "bin", "ptxas")):
     path.append(os.path.join(cuda, "bin"))
     config.available_features.add("ptxas")
 config.environment["PATH"] = os.pathsep.join(path + [config.environment.get("PATH", "")])
+
+# nvdisasm (pb-prof --static's instruction mix): $PB_NVDISASM, the CUDA
+# toolkit's, or one on PATH (PyPI's nvidia-cuda-nvdisasm); the tests that
+# need it are UNSUPPORTED without it.
+def _nvdisasm():
+    env = os.environ.get("PB_NVDISASM")
+    if env:
+        return env if os.access(env, os.X_OK) else None
+    found = os.path.join(cuda, "bin", "nvdisasm")
+    return found if os.access(found, os.X_OK) else shutil.which("nvdisasm")
+nvdisasm = _nvdisasm()
+if nvdisasm:
+    config.available_features.add("nvdisasm")
+    config.environment["PB_NVDISASM"] = nvdisasm
+if shutil.which("rsvg-convert"):
+    config.available_features.add("rsvg-convert")
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):
     if var in os.environ:
         config.environment[var] = os.environ[var]

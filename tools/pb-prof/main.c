@@ -20,6 +20,13 @@ static const struct pb_opt options[] = {
 	 "write a Chrome trace (chrome://tracing, Perfetto) to FILE"},
 	{"costs", PB_OPT_STR, &opts.costs, "FILE",
 	 "take each kernel's flops from an earlier --json (for .ptx input)"},
+	{"roofline", PB_OPT_STR, &opts.roofline, "FILE.svg",
+	 "draw the kernels against the target's roofs as SVG"},
+#ifndef PB_NO_MLIR
+	{"static", PB_OPT_FLAG, &opts.static_, NULL,
+	 "no GPU: ptxas's registers/spills/smem, the hottest loop's SASS "
+	 "mix (nvdisasm), occupancy, predicted time"},
+#endif
 	{NULL, 0, NULL, NULL, NULL},
 };
 
