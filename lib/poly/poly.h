@@ -105,6 +105,13 @@ struct pb_poly_buf {
 	int is_arg;	 /* a block argument (of the enclosing function) */
 	isl_union_map *no_source; /* its reads (S -> B<id>) that may read a
 				     value not written in the block */
+	/* the statements that access it (increasing), their accesses to it
+	 * (reads, must- and may-writes) and the dependences through it,
+	 * kept for pb_poly_extract_update */
+	int nacc;
+	int *acc;
+	isl_union_map *bacc[3];
+	isl_union_map *flow, *mem;
 };
 
 struct pb_poly_scop {
@@ -133,6 +140,13 @@ struct pb_poly_scop {
 struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,
 				     MlirBlock block);
 void pb_poly_scop_free(struct pb_poly_scop *s);
+/* Lift the block of "old" again after a rewrite of some of its
+ * operations: the dependences through a buffer whose accesses are the
+ * same as in "old" (as many statements, in the same order, with equal
+ * domains and access relations) are taken from "old" instead of asking
+ * isl again. Frees "old"; NULL as pb_poly_extract. */
+struct pb_poly_scop *pb_poly_extract_update(struct pb_ctx *ctx,
+					    __isl_take struct pb_poly_scop *old);
 
 /* The statement for top-level operation "op" of the block, or -1. */
 int pb_poly_stmt_of(const struct pb_poly_scop *s, MlirOperation op);
