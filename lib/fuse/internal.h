@@ -150,6 +150,12 @@ int pb_fuse_reductions_inward(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
  * (views.c). Returns how many accesses changed. */
 int pb_fuse_bypass_unit_reshapes(MlirBlock body);
 
+/* Rewrite the tensor.concat operations of "body" (tensors, before
+ * bufferization) into insertions into one tensor per chain of concats
+ * that extend each other, so that their operands are written in place
+ * (concat.c). Returns PB_OK, or PB_ERR on an internal error. */
+int pb_fuse_concat_in_place(struct pb_ctx *ctx, MlirBlock body);
+
 /* Move the operations of the body of loop "l" but its terminator before
  * "before", with "iv" for l's counter (apply.c). */
 void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before);
