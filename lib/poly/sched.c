@@ -186,6 +186,102 @@ static isl_stat by_buf(__isl_take isl_map *map, void *user)
 	return isl_stat_ok;
 }
 
+/* The per-statement maps being sorted by per_stmt: the statements of
+ * the accesses ("ba") and the maps, one per statement. */
+struct per_stmt_data {
+	const struct buf_acc *ba;
+	isl_map **map;
+};
+
+/* isl_union_map_foreach_map callback: file "m" under its statement. */
+static isl_stat per_stmt_map(__isl_take isl_map *m, void *user)
+{
+	struct per_stmt_data *d = user;
+	const char *name = isl_map_get_tuple_name(m, isl_dim_in);
+	long id = name && name[0] == 'S' ? strtol(name + 1, NULL, 10) : -1;
+	int lo = 0, hi = d->ba->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (d->ba->stmt[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= d->ba->n || d->ba->stmt[lo] != id) {
+		isl_map_free(m);
+		return isl_stat_error;
+	}
+	d->map[lo] = d->map[lo] ? isl_map_union(d->map[lo], m) : m;
+	return isl_stat_ok;
+}
+
+/* The maps of "acc" (accesses of the statements of "ba" to one buffer)
+ * by statement position in "ba" (NULL where a statement has none). */
+static isl_map **per_stmt(const struct buf_acc *ba,
+			  __isl_keep isl_union_map *acc)
+{
+	struct per_stmt_data d = {ba, calloc(ba->n + 1, sizeof(isl_map *))};
+	if (!d.map)
+		abort();
+	isl_union_map_foreach_map(acc, &per_stmt_map, &d);
+	return d.map;
+}
+
+/* Add to "*dep" the pairs of instances of "a" and "b" (accesses of two
+ * statements to one buffer) that touch the same element. */
+static void add_pairs(isl_map **dep, __isl_keep isl_map *a,
+		      __isl_keep isl_map *b)
+{
+	if (!a || !b)
+		return;
+	isl_map *m = isl_map_apply_range(isl_map_copy(a),
+					 isl_map_reverse(isl_map_copy(b)));
+	*dep = *dep ? isl_map_union(*dep, m) : m;
+}
+
+/* The memory-based dependences (read-after-write, write-after-read,
+ * write-after-write) through one buffer whose accesses are "ba": pairs of
+ * instances that touch the same element, one of them writing, the source
+ * first in the original order. Statements run one after the other, the
+ * instances of one in the lexicographic order of its loops, so this is
+ * asked of isl pair by pair, without a schedule (what isl's flow
+ * analysis with only may sources computes, for far less). */
+static __isl_give isl_union_map *mem_deps(struct pb_poly_scop *s,
+					  const struct buf_acc *ba)
+{
+	isl_map **r = per_stmt(ba, ba->acc[0]);
+	isl_map **w = per_stmt(ba, ba->acc[2]);
+	isl_union_map *res = none(s);
+	for (int i = 0; i < ba->n; i++) {
+		if (!w[i] && !r[i])
+			continue;
+		for (int j = i; j < ba->n; j++) {
+			isl_map *dep = NULL;
+			add_pairs(&dep, w[i], r[j]);
+			add_pairs(&dep, r[i], w[j]);
+			add_pairs(&dep, w[i], w[j]);
+			if (!dep)
+				continue;
+			if (i == j)
+				dep = isl_map_intersect(dep, isl_map_lex_lt(
+					isl_set_get_space(
+						s->stmt[ba->stmt[i]].domain)));
+			dep = isl_map_coalesce(dep);
+			if (isl_map_is_empty(dep) == isl_bool_true)
+				isl_map_free(dep);
+			else
+				res = isl_union_map_add_map(res, dep);
+		}
+	}
+	for (int i = 0; i < ba->n; i++) {
+		isl_map_free(r[i]);
+		isl_map_free(w[i]);
+	}
+	free(r);
+	free(w);
+	return res;
+}
+
 /* Compute the dependences through buffer "b" of "s", whose accesses are
  * "ba", and its reads with no source: s->buf[b].flow, mem and no_source.
  * A dependence relates two accesses of one element, and only a write of
@@ -211,17 +307,8 @@ static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
 	buf->flow = flow(sch, isl_union_map_copy(acc[0]),
 			 isl_union_map_copy(acc[1]), may_only,
 			 &buf->no_source);
-	/* Memory-based: only may sources, so that nothing is killed. */
-	isl_union_map *raw = flow(sch, isl_union_map_copy(acc[0]), none(s),
-				  isl_union_map_copy(acc[2]), NULL);
-	/* write-after-read and write-after-write at once: may sources
-	 * kill nothing, so their dependences are those of each source */
-	isl_union_map *wa = flow(sch, isl_union_map_copy(acc[2]), none(s),
-				 isl_union_map_union(isl_union_map_copy(acc[0]),
-						     isl_union_map_copy(acc[2])),
-				 NULL);
 	isl_schedule_free(sch);
-	buf->mem = isl_union_map_union(raw, wa);
+	buf->mem = mem_deps(s, ba);
 }
 
 /* "m" with the statement S<i> of its tuple "t" renamed S<to[i]>; NULL
