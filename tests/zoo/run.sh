@@ -7,7 +7,8 @@
 #   pb-import | pb-fuse | pb-tile | pb-mma | pb-smem | pb-run --check
 # (and pb-codegen's PTX, timed). Prints a table: ONNX nodes, kernels, CPU
 # seconds per stage, the largest error relative to the output's largest
-# magnitude, and the verdict; exits 1 when a model fails.
+# magnitude, and the verdict; exits 1 when a model fails. ZOO_RTOL
+# overrides the relative tolerance.
 #
 #   tests/zoo/run.sh [NAME ...]      (default: every model of export.py)
 set -u
@@ -18,8 +19,10 @@ python=${PYTHON:-/usr/bin/python3}
 zoo=${PB_ZOO:-$HOME/.cache/pb-zoo}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
+# tolerances: rtol 1e-3, atol 1e-5 times the output's largest magnitude
+# (random weights without training blow some activations up: Inception-v3
+# ends near 1e12, where float32 sums of other orders differ by more)
 rtol=${ZOO_RTOL:-1e-3}
-atol=${ZOO_ATOL:-1e-4}
 
 [ $# -gt 0 ] || set -- $(cd "$here" && "$python" -c \
 	"import export; print(' '.join(export.MODELS))") || exit 1
@@ -45,6 +48,10 @@ for m in "$@"; do
 	nodes=$("$python" -c "import onnx,sys; print(len(onnx.load(sys.argv[1]).graph.node))" "$f")
 	: >"$tmp/err"
 	row="" prev=$f k="-" err="-" res=ok
+	atol=$("$python" -c "
+import numpy as np, sys
+print('%.3g' % max(1e-5 * np.abs(np.load(sys.argv[1])).max(), 1e-6))" \
+		"$zoo/$m.out.npy")
 	for s in import fuse tile mma smem codegen run; do
 		case $s in
 		codegen) t=$(cpu "$bin/pb-codegen" "$prev" -o "$tmp/k.ptx") ;;
