@@ -26,6 +26,11 @@ int pb_codegen_push_globals(struct pb_ctx *ctx, MlirModule m);
 /* Turn the top-level work of every host function of "m" into gpu.launch
  * operations (the mapping of docs/pb-codegen.md). */
 int pb_codegen_map(struct pb_ctx *ctx, MlirModule m);
+/* In block-mapped nest "root" (smem.c): give each thread its slice of the
+ * private arrays, and lower the asynchronous copies and waits of
+ * pb-smem's pipelines (docs/pb-smem.md). */
+int pb_codegen_private(struct pb_ctx *ctx, MlirOperation root);
+int pb_codegen_async(struct pb_ctx *ctx, MlirOperation root);
 /* Move the kernels of every gpu.module of "m" into one gpu.module
  * PB_CODEGEN_MODULE and record on each gpu.launch_func and gpu.func the
  * pb.kernel function it came from ("pb.origin") and its "pb.nodes". */

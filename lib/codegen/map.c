@@ -691,7 +691,7 @@ static void drop_deallocs(MlirValue v)
 static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 {
 	struct pb_kernel_band b = {0};
-	struct mapped m;
+	struct mapped m = {0};
 	struct pb_ir_ops wg = {0};
 	struct pb_buf wgtext = {0};
 	struct spec sp = {0};
@@ -703,7 +703,11 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 			    "block-mapped loop needs constant bounds");
 		return PB_ERR;
 	}
-	rc = collect_mapped(ctx, op, &m);
+	rc = pb_codegen_private(ctx, op);
+	if (rc == PB_OK)
+		rc = pb_codegen_async(ctx, op);
+	if (rc == PB_OK)
+		rc = collect_mapped(ctx, op, &m);
 	if (rc == PB_OK) {
 		workgroup_allocs(op, &wg, &wgtext);
 		sp.block = m.nthreads;

@@ -15,6 +15,7 @@
 
 #include <stdint.h>
 
+#include "mlir-c/AffineExpr.h"
 #include "mlir-c/IR.h"
 
 #include "core/pb.h"
@@ -65,6 +66,40 @@ int64_t pb_kernel_band_points(const struct pb_kernel_band *b);
  * unless it is block-mapped, then every mapped loop nested in it (whose
  * pb_contract_map_of tells its level). Unmapped loops are left out. */
 void pb_kernel_mapped_loops(MlirOperation root, struct pb_ir_ops *l);
+
+/* Aliasing (alias.c). The number of the argument "v" is of kernel
+ * "func", or -1. */
+int pb_kernel_arg_no(MlirOperation func, MlirValue v);
+/* May buffers "x" and "y" of kernel "func" be the same memory? Values of
+ * the kernel's own are distinct roots (through views, pb_poly_root); two
+ * arguments may alias unless every call of "func" in "module" (there is
+ * at least one) binds them to different roots. */
+int pb_kernel_may_alias(MlirOperation module, MlirOperation func,
+			MlirValue x, MlirValue y);
+
+/* Private arrays (private.c): a block-level buffer each thread keeps its
+ * own part of across sibling mapped nests, its leading dimensions indexed
+ * by the normalized counters of the warp and thread loops around every
+ * access (docs/kernel-model.md). */
+/* The warp and thread loops between "block" and "op", outermost first,
+ * as one band "b" (b->root the outermost); their number of dimensions,
+ * -1 when one has no constant bounds or there are too many. */
+int pb_kernel_private_loops(MlirOperation op, MlirOperation block,
+			    struct pb_kernel_band *b);
+/* The normalized counter (d<pos> - lb) floordiv step of a mapped loop's
+ * dimension whose counter is map input "pos". */
+MlirAffineExpr pb_kernel_private_expr(MlirContext c, int64_t lb,
+				      int64_t step, int pos);
+/* Does the affine.load or affine.store "op" index its buffer by the
+ * normalized counters of the dimensions of "b" first? */
+int pb_kernel_private_access(MlirOperation op, const struct pb_kernel_band *b);
+/* Replace the affine.load or affine.store "op" by one of "buf": with the
+ * normalized counters of "b" put in front of its subscripts, or with
+ * "drop", its first b->n subscripts dropped. Returns the new operation
+ * (null when the map is too large). */
+MlirOperation pb_kernel_private_rewrite(MlirOperation op, MlirValue buf,
+					const struct pb_kernel_band *b,
+					int drop);
 
 /* Is "t" a memref in GPU workgroup (shared) memory
  * (#gpu.address_space<workgroup>, or address space 3)? */

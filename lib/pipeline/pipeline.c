@@ -30,6 +30,12 @@ static int smem(struct pb_ctx *ctx, MlirModule m, const void *o)
 	return pb_smem_run(ctx, m, o);
 }
 
+/* pb-smem's --stages and --k-tile are checked before any work. */
+static int smem_check(struct pb_ctx *ctx, const void *o)
+{
+	return pb_smem_check_opts(ctx, o);
+}
+
 static int codegen(struct pb_ctx *ctx, MlirModule m, const void *o)
 {
 	return pb_codegen_run(ctx, m, o);
@@ -88,11 +94,12 @@ static const struct stage {
 	{PB_STAGE_SMEM, "pb-smem",
 	 "pb-smem: shared-memory and register promotion "
 	 "(MLIR in, MLIR out).",
-	 "NOT IMPLEMENTED YET: the transformation itself is future work.\n"
-	 "Today pb-smem runs the earlier stages its input still needs (with\n"
-	 "their defaults), verifies the module and passes it through,\n"
-	 "marking it with pb.stage = \"smem\".\n",
-	 smem, NULL, NULL},
+	 "Stages the operand tiles of every mapped contraction that are\n"
+	 "reused across threads in shared memory: cooperative, coalesced,\n"
+	 "up to 128-bit copies, asynchronous (cp.async) in a ring of\n"
+	 "--stages on sm_80 and later, padded against bank conflicts, with\n"
+	 "each thread's accumulators in private arrays. See docs/pb-smem.md.\n",
+	 smem, smem_check, NULL},
 	{PB_STAGE_CODEGEN, "pb-codegen",
 	 "pb-codegen: lower to PTX with a host launch plan "
 	 "(MLIR in, PTX out).",

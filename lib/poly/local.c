@@ -112,10 +112,102 @@ static __isl_give isl_set *bound_inner(__isl_take isl_set *s, MlirValue v,
 	return isl_set_upper_bound_si(s, isl_dim_set, pos, ub - 1);
 }
 
+/* The single-result affine.apply defined in the nest of "l" that "v" is
+ * the result of, or a null operation. */
+static MlirOperation nest_apply(const struct pb_poly_local *l, MlirValue v)
+{
+	MlirOperation none = {NULL};
+	if (!mlirValueIsAOpResult(v) || !pb_ir_defined_in(v, l->nest))
+		return none;
+	MlirOperation def = mlirOpResultGetOwner(v);
+	MlirAttribute ma = pb_ir_attr(def, "map");
+	if (!pb_ir_op_is(def, "affine.apply") || mlirAttributeIsNull(ma) ||
+	    mlirAffineMapGetNumResults(mlirAffineMapAttrGetValue(ma)) != 1)
+		return none;
+	return def;
+}
+
+/* Add to "unk" the values defined in the nest of "l" that subscript "o"
+ * depends on and that are neither domain dimensions nor constants: "o"
+ * itself, or through the affine.apply that defines it, its operands.
+ * Returns -1 when there are more than MAXSUB of them. */
+static int collect_unknowns(const struct pb_poly_local *l, MlirValue o,
+			    MlirValue *unk, int *nu, int depth)
+{
+	int64_t c;
+	if (dim_pos(l, o) >= 0 || !const_index(o, &c) ||
+	    !pb_ir_defined_in(o, l->nest))
+		return 0;
+	MlirOperation def = nest_apply(l, o);
+	if (mlirOperationIsNull(def) || depth > 8)
+		return value_index(unk, nu, MAXSUB, o) < 0 ? -1 : 0;
+	for (intptr_t i = 0; i < mlirOperationGetNumOperands(def); i++)
+		if (collect_unknowns(l, mlirOperationGetOperand(def, i), unk,
+				     nu, depth + 1))
+			return -1;
+	return 0;
+}
+
+/* Subscript operand "o" as an affine function on "sp" (the domain with
+ * the "nu" unknowns "unk" appended): a domain dimension, a constant, a
+ * parameter (added to l->par), an unknown, or the composition of the
+ * affine.apply defining it in the nest. NULL when it is none of these. */
+static __isl_give isl_aff *operand_aff(struct pb_poly_local *l, MlirValue o,
+				       __isl_keep isl_space *sp,
+				       MlirValue *unk, int *nu, int depth)
+{
+	isl_local_space *ls = isl_local_space_from_space(isl_space_copy(sp));
+	int k = dim_pos(l, o), p;
+	int64_t c;
+	if (k >= 0) {
+		isl_aff *a = isl_aff_var_on_domain(ls, isl_dim_set, k);
+		a = isl_aff_scale_val(a, isl_val_int_from_si(l->ctx,
+							     l->dim[k].step));
+		return isl_aff_add_constant_si(a, l->dim[k].lb);
+	}
+	if (!const_index(o, &c))
+		return isl_aff_val_on_domain(ls, isl_val_int_from_si(l->ctx,
+								     c));
+	MlirOperation def = nest_apply(l, o);
+	if (!mlirOperationIsNull(def) && depth <= 8) {
+		int n = (int)mlirOperationGetNumOperands(def), ok = 1;
+		MlirAffineMap map = mlirAffineMapAttrGetValue(
+			pb_ir_attr(def, "map"));
+		isl_aff **ops = calloc(n > 0 ? n : 1, sizeof(*ops));
+		isl_local_space_free(ls);
+		for (int i = 0; ok && i < n; i++) {
+			ops[i] = operand_aff(l, mlirOperationGetOperand(def, i),
+					     sp, unk, nu, depth + 1);
+			ok = ops[i] != NULL;
+		}
+		isl_aff *a = ok ? pb_poly_expr_aff(
+					  mlirAffineMapGetResult(map, 0), sp,
+					  ops, mlirAffineMapGetNumDims(map), n)
+				: NULL;
+		for (int i = 0; i < n; i++)
+			isl_aff_free(ops[i]);
+		free(ops);
+		return a;
+	}
+	if (pb_ir_defined_in(o, l->nest)) {
+		p = value_index(unk, nu, MAXSUB, o);
+		return p < 0 ? isl_local_space_free(ls), NULL
+			     : isl_aff_var_on_domain(ls, isl_dim_set, l->d + p);
+	}
+	isl_local_space_free(ls);
+	p = value_index(l->par, &l->np, PB_POLY_LOCAL_MAXPAR, o);
+	if (p < 0 || p >= (int)isl_space_dim(sp, isl_dim_param))
+		return NULL;
+	return isl_aff_var_on_domain(isl_local_space_from_space(
+					     isl_space_copy(sp)),
+				     isl_dim_param, p);
+}
+
 /* The access relation K[k] -> B<root>[...] of the load or store "op" of
  * the nest of "l" whose memref operand is operand "mem" of "op" into
  * "acc"; the whole buffer when the subscripts are not affine in the
- * counters and parameters. Returns -1 on an error. */
+ * counters and parameters. Subscripts computed by affine.apply in the
+ * nest are composed. Returns -1 on an error. */
 static int access_map(struct pb_poly_local *l, MlirOperation op, int mem,
 		      struct pb_poly_laccess *acc)
 {
@@ -127,47 +219,17 @@ static int access_map(struct pb_poly_local *l, MlirOperation op, int mem,
 	int nu = 0, ok = nops <= MAXSUB;
 	char name[16];
 	/* the unknown operands become extra dimensions projected out */
-	for (int i = 0; ok && i < nops; i++) {
-		MlirValue o = mlirOperationGetOperand(op, mem + 1 + i);
-		int64_t c;
-		if (dim_pos(l, o) < 0 && const_index(o, &c) &&
-		    pb_ir_defined_in(o, l->nest))
-			value_index(unk, &nu, MAXSUB, o);
-	}
+	for (int i = 0; ok && i < nops; i++)
+		ok = !collect_unknowns(l, mlirOperationGetOperand(op, mem + 1 + i),
+				       unk, &nu, 0);
 	isl_space *dom = isl_set_get_space(l->domain);
 	isl_space *sp = isl_space_add_dims(isl_space_copy(dom), isl_dim_set,
 					   nu);
 	isl_aff **ops = calloc(nops > 0 ? nops : 1, sizeof(*ops));
 	for (int i = 0; ok && i < nops; i++) {
-		MlirValue o = mlirOperationGetOperand(op, mem + 1 + i);
-		isl_local_space *ls = isl_local_space_from_space(
-			isl_space_copy(sp));
-		int k = dim_pos(l, o), p;
-		int64_t c;
-		if (k >= 0) {
-			isl_aff *a = isl_aff_var_on_domain(ls, isl_dim_set, k);
-			a = isl_aff_scale_val(a, isl_val_int_from_si(
-							 l->ctx, l->dim[k].step));
-			ops[i] = isl_aff_add_constant_si(a, l->dim[k].lb);
-		} else if (!const_index(o, &c)) {
-			ops[i] = isl_aff_val_on_domain(
-				ls, isl_val_int_from_si(l->ctx, c));
-		} else if (pb_ir_defined_in(o, l->nest)) {
-			p = value_index(unk, &nu, MAXSUB, o);
-			ops[i] = isl_aff_var_on_domain(ls, isl_dim_set,
-						       l->d + p);
-		} else {
-			p = value_index(l->par, &l->np, PB_POLY_LOCAL_MAXPAR,
-					o);
-			isl_local_space_free(ls);
-			ok = p >= 0 && p < (int)isl_space_dim(sp, isl_dim_param);
-			ops[i] = ok ? isl_aff_var_on_domain(
-					      isl_local_space_from_space(
-						      isl_space_copy(sp)),
-					      isl_dim_param, p)
-				    : NULL;
-		}
-		ok = ok && ops[i];
+		ops[i] = operand_aff(l, mlirOperationGetOperand(op, mem + 1 + i),
+				     sp, unk, &nu, 0);
+		ok = ops[i] != NULL;
 	}
 	isl_aff_list *list = NULL;
 	MlirAttribute ma = pb_ir_attr(op, "map");
@@ -227,6 +289,25 @@ static int access_map(struct pb_poly_local *l, MlirOperation op, int mem,
 	return acc->map ? 0 : -1;
 }
 
+/* Add the parameters that subscript "o" uses (itself, or through the
+ * affine.apply defining it in the nest, its operands') to "l"; -1 when
+ * there are too many. */
+static int add_params(struct pb_poly_local *l, MlirValue o, int depth)
+{
+	MlirOperation def = nest_apply(l, o);
+	if (!mlirOperationIsNull(def) && depth <= 8) {
+		for (intptr_t i = 0; i < mlirOperationGetNumOperands(def); i++)
+			if (add_params(l, mlirOperationGetOperand(def, i),
+				       depth + 1))
+				return -1;
+		return 0;
+	}
+	if (!is_param(l, o))
+		return 0;
+	return value_index(l->par, &l->np, PB_POLY_LOCAL_MAXPAR, o) < 0 ? -1
+									: 0;
+}
+
 /* Collect the parameters of the accesses in "ops" for "l" (values defined
  * outside the nest that are not constants); -1 when there are too many. */
 static int collect_params(struct pb_poly_local *l, const struct pb_ir_ops *ops)
@@ -236,14 +317,10 @@ static int collect_params(struct pb_poly_local *l, const struct pb_ir_ops *ops)
 		if (!pb_poly_access_operand(ops->v[i], &mem, &w))
 			continue;
 		for (intptr_t j = mem + 1;
-		     j < mlirOperationGetNumOperands(ops->v[i]); j++) {
-			MlirValue o = mlirOperationGetOperand(ops->v[i], j);
-			if (!is_param(l, o))
-				continue;
-			if (value_index(l->par, &l->np, PB_POLY_LOCAL_MAXPAR,
-					o) < 0)
+		     j < mlirOperationGetNumOperands(ops->v[i]); j++)
+			if (add_params(l, mlirOperationGetOperand(ops->v[i], j),
+				       0))
 				return -1;
-		}
 	}
 	return 0;
 }

@@ -23,88 +23,10 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include "poly/poly.h"
 #include "tile/internal.h"
 
 #define MAXACC 64
-
-/* The buffer "v" is a view of: through view operations to a block
- * argument or an allocation. */
-static MlirValue root_of(MlirValue v)
-{
-	static const char *views[] = {
-		"memref.subview", "memref.collapse_shape", "memref.expand_shape",
-		"memref.cast", "memref.reinterpret_cast", "memref.view",
-		"memref.transpose", "memref.reshape", NULL};
-	while (mlirValueIsAOpResult(v)) {
-		MlirOperation op = mlirOpResultGetOwner(v);
-		int view = 0;
-		for (int i = 0; views[i]; i++)
-			view |= pb_ir_op_is(op, views[i]);
-		if (!view)
-			break;
-		v = mlirOperationGetOperand(op, 0);
-	}
-	return v;
-}
-
-/* The number of the argument "v" is of kernel "func", or -1. */
-static int arg_no(MlirOperation func, MlirValue v)
-{
-	MlirBlock entry = pb_ir_entry_block(func);
-	for (intptr_t i = 0; i < mlirBlockGetNumArguments(entry); i++)
-		if (mlirValueEqual(v, mlirBlockGetArgument(entry, i)))
-			return (int)i;
-	return -1;
-}
-
-struct calls {
-	MlirStringRef name;
-	struct pb_ir_ops v;
-};
-
-/* Walk callback: collect the func.call operations of "c->name". */
-static MlirWalkResult call_cb(MlirOperation op, void *user)
-{
-	struct calls *c = user;
-	if (pb_ir_op_is(op, "func.call")) {
-		MlirAttribute a = pb_ir_attr(op, "callee");
-		MlirStringRef s = mlirFlatSymbolRefAttrGetValue(a);
-		if (s.length == c->name.length &&
-		    !strncmp(s.data, c->name.data, s.length))
-			pb_ir_ops_push(&c->v, op);
-	}
-	return MlirWalkResultAdvance;
-}
-
-/* May buffers "x" and "y" of kernel "func" be the same memory? Values of
- * the kernel's own are distinct roots; two arguments may alias unless
- * every call (there is at least one) binds them to different roots. */
-static int may_alias(MlirOperation module, MlirOperation func, MlirValue x,
-		     MlirValue y)
-{
-	MlirValue rx = root_of(x), ry = root_of(y);
-	if (mlirValueEqual(rx, ry))
-		return 1;
-	int ax = arg_no(func, rx), ay = arg_no(func, ry);
-	if (ax < 0 || ay < 0)
-		return 0;
-	struct calls c = {mlirStringAttrGetValue(pb_ir_attr(func, "sym_name")),
-			  {0}};
-	mlirOperationWalk(module, call_cb, &c, MlirWalkPreOrder);
-	int alias = c.v.n == 0;
-	for (int i = 0; i < c.v.n && !alias; i++) {
-		MlirOperation call = c.v.v[i];
-		if (mlirOperationGetNumOperands(call) <= (ax > ay ? ax : ay)) {
-			alias = 1;
-			break;
-		}
-		alias = mlirValueEqual(
-			root_of(mlirOperationGetOperand(call, ax)),
-			root_of(mlirOperationGetOperand(call, ay)));
-	}
-	pb_ir_ops_free(&c.v);
-	return alias;
-}
 
 /* An affine.load or affine.store and its memref. */
 struct access {
@@ -290,7 +212,7 @@ static int promote_nest(struct pb_ctx *ctx, MlirOperation module,
 		MlirValue mem = mem_of(ref);
 		/* only global memory: the kernel's arguments (its own
 		 * buffers are private already) */
-		if (arg_no(func, root_of(mem)) < 0 ||
+		if (pb_kernel_arg_no(func, pb_poly_root(mem)) < 0 ||
 		    mlirShapedTypeGetRank(mlirValueGetType(mem)) > 8 ||
 		    !invariant(ref, nest))
 			continue;
@@ -310,9 +232,9 @@ static int promote_nest(struct pb_ctx *ctx, MlirOperation module,
 			     k++) {
 				MlirValue v = mlirOperationGetOperand(op, k);
 				if (mlirTypeIsAMemRef(mlirValueGetType(v)) &&
-				    !pb_ir_is_inside(pb_ir_value_parent(root_of(v)),
+				    !pb_ir_is_inside(pb_ir_value_parent(pb_poly_root(v)),
 						     nest))
-					ok = !may_alias(module, func, v, mem);
+					ok = !pb_kernel_may_alias(module, func, v, mem);
 			}
 		}
 		if (ok)

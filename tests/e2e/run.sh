@@ -5,7 +5,8 @@
 # When CUDA's ptxas is present, each one's pb-codegen PTX must also assemble
 # for sm_80 and sm_90 (ptx-sm_80/..., ptx-sm_90/...).
 # Prints one line per test and the summary line "N passed, M failed".
-# Environment: PB_BUILD (default ./build), ONNX_DATA, PB_MODELS.
+# Environment: PB_BUILD (default ./build), ONNX_DATA, PB_MODELS,
+# PB_SMEM_OPTS (pb-smem options, e.g. --stages=1).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -15,6 +16,8 @@ models=${PB_MODELS:-$root/../shared/models}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 pass=0 fail=0 skip=0
+# PB_SMEM_OPTS: options for pb-smem (--stages=1, --no-smem, ...)
+smem_opts=${PB_SMEM_OPTS:-}
 cuda=${CUDA_HOME:-/usr/local/cuda}
 ptxas=$cuda/bin/ptxas
 [ -x "$ptxas" ] || ptxas=
@@ -25,7 +28,7 @@ run() {
 	shift 2
 	if "$bin/pb-import" "$model" </dev/null 2>"$tmp/err" |
 		"$bin/pb-fuse" 2>>"$tmp/err" | "$bin/pb-tile" 2>>"$tmp/err" |
-		"$bin/pb-mma" 2>>"$tmp/err" | "$bin/pb-smem" 2>>"$tmp/err" |
+		"$bin/pb-mma" 2>>"$tmp/err" | "$bin/pb-smem" $smem_opts 2>>"$tmp/err" |
 		"$bin/pb-run" "$@" - >"$tmp/out" 2>>"$tmp/err" &&
 		! grep -q 'error' "$tmp/err"; then
 		pass=$((pass + 1))
@@ -45,6 +48,7 @@ ptx() {
 	: >"$tmp/ptxas"
 	for arch in sm_80 sm_90; do
 		if "$bin/pb-import" "$model" </dev/null 2>"$tmp/err" |
+			"$bin/pb-smem" --arch=$arch $smem_opts 2>>"$tmp/err" |
 			"$bin/pb-codegen" --arch=$arch -o "$tmp/k.ptx" 2>>"$tmp/err" &&
 			"$ptxas" -v -arch=$arch "$tmp/k.ptx" -o "$tmp/k.cubin" \
 				>"$tmp/ptxas" 2>&1 &&

@@ -1,0 +1,348 @@
+/* What pb-smem's output asks of the GPU mapping (docs/pb-smem.md), done
+ * on a block-mapped nest before its loops become thread ids:
+ *
+ * - private arrays (lib/kernel/private.c): a block-level memref.alloca
+ *   whose every access indexes it by the normalized counters of the warp
+ *   and thread loops around it first becomes a buffer of the trailing
+ *   dimensions only, one per thread (registers, once the accesses are
+ *   constant after unrolling);
+ * - asynchronous copies: in a thread loop marked "pb.async", a value
+ *   loaded from global memory (affine.load or affine.vector_load) and
+ *   stored unchanged into workgroup memory becomes one cp.async
+ *   (nvgpu.device_async_copy of 1 to 4 elements, 4 to 16 bytes); the loop
+ *   is followed by a commit of the group (cp.async.commit_group); a
+ *   gpu.barrier with "pb.wait" = N first waits until at most N groups of
+ *   this thread are in flight (cp.async.wait_group N).
+ *
+ * - unrolling: an affine.for marked "pb.unroll" (the k-tile loop of a
+ *   staged nest) is unrolled fully, so that the tile's subscripts become
+ *   constant offsets.
+ *
+ * On the CPU the same IR runs as written: the copies are synchronous and
+ * the waits have nothing to wait for. */
+#include <string.h>
+
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "codegen/internal.h"
+#include "kernel/kernel.h"
+
+/* The memref.alloca ops of "root" outside its warp and thread loops. */
+static void block_allocas(MlirOperation root, struct pb_ir_ops *l)
+{
+	struct pb_ir_ops all = {0};
+	pb_ir_collect(root, "memref.alloca", &all);
+	for (int i = 0; i < all.n; i++) {
+		int inside = 0;
+		for (MlirOperation p = mlirOperationGetParentOperation(all.v[i]);
+		     !mlirOperationIsNull(p) && !mlirOperationEqual(p, root);
+		     p = mlirOperationGetParentOperation(p))
+			inside |= pb_contract_is_mapped(p);
+		if (!inside)
+			pb_ir_ops_push(l, all.v[i]);
+	}
+	pb_ir_ops_free(&all);
+}
+
+/* Is "alloca" (in block nest "root") a private array: every use an access
+ * by the normalized counters of the same mapped dimensions, which are the
+ * leading dimensions of its type? Their number into "*n". */
+static int is_private(MlirOperation alloca, MlirOperation root, int *n)
+{
+	MlirValue v = mlirOperationGetResult(alloca, 0);
+	MlirType t = mlirValueGetType(v);
+	int uses = 0;
+	*n = -1;
+	if (mlirOperationGetNumOperands(alloca) || !mlirShapedTypeHasStaticShape(t))
+		return 0;
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation op = mlirOpOperandGetOwner(u);
+		struct pb_kernel_band b;
+		int mem = pb_ir_op_is(op, "affine.store") ? 1 : 0;
+		if (mlirOpOperandGetOperandNumber(u) != (unsigned)mem ||
+		    pb_kernel_private_loops(op, root, &b) <= 0 ||
+		    (*n >= 0 && b.n != *n) || b.n > mlirShapedTypeGetRank(t) ||
+		    !pb_kernel_private_access(op, &b))
+			return 0;
+		for (int d = 0; d < b.n; d++)
+			if (mlirShapedTypeGetDimSize(t, d) != b.extent[d])
+				return 0;
+		*n = b.n;
+		uses++;
+	}
+	return uses > 0;
+}
+
+/* Replace private array "alloca" of "root", whose first "n" dimensions
+ * are its threads', by a buffer of the other dimensions. */
+static int shrink(struct pb_ctx *ctx, MlirOperation alloca, MlirOperation root,
+		  int n)
+{
+	MlirValue v = mlirOperationGetResult(alloca, 0);
+	MlirType t = mlirValueGetType(v);
+	int64_t shape[PB_KERNEL_MAXD + 16];
+	int rank = (int)mlirShapedTypeGetRank(t);
+	struct pb_ir_ops out = {0}, uses = {0};
+	struct pb_buf text = {0};
+	for (int d = n; d < rank; d++)
+		shape[d - n] = mlirShapedTypeGetDimSize(t, d);
+	MlirType nt = mlirMemRefTypeContiguousGet(
+		mlirShapedTypeGetElementType(t), rank - n, shape,
+		mlirAttributeGetNull());
+	pb_buf_puts(&text, "func.func @t() {\n  %a = memref.alloca() : ");
+	pb_codegen_type_str(nt, &text);
+	pb_buf_puts(&text, "\n  return\n}\n");
+	int rc = pb_ir_instantiate(ctx, text.data, alloca, 0, NULL,
+				   mlirOperationGetLocation(alloca), &out);
+	pb_buf_free(&text);
+	if (rc) {
+		pb_ir_ops_free(&out);
+		return rc;
+	}
+	MlirValue nv = mlirOperationGetResult(out.v[0], 0);
+	pb_ir_ops_free(&out);
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u))
+		pb_ir_ops_push(&uses, mlirOpOperandGetOwner(u));
+	for (int i = 0; i < uses.n && rc == PB_OK; i++) {
+		struct pb_kernel_band b;
+		pb_kernel_private_loops(uses.v[i], root, &b);
+		if (mlirOperationIsNull(pb_kernel_private_rewrite(uses.v[i], nv,
+								  &b, 1)))
+			rc = PB_ERR;
+	}
+	pb_ir_ops_free(&uses);
+	if (rc == PB_OK)
+		mlirOperationDestroy(alloca);
+	return rc;
+}
+
+int pb_codegen_private(struct pb_ctx *ctx, MlirOperation root)
+{
+	struct pb_ir_ops l = {0};
+	int rc = PB_OK;
+	block_allocas(root, &l);
+	for (int i = 0; i < l.n && rc == PB_OK; i++) {
+		int n;
+		if (is_private(l.v[i], root, &n))
+			rc = shrink(ctx, l.v[i], root, n);
+	}
+	pb_ir_ops_free(&l);
+	return rc;
+}
+
+/* Create before "op" one affine.apply per result of the map of the
+ * affine load or store "op" (whose map operands start at "first") into
+ * "idx"; their number. */
+static int indices(MlirOperation op, int first, MlirValue *idx, int max)
+{
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	int nr = (int)mlirAffineMapGetNumResults(map);
+	int nin = (int)mlirOperationGetNumOperands(op) - first;
+	MlirValue ops[64];
+	MlirType index = mlirIndexTypeGet(mlirOperationGetContext(op));
+	if (nr > max || nin > 64)
+		return -1;
+	for (int i = 0; i < nin; i++)
+		ops[i] = mlirOperationGetOperand(op, first + i);
+	for (int r = 0; r < nr; r++) {
+		intptr_t pos = r;
+		MlirAffineMap sub = mlirAffineMapGetSubMap(map, 1, &pos);
+		MlirOperationState st = mlirOperationStateGet(
+			mlirStringRefCreateFromCString("affine.apply"),
+			mlirOperationGetLocation(op));
+		mlirOperationStateAddOperands(&st, nin, ops);
+		MlirNamedAttribute na = mlirNamedAttributeGet(
+			mlirIdentifierGet(mlirOperationGetContext(op),
+					  mlirStringRefCreateFromCString("map")),
+			mlirAffineMapAttrGet(sub));
+		mlirOperationStateAddAttributes(&st, 1, &na);
+		mlirOperationStateAddResults(&st, 1, &index);
+		MlirOperation a = mlirOperationCreate(&st);
+		mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(op), op,
+						    a);
+		idx[r] = mlirOperationGetResult(a, 0);
+	}
+	return nr;
+}
+
+/* The number of elements that affine.vector_load or affine.load "op"
+ * reads. */
+static int64_t elements(MlirOperation op)
+{
+	MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+	int64_t n = 1;
+	if (mlirTypeIsAVector(t))
+		for (intptr_t d = 0; d < mlirShapedTypeGetRank(t); d++)
+			n *= mlirShapedTypeGetDimSize(t, d);
+	return n;
+}
+
+/* Replace the copy "store" (of the value of "load", global to
+ * workgroup memory) by a cp.async. */
+static int async_copy(struct pb_ctx *ctx, MlirOperation load,
+		      MlirOperation store)
+{
+	MlirValue args[2 + 2 * 16];
+	MlirValue src = mlirOperationGetOperand(load, 0);
+	MlirValue dst = mlirOperationGetOperand(store, 1);
+	int ni = indices(load, 1, args + 1, 16);
+	int no = ni < 0 ? -1 : indices(store, 2, args + 2 + ni, 16);
+	struct pb_buf t = {0};
+	struct pb_ir_ops out = {0};
+	if (no < 0)
+		return PB_ERR;
+	args[0] = src;
+	args[1 + ni] = dst;
+	pb_buf_puts(&t, "func.func @t(%s: ");
+	pb_codegen_type_str(mlirValueGetType(src), &t);
+	for (int i = 0; i < ni; i++)
+		pb_buf_printf(&t, ", %%i%d: index", i);
+	pb_buf_puts(&t, ", %d: ");
+	pb_codegen_type_str(mlirValueGetType(dst), &t);
+	for (int i = 0; i < no; i++)
+		pb_buf_printf(&t, ", %%j%d: index", i);
+	pb_buf_puts(&t, ") {\n  %c = nvgpu.device_async_copy %s[");
+	for (int i = 0; i < ni; i++)
+		pb_buf_printf(&t, "%s%%i%d", i ? ", " : "", i);
+	pb_buf_puts(&t, "], %d[");
+	for (int i = 0; i < no; i++)
+		pb_buf_printf(&t, "%s%%j%d", i ? ", " : "", i);
+	pb_buf_printf(&t, "], %lld : ", (long long)elements(load));
+	pb_codegen_type_str(mlirValueGetType(src), &t);
+	pb_buf_puts(&t, " to ");
+	pb_codegen_type_str(mlirValueGetType(dst), &t);
+	pb_buf_puts(&t, "\n  return\n}\n");
+	int rc = pb_ir_instantiate(ctx, t.data, store, 2 + ni + no, args,
+				   mlirOperationGetLocation(store), &out);
+	pb_buf_free(&t);
+	pb_ir_ops_free(&out);
+	if (rc)
+		return rc;
+	mlirOperationDestroy(store);
+	if (mlirOpOperandIsNull(
+		    mlirValueGetFirstUse(mlirOperationGetResult(load, 0))))
+		mlirOperationDestroy(load);
+	return PB_OK;
+}
+
+/* Insert the NVVM operation "text" (no operands) before "before". */
+static int nvvm_op(struct pb_ctx *ctx, const char *text, MlirOperation before)
+{
+	char t[160];
+	snprintf(t, sizeof(t), "func.func @t() {\n  %s\n  return\n}\n", text);
+	return pb_ir_instantiate(ctx, t, before, 0, NULL,
+				 mlirOperationGetLocation(before), NULL);
+}
+
+/* Lower the asynchronous copy loop "loop". */
+static int async_loop(struct pb_ctx *ctx, MlirOperation loop)
+{
+	struct pb_ir_ops st = {0};
+	int rc = PB_OK;
+	pb_ir_collect(loop, NULL, &st);
+	for (int i = 0; i < st.n && rc == PB_OK; i++) {
+		MlirOperation s = st.v[i];
+		if (!pb_ir_op_is(s, "affine.store") &&
+		    !pb_ir_op_is(s, "affine.vector_store"))
+			continue;
+		MlirValue v = mlirOperationGetOperand(s, 0);
+		MlirValue dst = mlirOperationGetOperand(s, 1);
+		if (!mlirValueIsAOpResult(v) ||
+		    !pb_kernel_is_workgroup(mlirValueGetType(dst)))
+			continue;
+		MlirOperation l = mlirOpResultGetOwner(v);
+		if ((!pb_ir_op_is(l, "affine.load") &&
+		     !pb_ir_op_is(l, "affine.vector_load")) ||
+		    pb_kernel_is_workgroup(mlirValueGetType(
+			    mlirOperationGetOperand(l, 0))))
+			continue;
+		rc = async_copy(ctx, l, s);
+	}
+	pb_ir_ops_free(&st);
+	mlirOperationRemoveAttributeByName(
+		loop, mlirStringRefCreateFromCString("pb.async"));
+	if (rc == PB_OK)
+		rc = nvvm_op(ctx, "nvvm.cp.async.commit.group",
+			     mlirOperationGetNextInBlock(loop));
+	return rc;
+}
+
+/* Fully unroll "loop", an affine.for with constant bounds that pb-smem
+ * marked "pb.unroll" (the k-tile loop of a staged nest). */
+static int unroll(struct pb_ctx *ctx, MlirOperation loop)
+{
+	int64_t lb, ub, step = mlirIntegerAttrGetValueInt(
+		pb_ir_attr(loop, "step"));
+	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+	MlirValue iv = mlirBlockGetArgument(body, 0);
+	MlirOperation end = mlirBlockGetTerminator(body);
+	if (pb_ir_const_map(loop, "lowerBoundMap", 1, &lb) ||
+	    pb_ir_const_map(loop, "upperBoundMap", 1, &ub) || step < 1)
+		return PB_OK;
+	for (int64_t k = lb; k < ub; k += step) {
+		char t[96];
+		struct pb_ir_ops out = {0};
+		struct pb_ir_map map = {0};
+		snprintf(t, sizeof(t), "func.func @t() {\n  %%c = arith.constant "
+			 "%lld : index\n  return\n}\n", (long long)k);
+		if (pb_ir_instantiate(ctx, t, loop, 0, NULL,
+				      mlirOperationGetLocation(loop), &out)) {
+			pb_ir_ops_free(&out);
+			return PB_ERR;
+		}
+		pb_ir_map_add(&map, iv, mlirOperationGetResult(out.v[0], 0));
+		pb_ir_ops_free(&out);
+		for (MlirOperation o = mlirBlockGetFirstOperation(body);
+		     !mlirOperationEqual(o, end); o = mlirOperationGetNextInBlock(o)) {
+			MlirOperation c = mlirOperationClone(o);
+			mlirBlockInsertOwnedOperationBefore(
+				mlirOperationGetBlock(loop), loop, c);
+			pb_ir_remap_operands(c, &map);
+			for (intptr_t r = 0; r < mlirOperationGetNumResults(o); r++)
+				pb_ir_map_add(&map, mlirOperationGetResult(o, r),
+					      mlirOperationGetResult(c, r));
+		}
+		pb_ir_map_free(&map);
+	}
+	mlirOperationDestroy(loop);
+	return PB_OK;
+}
+
+int pb_codegen_async(struct pb_ctx *ctx, MlirOperation root)
+{
+	struct pb_ir_ops all = {0}, work = {0};
+	int rc = PB_OK;
+	/* pick the work first: unrolling destroys what it unrolls */
+	pb_ir_collect(root, NULL, &all);
+	for (int i = 0; i < all.n; i++) {
+		MlirOperation op = all.v[i];
+		if ((pb_ir_op_is(op, "affine.for") &&
+		     !mlirAttributeIsNull(pb_ir_attr(op, "pb.unroll"))) ||
+		    (pb_ir_op_is(op, "affine.parallel") &&
+		     !mlirAttributeIsNull(pb_ir_attr(op, "pb.async"))) ||
+		    (pb_ir_op_is(op, "gpu.barrier") &&
+		     !mlirAttributeIsNull(pb_ir_attr(op, "pb.wait"))))
+			pb_ir_ops_push(&work, op);
+	}
+	pb_ir_ops_free(&all);
+	for (int i = 0; i < work.n && rc == PB_OK; i++) {
+		MlirOperation op = work.v[i];
+		if (pb_ir_op_is(op, "affine.for")) {
+			rc = unroll(ctx, op);
+		} else if (pb_ir_op_is(op, "affine.parallel")) {
+			rc = async_loop(ctx, op);
+		} else {
+			char t[64];
+			snprintf(t, sizeof(t), "nvvm.cp.async.wait.group %lld",
+				 (long long)mlirIntegerAttrGetValueInt(
+					 pb_ir_attr(op, "pb.wait")));
+			rc = nvvm_op(ctx, t, op);
+		}
+	}
+	pb_ir_ops_free(&work);
+	return rc;
+}
