@@ -425,7 +425,7 @@ static int complete(const struct pb_poly_scop *s)
 				return 0;
 	}
 	return s->domain && s->reads && s->must_writes && s->may_writes &&
-	       s->schedule && s->schedule_map && s->dep_flow && s->dep_mem &&
+	       s->dep_flow && s->dep_mem &&
 	       s->no_source;
 }
 
@@ -458,7 +458,6 @@ static struct pb_poly_scop *extract(struct pb_ctx *ctx, isl_ctx *ictx,
 		stmt_build(s, st, op);
 	}
 	unions(s);
-	pb_poly_sched_build(s);
 	pb_poly_deps_build(s, old);
 	if (!complete(s)) {
 		if (ctx)
@@ -468,6 +467,13 @@ static struct pb_poly_scop *extract(struct pb_ctx *ctx, isl_ctx *ictx,
 		return NULL;
 	}
 	return s;
+}
+
+int pb_poly_scop_schedule(struct pb_poly_scop *s)
+{
+	if (!s->schedule)
+		pb_poly_sched_build(s);
+	return s->schedule && s->schedule_map ? 0 : -1;
 }
 
 struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,

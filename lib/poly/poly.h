@@ -127,6 +127,8 @@ struct pb_poly_scop {
 	 * each NEST below a band of its loops (identity). */
 	isl_schedule *schedule;
 	isl_union_map *schedule_map;	/* the same, as a map to [id, i0, ...] */
+	/* (both NULL until pb_poly_scop_schedule: no pass needs them, and
+	 * the tree of a whole model costs time quadratic in its length) */
 	/* Dependences (pairs of statement instances, source -> sink): */
 	isl_union_map *dep_flow; /* value-based read-after-write (may) */
 	isl_union_map *dep_mem;	 /* memory-based RAW, WAR and WAW: legality */
@@ -140,6 +142,10 @@ struct pb_poly_scop {
 struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,
 				     MlirBlock block);
 void pb_poly_scop_free(struct pb_poly_scop *s);
+/* Build the schedule tree and map of "s" if not built yet (the original
+ * order, for tests and tools that print it). Returns 0, or -1 on an isl
+ * error. */
+int pb_poly_scop_schedule(struct pb_poly_scop *s);
 /* Lift the block of "old" again after a rewrite of some of its
  * operations: the dependences through a buffer whose accesses are the
  * same as in "old" (as many statements, in the same order, with equal
