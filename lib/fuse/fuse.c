@@ -876,7 +876,12 @@ static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main,
 	if (rc == PB_OK) {
 		protect_args(main, nin);
 		tag_locs(pb_ir_entry_block(main));
-		rc = pb_ir_run_pipeline(ctx, m, pb_passes_bufferize);
+		struct pb_ir_ops slices = {0};
+		pb_ir_collect(main, "tensor.insert_slice", &slices);
+		rc = pb_ir_run_pipeline(ctx, m, slices.n
+						? pb_passes_bufferize
+						: pb_passes_bufferize_no_slices);
+		pb_ir_ops_free(&slices);
 	}
 	if (rc == PB_OK)
 		rc = fix_signature(ctx, main, nin, &rn);
