@@ -68,7 +68,8 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 		return PB_ERR;
 	}
 	if (pb_ir_run_pipeline(ctx, m, pb_passes_outline) || pb_codegen_merge(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, pb_passes_inline))
+	    pb_ir_run_pipeline(ctx, m, pb_passes_inline) ||
+	    pb_codegen_arg_attrs(m))
 		return PB_ERR;
 	pb_ir_set_stage(m, PB_STAGE_CODEGEN);
 	return PB_OK;

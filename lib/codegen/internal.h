@@ -31,6 +31,12 @@ int pb_codegen_map(struct pb_ctx *ctx, MlirModule m);
  * pb-smem's pipelines (docs/pb-smem.md). */
 int pb_codegen_private(struct pb_ctx *ctx, MlirOperation root);
 int pb_codegen_async(struct pb_ctx *ctx, MlirOperation root);
+/* Mark each kernel argument that the kernel only reads and that no other
+ * argument of any of its launches shares (roots through views) noalias
+ * and readonly: NVPTX then reads it through the read-only (.nc) path; and
+ * each that is a whole device allocation at every launch 16-byte aligned,
+ * so that 128-bit accesses stay whole (smem.c). */
+int pb_codegen_arg_attrs(MlirModule m);
 /* Move the kernels of every gpu.module of "m" into one gpu.module
  * PB_CODEGEN_MODULE and record on each gpu.launch_func and gpu.func the
  * pb.kernel function it came from ("pb.origin") and its "pb.nodes". */

@@ -28,6 +28,7 @@
 
 #include "codegen/internal.h"
 #include "kernel/kernel.h"
+#include "poly/poly.h"
 
 /* The memref.alloca ops of "root" outside its warp and thread loops. */
 static void block_allocas(MlirOperation root, struct pb_ir_ops *l)
@@ -345,4 +346,134 @@ int pb_codegen_async(struct pb_ctx *ctx, MlirOperation root)
 	}
 	pb_ir_ops_free(&work);
 	return rc;
+}
+
+/* The gpu.func of "mod" (the merged kernel module) named "name". */
+static MlirOperation kernel_func(MlirOperation mod, MlirStringRef name)
+{
+	MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
+	for (MlirOperation op = mlirBlockGetFirstOperation(b);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
+		if (pb_ir_op_is(op, "gpu.func") && s.data &&
+		    s.length == name.length &&
+		    !strncmp(s.data, name.data, name.length))
+			return op;
+	}
+	return (MlirOperation){NULL};
+}
+
+/* Does the kernel only read memref "v": loads and asynchronous copies
+ * from it? */
+static int only_read(MlirValue v)
+{
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation op = mlirOpOperandGetOwner(u);
+		int pos = (int)mlirOpOperandGetOperandNumber(u);
+		if (!((pb_ir_op_is(op, "memref.load") ||
+		       pb_ir_op_is(op, "vector.load") ||
+		       pb_ir_op_is(op, "nvgpu.device_async_copy")) &&
+		      pos == 0))
+			return 0;
+	}
+	return 1;
+}
+
+/* Is memref argument "i" of "kernel" a buffer no other argument of any of
+ * its "n" launches "l" shares (distinct roots through views)? */
+static int distinct(MlirOperation kernel, int i, MlirOperation *l, int n)
+{
+	/* the arguments, not the workgroup attributions after them */
+	int nargs = pb_ir_func_num_args(kernel);
+	for (int k = 0; k < n; k++) {
+		int base = (int)mlirOperationGetNumOperands(l[k]) - nargs;
+		if (base < 0)
+			return 0;
+		MlirValue ri = pb_poly_root(mlirOperationGetOperand(l[k], base + i));
+		for (int j = 0; j < nargs; j++) {
+			MlirValue o = mlirOperationGetOperand(l[k], base + j);
+			if (j != i && mlirTypeIsAMemRef(mlirValueGetType(o)) &&
+			    mlirValueEqual(pb_poly_root(o), ri))
+				return 0;
+		}
+	}
+	return n > 0;
+}
+
+/* Is memref argument "i" of "kernel" at each of its "n" launches "l" a
+ * whole device allocation (an argument of the host function or a
+ * memref.alloc, not a view into one): the runtime's allocations are
+ * aligned to 256 bytes, so the kernel may assume 16. */
+static int whole(MlirOperation kernel, int i, MlirOperation *l, int n)
+{
+	/* the arguments, not the workgroup attributions after them */
+	int nargs = pb_ir_func_num_args(kernel);
+	for (int k = 0; k < n; k++) {
+		int base = (int)mlirOperationGetNumOperands(l[k]) - nargs;
+		if (base < 0)
+			return 0;
+		MlirValue v = mlirOperationGetOperand(l[k], base + i);
+		if (!mlirValueIsABlockArgument(v) &&
+		    !pb_ir_op_is(pb_ir_value_parent(v), "memref.alloc"))
+			return 0;
+		if (mlirValueIsABlockArgument(v) &&
+		    !pb_ir_op_is(pb_ir_value_parent(v), "func.func"))
+			return 0;
+	}
+	return n > 0;
+}
+
+int pb_codegen_arg_attrs(MlirModule m)
+{
+	struct pb_ir_ops launches = {0}, mods = {0};
+	pb_ir_collect(mlirModuleGetOperation(m), "gpu.launch_func", &launches);
+	pb_ir_block_ops(mlirModuleGetBody(m), &mods);
+	for (int g = 0; g < mods.n; g++) {
+		if (!pb_ir_op_is(mods.v[g], "gpu.module"))
+			continue;
+		MlirBlock b = mlirRegionGetFirstBlock(
+			mlirOperationGetRegion(mods.v[g], 0));
+		for (MlirOperation f = mlirBlockGetFirstOperation(b);
+		     !mlirOperationIsNull(f); f = mlirOperationGetNextInBlock(f)) {
+			if (!pb_ir_op_is(f, "gpu.func"))
+				continue;
+			MlirStringRef name = pb_ir_str_attr(f, "sym_name");
+			struct pb_ir_ops mine = {0};
+			for (int k = 0; k < launches.n; k++) {
+				MlirStringRef leaf = mlirSymbolRefAttrGetLeafReference(
+					pb_ir_attr(launches.v[k], "kernel"));
+				if (leaf.length == name.length &&
+				    !strncmp(leaf.data, name.data, name.length) &&
+				    mlirOperationEqual(
+					    kernel_func(mods.v[g], leaf), f))
+					pb_ir_ops_push(&mine, launches.v[k]);
+			}
+			MlirBlock entry = mlirRegionGetFirstBlock(
+				mlirOperationGetRegion(f, 0));
+			MlirContext c = mlirOperationGetContext(f);
+			for (int i = 0; i < pb_ir_func_num_args(f); i++) {
+				MlirValue a = mlirBlockGetArgument(entry, i);
+				if (!mlirTypeIsAMemRef(mlirValueGetType(a)))
+					continue;
+				if (whole(f, i, mine.v, mine.n))
+					pb_ir_func_set_arg_attr(
+						f, i, "llvm.align",
+						mlirIntegerAttrGet(
+							mlirIntegerTypeGet(c, 64),
+							16));
+				if (!only_read(a) ||
+				    !distinct(f, i, mine.v, mine.n))
+					continue;
+				pb_ir_func_set_arg_attr(f, i, "llvm.noalias",
+							mlirUnitAttrGet(c));
+				pb_ir_func_set_arg_attr(f, i, "llvm.readonly",
+							mlirUnitAttrGet(c));
+			}
+			pb_ir_ops_free(&mine);
+		}
+	}
+	pb_ir_ops_free(&launches);
+	pb_ir_ops_free(&mods);
+	return PB_OK;
 }

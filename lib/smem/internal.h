@@ -4,6 +4,8 @@
 
 #include <stdint.h>
 
+#include "kernel/kernel.h"
+#include "poly/poly.h"
 #include "smem/smem.h"
 
 /* The bank-conflict degree of a warp's shared-memory access whose lane l
@@ -31,5 +33,82 @@ void pb_smem_pad_drop(struct pb_smem_pad *p);
 /* Stage the read-only operand tiles of the kernels of "m" (promote.c). */
 int pb_smem_promote(struct pb_ctx *ctx, MlirModule m,
 		    const struct pb_smem_opts *o);
+
+
+/* promote.c and plan.c: the staging of one mapped nest. */
+#define MAXG 8	    /* staged buffers per nest */
+#define MAXACC 32   /* accesses of one staged buffer */
+#define MAXR 8	    /* rank of a staged buffer */
+#define MAXPRIV 16  /* private buffers of a thread */
+
+/* One staged buffer: the accesses "acc" of the model to global buffer
+ * "src", a box of "size" at an offset that is affine in the model's
+ * parameters and the k-tile origin: "coef[d][i]" times parameter i
+ * (i == np: the k-tile origin) plus "cst[d]". */
+struct group {
+	MlirValue src;
+	int root, n, acc[MAXACC];
+	int rank;
+	int64_t size[MAXR], dim[MAXR];
+	int64_t coef[MAXR][PB_POLY_LOCAL_MAXPAR + 1], cst[MAXR];
+	int guard[MAXR];
+	int perm[MAXR];	/* buffer dimension s holds tile dimension perm[s] */
+	MlirAttribute fill; /* the value outside the buffer (null: 0) */
+	int64_t pad, vec, rvec, bytes, elem;
+	int64_t reuse;
+	int degree;
+	MlirValue buf;
+};
+
+/* A nest being staged: the block loop, its top mapped loop "top" (warp or
+ * thread), the innermost thread loop "thread", the reduction loop "loop"
+ * in its body (the "at"-th operation), the mapped dimensions "chain". */
+struct nest {
+	MlirOperation block, top, thread, loop;
+	struct pb_kernel_band chain, blk;
+	int at, nwarp, unroll;
+	int64_t threads, trip, kt;
+	int stages;
+	struct pb_poly_local *l;
+	int ng;
+	struct group g[MAXG];
+	int npad;	/* padded reads of the reduction loop (pad.c) */
+	struct pb_smem_pad *pads;
+	int ndropped;	/* groups size_groups left out, and why */
+	MlirOperation dropped[MAXG];
+	const char *why[MAXG];
+};
+
+struct promote {
+	struct pb_ctx *ctx;
+	const struct pb_smem_opts *o;
+	const struct pb_target *t;
+	MlirOperation func;
+	int async;
+	struct pb_buf report;
+	int nreport;
+};
+
+/* Helpers both share. */
+MlirBlock pb_smem_body(MlirOperation op);
+void pb_smem_remark(struct promote *p, MlirOperation op, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int pb_smem_is_pure(MlirOperation op);
+
+/* The analysis (plan.c): the nest's mapped chain, its reduction loop, the
+ * groups of reads to stage, their boxes and layouts, the k-tile and the
+ * ring. */
+int pb_smem_find_chain(MlirOperation top, struct nest *n);
+int pb_smem_find_loop(struct promote *p, struct nest *n, const char **why);
+void pb_smem_collect_groups(struct promote *p, struct nest *n);
+int pb_smem_plan(struct promote *p, struct nest *n);
+int pb_smem_fits(struct promote *p, struct nest *n);
+void pb_smem_drop_largest(struct promote *p, struct nest *n);
+int pb_smem_unrollable(const struct nest *n);
+struct pb_smem_pad *pb_smem_pad_of(const struct nest *n, MlirOperation op,
+				   int virt);
+void pb_smem_ring_type(const struct nest *n, const struct group *g,
+		       struct pb_buf *w);
+MlirValue pb_smem_free_buffer(const struct nest *n, const char *text, int ng);
 
 #endif

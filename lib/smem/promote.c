@@ -1,4 +1,6 @@
-/* Shared-memory promotion of operand tiles (docs/pb-smem.md).
+/* Shared-memory promotion of operand tiles (docs/pb-smem.md): the
+ * driver and the rewrite; the analysis that decides what to stage and how
+ * is plan.c's.
  *
  * pb-tile leaves each block of a contraction as one mapped nest: warp and
  * thread loops around a thread's work, a reduction loop L (the k of a
@@ -21,11 +23,12 @@
  *     copy k-tiles 0 .. S-2 (async)                      S > 1
  *     for kk step KT {
  *       barrier (waiting for k-tile kk)                   S > 1
- *       copy k-tile kk + (S-1) KT into slot ... (async)   S > 1
+ *       copy k-tile (kk + (S-1) KT) mod L (async)         S > 1
  *       copy k-tile kk; barrier                           S = 1
  *       warp { thread { L over kk .. kk+KT reading As[slot] } }
  *       barrier                                           S = 1
  *     }
+ *     barrier, waiting for every copy                     S > 1
  *     warp { thread { store } } }
  *
  * The copies are cooperative (every thread of the block, consecutive
@@ -41,13 +44,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <isl/aff.h>
-#include <isl/ctx.h>
-#include <isl/fixed_box.h>
-#include <isl/set.h>
-#include <isl/space.h>
-#include <isl/val.h>
-
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -59,998 +55,14 @@
 #include "smem/internal.h"
 #include "target/target.h"
 
-#define MAXG 8	    /* staged buffers per nest */
-#define MAXACC 32   /* accesses of one staged buffer */
-#define MAXR 8	    /* rank of a staged buffer */
-#define MAXPRIV 16  /* private buffers of a thread */
-
-/* One staged buffer: the accesses "acc" of the model to global buffer
- * "src", a box of "size" at an offset that is affine in the model's
- * parameters and the k-tile origin: "coef[d][i]" times parameter i
- * (i == np: the k-tile origin) plus "cst[d]". */
-struct group {
-	MlirValue src;
-	int root, n, acc[MAXACC];
-	int rank;
-	int64_t size[MAXR], dim[MAXR];
-	int64_t coef[MAXR][PB_POLY_LOCAL_MAXPAR + 1], cst[MAXR];
-	int guard[MAXR];
-	int perm[MAXR];	/* buffer dimension s holds tile dimension perm[s] */
-	MlirAttribute fill; /* the value outside the buffer (null: 0) */
-	int64_t pad, vec, rvec, bytes, elem;
-	int64_t reuse;
-	int degree;
-	MlirValue buf;
-};
-
-/* A nest being staged: the block loop, its top mapped loop "top" (warp or
- * thread), the innermost thread loop "thread", the reduction loop "loop"
- * in its body (the "at"-th operation), the mapped dimensions "chain". */
-struct nest {
-	MlirOperation block, top, thread, loop;
-	struct pb_kernel_band chain, blk;
-	int at, nwarp, unroll;
-	int64_t threads, trip, kt;
-	int stages;
-	struct pb_poly_local *l;
-	int ng;
-	struct group g[MAXG];
-	int npad;	/* padded reads of the reduction loop (pad.c) */
-	struct pb_smem_pad *pads;
-	int ndropped;	/* groups size_groups left out, and why */
-	MlirOperation dropped[MAXG];
-	const char *why[MAXG];
-};
-
-struct promote {
-	struct pb_ctx *ctx;
-	const struct pb_smem_opts *o;
-	const struct pb_target *t;
-	MlirOperation func;
-	int async;
-	struct pb_buf report;
-	int nreport;
-};
-
-static MlirBlock body_of(MlirOperation op)
-{
-	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-}
-
-static void remark(struct promote *p, MlirOperation op, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-/* A --remarks line at "op". */
-static void remark(struct promote *p, MlirOperation op, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-	if (!p->o->remarks)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	pb_remark_at(p->ctx, mlirOperationGetLocation(op), "%s", msg);
-}
-
-/* Is "op" side-effect free arithmetic that any sibling may recompute? */
-static int is_pure(MlirOperation op)
-{
-	MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-	return (n.length > 6 && !strncmp(n.data, "arith.", 6)) ||
-	       (n.length > 6 && !strncmp(n.data, "index.", 6)) ||
-	       (n.length > 5 && !strncmp(n.data, "math.", 5)) ||
-	       pb_ir_op_is(op, "affine.apply") ||
-	       pb_ir_op_is(op, "affine.min") || pb_ir_op_is(op, "affine.max");
-}
-
-/* The trip count of affine.for "op" with constant bounds and its lower
- * bound and step; -1 when its bounds are not constant. */
-static int64_t for_trip(MlirOperation op, int64_t *lb, int64_t *step)
-{
-	int64_t ub;
-	if (!pb_ir_op_is(op, "affine.for") ||
-	    pb_ir_const_map(op, "lowerBoundMap", 1, lb) ||
-	    pb_ir_const_map(op, "upperBoundMap", 1, &ub))
-		return -1;
-	*step = mlirIntegerAttrGetValueInt(pb_ir_attr(op, "step"));
-	if (*step < 1)
-		return -1;
-	return ub > *lb ? (ub - *lb + *step - 1) / *step : 0;
-}
-
-/* The value "v" is a root buffer the kernel never writes: a memref
- * argument of the kernel function used only by loads. */
-static int read_only_arg(MlirOperation func, MlirValue v)
-{
-	if (!mlirValueIsABlockArgument(v) ||
-	    !mlirOperationEqual(mlirBlockGetParentOperation(
-					mlirBlockArgumentGetOwner(v)),
-				func) ||
-	    !mlirTypeIsAMemRef(mlirValueGetType(v)))
-		return 0;
-	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
-	     u = mlirOpOperandGetNextUse(u)) {
-		MlirOperation op = mlirOpOperandGetOwner(u);
-		if (!pb_ir_op_is(op, "affine.load") &&
-		    !pb_ir_op_is(op, "memref.load"))
-			return 0;
-	}
-	return 1;
-}
-
-/* May a buffer that kernel "func" writes be the memory of its argument
- * "root" at some call (docs/kernel-model.md, aliasing)? Any operation on a
- * memref other than a load, a view or a size query counts as a write. */
-static int written_alias(MlirOperation func, MlirValue root)
-{
-	struct pb_ir_ops all = {0};
-	MlirOperation module = mlirOperationGetParentOperation(func);
-	int alias = 0;
-	pb_ir_collect(func, NULL, &all);
-	for (int i = 0; i < all.n && !alias; i++) {
-		MlirOperation op = all.v[i];
-		if (pb_ir_op_is(op, "affine.load") ||
-		    pb_ir_op_is(op, "memref.load") ||
-		    pb_ir_op_is(op, "affine.vector_load") ||
-		    pb_ir_op_is(op, "memref.dim") || pb_poly_is_view(op))
-			continue;
-		for (intptr_t k = 0; k < mlirOperationGetNumOperands(op) && !alias;
-		     k++) {
-			MlirValue v = mlirOperationGetOperand(op, k);
-			alias = mlirTypeIsAMemRef(mlirValueGetType(v)) &&
-				pb_kernel_may_alias(module, func, v, root);
-		}
-	}
-	pb_ir_ops_free(&all);
-	return alias;
-}
-
-/* Find the mapped chain of "top" (warp loops perfectly nested down to one
- * thread loop, or a thread loop alone) into "n", with the threads of the
- * block: 32 per warp, or the thread loop's points; 0 when it has another
- * shape. */
-static int find_chain(MlirOperation top, struct nest *n)
-{
-	MlirOperation op = top;
-	int nwarp = 0;
-	memset(&n->chain, 0, sizeof(n->chain));
-	for (;;) {
-		enum pb_map_level l = pb_contract_map_of(op);
-		if ((l != PB_MAP_WARP && l != PB_MAP_THREAD) ||
-		    !pb_kernel_band_add(op, &n->chain))
-			return 0;
-		if (l == PB_MAP_THREAD) {
-			n->thread = op;
-			break;
-		}
-		nwarp = n->chain.n;
-		MlirOperation inner = {NULL};
-		for (MlirOperation o = mlirBlockGetFirstOperation(body_of(op));
-		     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
-			if (pb_ir_op_is(o, "affine.yield") || is_pure(o))
-				continue;
-			if (!mlirOperationIsNull(inner))
-				return 0;
-			inner = o;
-		}
-		if (mlirOperationIsNull(inner))
-			return 0;
-		op = inner;
-	}
-	n->chain.root = top;
-	if (nwarp) {
-		int64_t w = pb_numel(nwarp, n->chain.extent);
-		int64_t lanes = pb_numel(n->chain.n - nwarp,
-					 n->chain.extent + nwarp);
-		if (lanes > 32)
-			return 0;
-		n->threads = 32 * w;
-		n->nwarp = nwarp;
-	} else {
-		n->nwarp = 0;
-		n->threads = pb_kernel_band_points(&n->chain);
-	}
-	return n->threads > 0 && n->threads <= 1024;
-}
-
-/* Does "op" use the counter "iv" in a subscript of one of the "np"
- * private buffers "priv" (np < 0: of any memref.alloca)? */
-static int indexes_private(MlirOperation op, MlirValue iv,
-			   const MlirValue *priv, int np)
-{
-	struct pb_ir_ops all = {0};
-	int found = 0;
-	pb_ir_collect(op, NULL, &all);
-	for (int i = 0; i < all.n && !found; i++) {
-		int mem, w;
-		if (!pb_poly_access_operand(all.v[i], &mem, &w))
-			continue;
-		MlirValue b = mlirOperationGetOperand(all.v[i], mem);
-		int priv_buf = np < 0 && mlirValueIsAOpResult(b) &&
-			       pb_ir_op_is(mlirOpResultGetOwner(b),
-					   "memref.alloca");
-		for (int k = 0; k < np; k++)
-			priv_buf |= mlirValueEqual(b, priv[k]);
-		for (intptr_t j = mem + 1;
-		     priv_buf && j < mlirOperationGetNumOperands(all.v[i]); j++)
-			found |= mlirValueEqual(
-				mlirOperationGetOperand(all.v[i], j), iv);
-	}
-	pb_ir_ops_free(&all);
-	return found;
-}
-
-/* Is a result of "op" used outside "op" other than in the thread loop's
- * part "op" belongs to? Only pure operations may be recomputed by every
- * sibling. */
-static int escapes(MlirOperation op, MlirBlock body)
-{
-	for (intptr_t r = 0; r < mlirOperationGetNumResults(op); r++)
-		for (MlirOpOperand u = mlirValueGetFirstUse(
-			     mlirOperationGetResult(op, r));
-		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-			MlirOperation user = pb_ir_ancestor_in(
-				mlirOpOperandGetOwner(u), body);
-			if (mlirOperationIsNull(user) ||
-			    !mlirOperationEqual(user, op))
-				return 1;
-		}
-	return 0;
-}
-
-/* The reduction loop of the thread loop of "n": the first affine.for of
- * its body with constant bounds from 0 by 1, at least 2 iterations, that
- * reads a buffer the kernel never writes and whose counter indexes no
- * private buffer (those are the points of a thread tile). Every other
- * operation of the body must be pure, a private buffer, or keep its
- * results to itself. 0 when there is none (why into "why"). */
-static int find_loop(struct promote *p, struct nest *n, const char **why)
-{
-	MlirBlock body = body_of(n->thread);
-	MlirValue priv[MAXPRIV];
-	int np = 0, i = 0, crosses = 0;
-	n->loop = (MlirOperation){NULL};
-	for (MlirOperation o = mlirBlockGetFirstOperation(body);
-	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
-		if (pb_ir_op_is(o, "memref.alloca")) {
-			if (np == MAXPRIV) {
-				*why = "too many private buffers";
-				return 0;
-			}
-			priv[np++] = mlirOperationGetResult(o, 0);
-		}
-	for (MlirOperation o = mlirBlockGetFirstOperation(body);
-	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o), i++) {
-		int64_t lb, step, trip = for_trip(o, &lb, &step);
-		if (pb_ir_op_is(o, "affine.yield") || is_pure(o) ||
-		    pb_ir_op_is(o, "memref.alloca"))
-			continue;
-		if (escapes(o, body))
-			crosses = 1;
-		if (!mlirOperationIsNull(n->loop) || trip < 2 || lb || step != 1)
-			continue;
-		MlirValue iv = mlirBlockGetArgument(body_of(o), 0);
-		if (indexes_private(o, iv, priv, np))
-			continue;
-		struct pb_ir_ops all = {0};
-		int reads = 0;
-		pb_ir_collect(o, NULL, &all);
-		for (int k = 0; k < all.n && !reads; k++) {
-			int mem, w;
-			if (pb_poly_access_operand(all.v[k], &mem, &w) && !w)
-				reads = read_only_arg(
-					p->func, pb_poly_root(mlirOperationGetOperand(
-							 all.v[k], mem)));
-		}
-		pb_ir_ops_free(&all);
-		if (!reads)
-			continue;
-		n->loop = o;
-		n->at = i;
-		n->trip = trip;
-	}
-	if (mlirOperationIsNull(n->loop)) {
-		*why = "no reduction loop reading a buffer the kernel never "
-		       "writes";
-		return 0;
-	}
-	if (crosses) {
-		*why = "a value of the thread's work crosses from one of its "
-		       "loops to another";
-		return 0;
-	}
-	return 1;
-}
-
-/* How many times one block executes "op" (nested in the top loop of "n")
- * per k-tile: the trip counts of the loops around it, the reduction
- * loop's replaced by the k-tile; loops with bounds not constant count
- * once. */
-static int64_t executions(const struct nest *n, MlirOperation op)
-{
-	int64_t e = 1;
-	for (MlirOperation q = mlirOperationGetParentOperation(op);
-	     !mlirOperationIsNull(q); q = mlirOperationGetParentOperation(q)) {
-		int64_t lb, step, t;
-		if (mlirOperationEqual(q, n->loop)) {
-			t = n->kt;
-		} else if (pb_ir_op_is(q, "affine.parallel")) {
-			int64_t l[PB_KERNEL_MAXD], st[PB_KERNEL_MAXD],
-				c[PB_KERNEL_MAXD];
-			MlirValue iv[PB_KERNEL_MAXD];
-			int k = pb_ir_parallel_dims(q, PB_KERNEL_MAXD, l, st, c,
-						    iv);
-			t = k < 0 ? 1 : pb_numel(k, c);
-		} else {
-			t = for_trip(q, &lb, &step);
-			if (t < 0)
-				t = 1;
-		}
-		e *= t;
-		if (mlirOperationEqual(q, n->top))
-			break;
-	}
-	return e;
-}
-
-/* The range [*lo, *hi] of parameter "i" of the model of "n" (i == np:
- * the k-tile origin): a counter of the block loop, or unknown (0). */
-static int param_range(const struct nest *n, int i, int64_t *lo, int64_t *hi)
-{
-	if (i == n->l->np) {
-		*lo = 0;
-		*hi = n->trip - n->kt;
-		return 1;
-	}
-	for (int d = 0; d < n->blk.n; d++)
-		if (mlirValueEqual(n->l->par[i], n->blk.iv[d])) {
-			*lo = n->blk.lb[d];
-			*hi = n->blk.lb[d] + n->blk.step[d] * (n->blk.extent[d] - 1);
-			return 1;
-		}
-	return 0;
-}
-
-/* The values the parameters of footprint "fp" of "n" take: the block
- * counters their range, the k-tile origin "o<d>" 0 to trip - KT. */
-static __isl_give isl_set *param_context(const struct nest *n,
-					 __isl_keep isl_set *fp)
-{
-	isl_set *c = isl_set_universe(isl_space_params(isl_set_get_space(fp)));
-	char name[16];
-	snprintf(name, sizeof(name), "o%d", n->chain.n);
-	for (int i = 0; i < (int)isl_set_dim(c, isl_dim_param); i++) {
-		const char *pn = isl_set_get_dim_name(c, isl_dim_param, i);
-		int64_t lo, hi;
-		int k = !pn ? -1 : !strcmp(pn, name) ? n->l->np
-			: pn[0] == 'p' ? atoi(pn + 1) : -1;
-		if (k < 0 || k > n->l->np || !param_range(n, k, &lo, &hi))
-			continue;
-		c = isl_set_lower_bound_si(c, isl_dim_param, i, lo);
-		c = isl_set_upper_bound_si(c, isl_dim_param, i, hi);
-	}
-	return c;
-}
-
-/* isl_pw_aff_foreach_piece callback: keep the piece's function. */
-static isl_stat keep_piece(__isl_take isl_set *set, __isl_take isl_aff *aff,
-			   void *user)
-{
-	isl_aff **a = user;
-	isl_set_free(set);
-	isl_aff_free(*a);
-	*a = aff;
-	return isl_stat_ok;
-}
-
-/* The function of "pa", a piecewise function of one piece. */
-static __isl_give isl_aff *single_aff(__isl_take isl_pw_aff *pa)
-{
-	isl_aff *a = NULL;
-	if (isl_pw_aff_n_piece(pa) == 1)
-		isl_pw_aff_foreach_piece(pa, &keep_piece, &a);
-	isl_pw_aff_free(pa);
-	return a;
-}
-
-/* The box of group "g" of "n" per block and k-tile into "g": sizes and
- * the offset as coefficients of the parameters and the k-tile origin.
- * 0 when there is no such box. */
-static int group_box(struct nest *n, struct group *g)
-{
-	int64_t tile[PB_POLY_LOCAL_MAXDIM];
-	isl_aff *off[MAXR] = {NULL};
-	char name[16];
-	int ok = 1;
-	for (int k = 0; k < n->chain.n; k++)
-		tile[k] = n->chain.extent[k];
-	tile[n->chain.n] = n->kt;
-	isl_set *fp = pb_poly_local_footprint(n->l, g->n, g->acc, tile);
-	for (int k = 0; k < n->chain.n && fp; k++) {
-		snprintf(name, sizeof(name), "o%d", k);
-		int pos = isl_set_find_dim_by_name(fp, isl_dim_param, name);
-		if (pos < 0)
-			continue;
-		fp = isl_set_fix_si(fp, isl_dim_param, pos, 0);
-		fp = isl_set_project_out(fp, isl_dim_param, pos, 1);
-	}
-	fp = fp ? isl_set_intersect_params(fp, param_context(n, fp)) : NULL;
-	isl_fixed_box *box = fp ? isl_set_get_simple_fixed_box_hull(fp) : NULL;
-	if (box && isl_fixed_box_is_valid(box) == isl_bool_true) {
-		isl_multi_val *size = isl_fixed_box_get_size(box);
-		isl_multi_aff *o = isl_fixed_box_get_offset(box);
-		for (int d = 0; d < g->rank; d++) {
-			isl_val *v = isl_multi_val_get_at(size, d);
-			g->size[d] = isl_val_get_num_si(v);
-			isl_val_free(v);
-			off[d] = isl_multi_aff_get_at(o, d);
-		}
-		isl_multi_val_free(size);
-		isl_multi_aff_free(o);
-	} else {
-		/* a footprint with existentials (the points of a thread tile
-		 * interleaved with the other threads') has no simple box:
-		 * bound each dimension by its exact minimum and maximum */
-		for (int d = 0; d < g->rank && ok && fp; d++) {
-			isl_pw_aff *lo = isl_set_dim_min(isl_set_copy(fp), d);
-			isl_pw_aff *hi = isl_set_dim_max(isl_set_copy(fp), d);
-			isl_pw_aff *w = isl_pw_aff_sub(isl_pw_aff_copy(hi),
-						       isl_pw_aff_copy(lo));
-			ok = isl_pw_aff_n_piece(lo) == 1 &&
-			     isl_pw_aff_n_piece(w) == 1 &&
-			     isl_pw_aff_is_cst(w) == isl_bool_true;
-			if (ok) {
-				isl_aff *wa = single_aff(w);
-				isl_val *v = isl_aff_get_constant_val(wa);
-				g->size[d] = isl_val_get_num_si(v) + 1;
-				isl_val_free(v);
-				isl_aff_free(wa);
-				off[d] = single_aff(lo);
-			} else {
-				isl_pw_aff_free(w);
-				isl_pw_aff_free(lo);
-			}
-			isl_pw_aff_free(hi);
-		}
-		ok = ok && fp;
-	}
-	isl_fixed_box_free(box);
-	isl_set_free(fp);
-	snprintf(name, sizeof(name), "o%d", n->chain.n);
-	for (int d = 0; d < g->rank && ok; d++) {
-		isl_aff *a = off[d];
-		ok = a && isl_aff_dim(a, isl_dim_div) == 0 && g->size[d] > 0;
-		memset(g->coef[d], 0, sizeof(g->coef[d]));
-		for (int i = 0; ok && i < isl_aff_dim(a, isl_dim_param); i++) {
-			isl_val *c = isl_aff_get_coefficient_val(a, isl_dim_param,
-								 i);
-			const char *pn = isl_aff_get_dim_name(a, isl_dim_param,
-							      i);
-			int64_t cv = isl_val_get_num_si(c);
-			ok = isl_val_is_int(c) == isl_bool_true && pn;
-			isl_val_free(c);
-			if (!ok || !cv)
-				continue;
-			if (!strcmp(pn, name))
-				g->coef[d][n->l->np] = cv;
-			else if (pn[0] == 'p' && atoi(pn + 1) < n->l->np)
-				g->coef[d][atoi(pn + 1)] = cv;
-			else
-				ok = 0;
-		}
-		if (ok) {
-			isl_val *c = isl_aff_get_constant_val(a);
-			ok = isl_val_is_int(c) == isl_bool_true;
-			g->cst[d] = isl_val_get_num_si(c);
-			isl_val_free(c);
-		}
-	}
-	for (int d = 0; d < MAXR; d++)
-		isl_aff_free(off[d]);
-	return ok;
-}
-
-/* The values of parameter "i" of the model of "n" are lo + step * j: a
- * counter of the block loop, the k-tile origin (multiples of the k-tile),
- * or anything (step 1). */
-static void param_steps(const struct nest *n, int i, int64_t *lo,
-			int64_t *step)
-{
-	*lo = 0;
-	*step = 1;
-	if (i == n->l->np) {
-		*step = n->kt;
-		return;
-	}
-	for (int d = 0; d < n->blk.n; d++)
-		if (mlirValueEqual(n->l->par[i], n->blk.iv[d])) {
-			*lo = n->blk.lb[d];
-			*step = n->blk.step[d];
-		}
-}
-
-/* Which dimensions of "g" may leave its buffer for some block and
- * k-tile: those get guarded copies with zero fill. */
-static void find_guards(const struct nest *n, struct group *g)
-{
-	for (int d = 0; d < g->rank; d++) {
-		int64_t lo = g->cst[d], hi = g->cst[d];
-		int known = 1;
-		for (int i = 0; i <= n->l->np && known; i++) {
-			int64_t c = g->coef[d][i], a = 0, b = 0;
-			if (!c)
-				continue;
-			known = param_range(n, i, &a, &b);
-			lo += c > 0 ? c * a : c * b;
-			hi += c > 0 ? c * b : c * a;
-		}
-		g->guard[d] = !known || lo < 0 || hi + g->size[d] > g->dim[d];
-	}
-}
-
-/* The layout of a staged tile: the box dimension each dimension of the
- * buffer holds ("perm", outermost first) and the padding of the
- * innermost one. */
-struct layout {
-	int perm[MAXR];
-	int64_t pad;
-};
-
-/* The widest copy of "g" in layout "lay": elements per copy (16 bytes at
- * most, along the innermost dimension of both the buffer and the tile)
- * such that every copy is aligned in the buffer and in the tile and
- * either wholly inside the buffer or wholly outside. */
-static int64_t copy_width(const struct nest *n, const struct group *g,
-			  const struct layout *lay)
-{
-	int r = g->rank - 1;
-	if (lay->perm[r] != r)
-		return 1;
-	for (int64_t v = 16 / g->elem; v > 1; v /= 2) {
-		int ok = g->size[r] % v == 0 &&
-			 (g->size[r] + lay->pad) % v == 0 &&
-			 g->dim[r] % v == 0 && g->cst[r] % v == 0;
-		/* the parameters take the values lo + step * j */
-		for (int i = 0; i <= n->l->np && ok; i++) {
-			int64_t lo, step;
-			param_steps(n, i, &lo, &step);
-			ok = (g->coef[r][i] * step) % v == 0 &&
-			     (g->coef[r][i] * lo) % v == 0;
-		}
-		if (ok)
-			return v;
-	}
-	return 1;
-}
-
-/* The size of buffer dimension "s" of "g" in layout "lay". */
-static int64_t buf_size(const struct group *g, const struct layout *lay, int s)
-{
-	return g->size[lay->perm[s]] + (s == g->rank - 1 ? lay->pad : 0);
-}
-
-/* The strides in elements in the buffer of "g" (layout "lay") of each
- * dimension of the tile. */
-static void tile_strides(const struct group *g, const struct layout *lay,
-			 int64_t *stride)
-{
-	int64_t st = 1;
-	for (int s = g->rank - 1; s >= 0; s--) {
-		stride[lay->perm[s]] = st;
-		st *= buf_size(g, lay, s);
-	}
-}
-
-/* Elements per shared-memory read of the warps' accesses of "g" in
- * layout "lay" once the k-tile loop is unrolled: 128 bits when the
- * innermost buffer dimension is the one the reduction counter walks by
- * one in every access and every read of 16 bytes stays aligned. */
-static int64_t read_width(const struct nest *n, const struct group *g,
-			  const struct layout *lay)
-{
-	int r = g->rank - 1, d = lay->perm[r], kdim = n->chain.n;
-	int64_t v = 16 / g->elem, stride[MAXR], c;
-	if (n->kt % v)
-		return 1;
-	tile_strides(g, lay, stride);
-	for (int s = 0; s < r; s++)
-		if (stride[lay->perm[s]] % v)
-			return 1;
-	for (int i = 0; i < g->n; i++) {
-		if (pb_poly_local_coef(n->l, g->acc[i], d, kdim, &c) || c != 1)
-			return 1;
-		for (int e = 0; e < g->rank; e++)
-			if (e != d && (pb_poly_local_coef(n->l, g->acc[i], e,
-							  kdim, &c) || c))
-				return 1;
-	}
-	return v;
-}
-
-/* The cost of layout "lay" for "g": the warp-wide shared-memory
- * instructions per k-tile of the warps' reads (each read
- * "width" elements, see read_width) and of the copy's stores and loads,
- * each times the bank-conflict degree of its accesses; -1 when a read's
- * lanes cannot be told apart (not affine in the thread counters). The
- * worst read degree into "*degree". */
-static int64_t layout_cost(const struct nest *n, const struct group *g,
-			   const struct layout *lay, int *degree)
-{
-	int64_t stride[MAXR], word[32], cost = 0;
-	int nt = n->chain.n - n->nwarp;
-	int64_t lanes = pb_numel(nt, n->chain.extent + n->nwarp);
-	int64_t width = read_width(n, g, lay);
-	int ww = (int)(width * g->elem / 4);
-	if (lanes > 32)
-		lanes = 32;
-	tile_strides(g, lay, stride);
-	*degree = 1;
-	for (int i = 0; i < g->n; i++) {
-		for (int l = 0; l < lanes; l++) {
-			int64_t rest = l, idx[PB_KERNEL_MAXD], w = 0;
-			for (int k = n->chain.n - 1; k >= n->nwarp; k--) {
-				idx[k] = rest % n->chain.extent[k];
-				rest /= n->chain.extent[k];
-			}
-			for (int d = 0; d < g->rank; d++) {
-				int64_t s = 0, c;
-				for (int k = n->nwarp; k < n->chain.n; k++) {
-					if (pb_poly_local_coef(n->l, g->acc[i], d,
-							       k, &c))
-						return -1;
-					s += c * idx[k];
-				}
-				w += s * stride[d];
-			}
-			word[l] = w * g->elem / 4;
-		}
-		int deg = pb_smem_bank_degree(word, (int)lanes, ww < 1 ? 1 : ww);
-		if (deg > *degree)
-			*degree = deg;
-		cost += deg * (executions(n, n->l->access[g->acc[i]].op) /
-				       n->threads / width + 1);
-	}
-	/* the copy: lane l stores unit l, in the order of the tile */
-	int64_t v = copy_width(n, g, lay), units = 1;
-	for (int d = 0; d < g->rank; d++)
-		units *= d == g->rank - 1 ? g->size[d] / v : g->size[d];
-	for (int l = 0; l < 32; l++) {
-		int64_t rest = l % units, w = 0;
-		for (int d = g->rank - 1; d >= 0; d--) {
-			int64_t q = d == g->rank - 1 ? g->size[d] / v : g->size[d];
-			int64_t c = rest % q;
-			rest /= q;
-			w += (d == g->rank - 1 ? c * v : c) * stride[d];
-		}
-		word[l] = w * g->elem / 4;
-	}
-	int wv = (int)(v * g->elem / 4);
-	cost += (pb_smem_bank_degree(word, 32, wv < 1 ? 1 : wv) + 1) *
-		((units + n->threads - 1) / n->threads);
-	return cost;
-}
-
-/* The dimension of the tile of "g" that the reduction counter moves in
- * its accesses, when there is exactly one; -1 otherwise. */
-static int k_dim(const struct nest *n, const struct group *g)
-{
-	int found = -1;
-	for (int d = 0; d < g->rank; d++)
-		for (int i = 0; i < g->n; i++) {
-			int64_t c;
-			if (pb_poly_local_coef(n->l, g->acc[i], d, n->chain.n,
-					       &c) || !c)
-				continue;
-			if (found >= 0 && found != d)
-				return -1;
-			found = d;
-		}
-	return found;
-}
-
-/* Choose the layout of "g" (the tile's order, or the dimension the
- * reduction walks moved innermost so that a thread's reads along it are
- * contiguous; no padding, 16 bytes or one element of padding) with the
- * least cost, and the copy width it allows. */
-static void choose_layout(const struct nest *n, struct group *g)
-{
-	struct layout cand[2], best;
-	int64_t pads[3] = {0, 16 / g->elem, 1}, bc = -1;
-	int nc = 1, kd = k_dim(n, g);
-	for (int d = 0; d < g->rank; d++)
-		cand[0].perm[d] = d;
-	if (kd >= 0 && kd != g->rank - 1) {
-		int s = 0;
-		for (int d = 0; d < g->rank; d++)
-			if (d != kd)
-				cand[1].perm[s++] = d;
-		cand[1].perm[s] = kd;
-		nc = 2;
-	}
-	best = cand[0];
-	best.pad = 0;
-	g->degree = 0;
-	for (int c = 0; c < nc; c++)
-		for (int i = 0; i < 3; i++) {
-			int deg;
-			struct layout lay = cand[c];
-			lay.pad = pads[i];
-			int64_t cost = layout_cost(n, g, &lay, &deg);
-			if (cost < 0)
-				continue;
-			if (bc < 0 || cost < bc) {
-				bc = cost;
-				best = lay;
-				g->degree = deg;
-			}
-		}
-	memcpy(g->perm, best.perm, sizeof(g->perm));
-	g->pad = best.pad;
-	g->vec = copy_width(n, g, &best);
-	g->rvec = read_width(n, g, &best);
-	int64_t e = g->elem;
-	for (int s = 0; s < g->rank; s++)
-		e *= buf_size(g, &best, s);
-	g->bytes = e;
-}
-
-/* The padded read of "n" whose clamped load ("virt" 0) or virtual read
- * ("virt" 1) is "op", or NULL. */
-static struct pb_smem_pad *pad_of(const struct nest *n, MlirOperation op,
-				  int virt)
-{
-	for (int i = 0; i < n->npad; i++)
-		if (mlirOperationEqual(virt ? n->pads[i].virt : n->pads[i].load,
-				       op))
-			return &n->pads[i];
-	return NULL;
-}
-
-/* Collect the groups of "n": per buffer the kernel never writes, the
- * affine loads of it in the reduction loop through the buffer itself. */
-static void collect_groups(struct promote *p, struct nest *n)
-{
-	struct pb_poly_local *l = n->l;
-	n->ng = 0;
-	for (int a = 0; a < l->naccess; a++) {
-		struct pb_poly_laccess *acc = &l->access[a];
-		MlirValue root = l->root[acc->root];
-		int mem, w;
-		if (acc->write || !pb_ir_is_inside(acc->op, n->loop) ||
-		    !read_only_arg(p->func, root) || pad_of(n, acc->op, 0))
-			continue;
-		if (written_alias(p->func, root)) {
-			remark(p, acc->op, "not staged: the buffer may be the "
-			       "memory the kernel writes (aliased arguments)");
-			continue;
-		}
-		pb_poly_access_operand(acc->op, &mem, &w);
-		if (!acc->exact || !pb_ir_op_is(acc->op, "affine.load") ||
-		    !mlirValueEqual(mlirOperationGetOperand(acc->op, mem), root)) {
-			remark(p, acc->op, "not staged: %s",
-			       acc->exact ? "read through a view"
-					  : "subscripts not affine");
-			continue;
-		}
-		MlirType t = mlirValueGetType(root);
-		int gi = 0;
-		while (gi < n->ng && !mlirValueEqual(n->g[gi].src, root))
-			gi++;
-		if (gi == n->ng) {
-			if (n->ng == MAXG ||
-			    mlirShapedTypeGetRank(t) > MAXR ||
-			    !mlirShapedTypeHasStaticShape(t) ||
-			    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(t)))
-				continue;
-			struct group *g = &n->g[n->ng++];
-			memset(g, 0, sizeof(*g));
-			g->src = root;
-			g->root = acc->root;
-			g->rank = (int)mlirShapedTypeGetRank(t);
-			for (int d = 0; d < g->rank; d++)
-				g->dim[d] = mlirShapedTypeGetDimSize(t, d);
-			g->elem = mlirFloatTypeGetWidth(
-					  mlirShapedTypeGetElementType(t)) / 8;
-		}
-		struct pb_smem_pad *pad = pad_of(n, acc->op, 1);
-		if (pad) {
-			/* one pad value per buffer: the copy fills with it */
-			if (!mlirAttributeIsNull(n->g[gi].fill) &&
-			    !mlirAttributeEqual(n->g[gi].fill, pad->fill))
-				continue;
-			n->g[gi].fill = pad->fill;
-		}
-		if (n->g[gi].n < MAXACC)
-			n->g[gi].acc[n->g[gi].n++] = a;
-	}
-}
-
-/* Leave out the group of read "op" of "n" for reason "why": a remark
- * now when "say", else kept for one (see plan). */
-static void drop(struct promote *p, struct nest *n, MlirOperation op,
-		 const char *why, int say)
-{
-	if (say)
-		remark(p, op, "not staged: %s", why);
-	else if (n->ndropped < MAXG) {
-		n->dropped[n->ndropped] = op;
-		n->why[n->ndropped++] = why;
-	}
-}
-
-/* Size the groups of "n" for k-tile n->kt: boxes, reuse, guards and
- * layouts; drop the groups that are not worth staging (with a remark
- * when "say"). The shared memory of one stage, in bytes. */
-static int64_t size_groups(struct promote *p, struct nest *n, int say)
-{
-	int64_t bytes = 0;
-	int k = 0;
-	n->ndropped = 0;
-	for (int i = 0; i < n->ng; i++) {
-		struct group *g = &n->g[i];
-		MlirOperation first = n->l->access[g->acc[0]].op;
-		if (!group_box(n, g)) {
-			drop(p, n, first, "its footprint per block and k-tile "
-			     "is not a box of fixed size", say);
-			continue;
-		}
-		int64_t elems = 1, execs = 0;
-		for (int d = 0; d < g->rank; d++)
-			elems *= g->size[d];
-		for (int a = 0; a < g->n; a++)
-			execs += executions(n, n->l->access[g->acc[a]].op);
-		g->reuse = execs / elems;
-		if (g->reuse <= 1) {
-			drop(p, n, first, "each element is read once per block "
-			     "(no reuse across threads)", say);
-			continue;
-		}
-		find_guards(n, g);
-		choose_layout(n, g);
-		bytes += g->bytes;
-		n->g[k++] = *g;
-	}
-	n->ng = k;
-	return bytes;
-}
-
-/* The type text of the ring of buffers of "g" for "n" into "w". */
-static void ring_type(const struct nest *n, const struct group *g,
-		      struct pb_buf *w)
-{
-	struct pb_buf e = {0};
-	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(g->src)),
-			 &e);
-	pb_buf_printf(w, "memref<%dx", n->stages);
-	for (int d = 0; d < g->rank; d++)
-		pb_buf_printf(w, "%lldx",
-			      (long long)(g->size[g->perm[d]] +
-					  (d == g->rank - 1 ? g->pad : 0)));
-	pb_buf_printf(w, "%s, #gpu.address_space<workgroup>>", e.data);
-	pb_buf_free(&e);
-}
-
-/* The workgroup buffer of the block of "n" of type "text" that none of
- * the first "ng" groups of "n" uses yet (an earlier nest of the block,
- * such as the full-tile version of a partial one, staged the same tiles:
- * it ended with a barrier, so its buffers are free again), or a null
- * value. */
-static MlirValue free_buffer(const struct nest *n, const char *text, int ng)
-{
-	struct pb_ir_ops l = {0};
-	MlirValue found = {NULL};
-	pb_kernel_workgroup_buffers(n->block, &l);
-	for (int i = 0; i < l.n && mlirValueIsNull(found); i++) {
-		MlirValue v = mlirOperationGetResult(l.v[i], 0);
-		struct pb_buf t = {0};
-		int used = 0;
-		pb_ir_type_print(mlirValueGetType(v), &t);
-		for (int k = 0; k < ng; k++)
-			used |= !mlirValueIsNull(n->g[k].buf) &&
-				mlirValueEqual(n->g[k].buf, v);
-		if (!used && t.data && !strcmp(t.data, text))
-			found = v;
-		pb_buf_free(&t);
-	}
-	pb_ir_ops_free(&l);
-	return found;
-}
-
-/* The bytes of shared memory the block of "n" needs in all once its
- * groups are staged: what it has, and the rings of the groups that
- * cannot reuse one of its buffers (free_buffer). */
-static int64_t block_bytes(struct nest *n)
-{
-	int64_t bytes = pb_kernel_workgroup_bytes(n->block);
-	for (int i = 0; i < n->ng; i++) {
-		struct pb_buf t = {0};
-		ring_type(n, &n->g[i], &t);
-		n->g[i].buf = free_buffer(n, t.data, i);
-		if (mlirValueIsNull(n->g[i].buf))
-			bytes += n->g[i].bytes * n->stages;
-		pb_buf_free(&t);
-	}
-	for (int i = 0; i < n->ng; i++)
-		n->g[i].buf = (MlirValue){NULL};
-	return bytes;
-}
-
-/* Choose the k-tile and the stages of "n" (--k-tile, --stages, or: the
- * first k-tile of {16, 32, 8, 4, the loop when at most 32} that
- * divides the loop and lets a ring
- * of 3, else 2, slots fit the target's shared memory per block, or one
- * slot when no ring fits). 0 when nothing is staged. */
-static int plan(struct promote *p, struct nest *n)
-{
-	/* the whole loop when it is short and no other tile divides it */
-	int64_t kts[] = {16, 32, 8, 4, n->trip <= 32 ? n->trip : 4};
-	int64_t limit = p->t->smem_per_block;
-	int nk = p->o->k_tile ? 1 : (int)(sizeof(kts) / sizeof(kts[0]));
-	struct group saved[MAXG];
-	int nsaved = n->ng;
-	memcpy(saved, n->g, sizeof(saved));
-	/* a ring first (3 slots, then 2), the largest k-tile in the order of
-	 * kts first within it; one slot only when no ring fits */
-	int top = p->o->stages ? (int)p->o->stages : p->async ? 3 : 1;
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < nk; i++)
-			for (int want = top; want >= 1; want--) {
-				if (!p->o->stages && (pass == 0) != (want > 1))
-					continue;
-				if (p->o->stages && pass)
-					continue;
-				n->kt = p->o->k_tile ? p->o->k_tile : kts[i];
-				if (n->kt > n->trip || n->trip % n->kt)
-					continue;
-				memcpy(n->g, saved, sizeof(saved));
-				n->ng = nsaved;
-				size_groups(p, n, 0);
-				int64_t tiles = n->trip / n->kt;
-				n->stages = want < tiles ? want : (int)tiles;
-				if (!n->ng)
-					break;
-				if (block_bytes(n) > limit)
-					continue;
-				for (int d = 0; d < n->ndropped; d++)
-					remark(p, n->dropped[d], "not staged: %s",
-					       n->why[d]);
-				return 1;
-			}
-	/* nothing fits: say why with the preferred tile */
-	memcpy(n->g, saved, sizeof(saved));
-	n->ng = nsaved;
-	n->kt = p->o->k_tile ? p->o->k_tile : kts[0];
-	for (int i = 0; i < nk && !p->o->k_tile; i++)
-		if (kts[i] <= n->trip && n->trip % kts[i] == 0) {
-			n->kt = kts[i];
-			break;
-		}
-	if (n->trip % n->kt) {
-		remark(p, n->loop, "not staged: the k-tile %lld does not divide "
-		       "the %lld iterations of the loop", (long long)n->kt,
-		       (long long)n->trip);
-		return 0;
-	}
-	size_groups(p, n, 1);
-	n->stages = p->o->stages ? (int)p->o->stages : 1;
-	if (n->ng)
-		remark(p, n->loop, "not staged: %lld bytes of shared memory "
-		       "(%d stage%s of k-tile %lld) do not fit %lld bytes per "
-		       "block (%s)", (long long)block_bytes(n), n->stages,
-		       n->stages > 1 ? "s" : "", (long long)n->kt,
-		       (long long)limit, p->t->arch);
-	return 0;
-}
-
 /* The thread loop and its body's operations (but the terminator) of the
  * mapped chain starting at "top". */
 static MlirOperation chain_thread(MlirOperation top)
 {
 	MlirOperation op = top;
 	while (pb_contract_map_of(op) == PB_MAP_WARP) {
-		MlirOperation o = mlirBlockGetFirstOperation(body_of(op));
-		while (!mlirOperationIsNull(o) && is_pure(o))
+		MlirOperation o = mlirBlockGetFirstOperation(pb_smem_body(op));
+		while (!mlirOperationIsNull(o) && pb_smem_is_pure(o))
 			o = mlirOperationGetNextInBlock(o);
 		op = o;
 	}
@@ -1065,13 +77,13 @@ static MlirOperation chain_thread(MlirOperation top)
 static void keep_part(struct nest *n, MlirOperation top, int part,
 		      const MlirValue *priv)
 {
-	MlirBlock body = body_of(chain_thread(top));
+	MlirBlock body = pb_smem_body(chain_thread(top));
 	struct pb_ir_ops ops = {0}, allocas = {0};
 	pb_ir_block_ops(body, &ops);
 	for (int j = ops.n - 1; j >= 0; j--) {
 		MlirOperation o = ops.v[j];
 		int at = j < n->at ? -1 : j > n->at;
-		if (pb_ir_op_is(o, "affine.yield") || is_pure(o))
+		if (pb_ir_op_is(o, "affine.yield") || pb_smem_is_pure(o))
 			continue;
 		if (pb_ir_op_is(o, "memref.alloca")) {
 			pb_ir_ops_push(&allocas, o);
@@ -1106,7 +118,7 @@ static void keep_part(struct nest *n, MlirOperation top, int part,
 			for (intptr_t r = 0; r < mlirOperationGetNumResults(o); r++)
 				used |= !mlirOpOperandIsNull(mlirValueGetFirstUse(
 					mlirOperationGetResult(o, r)));
-			if (is_pure(o) && !used) {
+			if (pb_smem_is_pure(o) && !used) {
 				mlirOperationDestroy(o);
 				changed = 1;
 			}
@@ -1122,11 +134,11 @@ static int has_part(struct nest *n, int part)
 {
 	struct pb_ir_ops ops = {0};
 	int found = 0;
-	pb_ir_block_ops(body_of(n->thread), &ops);
+	pb_ir_block_ops(pb_smem_body(n->thread), &ops);
 	for (int j = 0; j < ops.n; j++) {
 		int at = j < n->at ? -1 : j > n->at;
 		found |= at == part && !pb_ir_op_is(ops.v[j], "affine.yield") &&
-			 !is_pure(ops.v[j]) &&
+			 !pb_smem_is_pure(ops.v[j]) &&
 			 !pb_ir_op_is(ops.v[j], "memref.alloca");
 	}
 	pb_ir_ops_free(&ops);
@@ -1138,7 +150,7 @@ static int has_part(struct nest *n, int part)
 static int make_private(struct promote *p, struct nest *n, MlirValue *priv)
 {
 	int np = 0;
-	for (MlirOperation o = mlirBlockGetFirstOperation(body_of(n->thread));
+	for (MlirOperation o = mlirBlockGetFirstOperation(pb_smem_body(n->thread));
 	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
 		if (!pb_ir_op_is(o, "memref.alloca"))
 			continue;
@@ -1368,53 +380,12 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 	return l;
 }
 
-/* Is the k-tile loop of "n" worth unrolling fully: every read of a
- * buffer the kernel never writes in it staged (no global load left whose
- * address arithmetic would multiply), and at most 1024 points per thread
- * (k-tile times the points of its inner loops)? */
-static int unrollable(const struct nest *n)
-{
-	int64_t staged = 0, reads = 0, work = n->kt;
-	for (int i = 0; i < n->ng; i++)
-		staged += n->g[i].n;
-	for (int a = 0; a < n->l->naccess; a++) {
-		const struct pb_poly_laccess *acc = &n->l->access[a];
-		reads += !acc->write && pb_ir_is_inside(acc->op, n->loop) &&
-			 !pad_of(n, acc->op, 0) &&
-			 read_only_arg(pb_ir_value_parent(
-					       n->l->root[acc->root]),
-				       n->l->root[acc->root]);
-	}
-	/* only the points of the thread tile inside: a convolution's window
-	 * loops would multiply the live values past the registers */
-	struct pb_ir_ops loops = {0};
-	int points = 1;
-	pb_ir_collect(n->loop, "affine.for", &loops);
-	for (int i = 0; i < loops.n; i++) {
-		int64_t lb, step, t = for_trip(loops.v[i], &lb, &step);
-		if (mlirOperationEqual(loops.v[i], n->loop))
-			continue;
-		work *= t < 0 ? 1024 : t;
-		points &= indexes_private(loops.v[i],
-					  mlirBlockGetArgument(
-						  body_of(loops.v[i]), 0),
-					  NULL, -1);
-	}
-	pb_ir_ops_free(&loops);
-	/* nor guarded points (a partial tile): their reads do not combine */
-	struct pb_ir_ops guards = {0};
-	pb_ir_collect(n->loop, "affine.if", &guards);
-	int guarded = guards.n > 0;
-	pb_ir_ops_free(&guards);
-	return staged == reads && points && !guarded && work <= 1024;
-}
-
 /* Strip-mine the reduction loop of "n" onto the k-tile loop's counter
  * "kk": it runs 0 .. KT and its counter is kk + its own. */
 static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
 {
 	char text[160];
-	MlirBlock body = body_of(n->loop);
+	MlirBlock body = pb_smem_body(n->loop);
 	MlirValue iv = mlirBlockGetArgument(body, 0), args[2] = {kk, iv};
 	struct pb_ir_ops out = {0};
 	snprintf(text, sizeof(text), "affine_map<() -> (%lld)>",
@@ -1506,7 +477,7 @@ static void loop_text(struct pb_buf *t, const struct nest *n, char **elt,
 	}
 	pb_buf_puts(t, "  }\n");
 	if (s > 1)
-		pb_buf_puts(t, "  gpu.barrier\n");
+		pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
 	pb_buf_puts(t, "  return\n}\n");
 }
 
@@ -1515,7 +486,7 @@ static int rewrite(struct promote *p, struct nest *n)
 {
 	MlirValue priv[MAXPRIV], args[PB_POLY_LOCAL_MAXPAR + 2 * MAXG];
 	MlirLocation loc = mlirOperationGetLocation(n->top);
-	MlirBlock bb = body_of(n->block);
+	MlirBlock bb = pb_smem_body(n->block);
 	char *elt[MAXG] = {0}, *srct[MAXG] = {0}, *buft[MAXG] = {0};
 	struct pb_ir_ops out = {0};
 	struct pb_buf t = {0};
@@ -1527,9 +498,9 @@ static int rewrite(struct promote *p, struct nest *n)
 		elt[i] = type_text(mlirShapedTypeGetElementType(st));
 		srct[i] = type_text(st);
 		struct pb_buf w = {0};
-		ring_type(n, g, &w);
+		pb_smem_ring_type(n, g, &w);
 		buft[i] = w.data;
-		g->buf = free_buffer(n, buft[i], i);
+		g->buf = pb_smem_free_buffer(n, buft[i], i);
 		if (!mlirValueIsNull(g->buf))
 			continue;
 		rc = pb_kernel_workgroup_alloc(p->ctx, buft[i],
@@ -1575,7 +546,7 @@ static int rewrite(struct promote *p, struct nest *n)
 	if (rc == PB_OK && mlirOperationIsNull(loop))
 		rc = PB_ERR;
 	if (rc == PB_OK) {
-		MlirBlock lb = body_of(loop);
+		MlirBlock lb = pb_smem_body(loop);
 		MlirOperation at = mlirBlockGetTerminator(lb);
 		/* one stage: before the last barrier */
 		if (n->stages == 1) {
@@ -1592,7 +563,7 @@ static int rewrite(struct promote *p, struct nest *n)
 		for (int i = 0; i < n->ng && rc == PB_OK; i++)
 			for (int a = 0; a < n->g[i].n; a++) {
 				MlirOperation op = n->l->access[n->g[i].acc[a]].op;
-				struct pb_smem_pad *pad = pad_of(n, op, 1);
+				struct pb_smem_pad *pad = pb_smem_pad_of(n, op, 1);
 				MlirOperation nl = stage_load(n, &n->g[i], op, kk);
 				if (pad) {
 					pb_smem_pad_commit(
@@ -1631,7 +602,7 @@ static void tell(struct promote *p, const struct nest *n)
 			transposed |= g->perm[d] != d;
 			guarded |= g->guard[d];
 		}
-		remark(p, n->loop, "staged argument #%d: %s tile per block and "
+		pb_smem_remark(p, n->loop, "staged argument #%d: %s tile per block and "
 		       "k-tile (reuse %lld)%s, padding %lld, %lld-bit copies%s, "
 		       "%lld-bit reads, bank conflicts %d-way",
 		       (int)mlirBlockArgumentGetArgNumber(g->src), box.data,
@@ -1666,7 +637,7 @@ static void tell(struct promote *p, const struct nest *n)
 					  pb_kernel_workgroup_bytes(n->block)};
 	struct pb_kernel_occupancy occ;
 	pb_kernel_occupancy(p->t, &res, pb_kernel_band_points(&n->blk), &occ);
-	remark(p, n->loop, "%d stage%s of k-tile %lld (%s copies), %lld bytes "
+	pb_smem_remark(p, n->loop, "%d stage%s of k-tile %lld (%s copies), %lld bytes "
 	       "of shared memory, %lld threads, at most %lld blocks per SM",
 	       n->stages, n->stages > 1 ? "s" : "", (long long)n->kt,
 	       n->stages > 1 ? "asynchronous" : "synchronous", (long long)bytes,
@@ -1687,46 +658,6 @@ static void tell(struct promote *p, const struct nest *n)
 	}
 }
 
-/* Would plan() find a k-tile and stages for the groups of "n"? (It
- * leaves "n" as it was.) */
-static int fits_somehow(struct promote *p, struct nest *n)
-{
-	struct nest copy = *n;
-	int saved = p->o->remarks, ok;
-	struct pb_smem_opts quiet = *p->o;
-	const struct pb_smem_opts *o = p->o;
-	quiet.remarks = 0;
-	p->o = &quiet;
-	ok = plan(p, &copy);
-	p->o = o;
-	(void)saved;
-	return ok;
-}
-
-/* Leave out the group of "n" whose tile takes the most shared memory at
- * the preferred k-tile, with a remark. */
-static void drop_largest(struct promote *p, struct nest *n)
-{
-	struct nest copy = *n;
-	int big = 0;
-	int64_t most = -1;
-	copy.kt = n->trip < 16 ? n->trip : 16;
-	for (int i = 0; i < n->ng; i++) {
-		struct nest one = copy;
-		one.g[0] = n->g[i];
-		one.ng = 1;
-		size_groups(p, &one, 0);
-		int64_t b = one.ng ? one.g[0].bytes : 0;
-		if (b > most) {
-			most = b;
-			big = i;
-		}
-	}
-	remark(p, n->l->access[n->g[big].acc[0]].op, "not staged: its tile "
-	       "does not fit in shared memory with the others");
-	n->g[big] = n->g[--n->ng];
-}
-
 /* Stage what is worth staging in mapped nest "top" of block loop
  * "block". */
 static int promote_nest(struct promote *p, MlirOperation block,
@@ -1745,15 +676,15 @@ static int promote_nest(struct promote *p, MlirOperation block,
 	if (busy.n)
 		why = "the nest already has barriers or shared memory";
 	pb_ir_ops_free(&busy);
-	if (!why && !find_chain(top, &n))
+	if (!why && !pb_smem_find_chain(top, &n))
 		why = "its mapped loops are not warp loops around one thread "
 		      "loop";
 	if (!why && n.chain.n + 1 > PB_POLY_LOCAL_MAXDIM)
 		why = "too many mapped dimensions";
-	if (!why && !find_loop(p, &n, &why)) {
+	if (!why && !pb_smem_find_loop(p, &n, &why)) {
 	}
 	if (why) {
-		remark(p, top, "not staged: %s", why);
+		pb_smem_remark(p, top, "not staged: %s", why);
 		return PB_OK;
 	}
 	for (int k = 0; k < n.chain.n; k++) {
@@ -1762,7 +693,7 @@ static int promote_nest(struct promote *p, MlirOperation block,
 		dim[k].step = n.chain.step[k];
 		dim[k].trip = n.chain.extent[k];
 	}
-	dim[n.chain.n].iv = mlirBlockGetArgument(body_of(n.loop), 0);
+	dim[n.chain.n].iv = mlirBlockGetArgument(pb_smem_body(n.loop), 0);
 	dim[n.chain.n].lb = 0;
 	dim[n.chain.n].step = 1;
 	dim[n.chain.n].trip = n.trip;
@@ -1771,29 +702,29 @@ static int promote_nest(struct promote *p, MlirOperation block,
 				  0, PB_POLY_LOCAL_INNER_BOUNDS);
 	int rc = PB_OK;
 	if (!n.l) {
-		remark(p, top, "not staged: no access model of the nest");
+		pb_smem_remark(p, top, "not staged: no access model of the nest");
 		goto done;
 	}
 	for (int i = 0; i < n.l->np; i++)
 		if (!mlirTypeIsAIndex(mlirValueGetType(n.l->par[i]))) {
-			remark(p, top, "not staged: a subscript depends on a "
+			pb_smem_remark(p, top, "not staged: a subscript depends on a "
 			       "value that is not an index");
 			goto done;
 		}
-	collect_groups(p, &n);
+	pb_smem_collect_groups(p, &n);
 	if (!n.ng)
-		remark(p, n.loop, "not staged: no affine read of a buffer the "
+		pb_smem_remark(p, n.loop, "not staged: no affine read of a buffer the "
 		       "kernel never writes");
 	/* when the tiles do not fit together, leave out the largest */
-	while (n.ng > 1 && !fits_somehow(p, &n))
-		drop_largest(p, &n);
+	while (n.ng > 1 && !pb_smem_fits(p, &n))
+		pb_smem_drop_largest(p, &n);
 	if (!n.ng)
 		;
-	else if (plan(p, &n)) {
+	else if (pb_smem_plan(p, &n)) {
 		if (p->o->report)
 			pb_buf_printf(&p->report, "%s  {\"staged\": [\n",
 				      p->nreport++ ? ",\n" : "");
-		n.unroll = unrollable(&n);
+		n.unroll = pb_smem_unrollable(&n);
 		rc = rewrite(p, &n);
 		if (rc == PB_OK)
 			tell(p, &n);

@@ -9,10 +9,13 @@
 // pb-codegen again on that output changes nothing. The naive
 // mapping linearizes the parallel band (innermost fastest) onto
 // blockIdx.x * 256 + threadIdx.x; the reduction loop stays in the thread.
+// An argument that is a whole device allocation at every launch is
+// 16-byte aligned (llvm.align); one the kernel only reads, and no other
+// argument shares, is noalias and readonly (ld.global.nc).
 
 // CHECK: module attributes {gpu.container_module, pb.source = "mm.onnx", pb.stage = "codegen"}
 // CHECK-LABEL: gpu.module @pb_kernels
-// CHECK: gpu.func @k0_matmul_kernel(%{{.*}}: memref<64x32xf32>) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 8, 1, 1>, pb.nodes = ["MatMul_0"], pb.origin = "k0_matmul"}
+// CHECK: gpu.func @k0_matmul_kernel(%{{.*}}: memref<64x32xf32> {llvm.align = 16 : i64}) kernel attributes {known_block_size = array<i32: 256, 1, 1>, known_grid_size = array<i32: 8, 1, 1>, pb.nodes = ["MatMul_0"], pb.origin = "k0_matmul"}
 // CHECK: gpu.block_id x
 // CHECK: gpu.thread_id x
 // CHECK: memref.store

@@ -19,6 +19,10 @@
 // group, 128-bit shared loads from the unrolled k-tile.
 // RUN: pb-codegen --arch=sm_80 %t/s3.mlir | FileCheck --check-prefix=PTX %s
 // RUN: pb-codegen --arch=sm_90 %t/s3.mlir | FileCheck --check-prefix=PTX %s
+// With one slot the copies are synchronous: 128-bit loads of A's rows
+// through the read-only path (A is never written and a whole, aligned
+// allocation) into 128-bit shared stores.
+// RUN: pb-smem --stages=1 %t/tile.mlir | pb-codegen --arch=sm_80 | FileCheck --check-prefix=PTX1 %s
 
 // C = A x B, 64x48x32, a 32x32 block tile of 2 warps of 4x8 lanes, 4x4
 // points per thread. A's 32x16 tile per k-tile is read by the 8 lanes of a
@@ -94,6 +98,9 @@
 // PTX: cp.async.wait_group 1;
 // PTX: bar.sync 0;
 // PTX: ld.shared.v4.{{[bf]}}32
+// PTX1-NOT: cp.async
+// PTX1: ld.global.nc.v4.{{[bf]}}32
+// PTX1: st.shared.v4.{{[bf]}}32
 
 //--- mm.mlir
 module attributes {pb.stage = "fuse"} {
