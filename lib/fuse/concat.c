@@ -206,8 +206,11 @@ int pb_fuse_concat_in_place(struct pb_ctx *ctx, MlirBlock body)
 			abort();
 		ch[k].op[ch[k].n++] = all.v[i];
 	}
+	/* a lone concat keeps its copies for now: written in place, the
+	 * branches of SqueezeNet's fire modules spill registers on sm_90
+	 * after pb-smem (the quadratic copies are the chains') */
 	for (int k = 0; k < nch; k++) {
-		if (rc == PB_OK)
+		if (rc == PB_OK && ch[k].n > 1)
 			rc = rewrite(ctx, body, &ch[k]);
 		free(ch[k].op);
 	}
