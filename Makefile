@@ -172,6 +172,12 @@ conformance: all
 conformance-fast: all
 	$(Q)PB_BUILD=$(abspath $(B)) tests/conformance/run.sh --fast
 
+# The model zoo (docs/testing.md): torchvision models exported with seeded
+# weights (cached in ~/.cache/pb-zoo), every stage on the CPU against
+# PyTorch; not part of check (minutes).
+zoo: all
+	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) tests/zoo/run.sh $(ZOO)
+
 # check builds first (deps installed), then runs every suite even if one fails.
 check:
 	@scripts/deps.sh
@@ -225,7 +231,7 @@ fuzz:
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all deps unit lit e2e check demo install clean pb-run-lite fuzz layers
+.PHONY: all deps unit lit e2e check demo install clean pb-run-lite fuzz layers zoo
 .SECONDARY:
 
 -include $(shell find $(B)/obj $(B)/lite -name '*.d' 2>/dev/null)

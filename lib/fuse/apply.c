@@ -217,14 +217,15 @@ int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 				touches(*s, b, dirty, 1);
 			}
 		}
-		free(dirty);
-		if (!folded)
+		if (!folded) {
+			free(dirty);
 			break;
+		}
 		n += folded;
 		npending = nnext;
-		MlirBlock block = (*s)->block;
-		pb_poly_scop_free(*s);
-		*s = pb_poly_extract(ctx, ctx->isl, block);
+		/* only the buffers whose accesses changed are asked again */
+		free(dirty);
+		*s = pb_poly_extract_update(ctx, *s);
 		if (!*s) {
 			n = -1;
 			break;

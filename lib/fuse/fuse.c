@@ -273,6 +273,11 @@ static int copies_to_linalg(struct pb_ctx *ctx, MlirModule m)
 		MlirOperation cp = copies.v[i];
 		MlirValue v[2] = {mlirOperationGetOperand(cp, 0),
 				  mlirOperationGetOperand(cp, 1)};
+		if (mlirValueEqual(v[0], v[1])) {
+			/* an operand written in place (concat.c) */
+			mlirOperationDestroy(cp);
+			continue;
+		}
 		struct pb_buf t0 = {0}, t1 = {0}, text = {0};
 		pb_ir_type_print(mlirValueGetType(v[0]), &t0);
 		pb_ir_type_print(mlirValueGetType(v[1]), &t1);
@@ -856,7 +861,8 @@ static int check_depth(struct pb_ctx *ctx, MlirOperation main)
 
 /* Bufferize "m" and lower it to affine loops with "main"'s results turned
  * into out-parameters named after them. */
-static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main)
+static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main,
+		 const struct pb_fuse_opts *o)
 {
 	struct result_names rn = {0};
 	int nin = pb_ir_func_num_args(main);
@@ -865,10 +871,17 @@ static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main)
 		rc = check_depth(ctx, main);
 	if (rc == PB_OK)
 		rc = check_static(ctx, m);
+	if (rc == PB_OK && !o->no_concat)
+		rc = pb_fuse_concat_in_place(ctx, pb_ir_entry_block(main));
 	if (rc == PB_OK) {
 		protect_args(main, nin);
 		tag_locs(pb_ir_entry_block(main));
-		rc = pb_ir_run_pipeline(ctx, m, pb_passes_bufferize);
+		struct pb_ir_ops slices = {0};
+		pb_ir_collect(main, "tensor.insert_slice", &slices);
+		rc = pb_ir_run_pipeline(ctx, m, slices.n
+						? pb_passes_bufferize
+						: pb_passes_bufferize_no_slices);
+		pb_ir_ops_free(&slices);
 	}
 	if (rc == PB_OK)
 		rc = fix_signature(ctx, main, nin, &rn);
@@ -904,7 +917,7 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 	MlirOperation main = find_main(ctx, m);
 	if (mlirOperationIsNull(main))
 		return PB_ERR;
-	int rc = lower(ctx, m, main);
+	int rc = lower(ctx, m, main, o);
 	if (rc == PB_OK)
 		rc = pb_fuse_nests(ctx, m, pb_ir_entry_block(main), o, &plan);
 	if (rc != PB_OK) {

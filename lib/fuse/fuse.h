@@ -26,6 +26,7 @@ struct pb_fuse_opts {
 	int remarks;	      /* --remarks: say why fusions were (not) done */
 	int upstream;	      /* --upstream-fusion: MLIR's affine-loop-fusion */
 	int attention;	      /* --fuse-attention: online-softmax attention */
+	int no_concat;	      /* --no-concat-in-place: concat by copies */
 };
 
 /* Bring "m" (linalg on tensors, pb-import's output) to the fuse stage:

@@ -235,17 +235,61 @@ static int reduces(struct pb_fusion *f, int i)
 /* Statement "s"'s node at level "u". */
 #define PATH(f, s, u) ((f)->path[(s) * (f)->depth + (u)])
 
+/* Record in the log of "f" (while a fusion is tried: f->logging) that
+ * "*p", or child "k" of node "node" when "p" is NULL, was "old". */
+static void log_old(struct pb_fusion *f, int *p, int node, int k, int old)
+{
+	if (f->nundo == f->undocap) {
+		f->undocap = 2 * f->undocap + 64;
+		f->undo = realloc(f->undo, sizeof(*f->undo) * f->undocap);
+		if (!f->undo)
+			abort();
+	}
+	f->undo[f->nundo++] = (struct pb_fuse_undo){p, node, k, old};
+}
+
+/* Set "*p" (path and child counts) to "v", logged. */
+static void put(struct pb_fusion *f, int *p, int v)
+{
+	if (f->logging && *p != v)
+		log_old(f, p, 0, 0, *p);
+	*p = v;
+}
+
+/* Undo every change recorded since the log was started, latest first. */
+static void rollback(struct pb_fusion *f)
+{
+	while (f->nundo > 0) {
+		const struct pb_fuse_undo *u = &f->undo[--f->nundo];
+		if (u->p)
+			*u->p = u->old;
+		else
+			f->child[u->node][u->k] = u->old;
+	}
+}
+
 /* Append child "c" to node "i". */
 static void add_child(struct pb_fusion *f, int i, int c)
 {
-	f->child[i * f->cap + f->nchild[i]++] = c;
+	int n = f->nchild[i];
+	if (n == f->cap[i]) {
+		f->cap[i] = 2 * f->cap[i] + 2;
+		f->child[i] = realloc(f->child[i],
+				      sizeof(**f->child) * f->cap[i]);
+		if (!f->child[i])
+			abort();
+	} else if (f->logging) {
+		log_old(f, NULL, i, n, f->child[i][n]);
+	}
+	f->child[i][n] = c;
+	put(f, &f->nchild[i], n + 1);
 }
 
 /* The last child of node "i" if it is a loop, else -1. */
 static int last_loop(const struct pb_fusion *f, int i)
 {
 	int n = f->nchild[i];
-	int c = n ? f->child[i * f->cap + n - 1] : -1;
+	int c = n ? f->child[i][n - 1] : -1;
 	return c >= 0 ? c : -1;
 }
 
@@ -256,8 +300,8 @@ static void reset_stmt(struct pb_fusion *f, int i)
 	const struct pb_poly_stmt *s = &f->s->stmt[i];
 	for (int u = 0; u < s->depth; u++) {
 		int nd = f->base[i] + u;
-		PATH(f, i, u) = nd;
-		f->nchild[nd] = 0;
+		put(f, &PATH(f, i, u), nd);
+		put(f, &f->nchild[nd], 0);
 		add_child(f, nd, u + 1 < s->depth ? nd + 1 : -1 - i);
 	}
 }
@@ -360,7 +404,7 @@ static void attach(struct pb_fusion *f, int gi, int n, const int *shared,
 {
 	struct pb_fuse_group *g = &f->g[gi];
 	for (int u = 0; u < t; u++)
-		PATH(f, n, u) = shared[u];
+		put(f, &PATH(f, n, u), shared[u]);
 	add_child(f, shared[t - 1],
 		  t < f->s->stmt[n].depth ? PATH(f, n, t) : -1 - n);
 	g->stmt[g->n++] = n;
@@ -507,21 +551,17 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 	if (!related || f->s->stmt[ga->stmt[0]].kind != PB_POLY_NEST ||
 	    f->s->stmt[gb->stmt[0]].kind != PB_POLY_NEST)
 		return 0;
-	size_t csz = sizeof(int) * f->nnode * f->cap;
-	size_t psz = sizeof(int) * f->s->nstmt * f->depth;
-	int *child = malloc(csz), *nchild = malloc(sizeof(int) * f->nnode);
-	int *path = malloc(psz), *shared = malloc(sizeof(int) * (f->depth + 1));
+	int *shared = malloc(sizeof(int) * (f->depth + 1));
 	int na = ga->n, ok = 1;
 	unsigned kinds = ga->kinds | gb->kinds;
-	if (!child || !nchild || !path || !shared)
+	if (!shared)
 		abort();
-	memcpy(child, f->child, csz);
-	memcpy(nchild, f->nchild, sizeof(int) * f->nnode);
-	memcpy(path, f->path, psz);
 	int64_t par_a = parallelism(f, ga->stmt, ga->n);
 	int64_t par_b = parallelism(f, gb->stmt, gb->n);
 	double t_a = pb_fuse_cost(f, ga->stmt, ga->n, par_a);
 	double t_b = pb_fuse_cost(f, gb->stmt, gb->n, par_b);
+	/* the changes to the trees are logged, and undone on failure */
+	f->logging = 1;
 	for (int k = 0; k < gb->n && ok; k++) {
 		int n = gb->stmt[k], blocker;
 		reset_stmt(f, n);
@@ -539,6 +579,7 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 	if (ok)
 		ok = profitable(f, par_a, t_a, par_b, t_b, ga->stmt, ga->n,
 				stmt_loc(f, gb->stmt[0]), gb->n == 1);
+	f->logging = 0;
 	if (ok) {
 		ga->kinds = kinds;
 		if (f->o->remarks)
@@ -546,23 +587,13 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 				     "fused the kernel of S%d into the one of "
 				     "S%d",
 				     gb->stmt[0], ga->stmt[0]);
-		free(gb->stmt);
-		memmove(gb, gb + 1, sizeof(*gb) * (f->ng - b - 1));
-		f->ng--;
-		for (int i = 0; i < f->ng; i++)
-			for (int k = 0; k < f->g[i].n; k++)
-				f->group[f->g[i].stmt[k]] = i;
 	} else {
-		memcpy(f->child, child, csz);
-		memcpy(f->nchild, nchild, sizeof(int) * f->nnode);
-		memcpy(f->path, path, psz);
+		rollback(f);
 		for (int k = 0; k < gb->n; k++)
 			f->group[gb->stmt[k]] = b;
 		ga->n = na;
 	}
-	free(child);
-	free(nchild);
-	free(path);
+	f->nundo = 0;
 	free(shared);
 	return ok;
 }
@@ -581,13 +612,25 @@ static void group_all(struct pb_fusion *f)
 		if (!nest)
 			cur = -1;
 	}
+	/* each sweep fuses every group it can into the one kept before
+	 * it and closes the gaps as it goes */
 	for (int changed = !f->o->no_fusion; changed;) {
+		int w = 0;
 		changed = 0;
-		for (int a = 0; a + 1 < f->ng; a++)
-			if (try_fuse_groups(f, a, a + 1)) {
+		for (int r = 0; r < f->ng; r++) {
+			if (w > 0 && try_fuse_groups(f, w - 1, r)) {
+				free(f->g[r].stmt);
 				changed = 1;
-				a--;
+				continue;
 			}
+			if (w != r) {
+				f->g[w] = f->g[r];
+				for (int k = 0; k < f->g[w].n; k++)
+					f->group[f->g[w].stmt[k]] = w;
+			}
+			w++;
+		}
+		f->ng = w;
 	}
 }
 
@@ -661,10 +704,10 @@ static void init_trees(struct pb_fusion *f)
 			f->depth = f->s->stmt[i].depth;
 		f->nnode += f->s->stmt[i].depth;
 	}
-	f->cap = n + 1;
 	f->node = calloc(f->nnode + 1, sizeof(*f->node));
 	f->nchild = calloc(f->nnode + 1, sizeof(*f->nchild));
-	f->child = calloc((size_t)(f->nnode + 1) * f->cap, sizeof(*f->child));
+	f->child = calloc(f->nnode + 1, sizeof(*f->child));
+	f->cap = calloc(f->nnode + 1, sizeof(*f->cap));
 	f->path = calloc((size_t)n * f->depth + 1, sizeof(*f->path));
 	f->base = calloc(n + 1, sizeof(*f->base));
 	f->group = calloc(n + 1, sizeof(*f->group));
@@ -673,7 +716,8 @@ static void init_trees(struct pb_fusion *f)
 	f->mark = calloc(n + 1, sizeof(*f->mark));
 	f->pos = calloc(n + 1, sizeof(*f->pos));
 	f->memo = calloc(n + 1, sizeof(*f->memo));
-	if (!f->node || !f->nchild || !f->child || !f->path || !f->base ||
+	if (!f->node || !f->nchild || !f->child || !f->cap || !f->path ||
+	    !f->base ||
 	    !f->group || !f->g || !f->local || !f->mark || !f->pos ||
 	    !f->memo)
 		abort();
@@ -692,10 +736,13 @@ static void init_trees(struct pb_fusion *f)
 /* Free what "f" keeps of the trees, groups and caches of one scop. */
 static void free_trees(struct pb_fusion *f)
 {
-	void *arrays[] = {f->node,  f->nchild, f->child, f->path, f->base,
-			  f->group, f->g,      f->local, f->mark, f->pos};
+	void *arrays[] = {f->node, f->nchild, f->child, f->cap,  f->path,
+			  f->base, f->group,  f->g,     f->local, f->mark,
+			  f->pos,  f->undo};
 	for (int i = 0; i < f->ng; i++)
 		free(f->g[i].stmt);
+	for (int i = 0; i < f->nnode; i++)
+		free(f->child[i]);
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
 	pb_fuse_traffic_free(f);
@@ -711,8 +758,8 @@ static int refresh(struct pb_ctx *ctx, MlirBlock body,
 {
 	if (!changed)
 		return PB_OK;
-	pb_poly_scop_free(*s);
-	*s = pb_poly_extract(ctx, ctx->isl, body);
+	(void)body;
+	*s = pb_poly_extract_update(ctx, *s);
 	return *s ? PB_OK : PB_ERR;
 }
 

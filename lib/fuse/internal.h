@@ -59,6 +59,13 @@ struct pb_fuse_stmtbufs {
 	int *buf;
 };
 
+/* One change to the loop trees, recorded to undo a failed fusion: "*p"
+ * was "old", or when "p" is NULL, child "k" of node "node" was. */
+struct pb_fuse_undo {
+	int *p;
+	int node, k, old;
+};
+
 struct pb_fuse_group {
 	int *stmt; /* in program order */
 	int n;
@@ -71,9 +78,12 @@ struct pb_fusion {
 	struct pb_poly_scop *s;
 	int kinds;
 	long min_parallel, max_local;
-	int nnode, cap;		   /* cap: children per node */
+	int nnode;
 	struct pb_fuse_node *node;
-	int *nchild, *child;	   /* child[i * cap + k] */
+	int *nchild, **child;	   /* child[i][k], room for cap[i] */
+	int *cap;
+	struct pb_fuse_undo *undo; /* while trying a fusion: the old values */
+	int nundo, undocap, logging;
 	int depth;		   /* deepest nest */
 	int *path;		   /* path[stmt * depth + level]: node */
 	int *base;		   /* first node of each statement */
@@ -139,6 +149,12 @@ int pb_fuse_reductions_inward(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
  * add or drop dimensions of size 1 access the reshaped buffer directly
  * (views.c). Returns how many accesses changed. */
 int pb_fuse_bypass_unit_reshapes(MlirBlock body);
+
+/* Rewrite the tensor.concat operations of "body" (tensors, before
+ * bufferization) into insertions into one tensor per chain of concats
+ * that extend each other, so that their operands are written in place
+ * (concat.c). Returns PB_OK, or PB_ERR on an internal error. */
+int pb_fuse_concat_in_place(struct pb_ctx *ctx, MlirBlock body);
 
 /* Move the operations of the body of loop "l" but its terminator before
  * "before", with "iv" for l's counter (apply.c). */

@@ -9,6 +9,12 @@ const char pb_passes_bufferize[] =
 	"function-boundary-type-conversion=identity-layout-map},"
 	"buffer-results-to-out-params{hoist-static-allocs "
 	"modify-public-functions},canonicalize,cse)";
+const char pb_passes_bufferize_no_slices[] =
+	"builtin.module(one-shot-bufferize{"
+	"bufferize-function-boundaries "
+	"function-boundary-type-conversion=identity-layout-map},"
+	"buffer-results-to-out-params{hoist-static-allocs "
+	"modify-public-functions},canonicalize,cse)";
 const char pb_passes_to_affine[] =
 	"builtin.module(func.func(convert-linalg-to-affine-loops),"
 	"canonicalize,cse)";

@@ -11,6 +11,9 @@
 /* pb-fuse: tensors to memrefs, results to out-parameters (@main's
  * calling contract, docs/pb-run.md). */
 extern const char pb_passes_bufferize[];
+/* The same without eliminate-empty-tensors, which only matters for
+ * tensor.insert_slice (and costs time quadratic in the function). */
+extern const char pb_passes_bufferize_no_slices[];
 /* pb-fuse: linalg to affine loop nests. */
 extern const char pb_passes_to_affine[];
 /* pb-fuse: the last clean-up of a fused module. */

@@ -24,6 +24,19 @@ int pb_onnx_import(struct pb_ctx *ctx, const struct pb_input *in,
  * "bf16", else 0. */
 int pb_onnx_cast_type(const char *name);
 
+/* A graph input that becomes an argument of @main (not an initializer):
+ * its name and whether its declared shape has a dynamic dimension. */
+struct pb_onnx_input {
+	char *name;
+	int dynamic;
+};
+/* The graph inputs of the model in "in" in argument order into "*out"
+ * ("*n" of them; free with pb_onnx_inputs_free); PB_ERR (reported) when
+ * the model does not decode. */
+int pb_onnx_inputs(struct pb_ctx *ctx, const struct pb_input *in,
+		   struct pb_onnx_input **out, int *n);
+void pb_onnx_inputs_free(struct pb_onnx_input *v, int n);
+
 /* The ONNX ops the importer lowers (default domain, every opset: version
  * changes are followed by the model's opset), one a line: the op and the
  * attributes it understands ("-" for none), from the dispatch table. */

@@ -35,8 +35,10 @@ void pb_poly_sched_build(struct pb_poly_scop *s);
  * (sched.c). */
 void pb_poly_stmt_tuple(struct pb_buf *out, const struct pb_poly_stmt *st);
 /* Compute dep_flow, dep_mem and no_source of "s" from its accesses and
- * schedule (sched.c). */
-void pb_poly_deps_build(struct pb_poly_scop *s);
+ * schedule (sched.c); with "old" (not NULL), reuse the dependences
+ * through each buffer of "old" that are still valid (see
+ * pb_poly_extract_update). */
+void pb_poly_deps_build(struct pb_poly_scop *s, const struct pb_poly_scop *old);
 /* Free the dependence index of statement "st" (sched.c). */
 void pb_poly_deps_free(struct pb_poly_stmt *st);
 

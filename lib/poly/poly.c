@@ -425,12 +425,14 @@ static int complete(const struct pb_poly_scop *s)
 				return 0;
 	}
 	return s->domain && s->reads && s->must_writes && s->may_writes &&
-	       s->schedule && s->schedule_map && s->dep_flow && s->dep_mem &&
+	       s->dep_flow && s->dep_mem &&
 	       s->no_source;
 }
 
-struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,
-				     MlirBlock block)
+/* pb_poly_extract, reusing what "old" (with "dirty") still knows. */
+static struct pb_poly_scop *extract(struct pb_ctx *ctx, isl_ctx *ictx,
+				    MlirBlock block,
+				    const struct pb_poly_scop *old)
 {
 	if (!ictx || mlirBlockIsNull(block)) {
 		if (ctx)
@@ -456,8 +458,7 @@ struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,
 		stmt_build(s, st, op);
 	}
 	unions(s);
-	pb_poly_sched_build(s);
-	pb_poly_deps_build(s);
+	pb_poly_deps_build(s, old);
 	if (!complete(s)) {
 		if (ctx)
 			pb_error(ctx, "poly: isl failed to build the polyhedral "
@@ -465,6 +466,29 @@ struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,
 		pb_poly_scop_free(s);
 		return NULL;
 	}
+	return s;
+}
+
+int pb_poly_scop_schedule(struct pb_poly_scop *s)
+{
+	if (!s->schedule)
+		pb_poly_sched_build(s);
+	return s->schedule && s->schedule_map ? 0 : -1;
+}
+
+struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,
+				     MlirBlock block)
+{
+	return extract(ctx, ictx, block, NULL);
+}
+
+struct pb_poly_scop *pb_poly_extract_update(struct pb_ctx *ctx,
+					    __isl_take struct pb_poly_scop *old)
+{
+	if (!old)
+		return NULL;
+	struct pb_poly_scop *s = extract(ctx, old->ctx, old->block, old);
+	pb_poly_scop_free(old);
 	return s;
 }
 
@@ -488,7 +512,12 @@ void pb_poly_scop_free(struct pb_poly_scop *s)
 	free(s->stmt);
 	for (int i = 0; i < s->nbuf; i++) {
 		free(s->buf[i].shape);
+		free(s->buf[i].acc);
+		for (int k = 0; k < 3; k++)
+			isl_union_map_free(s->buf[i].bacc[k]);
 		isl_union_map_free(s->buf[i].no_source);
+		isl_union_map_free(s->buf[i].flow);
+		isl_union_map_free(s->buf[i].mem);
 	}
 	free(s->buf);
 	isl_union_set_free(s->domain);

@@ -105,6 +105,13 @@ struct pb_poly_buf {
 	int is_arg;	 /* a block argument (of the enclosing function) */
 	isl_union_map *no_source; /* its reads (S -> B<id>) that may read a
 				     value not written in the block */
+	/* the statements that access it (increasing), their accesses to it
+	 * (reads, must- and may-writes) and the dependences through it,
+	 * kept for pb_poly_extract_update */
+	int nacc;
+	int *acc;
+	isl_union_map *bacc[3];
+	isl_union_map *flow, *mem;
 };
 
 struct pb_poly_scop {
@@ -120,6 +127,8 @@ struct pb_poly_scop {
 	 * each NEST below a band of its loops (identity). */
 	isl_schedule *schedule;
 	isl_union_map *schedule_map;	/* the same, as a map to [id, i0, ...] */
+	/* (both NULL until pb_poly_scop_schedule: no pass needs them, and
+	 * the tree of a whole model costs time quadratic in its length) */
 	/* Dependences (pairs of statement instances, source -> sink): */
 	isl_union_map *dep_flow; /* value-based read-after-write (may) */
 	isl_union_map *dep_mem;	 /* memory-based RAW, WAR and WAW: legality */
@@ -133,6 +142,17 @@ struct pb_poly_scop {
 struct pb_poly_scop *pb_poly_extract(struct pb_ctx *ctx, isl_ctx *ictx,
 				     MlirBlock block);
 void pb_poly_scop_free(struct pb_poly_scop *s);
+/* Build the schedule tree and map of "s" if not built yet (the original
+ * order, for tests and tools that print it). Returns 0, or -1 on an isl
+ * error. */
+int pb_poly_scop_schedule(struct pb_poly_scop *s);
+/* Lift the block of "old" again after a rewrite of some of its
+ * operations: the dependences through a buffer whose accesses are the
+ * same as in "old" (as many statements, in the same order, with equal
+ * domains and access relations) are taken from "old" instead of asking
+ * isl again. Frees "old"; NULL as pb_poly_extract. */
+struct pb_poly_scop *pb_poly_extract_update(struct pb_ctx *ctx,
+					    __isl_take struct pb_poly_scop *old);
 
 /* The statement for top-level operation "op" of the block, or -1. */
 int pb_poly_stmt_of(const struct pb_poly_scop *s, MlirOperation op);

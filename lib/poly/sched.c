@@ -9,8 +9,10 @@
  *	    filter: { S1[] }
  *
  * and its flat form { S0[i0, i1] -> [0, i0, i1]; S1[] -> [1, 0, 0] }. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <isl/flow.h>
 #include <isl/schedule_node.h>
@@ -184,9 +186,105 @@ static isl_stat by_buf(__isl_take isl_map *map, void *user)
 	return isl_stat_ok;
 }
 
-/* Add to "s" the dependences through buffer "b", whose accesses are
- * "ba", and its reads with no source (s->buf[b].no_source). A
- * dependence relates two accesses of one element, and only a write of
+/* The per-statement maps being sorted by per_stmt: the statements of
+ * the accesses ("ba") and the maps, one per statement. */
+struct per_stmt_data {
+	const struct buf_acc *ba;
+	isl_map **map;
+};
+
+/* isl_union_map_foreach_map callback: file "m" under its statement. */
+static isl_stat per_stmt_map(__isl_take isl_map *m, void *user)
+{
+	struct per_stmt_data *d = user;
+	const char *name = isl_map_get_tuple_name(m, isl_dim_in);
+	long id = name && name[0] == 'S' ? strtol(name + 1, NULL, 10) : -1;
+	int lo = 0, hi = d->ba->n;
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2;
+		if (d->ba->stmt[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo >= d->ba->n || d->ba->stmt[lo] != id) {
+		isl_map_free(m);
+		return isl_stat_error;
+	}
+	d->map[lo] = d->map[lo] ? isl_map_union(d->map[lo], m) : m;
+	return isl_stat_ok;
+}
+
+/* The maps of "acc" (accesses of the statements of "ba" to one buffer)
+ * by statement position in "ba" (NULL where a statement has none). */
+static isl_map **per_stmt(const struct buf_acc *ba,
+			  __isl_keep isl_union_map *acc)
+{
+	struct per_stmt_data d = {ba, calloc(ba->n + 1, sizeof(isl_map *))};
+	if (!d.map)
+		abort();
+	isl_union_map_foreach_map(acc, &per_stmt_map, &d);
+	return d.map;
+}
+
+/* Add to "*dep" the pairs of instances of "a" and "b" (accesses of two
+ * statements to one buffer) that touch the same element. */
+static void add_pairs(isl_map **dep, __isl_keep isl_map *a,
+		      __isl_keep isl_map *b)
+{
+	if (!a || !b)
+		return;
+	isl_map *m = isl_map_apply_range(isl_map_copy(a),
+					 isl_map_reverse(isl_map_copy(b)));
+	*dep = *dep ? isl_map_union(*dep, m) : m;
+}
+
+/* The memory-based dependences (read-after-write, write-after-read,
+ * write-after-write) through one buffer whose accesses are "ba": pairs of
+ * instances that touch the same element, one of them writing, the source
+ * first in the original order. Statements run one after the other, the
+ * instances of one in the lexicographic order of its loops, so this is
+ * asked of isl pair by pair, without a schedule (what isl's flow
+ * analysis with only may sources computes, for far less). */
+static __isl_give isl_union_map *mem_deps(struct pb_poly_scop *s,
+					  const struct buf_acc *ba)
+{
+	isl_map **r = per_stmt(ba, ba->acc[0]);
+	isl_map **w = per_stmt(ba, ba->acc[2]);
+	isl_union_map *res = none(s);
+	for (int i = 0; i < ba->n; i++) {
+		if (!w[i] && !r[i])
+			continue;
+		for (int j = i; j < ba->n; j++) {
+			isl_map *dep = NULL;
+			add_pairs(&dep, w[i], r[j]);
+			add_pairs(&dep, r[i], w[j]);
+			add_pairs(&dep, w[i], w[j]);
+			if (!dep)
+				continue;
+			if (i == j)
+				dep = isl_map_intersect(dep, isl_map_lex_lt(
+					isl_set_get_space(
+						s->stmt[ba->stmt[i]].domain)));
+			dep = isl_map_coalesce(dep);
+			if (isl_map_is_empty(dep) == isl_bool_true)
+				isl_map_free(dep);
+			else
+				res = isl_union_map_add_map(res, dep);
+		}
+	}
+	for (int i = 0; i < ba->n; i++) {
+		isl_map_free(r[i]);
+		isl_map_free(w[i]);
+	}
+	free(r);
+	free(w);
+	return res;
+}
+
+/* Compute the dependences through buffer "b" of "s", whose accesses are
+ * "ba", and its reads with no source: s->buf[b].flow, mem and no_source.
+ * A dependence relates two accesses of one element, and only a write of
  * that element kills one, so the scop's dependences are the union of
  * those of each buffer computed under the original order of only the
  * statements that access it: with isl's schedule-tree flow each sink
@@ -194,31 +292,77 @@ static isl_stat by_buf(__isl_take isl_map *map, void *user)
 static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
 {
 	isl_union_map **acc = ba->acc;
+	struct pb_poly_buf *buf = &s->buf[b];
 	if (isl_union_map_is_empty(acc[2]) == isl_bool_true) {
 		/* nothing writes b: every read is from before the block */
-		s->buf[b].no_source = isl_union_map_copy(acc[0]);
+		buf->no_source = isl_union_map_copy(acc[0]);
+		buf->flow = none(s);
+		buf->mem = none(s);
 		return;
 	}
 	isl_schedule *sch = tree(s, ba->stmt, ba->n);
 	/* Value-based: exact writes kill, the others only may reach. */
 	isl_union_map *may_only = isl_union_map_subtract(
 		isl_union_map_copy(acc[2]), isl_union_map_copy(acc[1]));
-	isl_union_map *fl = flow(sch, isl_union_map_copy(acc[0]),
-				 isl_union_map_copy(acc[1]), may_only,
-				 &s->buf[b].no_source);
-	/* Memory-based: only may sources, so that nothing is killed. */
-	isl_union_map *raw = flow(sch, isl_union_map_copy(acc[0]), none(s),
-				  isl_union_map_copy(acc[2]), NULL);
-	/* write-after-read and write-after-write at once: may sources
-	 * kill nothing, so their dependences are those of each source */
-	isl_union_map *wa = flow(sch, isl_union_map_copy(acc[2]), none(s),
-				 isl_union_map_union(isl_union_map_copy(acc[0]),
-						     isl_union_map_copy(acc[2])),
-				 NULL);
+	buf->flow = flow(sch, isl_union_map_copy(acc[0]),
+			 isl_union_map_copy(acc[1]), may_only,
+			 &buf->no_source);
 	isl_schedule_free(sch);
-	s->dep_flow = isl_union_map_union(s->dep_flow, fl);
-	s->dep_mem = isl_union_map_union(s->dep_mem,
-					 isl_union_map_union(raw, wa));
+	buf->mem = mem_deps(s, ba);
+}
+
+/* "m" with the statement S<i> of its tuple "t" renamed S<to[i]>; NULL
+ * when it has none. */
+static __isl_give isl_map *rename_tuple(__isl_take isl_map *m, enum isl_dim_type t,
+				  const int *to, int nto)
+{
+	const char *name = isl_map_get_tuple_name(m, t);
+	char *end = NULL;
+	long id = name && name[0] == 'S' ? strtol(name + 1, &end, 10) : -1;
+	if (id < 0 || id >= nto || *end || to[id] < 0)
+		return isl_map_free(m);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "S%d", to[id]);
+	return isl_map_set_tuple_name(m, t, buf);
+}
+
+/* Renaming the statements of union maps, built by rename_map. */
+struct rename_data {
+	const int *to;
+	int nto;
+	const char *buf; /* the new name of the buffer tuple */
+	isl_union_map *res;
+};
+
+/* isl_union_map_foreach_map callback: add "m" renamed to the result. */
+static isl_stat rename_map(__isl_take isl_map *m, void *user)
+{
+	struct rename_data *d = user;
+	const char *out = isl_map_get_tuple_name(m, isl_dim_out);
+	int sink = out && out[0] == 'S';
+	m = rename_tuple(m, isl_dim_in, d->to, d->nto);
+	if (sink)
+		m = rename_tuple(m, isl_dim_out, d->to, d->nto);
+	else
+		m = isl_map_set_tuple_name(m, isl_dim_out, d->buf);
+	if (!m)
+		return isl_stat_error;
+	d->res = isl_union_map_add_map(d->res, m);
+	return isl_stat_ok;
+}
+
+/* "m" (dependences, or accesses to one buffer) with every statement
+ * tuple S<i> renamed S<to[i]> and the buffer tuple "buf"; NULL when some
+ * statement has no new name. */
+static __isl_give isl_union_map *renamed(__isl_keep isl_union_map *m,
+					 const int *to, int nto,
+					 const char *buf)
+{
+	struct rename_data d = {to, nto, buf,
+				isl_union_map_empty(isl_union_map_get_space(m))};
+	if (isl_union_map_foreach_map(m, &rename_map, &d) < 0)
+		return isl_union_map_free(d.res);
+	return d.res;
 }
 
 /* The statement index of tuple name "name" ("S<id>") of scop "s", or -1. */
@@ -281,12 +425,108 @@ static int index_deps(struct pb_poly_scop *s, __isl_keep isl_union_map *deps,
 	return isl_union_map_foreach_map(deps, &index_map, &d) < 0 ? -1 : 0;
 }
 
-void pb_poly_deps_build(struct pb_poly_scop *s)
+/* Compare two buffers by root (qsort, bsearch). */
+static int cmp_buf(const void *a, const void *b)
+{
+	const struct pb_poly_buf *x = *(const struct pb_poly_buf *const *)a;
+	const struct pb_poly_buf *y = *(const struct pb_poly_buf *const *)b;
+	uintptr_t p = (uintptr_t)x->root.ptr, q = (uintptr_t)y->root.ptr;
+	return p < q ? -1 : p > q;
+}
+
+/* What pb_poly_deps_build reuses of an older scop "old": its buffers
+ * sorted by root, and a table of new statement ids by old id (-1). */
+struct reuse {
+	const struct pb_poly_scop *old;
+	const struct pb_poly_buf **bufs;
+	int *to;
+};
+
+static void reuse_init(struct reuse *r, const struct pb_poly_scop *old)
+{
+	memset(r, 0, sizeof(*r));
+	if (!old)
+		return;
+	r->old = old;
+	r->bufs = malloc(sizeof(*r->bufs) * (old->nbuf + 1));
+	r->to = malloc(sizeof(*r->to) * (old->nstmt + 1));
+	if (!r->bufs || !r->to)
+		abort();
+	for (int b = 0; b < old->nbuf; b++)
+		r->bufs[b] = &old->buf[b];
+	qsort(r->bufs, old->nbuf, sizeof(*r->bufs), cmp_buf);
+	for (int i = 0; i < old->nstmt; i++)
+		r->to[i] = -1;
+}
+
+static void reuse_free(struct reuse *r)
+{
+	free(r->bufs);
+	free(r->to);
+}
+
+/* Are the renamed "m" and "n" equal? */
+static int same_renamed(__isl_keep isl_union_map *m, const int *to, int nto,
+			const char *buf, __isl_keep isl_union_map *n)
+{
+	isl_union_map *r = renamed(m, to, nto, buf);
+	int eq = r && isl_union_map_is_equal(r, n) == isl_bool_true;
+	isl_union_map_free(r);
+	return eq;
+}
+
+/* Take the dependences through buffer "b" of "s" (accesses "ba") from the
+ * older scop of "r" when they are still valid: the buffer of the same
+ * root was accessed by as many statements, in the same order, with the
+ * same domains and access relations (the dependences depend on nothing
+ * else). Returns 1 when done. */
+static int reuse_buf(struct reuse *r, struct pb_poly_scop *s, int b,
+		     const struct buf_acc *ba)
+{
+	if (!r->old)
+		return 0;
+	struct pb_poly_buf key = {.root = s->buf[b].root}, *kp = &key;
+	const struct pb_poly_buf **hit = bsearch(&kp, r->bufs, r->old->nbuf,
+						 sizeof(*r->bufs), cmp_buf);
+	if (!hit || !(*hit)->mem || (*hit)->nacc != ba->n)
+		return 0;
+	const struct pb_poly_buf *ob = *hit;
+	const struct pb_poly_scop *old = r->old;
+	int n = old->nstmt, ok = 1;
+	for (int k = 0; k < ba->n && ok; k++) {
+		const struct pb_poly_stmt *x = &old->stmt[ob->acc[k]];
+		const struct pb_poly_stmt *y = &s->stmt[ba->stmt[k]];
+		r->to[ob->acc[k]] = ba->stmt[k];
+		isl_set *xd = isl_set_set_tuple_name(isl_set_copy(x->domain),
+					isl_set_get_tuple_name(y->domain));
+		ok = x->kind == y->kind && x->depth == y->depth &&
+		     isl_set_plain_is_equal(xd, y->domain) == isl_bool_true;
+		isl_set_free(xd);
+		for (int d = 0; d < x->depth && ok; d++)
+			ok = x->extent[d] == y->extent[d];
+	}
+	char name[32];
+	snprintf(name, sizeof(name), "B%d", b);
+	for (int q = 0; q < 3 && ok; q++)
+		ok = same_renamed(ob->bacc[q], r->to, n, name, ba->acc[q]);
+	if (ok) {
+		s->buf[b].flow = renamed(ob->flow, r->to, n, name);
+		s->buf[b].mem = renamed(ob->mem, r->to, n, name);
+		s->buf[b].no_source = renamed(ob->no_source, r->to, n, name);
+	}
+	for (int k = 0; k < ba->n; k++)
+		r->to[ob->acc[k]] = -1;
+	return ok;
+}
+
+void pb_poly_deps_build(struct pb_poly_scop *s, const struct pb_poly_scop *old)
 {
 	struct buf_acc *ba = calloc(s->nbuf + 1, sizeof(*ba));
 	int ok = ba != NULL;
+	struct reuse r;
 	if (!ba)
 		abort();
+	reuse_init(&r, old);
 	for (int b = 0; b < s->nbuf; b++)
 		for (int k = 0; k < 3; k++)
 			ba[b].acc[k] = none(s);
@@ -304,10 +544,24 @@ void pb_poly_deps_build(struct pb_poly_scop *s)
 	s->dep_mem = none(s);
 	s->no_source = none(s);
 	for (int b = 0; b < s->nbuf && ok; b++) {
-		buf_deps(s, b, &ba[b]);
+		struct pb_poly_buf *buf = &s->buf[b];
+		if (!reuse_buf(&r, s, b, &ba[b]))
+			buf_deps(s, b, &ba[b]);
+		buf->nacc = ba[b].n;
+		buf->acc = ba[b].stmt;
+		ba[b].stmt = NULL;
+		for (int k = 0; k < 3; k++) {
+			buf->bacc[k] = ba[b].acc[k];
+			ba[b].acc[k] = NULL;
+		}
+		s->dep_flow = isl_union_map_union(s->dep_flow,
+						  isl_union_map_copy(buf->flow));
+		s->dep_mem = isl_union_map_union(s->dep_mem,
+						 isl_union_map_copy(buf->mem));
 		s->no_source = isl_union_map_union(s->no_source,
-			isl_union_map_copy(s->buf[b].no_source));
+			isl_union_map_copy(buf->no_source));
 	}
+	reuse_free(&r);
 	for (int b = 0; b < s->nbuf; b++) {
 		for (int k = 0; k < 3; k++)
 			isl_union_map_free(ba[b].acc[k]);

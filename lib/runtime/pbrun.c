@@ -76,23 +76,93 @@ static char *weights_path(MlirModule m, const struct pb_input *in,
 	return path;
 }
 
-/* Import the .onnx "in" into "*m"; from stdin there is no file to load
+/* The input file bound to graph input "i" by "o": --input's i-th file,
+ * else input_<i>.pb of --data; NULL when neither gives one. */
+static char *input_file(const struct pb_runtime_opts *o, int i)
+{
+	if (i < o->inputs.n)
+		return strdup(o->inputs.v[i]);
+	if (!o->data || o->inputs.n)
+		return NULL;
+	struct pb_buf b = {0};
+	pb_buf_printf(&b, "%s/input_%d.pb", o->data, i);
+	return exists(b.data) ? b.data : (pb_buf_free(&b), NULL);
+}
+
+/* Add to "shapes" a binding NAME=DxD.. for every graph input of the
+ * model "in" with a dynamic dimension that --shape does not bind, from
+ * the shape of the tensor the options "o" give it (as onnxruntime binds
+ * them); the strings are appended to "keep" (freed by the caller). */
+static int bind_shapes(struct pb_ctx *ctx, const struct pb_input *in,
+		       const struct pb_runtime_opts *o,
+		       struct pb_strlist *shapes, struct pb_buf *keep)
+{
+	struct pb_onnx_input *v;
+	int n, rc = pb_onnx_inputs(ctx, in, &v, &n);
+	size_t *at = calloc(n + 1, sizeof(*at));
+	int nat = 0;
+	if (!at)
+		abort();
+	for (int i = 0; i < n && rc == PB_OK; i++) {
+		size_t len = strlen(v[i].name);
+		int bound = 0;
+		for (int k = 0; k < o->shapes.n && !bound; k++)
+			bound = !strncmp(o->shapes.v[k], v[i].name, len) &&
+				o->shapes.v[k][len] == '=';
+		char *path = v[i].dynamic && !bound ? input_file(o, i) : NULL;
+		if (!path)
+			continue;
+		struct pb_tensor t = {0};
+		rc = pb_runtime_read_tensor(ctx, path, &t);
+		if (rc == PB_OK) {
+			at[nat++] = keep->len;
+			pb_buf_printf(keep, "%s=", v[i].name);
+			for (int d = 0; d < t.rank; d++)
+				pb_buf_printf(keep, "%s%lld", d ? "x" : "",
+					      (long long)t.dims[d]);
+			pb_buf_append(keep, "", 1);
+		}
+		pb_tensor_clear(&t);
+		free(path);
+	}
+	pb_onnx_inputs_free(v, n);
+	shapes->v = malloc(sizeof(*shapes->v) * (o->shapes.n + nat + 1));
+	if (!shapes->v)
+		abort();
+	for (int k = 0; k < o->shapes.n; k++)
+		shapes->v[shapes->n++] = o->shapes.v[k];
+	for (int k = 0; k < nat; k++)
+		shapes->v[shapes->n++] = keep->data + at[k];
+	free(at);
+	return rc;
+}
+
+/* Import the .onnx "in" into "*m", its dynamic input dimensions bound by
+ * --shape or the inputs of "o"; from stdin there is no file to load
  * weights from later, so they are inlined. */
-static int import(struct pb_ctx *ctx, const struct pb_input *in, MlirModule *m)
+static int import(struct pb_ctx *ctx, const struct pb_input *in,
+		  const struct pb_runtime_opts *o, MlirModule *m)
 {
 	struct pb_import_opts io = {.inline_weights = !in->path};
-	return pb_onnx_import(ctx, in, &io, m);
+	struct pb_buf keep = {0};
+	int rc = bind_shapes(ctx, in, o, &io.shapes, &keep);
+	if (rc == PB_OK)
+		rc = pb_onnx_import(ctx, in, &io, m);
+	free(io.shapes.v);
+	pb_buf_free(&keep);
+	return rc;
 }
 
 /* The input "in" of kind "k" (an .onnx or MLIR text) through the named
  * pipeline "name": its output parsed into "*m". */
 static int through_script(struct pb_ctx *ctx, const struct pb_input *in,
-			  enum kind k, const char *name, MlirModule *m)
+			  enum kind k, const char *name,
+			  const struct pb_runtime_opts *o, MlirModule *m)
 {
 	struct pb_buf text = {0}, out = {0};
 	int rc = PB_OK;
 	if (k == KIND_ONNX) {
-		rc = import(ctx, in, m);
+		rc = import(ctx, in, o, m);
 		if (rc == PB_OK)
 			rc = pb_onnx_print(ctx, *m, &text);
 		if (!mlirModuleIsNull(*m))
@@ -119,14 +189,15 @@ static int through_script(struct pb_ctx *ctx, const struct pb_input *in,
  * "pipeline" (NULL: none) and then to the fuse stage or later, in "*m"
  * (a null module on failure). */
 static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
-		const char *pipeline, MlirModule *m)
+		const char *pipeline, const struct pb_runtime_opts *o,
+		MlirModule *m)
 {
 	int rc;
 	*m = (MlirModule){NULL};
 	if (pipeline)
-		rc = through_script(ctx, in, k, pipeline, m);
+		rc = through_script(ctx, in, k, pipeline, o, m);
 	else if (k == KIND_ONNX)
-		rc = import(ctx, in, m);
+		rc = import(ctx, in, o, m);
 	else
 		rc = mlirModuleIsNull(*m = pb_ir_parse(ctx, in)) ? PB_ERR : PB_OK;
 	if (rc == PB_OK)
@@ -138,19 +209,21 @@ static int load(struct pb_ctx *ctx, const struct pb_input *in, enum kind k,
 	return rc;
 }
 
-/* Load "in" of kind "k" (not PTX) through "pipeline" (NULL: none) and
- * compile it into "ptx" (pb-codegen with its defaults); with "costs", the
- * flops of its kernel functions (from the fuse-stage module) into
- * "*costs" first; with "tile_report", pb-tile's --report there (when the
- * module is before the tile stage). */
+/* Load "in" of kind "k" (not PTX) through "pipeline" (NULL: none) with
+ * the run options "o" (shapes to bind) and compile it into "ptx"
+ * (pb-codegen with its defaults); with "costs", the flops of its kernel
+ * functions (from the fuse-stage module) into "*costs" first; with
+ * "tile_report", pb-tile's --report there (when the module is before the
+ * tile stage). */
 static int compile_input(struct pb_ctx *ctx, const struct pb_input *in,
 			 enum kind k, const char *pipeline,
+			 const struct pb_runtime_opts *o,
 			 struct pb_prof_costs *costs, const char *tile_report,
 			 struct pb_buf *ptx)
 {
 	MlirModule m;
 	struct pb_tile_opts to = {.report = tile_report};
-	int rc = load(ctx, in, k, pipeline, &m);
+	int rc = load(ctx, in, k, pipeline, o, &m);
 	if (rc == PB_OK && costs)
 		rc = pb_runtime_costs(ctx, m, costs);
 	if (rc == PB_OK && tile_report)
@@ -202,7 +275,7 @@ static int run_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 		return pb_runtime_ptx_main(ctx, in->data, in->len, in->path, o,
 					   report);
 	struct pb_buf ptx = {0};
-	int rc = compile_input(ctx, in, k, pipeline, NULL, NULL, &ptx);
+	int rc = compile_input(ctx, in, k, pipeline, o, NULL, NULL, &ptx);
 	if (rc == PB_OK)
 		rc = pb_runtime_ptx_main(ctx, ptx.data, ptx.len, in->path, o,
 					 report);
@@ -212,12 +285,12 @@ static int run_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 
 int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
 		    const char *pipeline, MlirModule *m, char **weights,
-		    const char *opt)
+		    const struct pb_runtime_opts *o)
 {
 	*weights = NULL;
-	if (load(ctx, in, detect(in), pipeline, m) != PB_OK)
+	if (load(ctx, in, detect(in), pipeline, o, m) != PB_OK)
 		return PB_ERR;
-	*weights = weights_path(*m, in, opt);
+	*weights = weights_path(*m, in, o->weights);
 	return PB_OK;
 }
 
@@ -237,8 +310,7 @@ static int cpu_prepare(struct pb_ctx *ctx, const struct pb_input *in,
 		       struct cpu *c)
 {
 	memset(c, 0, sizeof(*c));
-	int rc = pb_runtime_load(ctx, in, pipeline, &c->m, &c->weights,
-				 o->weights);
+	int rc = pb_runtime_load(ctx, in, pipeline, &c->m, &c->weights, o);
 	if (rc == PB_OK)
 		rc = pb_runtime_cpu_signature(ctx, c->m, &c->sig);
 	if (rc == PB_OK) {
@@ -301,7 +373,8 @@ static int prof_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 	struct pb_prof_costs costs = {0};
 	struct pb_buf ptx = {0};
 	*p = NULL;
-	int rc = compile_input(ctx, in, k, pipeline, &costs, NULL, &ptx);
+	int rc = compile_input(ctx, in, k, pipeline, &o->run, &costs, NULL,
+			       &ptx);
 	if (rc == PB_OK)
 		rc = pb_prof_ptx_run(ctx, ptx.data, ptx.len, in->path, o,
 				     &costs, report, p);
@@ -387,8 +460,8 @@ static int prof_static(struct pb_ctx *ctx, const struct pb_input *in,
 	unlink(rep); /* pb-tile writes it only when it runs */
 	struct pb_prof_costs costs = {0};
 	struct pb_buf ptx = {0};
-	int rc = compile_input(ctx, in, detect(in), pipeline, &costs, rep,
-			       &ptx);
+	int rc = compile_input(ctx, in, detect(in), pipeline, &o->run, &costs,
+			       rep, &ptx);
 	if (rc == PB_OK)
 		rc = pb_prof_static_run(ctx, ptx.data, ptx.len, in->path,
 					&costs, rep, o, report);

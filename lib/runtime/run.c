@@ -53,6 +53,10 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 		 "compile through the named pipeline NAME (pipelines/: "
 		 "default, no-fusion, ...) or the script FILE; pb-prof "
 		 "compares several"},
+		{"shape", PB_OPT_LIST, &o->shapes, "NAME=DxD..",
+		 "static shape of input NAME of an .onnx model (repeatable; "
+		 "binds dynamic dims, which are otherwise bound from the "
+		 "inputs given)"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	memcpy(table, t, sizeof(t));
@@ -63,6 +67,7 @@ void pb_runtime_opts_free(struct pb_runtime_opts *o)
 	free(o->inputs.v);
 	free(o->checks.v);
 	free(o->pipelines.v);
+	free(o->shapes.v);
 }
 
 void pb_runtime_vals_free(struct pb_tensor *vals, int n)

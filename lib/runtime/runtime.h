@@ -63,6 +63,7 @@ struct pb_runtime_opts {
 				       several side by side */
 	double rtol, atol;        /* --rtol, --atol */
 	int print;                /* --print */
+	struct pb_strlist shapes; /* --shape NAME=DxD..: as pb-import's */
 };
 /* Set the defaults (device auto; tolerances by type, see
  * pb_runtime_tolerance) in "o". */
@@ -70,9 +71,9 @@ void pb_runtime_opts_init(struct pb_runtime_opts *o);
 
 /* The command-line options of pb-run that pb-prof shares (--input, --data,
  * --random, --output, --check, --rtol, --atol, --weights, --device,
- * --print, --pipeline): fill "table" (PB_RUNTIME_NOPTS entries plus the terminating
+ * --print, --pipeline, --shape): fill "table" (PB_RUNTIME_NOPTS entries plus the terminating
  * one) with options bound to "o". Tools include it with PB_OPT_GROUP. */
-#define PB_RUNTIME_NOPTS 11
+#define PB_RUNTIME_NOPTS 12
 void pb_runtime_opts_table(struct pb_runtime_opts *o,
 			   struct pb_opt table[PB_RUNTIME_NOPTS + 1]);
 
@@ -408,11 +409,12 @@ int pb_runtime_use_gpu(struct pb_ctx *ctx, const struct pb_input *in,
 		       const char *device);
 /* Bring "in" (.onnx or MLIR) through the named pipeline "pipeline" (NULL:
  * none; --pipeline) to a module at the fuse stage or later in "*m" and
- * find its weights file ("opt", --weights, or pb.source) in "*weights"
- * (malloc'ed, may be NULL). */
+ * find its weights file (--weights of "o", or pb.source) in "*weights"
+ * (malloc'ed, may be NULL). An .onnx model's dynamic input dimensions
+ * are bound by --shape, else by the shapes of the inputs "o" gives. */
 int pb_runtime_load(struct pb_ctx *ctx, const struct pb_input *in,
 		    const char *pipeline, MlirModule *m, char **weights,
-		    const char *opt);
+		    const struct pb_runtime_opts *o);
 
 /* The whole of pb-run on the input "in" (an .onnx model or MLIR text of
  * any stage) with options "o"; the report goes to "report". */

@@ -628,7 +628,7 @@ static void run_case(struct pb_ctx *ctx, const struct scop_case *c)
 	struct pb_poly_scop *s =
 		pb_poly_extract(ctx, ctx->isl, pb_ir_entry_block(f));
 	snprintf(what, sizeof(what), "%s: extracts", c->name);
-	check(s != NULL, what);
+	check(s != NULL && pb_poly_scop_schedule(s) == 0, what);
 	if (s) {
 		int n = (int)strlen(c->kinds), ok = s->nstmt == n;
 		for (int i = 0; ok && i < n; i++)

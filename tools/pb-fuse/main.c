@@ -32,6 +32,9 @@ static const struct pb_opt options[] = {
 	{"fuse-attention", PB_OPT_FLAG, &opts.attention, NULL,
 	 "fuse matmul -> softmax -> matmul into one nest with an online\n"
 	 "softmax (off by default)"},
+	{"no-concat-in-place", PB_OPT_FLAG, &opts.no_concat, NULL,
+	 "concatenate by copying each operand into the result, instead of\n"
+	 "letting the producers write into their slices"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 
