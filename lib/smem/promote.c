@@ -506,8 +506,15 @@ static int rewrite(struct promote *p, struct nest *n)
 		rc = pb_kernel_workgroup_alloc(p->ctx, buft[i],
 					       mlirBlockGetFirstOperation(bb),
 					       loc, &a);
-		if (rc == PB_OK)
+		if (rc == PB_OK) {
+			/* freed at the end of the block (the CPU's malloc;
+			   pb-codegen drops it with the allocation) */
 			g->buf = mlirOperationGetResult(a, 0);
+			MlirOperation d = pb_ir_op_create(loc, "memref.dealloc",
+							  1, &g->buf);
+			mlirBlockInsertOwnedOperationBefore(
+				bb, mlirBlockGetTerminator(bb), d);
+		}
 	}
 	int np = rc == PB_OK ? make_private(p, n, priv) : -1;
 	if (np < 0)
