@@ -201,20 +201,6 @@ static int add_args(struct host *h, MlirOperation f)
 	return PB_OK;
 }
 
-/* The constant integer value of "v" into "*x"; -1 when not constant. */
-static int const_int(MlirValue v, int64_t *x)
-{
-	if (!mlirValueIsAOpResult(v))
-		return -1;
-	MlirOperation d = mlirOpResultGetOwner(v);
-	MlirAttribute a = pb_ir_attr(d, "value");
-	if (!pb_ir_op_is(d, "arith.constant") || mlirAttributeIsNull(a) ||
-	    !mlirAttributeIsAInteger(a))
-		return -1;
-	*x = mlirIntegerAttrGetValueInt(a);
-	return 0;
-}
-
 /* A buffer for the memref result of allocation "op". */
 static int do_alloc(struct host *h, MlirOperation op)
 {
@@ -249,7 +235,7 @@ static int do_view(struct host *h, MlirOperation op)
 	if (layout_of(mlirValueGetType(v), &l, &why))
 		return fail_op(h, op, why);
 	if (pb_ir_op_is(op, "memref.view") &&
-	    const_int(mlirOperationGetOperand(op, 1), &shift))
+	    pb_ir_const_int(mlirOperationGetOperand(op, 1), &shift))
 		return fail_op(h, op, "expected a constant byte shift");
 	const struct pb_plan_buffer *s = &h->p->buffers[src];
 	int base = s->kind == PB_PLAN_VIEW ? s->base : src;
@@ -326,9 +312,9 @@ static int do_launch(struct host *h, MlirOperation op)
 	int pos = 0;
 	for (int i = 1; i <= 10; i++)
 		for (int j = 0; j < seg_v[i]; j++, pos++)
-			if ((i <= 9 ? const_int(mlirOperationGetOperand(op, pos),
+			if ((i <= 9 ? pb_ir_const_int(mlirOperationGetOperand(op, pos),
 						&sizes[i - 1])
-				    : const_int(mlirOperationGetOperand(op, pos),
+				    : pb_ir_const_int(mlirOperationGetOperand(op, pos),
 						&smem)))
 				return fail_op(h, op, "grid, block and shared "
 						      "memory sizes must be "

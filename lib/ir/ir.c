@@ -639,6 +639,20 @@ int pb_ir_instantiate(struct pb_ctx *ctx, const char *text,
 	return PB_OK;
 }
 
+int pb_ir_const_int(MlirValue v, int64_t *c)
+{
+	if (!mlirValueIsAOpResult(v))
+		return -1;
+	MlirOperation def = mlirOpResultGetOwner(v);
+	MlirAttribute a = pb_ir_attr(def, "value");
+	if (!(pb_ir_op_is(def, "arith.constant") ||
+	      pb_ir_op_is(def, "index.constant")) ||
+	    mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a))
+		return -1;
+	*c = mlirIntegerAttrGetValueInt(a);
+	return 0;
+}
+
 int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v)
 {
 	MlirAttribute a = pb_ir_attr(op, name);

@@ -148,6 +148,9 @@ MlirOperation pb_ir_clone_from_text(MlirContext mctx, const char *text,
 				    const char *name, int n,
 				    const MlirValue *operands);
 
+/* The integer (or index) value of "v" into "*c" when "v" is an
+ * arith.constant or index.constant; 0 when it is one, -1 otherwise. */
+int pb_ir_const_int(MlirValue v, int64_t *c);
 /* The "n" constant results of the affine map attribute "name" of "op"
  * (an affine.for's "lowerBoundMap", an affine.parallel's "upperBoundsMap")
  * into "v"; -1 unless the map has exactly "n" results, all constant. */

@@ -43,21 +43,6 @@ int pb_poly_access_operand(MlirOperation op, int *mem, int *write)
 	return 0;
 }
 
-/* The integer constant "v" holds into "*c"; 0 when it holds one. */
-static int const_index(MlirValue v, int64_t *c)
-{
-	if (!mlirValueIsAOpResult(v))
-		return -1;
-	MlirOperation def = mlirOpResultGetOwner(v);
-	MlirAttribute a = pb_ir_attr(def, "value");
-	if (!(pb_ir_op_is(def, "arith.constant") ||
-	      pb_ir_op_is(def, "index.constant")) ||
-	    mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a))
-		return -1;
-	*c = mlirIntegerAttrGetValueInt(a);
-	return 0;
-}
-
 /* The index of "v" in the "n" values "l", appending it when absent and
  * "max" allows; -1 when full. */
 static int value_index(MlirValue *l, int *n, int max, MlirValue v)
@@ -85,7 +70,7 @@ static int dim_pos(const struct pb_poly_local *l, MlirValue v)
 static int is_param(const struct pb_poly_local *l, MlirValue v)
 {
 	int64_t c;
-	return dim_pos(l, v) < 0 && const_index(v, &c) &&
+	return dim_pos(l, v) < 0 && pb_ir_const_int(v, &c) &&
 	       !pb_ir_defined_in(v, l->nest);
 }
 
@@ -135,7 +120,7 @@ static int collect_unknowns(const struct pb_poly_local *l, MlirValue o,
 			    MlirValue *unk, int *nu, int depth)
 {
 	int64_t c;
-	if (dim_pos(l, o) >= 0 || !const_index(o, &c) ||
+	if (dim_pos(l, o) >= 0 || !pb_ir_const_int(o, &c) ||
 	    !pb_ir_defined_in(o, l->nest))
 		return 0;
 	MlirOperation def = nest_apply(l, o);
@@ -165,7 +150,7 @@ static __isl_give isl_aff *operand_aff(struct pb_poly_local *l, MlirValue o,
 							     l->dim[k].step));
 		return isl_aff_add_constant_si(a, l->dim[k].lb);
 	}
-	if (!const_index(o, &c))
+	if (!pb_ir_const_int(o, &c))
 		return isl_aff_val_on_domain(ls, isl_val_int_from_si(l->ctx,
 								     c));
 	MlirOperation def = nest_apply(l, o);

@@ -27,20 +27,6 @@
 
 #define MAXRANK 8
 
-/* The integer constant "v" into "*c"; 0 when it is one. */
-static int int_const(MlirValue v, int64_t *c)
-{
-	if (!mlirValueIsAOpResult(v))
-		return -1;
-	MlirOperation d = mlirOpResultGetOwner(v);
-	MlirAttribute a = pb_ir_attr(d, "value");
-	if (!pb_ir_op_is(d, "arith.constant") || mlirAttributeIsNull(a) ||
-	    !mlirAttributeIsAInteger(a))
-		return -1;
-	*c = mlirIntegerAttrGetValueInt(a);
-	return 0;
-}
-
 /* The operation defining "v" when it is "name", else null. */
 static MlirOperation def_is(MlirValue v, const char *name)
 {
@@ -114,7 +100,7 @@ static int leaves(MlirValue in, MlirValue *lo, int *nlo, MlirValue *hi,
 	MlirOperation c = def_is(in, "arith.cmpi");
 	int64_t b;
 	if (mlirOperationIsNull(c) || *nlo >= MAXRANK || *nhi >= MAXRANK ||
-	    int_const(mlirOperationGetOperand(c, 1), &b))
+	    pb_ir_const_int(mlirOperationGetOperand(c, 1), &b))
 		return -1;
 	int64_t pred = mlirIntegerAttrGetValueInt(pb_ir_attr(c, "predicate"));
 	MlirValue t = mlirOperationGetOperand(c, 0);
