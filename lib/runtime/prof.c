@@ -283,12 +283,8 @@ void pb_prof_table(const struct pb_prof *p, struct pb_buf *b)
 		nodes_str(k, nodes, 24);
 		pb_buf_printf(b, "%3d  %-*s %-24s ", i, w, k->name, nodes);
 		if (p->gpu) {
-			snprintf(gr, sizeof(gr), "%lldx%lldx%lld",
-				 (long long)k->grid[0], (long long)k->grid[1],
-				 (long long)k->grid[2]);
-			snprintf(bl, sizeof(bl), "%lldx%lldx%lld",
-				 (long long)k->block[0], (long long)k->block[1],
-				 (long long)k->block[2]);
+			pb_prof_dim3(gr, sizeof(gr), k->grid);
+			pb_prof_dim3(bl, sizeof(bl), k->block);
 			pb_buf_printf(b, "%-12s %-12s ", gr, bl);
 		}
 		pb_buf_printf(b, "%10s %10s %5.1f%% %9s %9s\n",
@@ -615,3 +611,9 @@ int pb_prof_main(struct pb_ctx *ctx, const struct pb_input *in,
 				report);
 }
 #endif
+
+void pb_prof_dim3(char *out, size_t n, const int64_t *v)
+{
+	snprintf(out, n, "%lldx%lldx%lld", (long long)v[0], (long long)v[1],
+		 (long long)v[2]);
+}

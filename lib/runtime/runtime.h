@@ -275,6 +275,8 @@ struct pb_prof_costs {
 struct pb_prof *pb_prof_alloc(const char *device, int gpu, int n, int warmup,
 			      int repeat);
 void pb_prof_free(struct pb_prof *p);
+/* "XxYxZ" of a grid or block size "v" into "out" (of "n" bytes). */
+void pb_prof_dim3(char *out, size_t n, const int64_t *v);
 /* Name kernel "k" "name", from function "origin", computing the "nnodes"
  * ONNX nodes "nodes" (all copied). */
 void pb_prof_kernel_set(struct pb_prof_kernel *k, const char *name,

@@ -369,12 +369,8 @@ static void table(const struct sprof *s, struct pb_buf *b)
 		pb_buf_printf(b, "%3d  %-*s %-16s ", i, w, k->name,
 			      nodes[0] ? nodes : "-");
 		if (s->plan) {
-			snprintf(x, sizeof(x), "%lldx%lldx%lld",
-				 (long long)k->grid[0], (long long)k->grid[1],
-				 (long long)k->grid[2]);
-			snprintf(y, sizeof(y), "%lldx%lldx%lld",
-				 (long long)k->block[0], (long long)k->block[1],
-				 (long long)k->block[2]);
+			pb_prof_dim3(x, sizeof(x), k->grid);
+			pb_prof_dim3(y, sizeof(y), k->block);
 		} else {
 			strcpy(x, "-");
 			strcpy(y, "-");
