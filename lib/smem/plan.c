@@ -1002,14 +1002,12 @@ int pb_smem_unrollable(const struct nest *n)
 int pb_smem_fits(struct promote *p, struct nest *n)
 {
 	struct nest copy = *n;
-	int saved = p->o->remarks, ok;
 	struct pb_smem_opts quiet = *p->o;
 	const struct pb_smem_opts *o = p->o;
 	quiet.remarks = 0;
 	p->o = &quiet;
-	ok = pb_smem_plan(p, &copy);
+	int ok = pb_smem_plan(p, &copy);
 	p->o = o;
-	(void)saved;
 	return ok;
 }
 
