@@ -12,7 +12,11 @@
  *   - none: left to pb-codegen's naive mapping. */
 #include <string.h>
 
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
 #include "ir/contract.h"
+#include "mma/mma.h"
 #include "tile/internal.h"
 
 /* The sizes --sizes gives nest "nest" of kernel "k" (band "b") into "c"; 0 when it
@@ -124,12 +128,23 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 {
 	struct pb_kernel_band b;
 	struct pb_tile_choice c;
+	const char *why;
 	if (!pb_kernel_band_of(op, &b))
 		return PB_OK;
-	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))
-		return PB_ERR;
-	int g = given(ctx, sz, k, nest, &b, &c);
+	int g = sz ? given(ctx, sz, k, nest, &b, &c) : 0;
 	if (g < 0)
+		return PB_ERR;
+	if (g == 0 && !o->no_tile && !o->no_mma && pb_mma_candidate(op, t, &why)) {
+		/* a contraction for tensor cores: pb-mma maps it */
+		if (o->remarks)
+			pb_remark_at(ctx, mlirOperationGetLocation(op),
+				     "left to pb-mma: a contraction for "
+				     "tensor cores");
+		pb_ir_set_attr(op, PB_ATTR_MMA,
+			       mlirUnitAttrGet(mlirOperationGetContext(op)));
+		return PB_OK;
+	}
+	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))
 		return PB_ERR;
 	if (g > 0 && pb_tile_complete(ctx, t, &b, &c))
 		return PB_ERR;
@@ -188,6 +203,20 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 			      dump, rep);
 	}
 	pb_ir_ops_free(&ops);
+	return rc;
+}
+
+int pb_tile_map_nest(struct pb_ctx *ctx, MlirOperation module,
+		     MlirOperation func, MlirOperation op)
+{
+	static const struct pb_tile_opts defaults;
+	const struct pb_target *t = pb_target_of(ctx);
+	struct pb_buf dump = {0};
+	if (!t)
+		return PB_ERR;
+	int rc = map_nest(ctx, &defaults, t, NULL, module, func, -1, 0, op,
+			  &dump, NULL);
+	pb_buf_free(&dump);
 	return rc;
 }
 
