@@ -317,15 +317,51 @@ static int lower_contract(struct lower *lw, MlirOperation op)
 	pb_codegen_type_str(mlirValueGetType(args[1]), &t);
 	pb_buf_puts(&t, ", %c: ");
 	pb_codegen_type_str(mlirValueGetType(args[2]), &t);
-	pb_buf_puts(&t, ") {\n  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape = "
-		    "[16, 8, 16]} : (");
-	for (int i = 0; i < 3; i++) {
-		pb_buf_puts(&t, i ? ", " : "");
-		pb_codegen_type_str(mlirValueGetType(args[i]), &t);
+	pb_buf_puts(&t, ") {\n");
+	if (mlirTypeIsABF16(mlirShapedTypeGetElementType(
+		    mlirValueGetType(args[0])))) {
+		/* nvgpu.mma.sync takes no bf16: NVVM's, on the 32-bit
+		   registers that hold two elements each */
+		for (int i = 0; i < 6; i++)
+			pb_buf_printf(&t,
+				      "  %%p%d = vector.extract %%%c[%d] : "
+				      "vector<2xbf16> from vector<%dx2xbf16>\n"
+				      "  %%q%d = vector.bitcast %%p%d : "
+				      "vector<2xbf16> to vector<1xi32>\n"
+				      "  %%r%d = vector.extract %%q%d[0] : i32 "
+				      "from vector<1xi32>\n",
+				      i, i < 4 ? 'a' : 'b', i < 4 ? i : i - 4,
+				      i < 4 ? 4 : 2, i, i, i, i);
+		for (int i = 0; i < 4; i++)
+			pb_buf_printf(&t, "  %%c%d = vector.extract %%c[%d, %d] "
+				      ": f32 from vector<2x2xf32>\n",
+				      i, i / 2, i % 2);
+		pb_buf_puts(&t,
+			    "  %m = nvvm.mma.sync A[%r0, %r1, %r2, %r3] "
+			    "B[%r4, %r5] C[%c0, %c1, %c2, %c3] {layoutA = "
+			    "#nvvm.mma_layout<row>, layoutB = "
+			    "#nvvm.mma_layout<col>, multiplicandAPtxType = "
+			    "#nvvm.mma_type<bf16>, multiplicandBPtxType = "
+			    "#nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, "
+			    "n = 8, k = 16>} : (i32, i32, f32) -> "
+			    "!llvm.struct<(f32, f32, f32, f32)>\n");
+		for (int i = 0; i < 4; i++)
+			pb_buf_printf(&t, "  %%d%d = llvm.extractvalue %%m[%d] : "
+				      "!llvm.struct<(f32, f32, f32, f32)>\n",
+				      i, i);
+		pb_buf_puts(&t, "  %d = vector.from_elements %d0, %d1, %d2, "
+			    "%d3 : vector<2x2xf32>\n  return\n}\n");
+	} else {
+		pb_buf_puts(&t, "  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape "
+			    "= [16, 8, 16]} : (");
+		for (int i = 0; i < 3; i++) {
+			pb_buf_puts(&t, i ? ", " : "");
+			pb_codegen_type_str(mlirValueGetType(args[i]), &t);
+		}
+		pb_buf_puts(&t, ") -> ");
+		pb_codegen_type_str(mlirValueGetType(args[2]), &t);
+		pb_buf_puts(&t, "\n  return\n}\n");
 	}
-	pb_buf_puts(&t, ") -> ");
-	pb_codegen_type_str(mlirValueGetType(args[2]), &t);
-	pb_buf_puts(&t, "\n  return\n}\n");
 	MlirValue v = emit(lw, t.data, op, 3, args);
 	pb_buf_free(&t);
 	if (mlirValueIsNull(v))

@@ -3,22 +3,14 @@
  * pb-tile leaves each nest that pb_mma_candidate accepts unmapped and
  * marked pb.mma. Here each such nest is matched again (match.c), its
  * block and warp tiles chosen, and the nest rewritten into warp tiles of
- * vector.contract (rewrite.c); with --no-mma it is tiled for CUDA cores
- * by pb-tile's own mapping instead. */
+ * vector.contract (rewrite.c). With --no-mma (or a nest that no longer
+ * matches) the mark stays, and the stage driver (lib/pipeline) has pb-tile
+ * map the nest for CUDA cores. */
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include "ir/contract.h"
 #include "mma/internal.h"
-#include "tile/tile.h"
-
-int pb_mma_candidate(MlirOperation nest, const struct pb_target *t,
-		     const char **why)
-{
-	struct pb_mma_contraction c;
-	struct pb_mma_tiles s;
-	return pb_mma_match(nest, &c, why) && pb_mma_choose(t, &c, &s, why);
-}
 
 static const char *elt_name(MlirType t)
 {
@@ -27,17 +19,14 @@ static const char *elt_name(MlirType t)
 
 /* Map nest "op" of kernel "func", marked pb.mma by pb-tile. */
 static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
-		    const struct pb_target *t, MlirOperation module,
-		    MlirOperation func, MlirOperation op)
+		    const struct pb_target *t, MlirOperation op)
 {
-	struct pb_mma_contraction c;
-	struct pb_mma_tiles s;
+	struct pb_kernel_contraction c;
+	struct pb_kernel_mma_tiles s;
 	const char *why = "--no-mma";
 	MlirLocation loc = mlirOperationGetLocation(op);
-	mlirOperationRemoveAttributeByName(
-		op, mlirStringRefCreateFromCString(PB_ATTR_MMA));
-	if (!o->no_mma && pb_mma_match(op, &c, &why) &&
-	    pb_mma_choose(t, &c, &s, &why)) {
+	if (!o->no_mma && pb_kernel_contraction_of(op, &c, &why) &&
+	    pb_kernel_mma_tiles(t, &c, &s, &why)) {
 		if (o->remarks)
 			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
 				     "m16n8k16 %s -> f32, block tile %lldx%lld, "
@@ -50,7 +39,7 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	}
 	if (o->remarks)
 		pb_remark_at(ctx, loc, "on CUDA cores: %s", why);
-	return pb_tile_map_nest(ctx, module, func, op);
+	return PB_OK;
 }
 
 int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
@@ -75,9 +64,7 @@ int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
 		for (int j = 0; j < ops.n && rc == PB_OK; j++)
 			if (!mlirAttributeIsNull(pb_ir_attr(ops.v[j],
 							    PB_ATTR_MMA)))
-				rc = map_nest(ctx, o, t,
-					      mlirModuleGetOperation(m),
-					      funcs.v[i], ops.v[j]);
+				rc = map_nest(ctx, o, t, ops.v[j]);
 		pb_ir_ops_free(&ops);
 	}
 	pb_ir_ops_free(&funcs);

@@ -25,16 +25,16 @@
 /* The subscript list of access "x" into "t": band dimension d is
  * "%<pre><d>" ("%<rows>"/"%<cols>" for m and n, when given), k "%k",
  * constants "%<cpre><r>" (defined by cst_text). */
-static void subs_text(struct pb_buf *t, const struct pb_mma_contraction *c,
-		      const struct pb_mma_access *x, const char *rows,
+static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
+		      const struct pb_kernel_access *x, const char *rows,
 		      const char *cols, const char *cpre)
 {
 	for (int r = 0; r < x->rank; r++) {
 		int d = x->sub[r];
 		pb_buf_puts(t, r ? ", " : "");
-		if (d == PB_MMA_SUB_K)
+		if (d == PB_KERNEL_SUB_K)
 			pb_buf_puts(t, "%k");
-		else if (d == PB_MMA_SUB_CST)
+		else if (d == PB_KERNEL_SUB_CST)
 			pb_buf_printf(t, "%%%s%d", cpre, r);
 		else if (d == c->m && rows)
 			pb_buf_printf(t, "%%%s", rows);
@@ -46,17 +46,17 @@ static void subs_text(struct pb_buf *t, const struct pb_mma_contraction *c,
 }
 
 /* The constant subscripts of "x" as index constants "%<cpre><r>". */
-static void cst_text(struct pb_buf *t, const struct pb_mma_access *x,
+static void cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
 		     const char *cpre)
 {
 	for (int r = 0; r < x->rank; r++)
-		if (x->sub[r] == PB_MMA_SUB_CST)
+		if (x->sub[r] == PB_KERNEL_SUB_CST)
 			pb_buf_printf(t, "      %%%s%d = arith.constant %lld : "
 				      "index\n", cpre, r, (long long)x->cst[r]);
 }
 
 /* The position of role "d" among the subscripts of "x", -1 if none. */
-static int pos_of(const struct pb_mma_access *x, int d)
+static int pos_of(const struct pb_kernel_access *x, int d)
 {
 	for (int r = 0; r < x->rank; r++)
 		if (x->sub[r] == d)
@@ -95,10 +95,10 @@ static const char *zero_of(MlirType e)
 
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
-			  const struct pb_mma_contraction *c,
-			  const struct pb_mma_tiles *s)
+			  const struct pb_kernel_contraction *c,
+			  const struct pb_kernel_mma_tiles *s)
 {
-	int fm = (int)(s->wm / PB_MMA_FRAG_M), fn = (int)(s->wn / PB_MMA_FRAG_N);
+	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
 	int nf = fm * fn;
 	struct pb_buf ta = {0}, tb = {0}, e = {0};
 	type_text(&ta, mlirValueGetType(c->a.mem));
@@ -149,7 +149,7 @@ static void skeleton_text(struct pb_buf *t,
 		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
 			    "permutation_map = ");
 		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
-			  pos_of(&c->a, PB_MMA_SUB_K));
+			  pos_of(&c->a, PB_KERNEL_SUB_K));
 		pb_buf_printf(t, "} : %s, vector<16x16x%s>\n", ta.data, e.data);
 	}
 	for (int j = 0; j < fn; j++) {
@@ -162,7 +162,7 @@ static void skeleton_text(struct pb_buf *t,
 		subs_text(t, c, &c->b_, NULL, cols, "cb");
 		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
 			    "permutation_map = ");
-		perm_text(t, c->b_.rank, pos_of(&c->b_, PB_MMA_SUB_K),
+		perm_text(t, c->b_.rank, pos_of(&c->b_, PB_KERNEL_SUB_K),
 			  pos_of(&c->b_, c->n));
 		pb_buf_printf(t, "} : %s, vector<16x8x%s>\n", tb.data, e.data);
 	}
@@ -195,7 +195,7 @@ static void skeleton_text(struct pb_buf *t,
 /* The epilogue of one fragment, built before "yield". */
 struct frag {
 	struct pb_ctx *ctx;
-	const struct pb_mma_contraction *c;
+	const struct pb_kernel_contraction *c;
 	MlirOperation yield;
 	MlirLocation loc;
 	MlirValue sub[PB_KERNEL_MAXD]; /* band dimension d's value */
@@ -205,7 +205,7 @@ struct frag {
 
 static MlirType vec_of(MlirType e)
 {
-	int64_t shape[2] = {PB_MMA_FRAG_M, PB_MMA_FRAG_N};
+	int64_t shape[2] = {PB_KERNEL_FRAG_M, PB_KERNEL_FRAG_N};
 	return mlirVectorTypeGet(2, shape, e);
 }
 
@@ -270,10 +270,10 @@ static MlirValue broadcast(struct frag *f, MlirValue v)
  * read broadcast. */
 static MlirValue read_text(struct frag *f, MlirOperation op)
 {
-	struct pb_mma_access x;
+	struct pb_kernel_access x;
 	struct pb_buf t = {0};
 	MlirValue args[1 + PB_KERNEL_MAXD];
-	pb_mma_access_of(f->c, op, &x);
+	pb_kernel_access_of(f->c, op, &x);
 	MlirType mt = mlirValueGetType(x.mem);
 	MlirType e = mlirShapedTypeGetElementType(mt);
 	int r0 = pos_of(&x, f->c->m), r1 = pos_of(&x, f->c->n);
@@ -310,10 +310,10 @@ static MlirValue read_text(struct frag *f, MlirOperation op)
 
 static int write_text(struct frag *f, MlirOperation op, MlirValue v)
 {
-	struct pb_mma_access x;
+	struct pb_kernel_access x;
 	struct pb_buf t = {0};
 	MlirValue args[2 + PB_KERNEL_MAXD];
-	pb_mma_access_of(f->c, op, &x);
+	pb_kernel_access_of(f->c, op, &x);
 	MlirType mt = mlirValueGetType(x.mem);
 	int n = access_args(f, x.mem, args);
 	args[n++] = v;
@@ -369,7 +369,7 @@ static MlirValue elementwise(struct frag *f, MlirOperation op)
 /* The epilogue of "c" on one fragment "f". */
 static int epilogue(struct frag *f)
 {
-	const struct pb_mma_contraction *c = f->c;
+	const struct pb_kernel_contraction *c = f->c;
 	MlirValue accm = mlirOperationGetResult(c->alloca, 0);
 	for (int i = 0; i < c->npost; i++) {
 		MlirOperation op = c->post[i];
@@ -411,8 +411,8 @@ static MlirOperation find(MlirOperation root, enum pb_map_level level)
 	return r;
 }
 
-int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_mma_contraction *c,
-		   const struct pb_mma_tiles *s)
+int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
+		   const struct pb_kernel_mma_tiles *s)
 {
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
@@ -430,7 +430,7 @@ int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_mma_contraction *c,
 	pb_ir_ops_free(&out);
 	MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));
 	MlirBlock bb = mlirRegionGetFirstBlock(mlirOperationGetRegion(block, 0));
-	int fm = (int)(s->wm / PB_MMA_FRAG_M), fn = (int)(s->wn / PB_MMA_FRAG_N);
+	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
 	for (int i = 0; i < fm && rc == PB_OK; i++)
 		for (int j = 0; j < fn && rc == PB_OK; j++) {
 			struct frag f;
@@ -464,7 +464,7 @@ int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_mma_contraction *c,
 			pb_ir_map_free(&f.map);
 		}
 	if (rc == PB_OK)
-		mlirOperationDestroy(c->b.root);
+		mlirOperationDestroy(c->b.root); /* with its pb.mma mark */
 	else
 		mlirOperationDestroy(block);
 	return rc;

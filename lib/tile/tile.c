@@ -16,7 +16,6 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "ir/contract.h"
-#include "mma/mma.h"
 #include "tile/internal.h"
 
 /* The sizes --sizes gives nest "nest" of kernel "k" (band "b") into "c"; 0 when it
@@ -134,7 +133,7 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	int g = sz ? given(ctx, sz, k, nest, &b, &c) : 0;
 	if (g < 0)
 		return PB_ERR;
-	if (g == 0 && !o->no_tile && !o->no_mma && pb_mma_candidate(op, t, &why)) {
+	if (g == 0 && !o->no_tile && !o->no_mma && pb_kernel_mma_candidate(op, t, &why)) {
 		/* a contraction for tensor cores: pb-mma maps it */
 		if (o->remarks)
 			pb_remark_at(ctx, mlirOperationGetLocation(op),
@@ -206,16 +205,38 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	return rc;
 }
 
-int pb_tile_map_nest(struct pb_ctx *ctx, MlirOperation module,
-		     MlirOperation func, MlirOperation op)
+int pb_tile_map_marked(struct pb_ctx *ctx, MlirModule m)
 {
-	static const struct pb_tile_opts defaults;
-	const struct pb_target *t = pb_target_of(ctx);
+	static const struct pb_tile_opts defaults = {.no_mma = 1};
+	const struct pb_target *t = NULL;
+	struct pb_ir_ops funcs = {0};
 	struct pb_buf dump = {0};
-	if (!t)
-		return PB_ERR;
-	int rc = map_nest(ctx, &defaults, t, NULL, module, func, -1, 0, op,
-			  &dump, NULL);
+	int rc = PB_OK;
+	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
+	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
+		struct pb_ir_ops ops = {0};
+		if (!pb_ir_op_is(funcs.v[i], "func.func") ||
+		    !pb_contract_is_kernel(funcs.v[i]))
+			continue;
+		pb_ir_block_ops(pb_ir_entry_block(funcs.v[i]), &ops);
+		for (int j = 0; j < ops.n && rc == PB_OK; j++) {
+			if (mlirAttributeIsNull(pb_ir_attr(ops.v[j],
+							   PB_ATTR_MMA)))
+				continue;
+			mlirOperationRemoveAttributeByName(
+				ops.v[j],
+				mlirStringRefCreateFromCString(PB_ATTR_MMA));
+			if (!t && !(t = pb_target_of(ctx)))
+				rc = PB_ERR;
+			else
+				rc = map_nest(ctx, &defaults, t, NULL,
+					      mlirModuleGetOperation(m),
+					      funcs.v[i], -1, j, ops.v[j],
+					      &dump, NULL);
+		}
+		pb_ir_ops_free(&ops);
+	}
+	pb_ir_ops_free(&funcs);
 	pb_buf_free(&dump);
 	return rc;
 }

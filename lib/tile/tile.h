@@ -20,10 +20,9 @@ struct pb_tile_opts {
 int pb_tile_run(struct pb_ctx *ctx, MlirModule m,
 		const struct pb_tile_opts *opts);
 
-/* Tile and map the one nest "op" of kernel "func" in "module" as pb-tile
- * does by default (the cost model's choice, for CUDA cores): pb-mma's
- * way back for a contraction it leaves on CUDA cores. */
-int pb_tile_map_nest(struct pb_ctx *ctx, MlirOperation module,
-		     MlirOperation func, MlirOperation op);
+/* Tile and map for CUDA cores, as pb-tile does by default, every nest of
+ * "m" that is still marked pb.mma (a contraction pb-tile left to pb-mma
+ * and pb-mma did not take: --no-mma). */
+int pb_tile_map_marked(struct pb_ctx *ctx, MlirModule m);
 
 #endif

@@ -1,4 +1,6 @@
-/* Contractions recognised from their access functions (docs/pb-mma.md).
+/* Contractions recognised from their access functions (docs/kernel-model.md,
+ * docs/pb-mma.md): the tensor-core view of a nest that pb-tile and pb-mma
+ * share.
  *
  * A nest is a contraction when, in pb-fuse's form, its band computes
  * acc = sum over k of ext(A[s_A]) * ext(B[s_B]) into a scalar
@@ -16,7 +18,8 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
-#include "mma/internal.h"
+#include "kernel/kernel.h"
+#include "target/target.h"
 
 static MlirOperation def_of(MlirValue v)
 {
@@ -24,9 +27,9 @@ static MlirOperation def_of(MlirValue v)
 	return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : none;
 }
 
-/* The band dimension whose counter is "v", PB_MMA_SUB_K for the
+/* The band dimension whose counter is "v", PB_KERNEL_SUB_K for the
  * reduction counter, -3 otherwise. */
-static int role_of(const struct pb_mma_contraction *c, MlirValue v)
+static int role_of(const struct pb_kernel_contraction *c, MlirValue v)
 {
 	for (int d = 0; d < c->b.n; d++)
 		if (mlirValueEqual(v, c->b.iv[d]))
@@ -36,12 +39,12 @@ static int role_of(const struct pb_mma_contraction *c, MlirValue v)
 				      mlirRegionGetFirstBlock(
 					      mlirOperationGetRegion(c->kloop, 0)),
 				      0)))
-		return PB_MMA_SUB_K;
+		return PB_KERNEL_SUB_K;
 	return -3;
 }
 
-int pb_mma_access_of(const struct pb_mma_contraction *c, MlirOperation op,
-		     struct pb_mma_access *acc)
+int pb_kernel_access_of(const struct pb_kernel_contraction *c, MlirOperation op,
+		     struct pb_kernel_access *acc)
 {
 	int store = pb_ir_op_is(op, "affine.store");
 	if (!store && !pb_ir_op_is(op, "affine.load"))
@@ -52,12 +55,12 @@ int pb_mma_access_of(const struct pb_mma_contraction *c, MlirOperation op,
 	acc->op = op;
 	acc->mem = mlirOperationGetOperand(op, first - 1);
 	acc->rank = (int)mlirAffineMapGetNumResults(map);
-	if (acc->rank > PB_MMA_MAXR || mlirAffineMapGetNumSymbols(map))
+	if (acc->rank > PB_KERNEL_MAXR || mlirAffineMapGetNumSymbols(map))
 		return 0;
 	for (int r = 0; r < acc->rank; r++) {
 		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
 		if (mlirAffineExprIsAConstant(e)) {
-			acc->sub[r] = PB_MMA_SUB_CST;
+			acc->sub[r] = PB_KERNEL_SUB_CST;
 			acc->cst[r] = mlirAffineConstantExprGetValue(e);
 			continue;
 		}
@@ -65,15 +68,15 @@ int pb_mma_access_of(const struct pb_mma_contraction *c, MlirOperation op,
 			return 0;
 		int p = (int)mlirAffineDimExprGetPosition(e);
 		int role = role_of(c, mlirOperationGetOperand(op, first + p));
-		if (role < PB_MMA_SUB_K)
+		if (role < PB_KERNEL_SUB_K)
 			return 0;
 		acc->sub[r] = role;
 	}
 	return 1;
 }
 
-/* How often band dimension "d" (or PB_MMA_SUB_K) subscripts "a". */
-static int uses(const struct pb_mma_access *a, int d)
+/* How often band dimension "d" (or PB_KERNEL_SUB_K) subscripts "a". */
+static int uses(const struct pb_kernel_access *a, int d)
 {
 	int n = 0;
 	for (int r = 0; r < a->rank; r++)
@@ -112,7 +115,7 @@ static int reads_acc(MlirValue v, MlirValue acc)
 }
 
 /* The reduction loop body of "c": acc[] = acc[] + ext(A) * ext(B). */
-static int match_update(struct pb_mma_contraction *c, MlirValue acc,
+static int match_update(struct pb_kernel_contraction *c, MlirValue acc,
 			const char **why)
 {
 	struct pb_ir_ops ops = {0};
@@ -145,7 +148,7 @@ static int match_update(struct pb_mma_contraction *c, MlirValue acc,
 	MlirOperation lb = operand_load(mlirOperationGetOperand(mul, 1));
 	if (mlirOperationIsNull(la) || mlirOperationIsNull(lb))
 		return 0;
-	if (!pb_mma_access_of(c, la, &c->a) || !pb_mma_access_of(c, lb, &c->b_))
+	if (!pb_kernel_access_of(c, la, &c->a) || !pb_kernel_access_of(c, lb, &c->b_))
 		return 0;
 	c->elt = mlirShapedTypeGetElementType(mlirValueGetType(c->a.mem));
 	MlirType eb = mlirShapedTypeGetElementType(mlirValueGetType(c->b_.mem));
@@ -157,7 +160,7 @@ static int match_update(struct pb_mma_contraction *c, MlirValue acc,
 	/* the roles of the band dimensions */
 	*why = "the subscripts are not those of C[m,n] += A[m,k] * B[k,n] "
 	       "(with batch dimensions)";
-	if (uses(&c->a, PB_MMA_SUB_K) != 1 || uses(&c->b_, PB_MMA_SUB_K) != 1)
+	if (uses(&c->a, PB_KERNEL_SUB_K) != 1 || uses(&c->b_, PB_KERNEL_SUB_K) != 1)
 		return 0;
 	c->m = c->n = -1;
 	for (int d = 0; d < c->b.n; d++) {
@@ -198,14 +201,14 @@ static int elementwise(MlirOperation op)
  * the band (stores by both m and n), the accumulator's read, and
  * element-wise operations; every value they use comes from them or from
  * outside the band. */
-static int match_post(struct pb_mma_contraction *c, struct pb_ir_ops *ops,
+static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 		      int from, MlirValue acc, const char **why)
 {
 	int stores = 0;
 	c->npost = 0;
 	for (int i = from; i < ops->n; i++) {
 		MlirOperation op = ops->v[i];
-		struct pb_mma_access x;
+		struct pb_kernel_access x;
 		*why = "the epilogue has an operation tensor-core fragments "
 		       "cannot carry";
 		if (pb_ir_op_is(op, "affine.yield") ||
@@ -220,8 +223,8 @@ static int match_post(struct pb_mma_contraction *c, struct pb_ir_ops *ops,
 		}
 		if (pb_ir_op_is(op, "affine.load") ||
 		    pb_ir_op_is(op, "affine.store")) {
-			if (!pb_mma_access_of(c, op, &x) ||
-			    uses(&x, PB_MMA_SUB_K) || uses(&x, c->m) > 1 ||
+			if (!pb_kernel_access_of(c, op, &x) ||
+			    uses(&x, PB_KERNEL_SUB_K) || uses(&x, c->m) > 1 ||
 			    uses(&x, c->n) > 1)
 				return 0;
 			if (pb_ir_op_is(op, "affine.store")) {
@@ -254,7 +257,7 @@ static int match_post(struct pb_mma_contraction *c, struct pb_ir_ops *ops,
 	return stores > 0;
 }
 
-int pb_mma_match(MlirOperation nest, struct pb_mma_contraction *c,
+int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c,
 		 const char **why)
 {
 	struct pb_ir_ops ops = {0};
@@ -303,13 +306,13 @@ out:
 	return ok;
 }
 
-int pb_mma_choose(const struct pb_target *t,
-		  const struct pb_mma_contraction *c, struct pb_mma_tiles *s,
+int pb_kernel_mma_tiles(const struct pb_target *t,
+		  const struct pb_kernel_contraction *c, struct pb_kernel_mma_tiles *s,
 		  const char **why)
 {
 	/* block tile, warp tile: the largest first; 64x64 and 32x32 warp
 	   tiles keep a thread's accumulators at 64 and 32 registers */
-	static const struct pb_mma_tiles cand[] = {
+	static const struct pb_kernel_mma_tiles cand[] = {
 		{128, 128, 64, 64}, {128, 64, 64, 32}, {64, 64, 32, 32},
 		{64, 32, 32, 16},   {32, 32, 16, 16},  {16, 16, 16, 8},
 		{16, 8, 16, 8},
@@ -320,7 +323,7 @@ int pb_mma_choose(const struct pb_target *t,
 		if (d != c->m && d != c->n)
 			rest *= c->b.extent[d];
 	*why = "the reduction length is not a multiple of 16";
-	if (c->k % PB_MMA_FRAG_K)
+	if (c->k % PB_KERNEL_FRAG_K)
 		return 0;
 	*why = "C's rows are not a multiple of 16 or its columns of 8";
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
@@ -340,4 +343,13 @@ int pb_mma_choose(const struct pb_target *t,
 		return 0;
 	*s = cand[best];
 	return 1;
+}
+
+int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
+			    const char **why)
+{
+	struct pb_kernel_contraction c;
+	struct pb_kernel_mma_tiles s;
+	return pb_kernel_contraction_of(nest, &c, why) &&
+	       pb_kernel_mma_tiles(t, &c, &s, why);
 }
