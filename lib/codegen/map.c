@@ -549,10 +549,16 @@ static int add_thread(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 	return PB_OK;
 }
 
-/* Reject a gpu.barrier inside a warp nest of "m": the warps that the
- * nest's guard leaves out would never reach it. */
+/* Reject a gpu.barrier inside a warp nest of "m" unless every thread of
+ * the block runs the nest (one warp nest, no thread loop outside it):
+ * the warps that a guard leaves out would never reach it. */
 static int check_warp_barriers(struct pb_ctx *ctx, const struct mapped *m)
 {
+	int outside = 0;
+	for (int i = 0; i < m->threads.n; i++)
+		outside += m->owner[i] < 0;
+	if (m->nw == 1 && !outside)
+		return PB_OK;
 	for (int i = 0; i < m->nw; i++) {
 		struct pb_ir_ops bar = {0};
 		pb_ir_collect(m->w[i].loop[0], "gpu.barrier", &bar);

@@ -200,6 +200,23 @@ static int ldmatrix_kind(MlirOperation op, enum layout l)
 	return 0;
 }
 
+/* Do the two elements [r][0] and [r][1] of a fragment in layout "l" lie
+ * next to each other in memory, 4-byte aligned, for transfer "op" on
+ * buffer type "mt" (vector dimensions along memref dimensions d0, d1)?
+ * They do when the dimension they differ along (the columns; for B the
+ * rows, k) is the buffer's innermost with an even extent: the tile's
+ * offsets along it are even. */
+static int pairs(MlirType mt, enum layout l, int d0, int d1)
+{
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	int pd = l == L_B ? d0 : d1;
+	MlirType e = mlirShapedTypeGetElementType(mt);
+	return pd >= 0 && pd == rank - 1 && mlirTypeIsAFloat(e) &&
+	       mlirFloatTypeGetWidth(e) == 16 &&
+	       mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)) &&
+	       mlirShapedTypeGetDimSize(mt, rank - 1) % 2 == 0;
+}
+
 /* A read in layout "l" (vector.transfer_read "op"). */
 static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 {
@@ -238,6 +255,27 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		pb_buf_puts(&t, " -> ");
 		pb_codegen_type_str(ft, &t);
 		pb_buf_puts(&t, "\n");
+	} else if (pairs(mt, l, d0, d1)) {
+		/* 32-bit loads of the element pairs */
+		for (int e = 0; e < ne; e += 2) {
+			char row[64], col[64];
+			elem_offsets(l, e / 2, 0, row, col, sizeof(row));
+			elem_index(&t, e, rank, d0, d1, row, col);
+			pb_buf_printf(&t, "  %%w%d = vector.load %%M[", e);
+			subs_of(&t, e, rank, d0, d1);
+			pb_buf_puts(&t, "] {alignment = 4} : ");
+			pb_codegen_type_str(mt, &t);
+			pb_buf_puts(&t, ", vector<2x");
+			pb_codegen_type_str(elt, &t);
+			for (int c = 0; c < 2; c++) {
+				pb_buf_printf(&t, ">\n  %%v%d = vector.extract "
+					      "%%w%d[%d] : ", e + c, e, c);
+				pb_codegen_type_str(elt, &t);
+				pb_buf_puts(&t, " from vector<2x");
+				pb_codegen_type_str(elt, &t);
+			}
+			pb_buf_puts(&t, ">\n");
+		}
 	} else {
 		for (int e = 0; e < ne; e++) {
 			char row[64], col[64];
@@ -279,7 +317,25 @@ static int lower_write(struct lower *lw, MlirOperation op)
 	MlirValue args[3 + PB_KERNEL_MAXD];
 	int n = access_args(lw, op, 2, v, args);
 	header(&t, mt, rank, mlirValueGetType(v));
-	for (int e = 0; e < 4; e++) {
+	for (int e = 0; e < 4 && pairs(mt, L_C, d0, d1); e += 2) {
+		/* 32-bit stores of the element pairs */
+		char row[64], col[64];
+		elem_offsets(L_C, e / 2, 0, row, col, sizeof(row));
+		elem_index(&t, e, rank, d0, d1, row, col);
+		pb_buf_printf(&t, "  %%p%d = vector.extract %%v[%d] : vector<2x",
+			      e, e / 2);
+		pb_codegen_type_str(elt, &t);
+		pb_buf_puts(&t, "> from ");
+		pb_codegen_type_str(mlirValueGetType(v), &t);
+		pb_buf_printf(&t, "\n  vector.store %%p%d, %%M[", e);
+		subs_of(&t, e, rank, d0, d1);
+		pb_buf_puts(&t, "] {alignment = 4} : ");
+		pb_codegen_type_str(mt, &t);
+		pb_buf_puts(&t, ", vector<2x");
+		pb_codegen_type_str(elt, &t);
+		pb_buf_puts(&t, ">\n");
+	}
+	for (int e = 0; e < 4 && !pairs(mt, L_C, d0, d1); e++) {
 		char row[64], col[64];
 		elem_offsets(L_C, e / 2, e % 2, row, col, sizeof(row));
 		elem_index(&t, e, rank, d0, d1, row, col);
