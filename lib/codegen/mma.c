@@ -287,6 +287,8 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 			pb_codegen_type_str(mt, &t);
 			pb_buf_puts(&t, "\n");
 		}
+	}
+	if (!kind) {
 		pb_buf_puts(&t, "  %r = vector.from_elements ");
 		for (int e = 0; e < ne; e++)
 			pb_buf_printf(&t, "%s%%v%d", e ? ", " : "", e);
