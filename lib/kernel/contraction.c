@@ -94,6 +94,26 @@ static int is_float_zero(MlirValue v)
 	       mlirFloatAttrGetValueDouble(a) == 0.0;
 }
 
+/* Is memref "v" a scalar temporary: no dimension other than 1? */
+static int is_local(MlirValue v)
+{
+	MlirType t = mlirValueGetType(v);
+	if (!mlirTypeIsAMemRef(t) || !mlirShapedTypeHasStaticShape(t))
+		return 0;
+	for (intptr_t d = 0; d < mlirShapedTypeGetRank(t); d++)
+		if (mlirShapedTypeGetDimSize(t, d) != 1)
+			return 0;
+	return 1;
+}
+
+int pb_kernel_is_local(const struct pb_kernel_contraction *c, MlirValue v)
+{
+	return mlirValueIsAOpResult(v) &&
+	       pb_ir_op_is(mlirOpResultGetOwner(v), "memref.alloca") &&
+	       !mlirOperationEqual(mlirOpResultGetOwner(v), c->alloca) &&
+	       pb_ir_defined_in(v, c->b.root) && is_local(v);
+}
+
 /* The operand load behind "v": "v" itself or its arith.extf to f32. */
 static MlirOperation operand_load(MlirValue v)
 {
@@ -221,6 +241,14 @@ static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 			c->post[c->npost++] = op;
 			continue;
 		}
+		/* a scalar temporary: its value is carried along */
+		if ((pb_ir_op_is(op, "affine.load") &&
+		     pb_kernel_is_local(c, mlirOperationGetOperand(op, 0))) ||
+		    (pb_ir_op_is(op, "affine.store") &&
+		     pb_kernel_is_local(c, mlirOperationGetOperand(op, 1)))) {
+			c->post[c->npost++] = op;
+			continue;
+		}
 		if (pb_ir_op_is(op, "affine.load") ||
 		    pb_ir_op_is(op, "affine.store")) {
 			if (!pb_kernel_access_of(c, op, &x) ||
@@ -245,7 +273,7 @@ static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 		     j++) {
 			MlirValue v = mlirOperationGetOperand(c->post[i], j);
 			if (!pb_ir_defined_in(v, c->b.root) ||
-			    mlirValueEqual(v, acc))
+			    mlirValueEqual(v, acc) || pb_kernel_is_local(c, v))
 				continue;
 			int ok = role_of(c, v) >= 0;
 			for (int p = 0; p < i && !ok; p++)
@@ -257,34 +285,47 @@ static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 	return stores > 0;
 }
 
+static const char not_band[] = "not a band of parallel loops";
+static const char no_acc[] =
+	"no scalar accumulator zeroed before one reduction loop";
+
+int pb_kernel_is_reduction_why(const char *why)
+{
+	return why && strcmp(why, no_acc) && strcmp(why, not_band);
+}
+
 int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c,
 		 const char **why)
 {
 	struct pb_ir_ops ops = {0};
 	int i = 0, ok = 0;
 	memset(c, 0, sizeof(*c));
-	*why = "not a band of parallel loops";
+	*why = not_band;
 	if (!pb_kernel_band_of(nest, &c->b) || c->b.n < 2)
 		return 0;
 	for (int d = 0; d < c->b.n; d++)
 		if (c->b.lb[d] != 0 || c->b.step[d] != 1)
 			return 0;
 	pb_ir_block_ops(pb_kernel_band_body(&c->b), &ops);
-	*why = "no scalar accumulator zeroed before one reduction loop";
-	/* acc = memref.alloca() : memref<f32>; acc[] = 0.0 */
-	if (ops.n < 4 || !pb_ir_op_is(ops.v[0], "memref.alloca"))
+	*why = no_acc;
+	/* scalar temporaries (memref.alloca) of the band first, then
+	   acc[] = 0.0: the accumulator, a memref<f32> among them */
+	for (i = 0; i < ops.n && pb_ir_op_is(ops.v[i], "memref.alloca"); i++)
+		if (!is_local(mlirOperationGetResult(ops.v[i], 0)))
+			goto out;
+	if (i == 0 || i + 2 >= ops.n || !pb_ir_op_is(ops.v[i], "affine.store") ||
+	    !is_float_zero(mlirOperationGetOperand(ops.v[i], 0)))
 		goto out;
-	c->alloca = ops.v[0];
-	MlirValue acc = mlirOperationGetResult(c->alloca, 0);
+	MlirValue acc = mlirOperationGetOperand(ops.v[i], 1);
 	MlirType at = mlirValueGetType(acc);
-	if (mlirShapedTypeGetRank(at) != 0 ||
+	if (!mlirValueIsAOpResult(acc) ||
+	    !pb_ir_op_is(mlirOpResultGetOwner(acc), "memref.alloca") ||
+	    !pb_ir_defined_in(acc, c->b.root) ||
+	    mlirShapedTypeGetRank(at) != 0 ||
 	    !mlirTypeIsAF32(mlirShapedTypeGetElementType(at)))
 		goto out;
-	if (!pb_ir_op_is(ops.v[1], "affine.store") ||
-	    !mlirValueEqual(mlirOperationGetOperand(ops.v[1], 1), acc) ||
-	    !is_float_zero(mlirOperationGetOperand(ops.v[1], 0)))
-		goto out;
-	for (i = 2; i < ops.n && pb_ir_op_is(ops.v[i], "arith.constant"); i++)
+	c->alloca = mlirOpResultGetOwner(acc);
+	for (i++; i < ops.n && pb_ir_op_is(ops.v[i], "arith.constant"); i++)
 		;
 	if (i == ops.n || !pb_ir_op_is(ops.v[i], "affine.for"))
 		goto out;

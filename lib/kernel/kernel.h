@@ -227,6 +227,15 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 			const struct pb_kernel_contraction *c,
 			struct pb_kernel_mma_tiles *s, const char **why);
 
+/* Does "why" (from pb_kernel_contraction_of) say more than that the nest
+ * is no reduction at all (worth a remark)? */
+int pb_kernel_is_reduction_why(const char *why);
+
+/* Is "v" a scalar temporary of the nest of "c" (a memref.alloca of one
+ * element in its band other than the accumulator, whose value the
+ * epilogue carries along)? */
+int pb_kernel_is_local(const struct pb_kernel_contraction *c, MlirValue v);
+
 /* Is "nest" (an unmapped band at the fuse level) a contraction that
  * tensor cores can run on "t": a contraction whose shape some tiles fit?
  * 1 or 0, with "*why" saying why not. pb-tile leaves these to pb-mma. */

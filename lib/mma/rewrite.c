@@ -201,7 +201,23 @@ struct frag {
 	MlirValue sub[PB_KERNEL_MAXD]; /* band dimension d's value */
 	MlirValue acc;		       /* the fragment's accumulator */
 	struct pb_ir_map map;	       /* epilogue values to vectors */
+	MlirValue local[16], lval[16]; /* scalar temporaries, their values */
+	int nlocal;
 };
+
+/* The slot of scalar temporary "m" in "f" (a new one when absent); -1
+ * when there is no room. */
+static int local_slot(struct frag *f, MlirValue m)
+{
+	for (int i = 0; i < f->nlocal; i++)
+		if (mlirValueEqual(f->local[i], m))
+			return i;
+	if (f->nlocal == 16)
+		return -1;
+	f->local[f->nlocal] = m;
+	f->lval[f->nlocal].ptr = NULL;
+	return f->nlocal++;
+}
 
 static MlirType vec_of(MlirType e)
 {
@@ -366,6 +382,17 @@ static MlirValue elementwise(struct frag *f, MlirOperation op)
 	return mlirOperationGetResult(nop, 0);
 }
 
+/* Report that epilogue operation "op" could not be carried onto the
+ * fragments (the matcher accepted it: an internal error). */
+static int fail(struct frag *f, MlirOperation op)
+{
+	MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+	pb_error_at(f->ctx, mlirOperationGetLocation(op),
+		    "internal: cannot apply '%.*s' of the epilogue to "
+		    "tensor-core fragments", (int)n.length, n.data);
+	return PB_ERR;
+}
+
 /* The epilogue of "c" on one fragment "f". */
 static int epilogue(struct frag *f)
 {
@@ -374,13 +401,34 @@ static int epilogue(struct frag *f)
 	for (int i = 0; i < c->npost; i++) {
 		MlirOperation op = c->post[i];
 		MlirValue v = {NULL};
+		if (pb_ir_op_is(op, "affine.store") &&
+		    pb_kernel_is_local(c, mlirOperationGetOperand(op, 1))) {
+			int k = local_slot(f, mlirOperationGetOperand(op, 1));
+			MlirValue x = pb_ir_map_lookup(
+				&f->map, mlirOperationGetOperand(op, 0));
+			if (k < 0)
+				return fail(f, op);
+			f->lval[k] = mlirValueIsNull(x)
+					     ? broadcast(f, mlirOperationGetOperand(op, 0))
+					     : x;
+			continue;
+		}
+		if (pb_ir_op_is(op, "affine.load") &&
+		    pb_kernel_is_local(c, mlirOperationGetOperand(op, 0))) {
+			int k = local_slot(f, mlirOperationGetOperand(op, 0));
+			if (k < 0 || mlirValueIsNull(f->lval[k]))
+				return fail(f, op);
+			pb_ir_map_add(&f->map, mlirOperationGetResult(op, 0),
+				      f->lval[k]);
+			continue;
+		}
 		if (pb_ir_op_is(op, "affine.store")) {
 			MlirValue x = pb_ir_map_lookup(
 				&f->map, mlirOperationGetOperand(op, 0));
 			if (mlirValueIsNull(x))
 				x = broadcast(f, mlirOperationGetOperand(op, 0));
 			if (mlirValueIsNull(x) || write_text(f, op, x))
-				return PB_ERR;
+				return fail(f, op);
 			continue;
 		}
 		if (pb_ir_op_is(op, "affine.load"))
@@ -390,7 +438,7 @@ static int epilogue(struct frag *f)
 		else
 			v = elementwise(f, op);
 		if (mlirValueIsNull(v))
-			return PB_ERR;
+			return fail(f, op);
 		pb_ir_map_add(&f->map, mlirOperationGetResult(op, 0), v);
 	}
 	return PB_OK;

@@ -133,7 +133,13 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	int g = sz ? given(ctx, sz, k, nest, &b, &c) : 0;
 	if (g < 0)
 		return PB_ERR;
-	if (g == 0 && !o->no_tile && !o->no_mma && pb_kernel_mma_candidate(op, t, &why)) {
+	int mma = g == 0 && !o->no_tile && !o->no_mma &&
+		  pb_kernel_mma_candidate(op, t, &why);
+	if (o->remarks && !mma && g == 0 && !o->no_tile && !o->no_mma &&
+	    pb_kernel_is_reduction_why(why))
+		pb_remark_at(ctx, mlirOperationGetLocation(op),
+			     "not for tensor cores: %s", why);
+	if (mma) {
 		/* a contraction for tensor cores: pb-mma maps it */
 		if (o->remarks)
 			pb_remark_at(ctx, mlirOperationGetLocation(op),

@@ -10,8 +10,8 @@
 // against the fuse-level nests, and --no-mma (the same contractions tiled
 // for CUDA cores by pb-tile) against them too.
 // RUN: pb-run --random=1 --output %t/ref %t/mm.mlir
-// RUN: pb-run --random=1 --check %t/ref/C.npy --check %t/ref/Z.npy %t/mma.mlir | FileCheck --check-prefix=NUM %s
-// RUN: pb-mma --no-mma --remarks %t/tile.mlir 2>%t/no.rem | pb-run --random=1 --check %t/ref/C.npy --check %t/ref/Z.npy - | FileCheck --check-prefix=NUM %s
+// RUN: pb-run --random=1 --check %t/ref/C.npy --check %t/ref/Z.npy --check %t/ref/S.npy --check %t/ref/T.npy %t/mma.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-mma --no-mma --remarks %t/tile.mlir 2>%t/no.rem | pb-run --random=1 --check %t/ref/C.npy --check %t/ref/Z.npy --check %t/ref/S.npy --check %t/ref/T.npy - | FileCheck --check-prefix=NUM %s
 // RUN: FileCheck --check-prefix=NOMMA %s < %t/no.rem
 // RUN: pb-mma --no-mma %t/tile.mlir | FileCheck --check-prefix=CUDA %s
 // pb-tile --no-mma tiles them itself.
@@ -24,11 +24,13 @@
 
 // TILE: mm.mlir:5:5: remark: left to pb-mma: a contraction for tensor cores
 // TILE: mm.mlir:31:5: remark: left to pb-mma: a contraction for tensor cores
+// TILE: mm.mlir:57:5: remark: left to pb-mma: a contraction for tensor cores
 // MARK: affine.parallel (%{{.*}}) = (0) to (32) {
 // MARK: } {pb.mma}
 
-// REM: :5:5: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile 16x8, warp tile 16x8 (1 warps)
-// REM: :31:5: remark: on tensor cores: mma.sync m16n8k16 bf16 -> f32, block tile 16x8, warp tile 16x8 (1 warps)
+// REM: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile 16x8, warp tile 16x8 (1 warps)
+// REM: remark: on tensor cores: mma.sync m16n8k16 bf16 -> f32, block tile 16x8, warp tile 16x8 (1 warps)
+// REM: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32
 // NOMMA: remark: on CUDA cores: --no-mma
 
 // Gemm: C = relu(A x B + bias), the epilogue on the 16x8 fragment.
@@ -66,6 +68,16 @@
 
 // NUM: output 'C': {{.*}}: ok
 // NUM: output 'Z': {{.*}}: ok
+// NUM: output 'S': {{.*}}: ok
+// NUM: output 'T': {{.*}}: ok
+
+// The temporary and the store read back are carried as fragments.
+// CHECK-LABEL: func.func private @k2_tmp
+// CHECK-NOT: memref.alloca
+// CHECK: vector.contract
+// CHECK: vector.transfer_write {{.*}} : vector<16x8xf16>, memref<16x16xf16>
+// CHECK: vector.transfer_read %arg3[
+// CHECK: vector.transfer_write {{.*}} : vector<16x8xf32>, memref<16x16xf32>
 
 //--- mm.mlir
 module attributes {pb.stage = "fuse"} {
@@ -120,9 +132,43 @@ module attributes {pb.stage = "fuse"} {
     }
     return
   }
-  func.func @main(%A: memref<32x64xf16> {pb.name = "A"}, %B: memref<64x16xf16> {pb.name = "B"}, %bias: memref<16xf16> {pb.name = "bias"}, %C: memref<32x16xf16> {pb.name = "C", pb.output}, %X: memref<2x16x32xbf16> {pb.name = "X"}, %Y: memref<2x24x32xbf16> {pb.name = "Y"}, %Z: memref<2x16x24xf32> {pb.name = "Z", pb.output}) {
+  // The form pb-fuse gives a MatMul fused with its Add and a Cast: the
+  // truncated product through a scalar temporary, a store read back.
+  func.func private @k2_tmp(%A: memref<16x32xf16>, %B: memref<32x16xf16>, %bias: memref<16xf16>, %C: memref<16x16xf16>, %D: memref<16x16xf32>) attributes {pb.kernel, pb.nodes = ["MatMul_2"]} {
+    %z = arith.constant 0.000000e+00 : f32
+    affine.parallel (%i) = (0) to (16) {
+      affine.parallel (%j) = (0) to (16) {
+        %tmp = memref.alloca() : memref<1xf16>
+        %acc = memref.alloca() : memref<f32>
+        affine.store %z, %acc[] : memref<f32>
+        affine.for %k = 0 to 32 {
+          %a = affine.load %A[%i, %k] : memref<16x32xf16>
+          %b = affine.load %B[%k, %j] : memref<32x16xf16>
+          %s = affine.load %acc[] : memref<f32>
+          %ae = arith.extf %a : f16 to f32
+          %be = arith.extf %b : f16 to f32
+          %p = arith.mulf %ae, %be : f32
+          %t = arith.addf %s, %p : f32
+          affine.store %t, %acc[] : memref<f32>
+        }
+        %r = affine.load %acc[] : memref<f32>
+        %rh = arith.truncf %r : f32 to f16
+        affine.store %rh, %tmp[0] : memref<1xf16>
+        %bv = affine.load %bias[%j] : memref<16xf16>
+        %tv = affine.load %tmp[0] : memref<1xf16>
+        %y = arith.addf %bv, %tv : f16
+        affine.store %y, %C[%i, %j] : memref<16x16xf16>
+        %c = affine.load %C[%i, %j] : memref<16x16xf16>
+        %ce = arith.extf %c : f16 to f32
+        affine.store %ce, %D[%i, %j] : memref<16x16xf32>
+      }
+    }
+    return
+  }
+  func.func @main(%A: memref<32x64xf16> {pb.name = "A"}, %B: memref<64x16xf16> {pb.name = "B"}, %bias: memref<16xf16> {pb.name = "bias"}, %C: memref<32x16xf16> {pb.name = "C", pb.output}, %X: memref<2x16x32xbf16> {pb.name = "X"}, %Y: memref<2x24x32xbf16> {pb.name = "Y"}, %Z: memref<2x16x24xf32> {pb.name = "Z", pb.output}, %P: memref<16x32xf16> {pb.name = "P"}, %Q: memref<32x16xf16> {pb.name = "Q"}, %R: memref<16xf16> {pb.name = "R"}, %S: memref<16x16xf16> {pb.name = "S", pb.output}, %T: memref<16x16xf32> {pb.name = "T", pb.output}) {
     call @k0_gemm(%A, %B, %bias, %C) : (memref<32x64xf16>, memref<64x16xf16>, memref<16xf16>, memref<32x16xf16>) -> ()
     call @k1_bmm(%X, %Y, %Z) : (memref<2x16x32xbf16>, memref<2x24x32xbf16>, memref<2x16x24xf32>) -> ()
+    call @k2_tmp(%P, %Q, %R, %S, %T) : (memref<16x32xf16>, memref<32x16xf16>, memref<16xf16>, memref<16x16xf16>, memref<16x16xf32>) -> ()
     return
   }
 }
