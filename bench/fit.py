@@ -16,8 +16,9 @@ them).
 
 The predictions come from pb's own tools: each case is imported and fused
 once (pb-import | pb-fuse), then for every candidate set of constants
-pb-tile runs on it with --report and --target-file a copy of the
-description with those constants: the script never computes a prediction
+pb-tile runs with --report and --target-file a copy of the description
+with those constants, on all the cases merged into one module (checked
+once against a run per case): the script never computes a prediction
 itself. One data point per measured kernel, and one per case for the
 kernels not measured one by one (the case's total less the measured
 kernels, against the sum of the others' predictions).
@@ -27,8 +28,8 @@ plus a weak pull (weight PRIOR) of every constant towards the
 description's value in log space, so that a constant the data do not
 constrain stays where it was. It searches one constant at a time (a
 coarse scan of factors, then a golden-section refinement, in log space
-within the range the target reader accepts), sweeping until no constant
-moves. It reports the error before and after: the median of the ratios
+within the range the constant can take on these GPUs, PARAMS), sweeping
+until no constant moves. It reports the error before and after: the median of the ratios
 predicted / measured and the worst ratio (the largest of ratio and
 1/ratio), per point and overall, and which constants the data do not
 constrain (no prediction changes when the constant is halved or doubled).
@@ -50,16 +51,22 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
 # The constants fitted, their defaults (lib/target/target.h,
-# PB_TARGET_MODEL_DEFAULTS) and ranges (lib/target/target.c): "model."
-# ones are in the description's "model" object.
+# PB_TARGET_MODEL_DEFAULTS) and the range the fit searches: narrower than
+# what the target reader accepts (lib/target/target.c), the values each
+# can take on NVIDIA GPUs of sm_80 to sm_90 (L2 is 1.5 to 5 times DRAM's
+# bandwidth, a streaming kernel reaches half of DRAM's peak or more, a
+# global access issues as 1 to 32 FFMA slots, ...), so that a constant
+# does not stand in for an effect the model lacks: one that ends at an
+# edge of its range is reported. "model." ones are in the description's
+# "model" object. The order is the order of the search.
 PARAMS = {
-    "model.mem_cycles": (1.0, 0.25, 256),
-    "model.dram_efficiency": (1.0, 0.05, 1),
-    "launch_s": (3e-6, 1e-8, 1e-4),
-    "model.l2_over_dram": (2.5, 1, 20),
-    "model.chain_cycles": (4.0, 1, 1000),
-    "model.hiding_occupancy": (0.25, 0.01, 1),
-    "model.tree_step_cycles": (40.0, 1, 10000),
+    "model.mem_cycles": (1.0, 1, 32),
+    "model.dram_efficiency": (1.0, 0.5, 1),
+    "launch_s": (3e-6, 1e-6, 2e-5),
+    "model.l2_over_dram": (2.5, 1.5, 5),
+    "model.chain_cycles": (4.0, 2, 64),
+    "model.hiding_occupancy": (0.25, 0.1, 1),
+    "model.tree_step_cycles": (40.0, 10, 400),
 }
 PRIOR = 0.02
 
@@ -132,6 +139,51 @@ class Model:
                     + st.get("pb-fuse", []), imp))
                 self.cases.append((f, c, fuse, tile))
 
+        self.merged = self.merge()
+
+    def merge(self):
+        """All cases' fused modules as one module (their symbols prefixed
+        by the case's number, their --sizes renumbered), so that an
+        evaluation is one pb-tile run: (path, pb-tile options, the first
+        kernel number of each case) or None when the cases cannot be
+        merged (different pb-tile options besides --sizes)."""
+        other = {tuple(a for a in tile if not a.startswith("--sizes="))
+                 for _, _, _, tile in self.cases}
+        if len(other) != 1:
+            return None
+        bodies, maps, first, head, n, aliases_text = [], [], [], None, 0, []
+        for i, (f, c, fuse, tile) in enumerate(self.cases):
+            text = open(fuse).read()
+            # attribute aliases (#map = ...) before the module: renamed too
+            aliases = re.findall(r"^#([A-Za-z_][\w$.]*) = ", text, re.M)
+            for a in sorted(set(aliases), key=len, reverse=True):
+                text = re.sub(r"#%s\b" % re.escape(a), "#c%d_%s" % (i, a), text)
+            m = re.match(r"((?:#[^\n]*\n)*)\s*(module(?: attributes \{.*?\})? \{)\n(.*)\}\s*$",
+                         text, re.S)
+            if not m:
+                return None
+            aliases_text.append(m.group(1))
+            head = head or m.group(2)
+            body = m.group(3)
+            syms = re.findall(r"^\s*(?:func\.func|memref\.global)\s+(?:private\s+|public\s+)?"
+                              r"@([A-Za-z_][\w$.]*)", body, re.M)
+            for sym in sorted(set(syms), key=len, reverse=True):
+                body = re.sub(r"@%s\b" % re.escape(sym), "@c%d_%s" % (i, sym), body)
+            first.append(n)
+            for a in tile:
+                if a.startswith("--sizes="):
+                    inner = a[len("--sizes="):].strip().strip("{}").strip()
+                    maps.append(re.sub(r"kernel\[(\d+)", lambda x: "kernel[%d" % (
+                        int(x.group(1)) + n), inner) if "kernel[i]" not in inner else inner)
+            n += len(re.findall(r"^\s*func\.func[^\n]*\bpb\.kernel\b", body, re.M))
+            bodies.append(body)
+        path = os.path.join(self.tmp, "merged.mlir")
+        open(path, "w").write("".join(aliases_text) + head + "\n" + "".join(bodies) + "}\n")
+        opts = list(next(iter(other)))
+        if maps:
+            opts.append("--sizes={ %s }" % "; ".join(sorted(set(maps))))
+        return path, opts, first
+
     def description(self, p):
         d = json.loads(json.dumps(self.base))
         m = d.setdefault("model", {})
@@ -142,13 +194,7 @@ class Model:
                 d[k] = v
         return d
 
-    def predict(self, p):
-        """{case index: {(function, nest): predicted seconds}} for the
-        constants "p"."""
-        self.calls += 1
-        tf = os.path.join(self.tmp, "target-%d.json" % self.calls)
-        json.dump(self.description(p), open(tf, "w"))
-
+    def predict_each(self, tf):
         def one(i):
             f, c, fuse, tile = self.cases[i]
             rep = os.path.join(self.tmp, "report-%d.json" % i)
@@ -158,7 +204,44 @@ class Model:
             ks = json.load(open(rep))["kernels"]
             return {(k["kernel"], k["nest"]): k["predicted_s"] for k in ks}
         with concurrent.futures.ThreadPoolExecutor(self.jobs) as ex:
-            out = dict(enumerate(ex.map(one, range(len(self.cases)))))
+            return dict(enumerate(ex.map(one, range(len(self.cases)))))
+
+    def predict_merged(self, tf):
+        path, opts, first = self.merged
+        rep = os.path.join(self.tmp, "report-merged.json")
+        run([os.path.join(self.bin, "pb-tile"), "--target-file", tf, "--report",
+             rep, "-o", "/dev/null"] + opts, open(path, "rb").read())
+        out = {i: {} for i in range(len(self.cases))}
+        for k in json.load(open(rep))["kernels"]:
+            m = re.match(r"c(\d+)_(.*)", k["kernel"])
+            out[int(m.group(1))][(m.group(2), k["nest"])] = k["predicted_s"]
+        return out
+
+    def predict(self, p):
+        """{case index: {(function, nest): predicted seconds}} for the
+        constants "p": one pb-tile run on the merged module, checked on
+        the first call against a run per case."""
+        self.calls += 1
+        tf = os.path.join(self.tmp, "target-%d.json" % self.calls)
+        json.dump(self.description(p), open(tf, "w"))
+        if self.merged and self.calls == 1:
+            each, merged = self.predict_each(tf), None
+            try:
+                merged = self.predict_merged(tf)
+            except SystemExit:
+                pass
+            if merged != each and (merged is None or any(
+                    set(merged[i]) != set(each[i]) or any(
+                        abs(merged[i][k] - v) > 1e-9 * v for k, v in each[i].items())
+                    for i in each)):
+                print("fit: the merged module predicts otherwise than the cases "
+                      "one by one: one pb-tile run per case", flush=True)
+                self.merged = None
+            out = each
+        elif self.merged:
+            out = self.predict_merged(tf)
+        else:
+            out = self.predict_each(tf)
         os.unlink(tf)
         return out
 
@@ -346,18 +429,25 @@ def main():
           "geometric spread %.2fx" % (len(before), mb, wb, lb, gb))
     print("fit: after: median %.2f, worst %.1fx (%s), geometric spread %.2fx" % (
         ma, wa, la, ga))
+    edge = [k for k in free if min(abs(math.log(p[k] / PARAMS[k][1])),
+                                   abs(math.log(p[k] / PARAMS[k][2]))) < 0.01]
     for k in PARAMS:
         print("fit:   %-24s %10s -> %-10s%s" % (
-            k, fmt(p0[k]), fmt(p[k]), "" if k in free else
+            k, fmt(p0[k]), fmt(p[k]), "  (at an edge of its range [%g, %g]: the data "
+            "want an effect the model lacks)" % PARAMS[k][1:] if k in edge else
+            "" if k in free else
             "  (not fitted: --params)" if k not in names else "  (not constrained)"))
     if a.write:
         src = ("fitted by bench/fit.py to %s (%d points: %s; measured on %s): "
                "predicted/measured median %.2f -> %.2f, worst %.1fx -> %.1fx; "
-               "not constrained by these data, left as they were: %s" % (
+               "at an edge of the fitting range: %s; "
+               "not constrained by these data, left as they were: %s; "
+               "not fitted (--params): %s" % (
                    ", ".join(os.path.relpath(os.path.abspath(x), ROOT) for x in a.files),
                    len(before), ", ".join(sorted({c["case"] for _, c, _, _ in model.cases})),
-                   files[0].get("device", "?"), mb, ma, wb, wa,
-                   ", ".join(k for k in PARAMS if k in names and k not in free) or "none"))
+                   files[0].get("device", "?"), mb, ma, wb, wa, ", ".join(edge) or "none",
+                   ", ".join(k for k in PARAMS if k in names and k not in free) or "none",
+                   ", ".join(k for k in PARAMS if k not in names) or "none"))
         write(model.target, p, src)
     return 0
 
