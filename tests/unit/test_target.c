@@ -129,7 +129,10 @@ static void test_builtins(struct pb_ctx *ctx)
 		CHECK(t.l2_bytes == chips[i].l2 &&
 			      near(t.dram_bytes_per_s, chips[i].dram, 1e-9),
 		      "%s: L2 and DRAM bandwidth", chips[i].arch);
-		CHECK(near(t.launch_s, 3e-6, 1e-9), "%s: launch overhead",
+		/* 3 us, an estimate, except where fitted to measurements
+		 * (bench/fit.py: between 1 and 20 us) */
+		CHECK(h200 ? t.launch_s >= 1e-6 && t.launch_s <= 2e-5
+			   : near(t.launch_s, 3e-6, 1e-9), "%s: launch overhead",
 		      chips[i].arch);
 	}
 }
