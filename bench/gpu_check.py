@@ -440,6 +440,10 @@ def baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat, dt):
     group = meta.get("group")
     if "compile" in args.baselines and row["kind"] in ("tile", "model"):
         try:
+            # each case from a clean cache: dynamo compiles a code object
+            # (this lambda, Interp.__call__) at most cache_size_limit
+            # times before it falls back to eager without a word
+            torch._dynamo.reset()
             cf = torch.compile(lambda f: g(f))
             timed("compile", lambda: cf(feeds))
         except Exception as e:  # noqa: BLE001
