@@ -2,8 +2,8 @@
 """Fit the cost model's constants of a target description to measured
 kernel times (bench/README.md, "fit.py").
 
-    fit.py MEASURED.json [MORE.json ...] [--build DIR] [--write] [--jobs N]
-           [--params a,b,...] [--quiet]
+    fit.py MEASURED.json [MORE.json ...] [--build DIR] [--write | --out FILE]
+           [--jobs N] [--params a,b,...] [--prior W] [--quiet]
 
 MEASURED.json is a "pb-measured 1" file (bench/measured/h200-*.json, or
 the measured.json that bench/gpu-check.sh writes on a device): the target
@@ -24,7 +24,7 @@ kernels not measured one by one (the case's total less the measured
 kernels, against the sum of the others' predictions).
 
 The fit minimises the sum over data points of log(predicted / measured)^2,
-plus a weak pull (weight PRIOR) of every constant towards the
+plus a weak pull (weight PRIOR, --prior) of every constant towards the
 description's value in log space, so that a constant the data do not
 constrain stays where it was. It searches one constant at a time (a
 coarse scan of factors, then a golden-section refinement, in log space
@@ -35,7 +35,8 @@ predicted / measured and the worst ratio (the largest of ratio and
 constrain (no prediction changes when the constant is halved or doubled).
 
 --write puts the fitted constants into targets/<target>.json ("model"
-object and launch_s), with a "source" that says where they came from.
+object and launch_s), with a "source" that says where they came from;
+--out FILE writes that description to FILE instead.
 """
 import argparse
 import concurrent.futures
@@ -289,6 +290,11 @@ def loss(pts, p, p0):
     return e + PRIOR * sum(math.log(p[k] / p0[k]) ** 2 for k in p)
 
 
+def set_prior(w):
+    global PRIOR
+    PRIOR = w
+
+
 def summary(pts):
     r = sorted(a / b for _, a, b in pts)
     n = len(r)
@@ -382,9 +388,10 @@ def fmt(v):
     return "%.4g" % v
 
 
-def write(name, p, src):
-    """Put "p" into targets/<name>.json: launch_s in place, the "model"
-    object (with "source") before the closing brace."""
+def write(name, p, src, out=None):
+    """Put "p" into targets/<name>.json (or a copy of it, "out"): launch_s
+    in place, the "model" object (with "source") before the closing
+    brace."""
     path = target_path(name)
     text = open(path).read()
     text = re.sub(r'("launch_s":\s*)[^,\n]+', lambda m: m.group(1) + fmt(p["launch_s"]), text)
@@ -393,8 +400,9 @@ def write(name, p, src):
                       ['\t\t"%s": %s' % (k[6:], fmt(p[k])) for k in PARAMS if k.startswith("model.")])
     text = re.sub(r'\n\}\s*$', ',\n\t"model": {\n%s\n\t}\n}\n' % body, text)
     json.loads(text)
+    path = out or path
     open(path, "w").write(text)
-    print("fit: wrote %s" % os.path.relpath(path, ROOT))
+    print("fit: wrote %s" % (out or os.path.relpath(path, ROOT)))
 
 
 def main():
@@ -402,14 +410,20 @@ def main():
     ap.add_argument("files", nargs="+")
     ap.add_argument("--build", default=os.environ.get("PB_BUILD", os.path.join(ROOT, "build")))
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--out", default=None,
+                    help="write the fitted description to this file instead")
     ap.add_argument("--jobs", type=int, default=min(4, os.cpu_count() or 1))
     ap.add_argument("--params", default=",".join(PARAMS))
     ap.add_argument("--quiet", action="store_true")
+    ap.add_argument("--prior", type=float, default=PRIOR,
+                    help="weight of the pull towards the description's values "
+                    "(default %g)" % PRIOR)
     a = ap.parse_args()
     files = [json.load(open(x)) for x in a.files]
     for x, f in zip(a.files, files):
         if f.get("format") != "pb-measured 1":
             die("%s: not a pb-measured 1 file" % x)
+    set_prior(a.prior)
     names = [k for k in a.params.split(",") if k]
     for k in names:
         if k not in PARAMS:
@@ -437,7 +451,7 @@ def main():
             "want an effect the model lacks)" % PARAMS[k][1:] if k in edge else
             "" if k in free else
             "  (not fitted: --params)" if k not in names else "  (not constrained)"))
-    if a.write:
+    if a.write or a.out:
         src = ("fitted by bench/fit.py to %s (%d points: %s; measured on %s): "
                "predicted/measured median %.2f -> %.2f, worst %.1fx -> %.1fx; "
                "at an edge of the fitting range: %s; "
@@ -448,7 +462,7 @@ def main():
                    files[0].get("device", "?"), mb, ma, wb, wa, ", ".join(edge) or "none",
                    ", ".join(k for k in PARAMS if k in names and k not in free) or "none",
                    ", ".join(k for k in PARAMS if k not in names) or "none"))
-        write(model.target, p, src)
+        write(model.target, p, src, a.out)
     return 0
 
 
