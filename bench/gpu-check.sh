@@ -3,9 +3,12 @@
 # LLVM needed), run the cases that bench/gpu-prepare.sh compiled (models,
 # operator cases, ONNX node tests) with pb-run-lite (checked against their
 # references) and pb-prof-lite (timed with CUDA events), time the same
-# computation in PyTorch, and print one table. See bench/README.md.
+# computation in PyTorch (eager, torch.compile) and library kernels
+# (Triton's tutorial matmul, SDPA), print one table and write
+# RESULTS/measured.json for bench/fit.py. See bench/README.md.
 #
 #   bench/gpu-check.sh [--dry-run] [DIR] [--out RESULTS] [--only SUBSTR] [--repeat N]
+#                      [--baselines eager,compile,lib]
 #
 # DIR is the prepared folder (default bench/gpu). --dry-run only checks the
 # folder and prints what it would run (works on any machine). The
@@ -19,7 +22,7 @@ rest=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--dry-run) dry=--dry-run ;;
-	--out|--only|--repeat) rest="$rest $1 $2"; shift ;;
+	--out|--only|--repeat|--baselines) rest="$rest $1 $2"; shift ;;
 	--*) rest="$rest $1" ;;
 	*) dir=$1 ;;
 	esac

@@ -13,7 +13,9 @@
 # /usr/share/libonnx-testdata/data/node), PB_ARCH (default sm_90),
 # PB_PIPELINE (default default: a named pipeline of pipelines/ or a script,
 # so that `PB_PIPELINE=no-fusion bench/gpu-prepare.sh gpu-nofusion` times
-# another pipeline side by side).
+# another pipeline side by side), PB_TARGET (default h200: the description
+# of the device the cost model's predictions are recorded for, next to the
+# measured times, for bench/fit.py).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
@@ -23,6 +25,7 @@ python=${PYTHON:-/usr/bin/python3}
 models=${PB_MODELS:-$root/../shared/models}
 onnxdata=${PB_ONNXDATA:-/usr/share/libonnx-testdata/data/node}
 arch=${PB_ARCH:-sm_90}
+target=${PB_TARGET:-h200}
 pipeline=${PB_PIPELINE:-default}
 case $pipeline in */*) ;; *) pipeline=$root/pipelines/$pipeline ;; esac
 case $pipeline in /*) ;; *) pipeline=$(pwd)/$pipeline ;; esac
@@ -35,13 +38,24 @@ rm -rf "$out" && mkdir -p "$out/bin" "$out/models" "$out/ops" "$out/tile" "$out/
 for t in pb-run-lite pb-prof-lite; do
 	strip -o "$out/bin/$t" "$bin/$t" || exit 1
 done
-cp "$here/gpu_check.py" "$out/" || exit 1
+cp "$here/gpu_check.py" "$here/static_triton.py" "$out/" || exit 1
+# how bench/fit.py rebuilds the kernels: the pipeline's pb-fuse options
+fuse_opts=$(sed -n 's/.*pb-fuse \([^"|]*\)"\$@".*/\1/p' "$pipeline" | head -1)
+commit=$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)
+"$python" - "$out/fit.json" "$target" "$arch" "$commit" $fuse_opts <<'PY' || exit 1
+import json, sys
+json.dump({"target": sys.argv[2], "arch": sys.argv[3], "commit": sys.argv[4],
+           "stages": {"pb-fuse": sys.argv[5:]}}, open(sys.argv[1], "w"), indent=1)
+PY
 
 ok=0 failed=0
-# compile DIR: DIR/model.onnx -> DIR/k.ptx through the pipeline, run in
-# DIR so that the plan's source is "model.onnx", next to k.ptx
+# compile DIR [IMPORT-OPTION]: DIR/model.onnx -> DIR/k.ptx through the
+# pipeline, run in DIR so that the plan's source is "model.onnx", next to
+# k.ptx; then the cost model's view of it for bench/fit.py: the sizes
+# pb-tile chose (sizes.txt, --dump-sizes) and, with those sizes, its
+# predictions on $target (predicted.json, pb-tile's --report)
 compile() {
-	if (cd "$1" && PATH=$bin:$PATH && "$bin/pb-import" model.onnx |
+	if (cd "$1" && PATH=$bin:$PATH && "$bin/pb-import" ${2:-} model.onnx |
 	    "$pipeline" --arch="$arch" |
 	    "$bin/pb-codegen" --arch="$arch" -o k.ptx) 2>"$1/compile.err"; then
 		rm -f "$1/compile.err"
@@ -50,7 +64,32 @@ compile() {
 		echo "gpu-prepare: $(basename "$1"): $(head -1 "$1/compile.err")" >&2
 		rm -rf "$1"
 		failed=$((failed + 1))
+		return
 	fi
+	# shellcheck disable=SC2086
+	(cd "$1" && "$bin/pb-import" ${2:-} model.onnx |
+	    "$bin/pb-fuse" --arch="$arch" $fuse_opts >fuse.tmp &&
+	    "$bin/pb-tile" --arch="$arch" --dump-sizes -o /dev/null \
+		<fuse.tmp 2>sizes.txt &&
+	    if [ -s sizes.txt ]; then set -- "--sizes=$(cat sizes.txt)"; else set --; fi &&
+	    "$bin/pb-tile" --arch="$arch" --target-file "$target" "$@" \
+		--report predicted.json -o /dev/null <fuse.tmp) 2>"$1/predict.err" ||
+		echo "gpu-prepare: $(basename "$1"): no prediction: $(head -1 "$1/predict.err")" >&2
+	rm -f "$1/fuse.tmp" "$1/predict.err"
+}
+
+# half DIR: DIR@f16 beside DIR, the same model compiled with pb-import
+# --cast=f16 (inputs rounded to float16 by gpu_check.py, tolerances 1e-2)
+half() {
+	h=$1@f16
+	mkdir -p "$h" && cp "$1"/*.onnx "$1"/*.npy "$h/" 2>/dev/null
+	"$python" - "$1/meta.json" "$h/meta.json" <<'PY' || exit 1
+import json, os, sys
+m = json.load(open(sys.argv[1])) if os.path.exists(sys.argv[1]) else {}
+m.update(cast="f16", rtol=1e-2, atol=1e-2)
+json.dump(m, open(sys.argv[2], "w"))
+PY
+	compile "$h" --cast=f16
 }
 
 for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
@@ -61,6 +100,7 @@ for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
 	cp "$models/$m.in.npy" "$d/in.npy"
 	cp "$models/$m.out.npy" "$d/out.npy"
 	compile "$d"
+	[ -d "$d" ] && half "$d"
 done
 
 "$python" "$here/gen_cases.py" "$out/ops" >/dev/null || exit 1
@@ -71,6 +111,7 @@ done
 "$python" "$here/tile_cases.py" gen "$out/tile" >/dev/null || exit 1
 for d in "$out"/tile/*/; do
 	compile "${d%/}"
+	[ -d "$d" ] && half "${d%/}"
 done
 
 for t in $(grep -v '^#' "$here/node-tests.txt"); do

@@ -4,10 +4,14 @@
 Runs every prepared case of a bench/gpu folder on the GPU with pb-run-lite
 (correctness against the reference) and pb-prof-lite (time per run, CUDA
 events), then the same computation in PyTorch (a small ONNX interpreter
-over torch ops, eager, fp32 with TF32 off, timed with CUDA events), and
-prints one table.
+over torch ops, eager, fp32 with TF32 off or fp16, timed with CUDA
+events), torch.compile of it, and a library kernel (Triton's tutorial
+matmul for the GEMMs, scaled_dot_product_attention for attention), and
+prints one table; RESULTS/measured.json puts each kernel's time next to
+the cost model's prediction for bench/fit.py.
 
     gpu_check.py DIR [--dry-run] [--out DIR] [--only SUBSTR] [--repeat N]
+                 [--baselines eager,compile,lib]
 
 Cases: DIR/models/<name> (model.onnx, in.npy, out.npy: the shared models),
 DIR/ops/<name> (model.onnx only: inputs are made here with a fixed seed,
@@ -15,11 +19,14 @@ references by the interpreter in float64, on the GPU when torch has one),
 DIR/tile/<name> (bench/tile_cases.py: as ops, plus meta.json with the
 case's tolerances, flops and bytes, so that the table gives achieved
 GFLOP/s or GB/s), DIR/node/<name> (ONNX node tests: model.onnx,
-test_data_set_0).
+test_data_set_0). A folder NAME@f16 is NAME compiled with pb-import
+--cast=f16 (meta.json: "cast": "f16"): its inputs are rounded to float16
+here, and torch runs it in float16.
 """
 import argparse
 import glob
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -299,13 +306,22 @@ def numbered(ds, what):
                   key=lambda p: int(p.split("_")[-1][:-3]))
 
 
-def inputs_of(kind, d, model, tmp):
+def inputs_of(kind, d, model, tmp, dt=np.float32):
     """Input arrays (in graph order), the pb-run options that give the
     inputs, the options that also check the outputs, and the references
-    (list of arrays, or None when they are still to be computed)."""
+    (list of arrays, or None when they are still to be computed). "dt":
+    the element type of the inputs (float16 for a case compiled with
+    pb-import --cast=f16: the arrays are rounded to it here, so that pb
+    and torch read the same values)."""
+    os.makedirs(tmp, exist_ok=True)
     if kind == "models":
         x = os.path.join(d, "in.npy")
-        return ([np.load(x)], ["--input", x],
+        a = np.load(x)
+        if dt != np.float32 and a.dtype == np.float32:
+            a = a.astype(dt)
+            x = os.path.join(tmp, "in.npy")
+            np.save(x, a)
+        return ([a], ["--input", x],
                 ["--input", x, "--check", os.path.join(d, "out.npy")],
                 [np.load(os.path.join(d, "out.npy"))])
     if kind == "node":
@@ -314,15 +330,14 @@ def inputs_of(kind, d, model, tmp):
         opts = [o for p in ins for o in ("--input", p)]
         return ([load_pb(p) for p in ins], opts, ["--data", ds],
                 [load_pb(p) for p in numbered(ds, "output")])
-    rng = np.random.default_rng(zlib.crc32(os.path.basename(d).encode()))
+    rng = np.random.default_rng(zlib.crc32(os.path.basename(d).split("@")[0].encode()))
     inits = {i.name for i in model.graph.initializer}
     xs, opts = [], []
-    os.makedirs(tmp, exist_ok=True)
     for i in model.graph.input:
         if i.name in inits:
             continue
         shape = [x.dim_value for x in i.type.tensor_type.shape.dim]
-        a = (rng.standard_normal(shape) * 0.5).astype(np.float32)
+        a = (rng.standard_normal(shape) * 0.5).astype(np.float32).astype(dt)
         p = os.path.join(tmp, i.name + ".npy")
         np.save(p, a)
         xs.append(a)
@@ -375,6 +390,80 @@ def max_rel(got, ref, rtol=RTOL, atol=ATOL):
     return ok, err
 
 
+def triton_matmul(torch, a, b, dt):
+    """A function running Triton's tutorial matmul kernel (the kernel of
+    bench/static_triton.py, its configuration for the type) on "a" @ "b"."""
+    import triton
+    from static_triton import CONFIGS, matmul_kernel
+    ty, prec, blocks, warps, stages = CONFIGS["fp16" if dt == torch.float16 else "fp32"]
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty((M, N), device=a.device, dtype=a.dtype)
+    grid = (triton.cdiv(M, blocks["BLOCK_SIZE_M"]) * triton.cdiv(N, blocks["BLOCK_SIZE_N"]),)
+
+    def run():
+        matmul_kernel[grid](a, b, c, M, N, K, a.stride(0), a.stride(1),
+                            b.stride(0), b.stride(1), c.stride(0), c.stride(1),
+                            PRECISION=prec, num_warps=warps, num_stages=stages,
+                            **blocks)
+        return [c]
+    return run
+
+
+def baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat, dt):
+    """Time the case's baselines on the GPU into "row": torch eager (the
+    ONNX interpreter over torch ops: cuBLAS, cuDNN), torch.compile of the
+    same (Inductor), and for the tiling cases a library kernel: Triton's
+    tutorial matmul for the GEMMs, scaled_dot_product_attention for
+    attention. Each output is checked against the reference (a note when
+    it differs)."""
+    def note(what, e):
+        row.setdefault("torch_note", "%s failed: %s" % (what, str(e).splitlines()[0][:60]
+                                                          if str(e) else type(e).__name__))
+    try:
+        g = Interp(model, torch, "cuda", dt)
+    except Unsupported as e:
+        row["torch_note"] = "no torch op for " + str(e)
+        return
+    feeds = {n: g.const(x) for n, x in zip(g.inputs, xs)}
+
+    def timed(key, fn):
+        try:
+            ys = fn()
+            if refs is not None and not all(
+                    max_rel(y.float().cpu().numpy(), r, rtol, atol)[0] for y, r in zip(ys, refs)):
+                row.setdefault("torch_note", key + " differs")
+            row[key + "_ms"] = torch_time(torch, fn, 3, repeat)
+        except Exception as e:  # noqa: BLE001 - report, do not stop
+            note(key, e)
+    timed("torch", lambda: g(feeds))
+    group = meta.get("group")
+    if "compile" in args.baselines and row["kind"] in ("tile", "model"):
+        try:
+            # each case from a clean cache: dynamo compiles a code object
+            # (this lambda, Interp.__call__) at most cache_size_limit
+            # times before it falls back to eager without a word
+            torch._dynamo.reset()
+            cf = torch.compile(lambda f: g(f))
+            timed("compile", lambda: cf(feeds))
+        except Exception as e:  # noqa: BLE001
+            note("compile", e)
+    if "lib" in args.baselines and group == "gemm":
+        try:
+            a, b = (feeds[n] for n in g.inputs)
+            timed("lib", triton_matmul(torch, a, b, dt))
+            row["lib"] = "triton"
+        except Exception as e:  # noqa: BLE001
+            note("triton", e)
+    if "lib" in args.baselines and group == "attention":
+        q, k, v = (feeds[n] for n in g.inputs)
+        F = torch.nn.functional
+        timed("lib", lambda: [F.scaled_dot_product_attention(q, k, v)])
+        row["lib"] = "sdpa"
+    del g, feeds
+    torch.cuda.empty_cache()
+
+
 def check_case(args, torch, kind, name, d):
     import onnx
     row = {"case": name, "kind": {"models": "model", "ops": "op"}.get(kind, kind)}
@@ -383,8 +472,11 @@ def check_case(args, torch, kind, name, d):
     meta = json.load(open(mp)) if os.path.exists(mp) else {}
     rtol, atol = meta.get("rtol", RTOL), meta.get("atol", ATOL)
     repeat = meta.get("repeat", args.repeat)
+    half = meta.get("cast") == "f16"
+    row["dtype"] = "f16" if half else "f32"
     tmp = os.path.join(args.tmp, name)
-    xs, opts, checks, refs = inputs_of(kind, d, model, tmp)
+    xs, opts, checks, refs = inputs_of(kind, d, model, tmp,
+                                       np.float16 if half else np.float32)
     ptx = os.path.join(d, "k.ptx")
     interp = None
     try:
@@ -399,7 +491,8 @@ def check_case(args, torch, kind, name, d):
         del interp, feeds
         for k, r in enumerate(refs):
             p = os.path.join(tmp, "ref_%d.npy" % k)
-            np.save(p, r.astype(np.float32) if r.dtype == np.float64 else r)
+            np.save(p, r.astype(np.float16 if half else np.float32)
+                    if r.dtype == np.float64 else r)
             checks += ["--check", p]
     tol = ["--rtol", str(rtol), "--atol", str(atol)]
     rc, out, err = run([args.bin + "/pb-run-lite", ptx] + checks + tol, 300)
@@ -420,55 +513,118 @@ def check_case(args, torch, kind, name, d):
         if top:
             row["top"] = "%s %.0f%%" % (top["kernel"], 100 * top["share"])
         open(os.path.join(args.out, name + ".prof.txt"), "w").write(out2)
+        rec = measured_case(kind, name, d, p)
+        if rec:
+            row["measured"] = rec
     elif "error" not in row:
         row["error"] = first_error(err2)
     if torch is not None and torch.cuda.is_available():
-        try:
-            g = Interp(model, torch, "cuda", torch.float32)
-            feeds = {n: g.const(x) for n, x in zip(g.inputs, xs)}
-            ys = g(feeds)
-            if refs is not None:
-                tok = all(max_rel(y.cpu().numpy(), r, rtol, atol)[0] for y, r in zip(ys, refs))
-                row["torch_check"] = "ok" if tok else "differs"
-            row["torch_ms"] = torch_time(torch, lambda: g(feeds), 3, repeat)
-            del g, feeds, ys
-            torch.cuda.empty_cache()
-        except Unsupported as e:
-            row["torch_note"] = "no torch op for " + str(e)
-        except Exception as e:  # noqa: BLE001 - report, do not stop
-            row["torch_note"] = "torch failed: %s" % str(e).splitlines()[0][:60]
+        baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat,
+                  torch.float16 if half else torch.float32)
     # achieved rates: GFLOP/s of the products, GB/s (least traffic) of the rest
-    work, unit = (meta.get("flops"), "GF/s") if meta.get("group") in ("gemm", "conv") \
+    work, unit = (meta.get("flops"), "GF/s") if meta.get("group") in ("gemm", "conv", "attention") \
         else (meta.get("bytes"), "GB/s")
     if work:
         row["unit"] = unit
-        for side in ("pb", "torch"):
+        for side in ("pb", "torch", "compile", "lib"):
             if row.get(side + "_ms"):
                 row[side + "_rate"] = work / (row[side + "_ms"] * 1e-3) / 1e9
     return row
 
 
+def measured_case(kind, name, d, prof):
+    """The case's record for bench/fit.py ("pb-measured 1", bench/README.md):
+    each launch's median time next to the cost model's prediction for it
+    (predicted.json: pb-tile's --report on the device's description with
+    the sizes of the compiled mapping, sizes.txt, made by gpu-prepare.sh).
+    A function's one launch is all its nests; the N-th of as many launches
+    as nests is the N-th nest; other launches are left to the total."""
+    rp = os.path.join(d, "predicted.json")
+    if not os.path.exists(rp):
+        return None
+    nests = json.load(open(rp))["kernels"]
+    by = {}
+    for n in nests:
+        by.setdefault(n["kernel"], {})[n["nest"]] = n["predicted_s"] * 1e3
+    launches = {}
+    for k in prof["kernels"]:
+        launches.setdefault(k.get("origin") or k["kernel"], []).append(k)
+    out = []
+    for origin, ls in launches.items():
+        pr = by.get(origin)
+        if not pr:
+            continue
+        if len(ls) == 1:
+            out.append({"origin": origin, "ms": ls[0]["median_ms"],
+                        "predicted_ms": sum(pr.values())})
+        elif len(ls) == len(pr):
+            for j, k in enumerate(ls):
+                out.append({"origin": origin, "nest": j, "ms": k["median_ms"],
+                            "predicted_ms": pr.get(j)})
+    sp = os.path.join(d, "sizes.txt")
+    sizes = open(sp).read().strip() if os.path.exists(sp) else ""
+    m = os.path.join(d, "meta.json")
+    cast = json.load(open(m)).get("cast") if os.path.exists(m) else None
+    rec = {"case": name.split("@")[0], "from": kind,
+           "nests": len(nests), "total_ms": prof["total_median_ms"],
+           "predicted_total_ms": sum(n["predicted_s"] for n in nests) * 1e3,
+           "measured": out}
+    if cast:
+        rec["cast"] = cast
+    if sizes:
+        rec["sizes"] = sizes
+    return rec
+
+
+def write_measured(args, dev, rows):
+    """DIR's fit.json (gpu-prepare.sh: target, arch, commit, pb-fuse's
+    options) with every timed case's record: RESULTS/measured.json, the
+    input of bench/fit.py."""
+    fp = os.path.join(args.dir, "fit.json")
+    cases = [r["measured"] for r in rows if r.get("measured")]
+    if not os.path.exists(fp) or not cases:
+        return
+    head = json.load(open(fp))
+    rec = {"format": "pb-measured 1", "device": dev, "target": head["target"],
+           "arch": head["arch"], "commit": head["commit"],
+           "source": "bench/gpu-check.sh of %s on %s: pb-prof-lite, CUDA events around "
+                     "every launch, medians" % (args.dir, time.strftime("%Y-%m-%d")),
+           "stages": head["stages"], "cases": cases}
+    json.dump(rec, open(os.path.join(args.out, "measured.json"), "w"), indent=1)
+
+
 def table(rows):
-    print("%-42s %-5s %-5s %8s %4s %10s %10s %8s %17s  %s" % (
-        "case", "kind", "check", "max_rel", "krn", "pb ms", "torch ms",
-        "torch/pb", "rate pb / torch", "note"))
+    """The last part of the output: per case pb's time and each baseline's
+    time over pb's (above 1: pb is faster)."""
+    print("%-34s %-5s %-3s %-5s %8s %4s %9s %9s %7s %7s %7s %15s  %s" % (
+        "case", "kind", "dt", "check", "max_rel", "krn", "pb ms", "eager ms",
+        "eag/pb", "cmp/pb", "lib/pb", "rate pb / eager", "note"))
     for r in rows:
         f = lambda k, fmt: (fmt % r[k]) if r.get(k) is not None else "-"
-        ratio = "%.2fx" % (r["torch_ms"] / r["pb_ms"]) if r.get("torch_ms") and r.get("pb_ms") else "-"
-        note = r.get("error") or r.get("torch_note") or (
-            "torch " + r["torch_check"] if r.get("torch_check") == "differs" else r.get("top", ""))
+        ratio = lambda k: "%.2fx" % (r[k] / r["pb_ms"]) if r.get(k) and r.get("pb_ms") else "-"
+        note = r.get("error") or r.get("torch_note") or r.get("top", "")
+        lib = (r["lib"][:6] + " " + ratio("lib_ms")) if r.get("lib") else "-"
         rate = "%s / %s %s" % (f("pb_rate", "%.0f"), f("torch_rate", "%.0f"),
                                r["unit"]) if r.get("unit") else ""
-        print("%-42s %-5s %-5s %8s %4s %10s %10s %8s %17s  %s" % (
-            r["case"][:42], r["kind"], r["check"], f("max_rel", "%.1e"),
-            f("launches", "%d"), f("pb_ms", "%.4f"), f("torch_ms", "%.4f"),
-            ratio, rate, note[:60]))
+        print("%-34s %-5s %-3s %-5s %8s %4s %9s %9s %7s %7s %7s %15s  %s" % (
+            r["case"][:34], r["kind"], r.get("dtype", "f32"), r["check"],
+            f("max_rel", "%.1e"), f("launches", "%d"), f("pb_ms", "%.4f"),
+            f("torch_ms", "%.4f"), ratio("torch_ms"), ratio("compile_ms"), lib,
+            rate, note[:50]))
     n = len(rows)
     ok = sum(r["check"] == "ok" for r in rows)
-    print("== %d cases: %d ok, %d failed; pb faster than torch in %d of %d timed" % (
-        n, ok, n - ok,
-        sum(1 for r in rows if r.get("torch_ms") and r.get("pb_ms") and r["pb_ms"] < r["torch_ms"]),
-        sum(1 for r in rows if r.get("torch_ms") and r.get("pb_ms"))))
+    timed = [r for r in rows if r.get("torch_ms") and r.get("pb_ms")]
+    print("== %d cases: %d ok, %d failed; pb faster than torch eager in %d of %d timed" % (
+        n, ok, n - ok, sum(1 for r in timed if r["pb_ms"] < r["torch_ms"]), len(timed)))
+    for key, what in (("torch_ms", "torch eager"), ("compile_ms", "torch.compile"),
+                      ("lib_ms", "the library kernel (Triton matmul, SDPA)")):
+        for dt in ("f32", "f16"):
+            rs = [r[key] / r["pb_ms"] for r in rows if r.get(key) and r.get("pb_ms")
+                  and r.get("dtype", "f32") == dt and r["kind"] in ("tile", "model")]
+            if rs:
+                print("== %s %s over pb, tiling cases and models: geometric mean %.2fx "
+                      "over %d cases" % (dt, what, math.exp(sum(map(math.log, rs)) / len(rs)),
+                                         len(rs)))
 
 
 def main():
@@ -478,6 +634,9 @@ def main():
     ap.add_argument("--out", default=None)
     ap.add_argument("--only", default=None)
     ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--baselines", default="eager,compile,lib",
+                    help="besides torch eager: compile (torch.compile), lib "
+                    "(Triton's tutorial matmul, SDPA); comma-separated")
     args = ap.parse_args()
     args.bin = os.path.join(args.dir, "bin")
     args.out = args.out or os.path.join(args.dir, "results")
@@ -520,6 +679,7 @@ def main():
                                           r.get("error", "")), flush=True)
     shutil.rmtree(args.tmp, ignore_errors=True)
     json.dump(rows, open(os.path.join(args.out, "summary.json"), "w"), indent=1)
+    write_measured(args, dev, rows)
     print("gpu-check: %.0f s" % (time.time() - t0))
     table(rows)
     return 0 if all(r["check"] == "ok" for r in rows) else 1

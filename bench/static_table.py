@@ -44,7 +44,7 @@ def row(case, arch, path):
     r = [case, arch, str(len(ks)), k["kernel"][:28],
          str(px.get("registers", "-")),
          str(px["spill_store_bytes"] + px["spill_load_bytes"]) if px else "-",
-         f"{occ['occupancy']:.2f}" if occ else "-"]
+         f"{occ:.2f}" if occ is not None else "-"]
     if loop:
         c, w = loop["counts"], loop["widths"]
 

@@ -113,4 +113,5 @@ def main():
         compile_one(args[0], name, arch)
 
 
-main()
+if __name__ == "__main__":
+    main()

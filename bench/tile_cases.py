@@ -12,7 +12,7 @@ usage: tile_cases.py gen DIR        -- DIR/<case>/model.onnx and meta.json
                                        from the files tile.sh left in CASEDIR
        tile_cases.py header [--md]     (--md: a Markdown table)
 
-meta.json: {"group": "gemm"|"conv"|"softmax"|"layernorm", "flops": F,
+meta.json: {"group": "gemm"|"conv"|"softmax"|"layernorm"|"attention", "flops": F,
 "bytes": B (each operand read once and the result written once: the
 least DRAM traffic), "k": the reduction length of a product, "rtol",
 "atol", "cpu_check": whether bench/tile.sh runs it on the CPU (a few
@@ -86,6 +86,26 @@ def layernorm(name, rows, cols):
         8 * rows * cols, 4 * (2 * rows * cols + 2 * cols))
 
 
+def attention(name, heads, seq, dim, cpu):
+    """softmax(Q K^T / sqrt(dim)) V of one sequence, as a transformer's
+    exporter writes it (Transpose, MatMul, Mul, Softmax, MatMul): pb-fuse
+    keeps the products apart by default (--fuse-attention fuses them);
+    PyTorch's baseline on the GPU is also its fused
+    scaled_dot_product_attention."""
+    from onnx import TensorProto
+    sc = helper.make_tensor("scale", TensorProto.FLOAT, [], [1.0 / float(np.sqrt(dim))])
+    shape = [1, heads, seq, dim]
+    add(name, "attention", model(name,
+        [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0", perm=[0, 1, 3, 2]),
+         helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
+         helper.make_node("Constant", [], ["c"], name="Constant_2", value=sc),
+         helper.make_node("Mul", ["s", "c"], ["t"], name="Mul_3"),
+         helper.make_node("Softmax", ["t"], ["p"], name="Softmax_4", axis=-1),
+         helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")],
+        [("q", shape), ("k", shape), ("v", shape)], [("y", shape)]),
+        4 * heads * seq * seq * dim, 16 * heads * seq * dim, seq, cpu)
+
+
 for s in (1024, 2048, 4096, 8192):
     matmul("gemm_%d" % s, s, s, s, s <= 1024)
 # BERT-base (128 tokens): the QKV/output projections and the two FFN
@@ -109,6 +129,11 @@ softmax("softmax_attn_12x197x197", [12, 197, 197])
 softmax("softmax_attn_12x128x128", [12, 128, 128])
 layernorm("layernorm_128x768", 128, 768)
 layernorm("layernorm_197x768", 197, 768)
+# attention: BERT-base (12 heads, 128 tokens), ViT-B/16 (197 tokens), and
+# a 1024-token sequence of 16 heads
+attention("attn_bert_12x128x64", 12, 128, 64, True)
+attention("attn_vit_12x197x64", 12, 197, 64, True)
+attention("attn_16x1024x64", 16, 1024, 64, False)
 
 
 # --- NumPy references (float64) ------------------------------------------
@@ -133,6 +158,10 @@ def ref_conv(x, w, b, stride, pad, group):
 def reference(m, xs):
     x = [a.astype(np.float64) for a in xs]
     node = m.graph.node[0]
+    if node.op_type == "Transpose":  # attention
+        s = x[0] @ np.swapaxes(x[1], -1, -2) / np.sqrt(x[0].shape[-1])
+        e = np.exp(s - s.max(-1, keepdims=True))
+        return (e / e.sum(-1, keepdims=True)) @ x[2]
     a = {t.name: helper.get_attribute_value(t) for t in node.attribute}
     if node.op_type == "MatMul":
         return x[0] @ x[1]

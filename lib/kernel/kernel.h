@@ -242,4 +242,42 @@ int pb_kernel_is_local(const struct pb_kernel_contraction *c, MlirValue v);
 int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
 			    const char **why);
 
+/* What the reports of pb-tile, pb-smem and pb-prof --static say of one
+ * kernel (launch or nest) in the fields they share (summary.c): written
+ * by one function, so that the three give the same names, units and
+ * computations. Negative values are unknown and left out. */
+struct pb_kernel_summary {
+	int64_t grid;			 /* blocks */
+	struct pb_kernel_resources res;	 /* of one block: pb-tile's estimate
+					    or ptxas's numbers */
+	int has_occ;
+	struct pb_kernel_occupancy occ;	 /* pb_kernel_summary_occupancy */
+	double predicted_s;		 /* pb-tile's cost model */
+	double flops, bytes;		 /* the model's, for the bound */
+	int tc;				 /* runs on tensor cores */
+};
+/* Everything unknown. */
+void pb_kernel_summary_init(struct pb_kernel_summary *s);
+/* s->occ from s->res and s->grid on "t" (unknown registers or shared
+ * memory count as none), when the threads and the grid are known. */
+void pb_kernel_summary_occupancy(const struct pb_target *t,
+				 struct pb_kernel_summary *s);
+/* What bounds a kernel of "flops" and "bytes" predicted to take
+ * "predicted_s" on "t" (tensor cores when "tc"): the roof with the longest
+ * time, "compute" (flops at the CUDA-core peak, the tensor-core fp16 peak
+ * when "tc") or "memory" (bytes at DRAM bandwidth); "launch" when the
+ * launch overhead is longer than both and the prediction within twice it;
+ * "latency" when the prediction is more than twice every roof's time. */
+const char *pb_kernel_bound(const struct pb_target *t, double flops,
+			    double bytes, double predicted_s, int tc);
+/* pb_kernel_bound of "s", NULL when its prediction, flops or bytes are
+ * unknown. */
+const char *pb_kernel_summary_bound(const struct pb_target *t,
+				    const struct pb_kernel_summary *s);
+/* The known fields of "s" into the JSON object "o": threads, registers,
+ * shared_bytes, blocks_per_sm, occupancy, waves, predicted_s, bound. */
+struct json_t;
+void pb_kernel_summary_json(const struct pb_target *t,
+			    const struct pb_kernel_summary *s, struct json_t *o);
+
 #endif

@@ -26,10 +26,6 @@
 /* The plot area of the picture, in pixels. */
 enum { W = 1060, H = 540, X0 = 80, X1 = 620, Y0 = 50, Y1 = 470, LX = 780 };
 
-/* L2 bandwidth over DRAM bandwidth: not in the target descriptions; the
- * factor pb-tile's cost model takes (lib/tile/cost.c, L2_OVER_DRAM). */
-#define L2_OVER_DRAM 2.5
-
 /* The fill colours of the kernels (largest share first), opaque so that
  * a test can find them in a rendering. */
 static const char *const colors[] = {"#d62728", "#1f77b4", "#2ca02c",
@@ -267,7 +263,7 @@ int pb_prof_roofline(struct pb_ctx *ctx, const struct pb_prof *p,
 	text(&b, title);
 	pb_buf_puts(&b, "</text>\n");
 	grid(&b, &a);
-	bandwidth_roof(&b, &a, L2_OVER_DRAM * t->dram_bytes_per_s, top,
+	bandwidth_roof(&b, &a, t->model.l2_over_dram * t->dram_bytes_per_s, top,
 		       "L2 (model)", " stroke-dasharray=\"6,4\"");
 	bandwidth_roof(&b, &a, t->dram_bytes_per_s, top, "DRAM", "");
 	compute_roof(&b, &a, t, t->tc_fp16_flops, "TC fp16", "#b8860b");

@@ -28,8 +28,10 @@ struct skernel {
 	const struct pb_sass_ptxas *ptxas; /* NULL: not assembled */
 	const struct pb_sass_kernel *sass; /* NULL: not disassembled */
 	int64_t dyn_smem;
-	int has_occ;
-	struct pb_kernel_occupancy occ;
+	/* the fields pb-tile's and pb-smem's reports share
+	 * (lib/kernel/summary.c): ptxas's registers and shared memory, the
+	 * occupancy they allow, pb-tile's prediction and its bound */
+	struct pb_kernel_summary sum;
 	double predicted_s; /* < 0: unknown */
 	double model_flops, model_bytes;
 	const char *bound; /* NULL: unknown */
@@ -206,6 +208,7 @@ static int kernels(struct pb_ctx *ctx, struct sprof *s)
 		s->k[i].sass = s->has_sass ? pb_sass_kernel(&s->sass, k->name)
 					   : NULL;
 		s->k[i].predicted_s = -1;
+		pb_kernel_summary_init(&s->k[i].sum);
 	}
 	return PB_OK;
 }
@@ -220,37 +223,12 @@ static void occupancy(struct sprof *s)
 		struct skernel *sk = &s->k[i];
 		if (!sk->ptxas)
 			continue;
-		struct pb_kernel_resources r = {
-			.threads = k->block[0] * k->block[1] * k->block[2],
-			.regs = (int)sk->ptxas->regs,
-			.smem = sk->ptxas->smem + sk->dyn_smem,
-		};
-		pb_kernel_occupancy(&s->target, &r,
-				    k->grid[0] * k->grid[1] * k->grid[2],
-				    &sk->occ);
-		sk->has_occ = 1;
+		sk->sum.grid = k->grid[0] * k->grid[1] * k->grid[2];
+		sk->sum.res.threads = k->block[0] * k->block[1] * k->block[2];
+		sk->sum.res.regs = (int)sk->ptxas->regs;
+		sk->sum.res.smem = sk->ptxas->smem + sk->dyn_smem;
+		pb_kernel_summary_occupancy(&s->target, &sk->sum);
 	}
-}
-
-/* What bounds a kernel of "flops" and "bytes" predicted to take
- * "predicted" seconds on "t" (tensor cores when "tc"): the roof with the
- * longest time, compute (flops at the peak) or memory (bytes at DRAM
- * bandwidth); "launch" when the launch overhead is longer than both and
- * the prediction within twice it; "latency" when the prediction is more
- * than twice every roof's time (the model's occupancy and latency hiding
- * bound it, not a roof). */
-static const char *roof(const struct pb_target *t, double flops,
-			double bytes, double predicted, int tc)
-{
-	double peak = tc ? t->tc_fp16_flops : t->fp32_flops;
-	double c = peak > 0 ? flops / peak : 0;
-	double m = t->dram_bytes_per_s > 0 ? bytes / t->dram_bytes_per_s : 0;
-	double r = c > m ? c : m;
-	if (t->launch_s > r && predicted <= 2 * t->launch_s)
-		return "launch";
-	if (predicted > 2 * (r > t->launch_s ? r : t->launch_s))
-		return "latency";
-	return c >= m ? "compute" : "memory";
 }
 
 /* The nests of origin "origin" in pb-tile's report "ks": their predicted
@@ -309,11 +287,13 @@ static void predictions(struct sprof *s, const char *path)
 			sk->model_flops += v[3 * x + 1];
 			sk->model_bytes += v[3 * x + 2];
 		}
-		int tc = sk->sass && sk->sass->mix.n[PB_SASS_MMA] +
-					     sk->sass->mix.n[PB_SASS_GMMA];
+		sk->sum.predicted_s = sk->predicted_s;
+		sk->sum.flops = sk->model_flops;
+		sk->sum.bytes = sk->model_bytes;
+		sk->sum.tc = sk->sass && sk->sass->mix.n[PB_SASS_MMA] +
+						 sk->sass->mix.n[PB_SASS_GMMA];
 		if (s->has_target)
-			sk->bound = roof(&s->target, sk->model_flops,
-					 sk->model_bytes, sk->predicted_s, tc);
+			sk->bound = pb_kernel_summary_bound(&s->target, &sk->sum);
 		s->p->k[i].ms[0] = sk->predicted_s * 1e3;
 		s->npredicted++;
 	}
@@ -383,8 +363,8 @@ static void table(const struct sprof *s, struct pb_buf *b)
 				      st->stack);
 		else
 			pb_buf_printf(b, "%4s %6s %6s %5s ", "-", "-", "-", "-");
-		if (sk->has_occ)
-			snprintf(z, sizeof(z), "%.2f", sk->occ.occupancy);
+		if (sk->sum.has_occ)
+			snprintf(z, sizeof(z), "%.2f", sk->sum.occ.occupancy);
 		else
 			strcpy(z, "-");
 		pb_buf_printf(b, "%5s ", z);
@@ -503,16 +483,10 @@ static json_t *kernel_json(const struct sprof *s, int i)
 	}
 	json_object_set_new(o, "dynamic_shared_bytes",
 			    s->plan ? json_integer(sk->dyn_smem) : json_null());
-	if (sk->has_occ) {
-		json_t *c = json_object();
-		json_object_set_new(c, "blocks_per_sm",
-				    json_integer(sk->occ.blocks_per_sm));
-		json_object_set_new(c, "occupancy", json_real(sk->occ.occupancy));
-		json_object_set_new(c, "waves", json_real(sk->occ.waves));
-		json_object_set_new(o, "occupancy", c);
-	} else {
-		json_object_set_new(o, "occupancy", json_null());
-	}
+	/* threads, registers, shared_bytes, blocks_per_sm, occupancy,
+	 * waves, predicted_s, bound: as pb-tile's and pb-smem's reports */
+	if (s->has_target)
+		pb_kernel_summary_json(&s->target, &sk->sum, o);
 	json_object_set_new(o, "kernel_mix", sk->sass ? mix_json(&sk->sass->mix)
 						      : json_null());
 	const struct pb_sass_loop *L = hot(sk);
@@ -528,14 +502,15 @@ static json_t *kernel_json(const struct sprof *s, int i)
 	json_object_set_new(o, "flops",
 			    k->flops >= 0 ? json_real(k->flops) : json_null());
 	int pr = sk->predicted_s >= 0;
-	json_object_set_new(o, "predicted_s",
-			    pr ? json_real(sk->predicted_s) : json_null());
+	if (!json_object_get(o, "predicted_s"))
+		json_object_set_new(o, "predicted_s",
+				    pr ? json_real(sk->predicted_s) : json_null());
 	json_object_set_new(o, "model_flops",
 			    pr ? json_real(sk->model_flops) : json_null());
 	json_object_set_new(o, "model_bytes",
 			    pr ? json_real(sk->model_bytes) : json_null());
-	json_object_set_new(o, "bound",
-			    sk->bound ? json_string(sk->bound) : json_null());
+	if (!json_object_get(o, "bound"))
+		json_object_set_new(o, "bound", json_null());
 	return o;
 }
 

@@ -44,6 +44,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "mlir-c/AffineExpr.h"
 #include "mlir-c/AffineMap.h"
 #include "mlir-c/BuiltinAttributes.h"
@@ -652,16 +654,28 @@ static void tell(struct promote *p, const struct nest *n)
 	if (p->o->report) {
 		MlirStringRef name = mlirStringAttrGetValue(
 			pb_ir_attr(p->func, "sym_name"));
+		/* threads, shared_bytes (the block's), blocks_per_sm,
+		 * occupancy, waves: as pb-tile's report and pb-prof --static
+		 * write them (lib/kernel/summary.c) */
+		struct pb_kernel_summary sum;
+		pb_kernel_summary_init(&sum);
+		sum.grid = pb_kernel_band_points(&n->blk);
+		sum.res = res;
+		sum.res.regs = -1;
+		pb_kernel_summary_occupancy(p->t, &sum);
+		json_t *o = json_object();
+		pb_kernel_summary_json(p->t, &sum, o);
+		char *fields = json_dumps(o, JSON_REAL_PRECISION(6));
+		json_decref(o);
+		size_t len = fields ? strlen(fields) : 0;
 		pb_buf_printf(&p->report,
 			      "\n  ], \"kernel\": \"%.*s\", \"k_tile\": %lld, "
-			      "\"stages\": %d, \"threads\": %lld, "
-			      "\"smem_bytes\": %lld, \"block_smem_bytes\": "
-			      "%lld, \"blocks_per_sm\": %lld, "
-			      "\"occupancy\": %.3f}",
+			      "\"stages\": %d, \"smem_bytes\": %lld%s%.*s}",
 			      (int)name.length, name.data, (long long)n->kt,
-			      n->stages, (long long)n->threads,
-			      (long long)bytes, (long long)res.smem,
-			      (long long)occ.blocks_per_sm, occ.occupancy);
+			      n->stages, (long long)bytes, len > 2 ? ", " : "",
+			      len > 2 ? (int)len - 2 : 0,
+			      len > 2 ? fields + 1 : "");
+		free(fields);
 	}
 }
 

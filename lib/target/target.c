@@ -65,6 +65,21 @@ static const struct field fields[] = {
 };
 #define NFIELDS (sizeof(fields) / sizeof(fields[0]))
 
+#define MODEL(f, lo, hi, unit) \
+	{"model." #f, NUM, offsetof(struct pb_target, model.f), lo, hi, unit}
+
+/* The optional "model" object: the cost model's constants, each with its
+ * default when absent (PB_TARGET_MODEL_DEFAULTS). */
+static const struct field model_fields[] = {
+	MODEL(l2_over_dram, 1, 20, "times DRAM bandwidth"),
+	MODEL(dram_efficiency, 0.05, 1, "of dram_bytes_per_s"),
+	MODEL(chain_cycles, 1, 1000, "cycles"),
+	MODEL(mem_cycles, 0.25, 256, "arithmetic operations"),
+	MODEL(hiding_occupancy, 0.01, 1, "of max_threads_per_sm"),
+	MODEL(tree_step_cycles, 1, 10000, "cycles"),
+};
+#define NMODEL (sizeof(model_fields) / sizeof(model_fields[0]))
+
 /* "sm_80, sm_86, sm_89, sm_90 or sm_90a", from pb_target_archs. */
 const char *pb_target_arch_list(void)
 {
@@ -97,11 +112,22 @@ static const struct field *find_field(const char *name)
 	return NULL;
 }
 
+/* The field of the "model" object whose key is "key", or NULL. */
+static const struct field *find_model_field(const char *key)
+{
+	for (size_t i = 0; i < NMODEL; i++)
+		if (!strcmp(model_fields[i].name + 6, key))
+			return &model_fields[i];
+	return NULL;
+}
+
 /* Check field "f" of "obj" and store it into "t". */
 static int get_field(struct pb_ctx *ctx, const char *file, json_t *obj,
 		     const struct field *f, struct pb_target *t)
 {
-	json_t *v = json_object_get(obj, f->name);
+	const char *key = strchr(f->name, '.') ? strchr(f->name, '.') + 1
+					       : f->name;
+	json_t *v = json_object_get(obj, key);
 	char *dest = (char *)t + f->off;
 	if (!v)
 		return pb_error_in(ctx, file, "missing field '%s'", f->name);
@@ -200,6 +226,37 @@ static int check_consistent(struct pb_ctx *ctx, const char *file,
 	return PB_OK;
 }
 
+/* The "model" object "m" of "file" into t->model: every key known, each
+ * given constant in range, the others their defaults. */
+static int get_model(struct pb_ctx *ctx, const char *file, json_t *m,
+		     struct pb_target *t)
+{
+	static const struct pb_target_model defaults = PB_TARGET_MODEL_DEFAULTS;
+	const char *key;
+	json_t *v;
+	t->model = defaults;
+	if (!m)
+		return PB_OK;
+	if (!json_is_object(m))
+		return pb_error_in(ctx, file, "field 'model': expected an object");
+	json_object_foreach(m, key, v) {
+		if (!strcmp(key, "source")) {
+			if (!json_is_string(v))
+				return pb_error_in(ctx, file, "field "
+						   "'model.source': expected "
+						   "a string");
+		} else if (!find_model_field(key)) {
+			return pb_error_in(ctx, file, "unknown field 'model.%s'",
+					   key);
+		}
+	}
+	for (size_t i = 0; i < NMODEL; i++)
+		if (json_object_get(m, model_fields[i].name + 6) &&
+		    get_field(ctx, file, m, &model_fields[i], t) != PB_OK)
+			return PB_ERR;
+	return PB_OK;
+}
+
 /* Parse the description "text" ("len" bytes) read from "file" into "t". */
 static int parse(struct pb_ctx *ctx, const char *file, const char *text,
 		 size_t len, struct pb_target *t)
@@ -224,7 +281,9 @@ static int parse(struct pb_ctx *ctx, const char *file, const char *text,
 		goto out;
 	}
 	json_object_foreach(obj, key, v) {
-		if (!strcmp(key, "source")) {
+		if (!strcmp(key, "model")) {
+			continue;
+		} else if (!strcmp(key, "source")) {
 			if (!json_is_string(v)) {
 				rc = pb_error_in(ctx, file,
 					  "field 'source': expected a string");
@@ -237,6 +296,8 @@ static int parse(struct pb_ctx *ctx, const char *file, const char *text,
 	}
 	for (size_t i = 0; i < NFIELDS && rc == PB_OK; i++)
 		rc = get_field(ctx, file, obj, &fields[i], t);
+	if (rc == PB_OK)
+		rc = get_model(ctx, file, json_object_get(obj, "model"), t);
 	if (rc == PB_OK)
 		rc = check_consistent(ctx, file, t);
 out:

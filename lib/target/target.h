@@ -9,6 +9,28 @@
 
 #include "core/pb.h"
 
+/* The constants of the cost models (lib/tile/cost.c) that are not
+ * datasheet numbers: the description's optional "model" object, fitted
+ * to measurements by bench/fit.py (docs/targets.md, "Model constants");
+ * absent fields take the defaults below (PB_TARGET_MODEL_DEFAULTS). */
+struct pb_target_model {
+	double l2_over_dram;	 /* L2 bandwidth over DRAM bandwidth */
+	double dram_efficiency;	 /* the fraction of dram_bytes_per_s a
+				    streaming kernel reaches */
+	double chain_cycles;	 /* cycles per operation of one thread's
+				    dependent chain */
+	double mem_cycles;	 /* issue cost of a global load or store, in
+				    arithmetic operations */
+	double hiding_occupancy; /* occupancy from which latency is hidden */
+	double tree_step_cycles; /* cycles of one step of a block's
+				    shared-memory reduction tree */
+};
+
+/* l2_over_dram, dram_efficiency, chain_cycles, mem_cycles,
+ * hiding_occupancy, tree_step_cycles: the model's values before any fit
+ * (pb-tile's constants up to commit f0b18bb). */
+#define PB_TARGET_MODEL_DEFAULTS {2.5, 1.0, 4.0, 1.0, 0.25, 40.0}
+
 struct pb_target {
 	char arch[16];		    /* "sm_90": also the PTX target */
 	char name[64];		    /* "NVIDIA H100 SXM5 80GB" */
@@ -36,6 +58,7 @@ struct pb_target {
 	int ptx_isa;		    /* the PTX ISA the arch needs, times ten
 				       (80: PTX 8.0): the lowest that knows
 				       it, so that older drivers load it */
+	struct pb_target_model model;
 };
 
 /* Fill "t" with the target for "arch" ("sm_80", "sm_86", "sm_89",

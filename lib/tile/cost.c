@@ -53,14 +53,13 @@
 #include "poly/poly.h"
 #include "tile/internal.h"
 
-/* L2 bandwidth as a multiple of DRAM bandwidth (not in the target
- * descriptions; about 2 to 3 on A100/H100). */
-#define L2_OVER_DRAM 2.5
-/* Cycles per operation of one thread's dependent chain (an FMA's
- * latency is about 4 cycles on sm_80/sm_90). */
-#define CHAIN_CYCLES 4.0
-/* Occupancy above which latency is taken as hidden. */
-#define HIDING_OCCUPANCY 0.25
+/* The model's constants that are not datasheet numbers (L2 bandwidth
+ * over DRAM's, the DRAM bandwidth a streaming kernel reaches, cycles per
+ * operation of a dependent chain, the issue cost of a global access, the
+ * occupancy that hides latency, a reduction tree's step) are the
+ * target's "model" object, t->model (docs/targets.md): their defaults
+ * are the values this file had as constants, the H200's are fitted to
+ * measurements by bench/fit.py. */
 #define MAXACC 64
 
 /* An interval of index values. */
@@ -83,6 +82,7 @@ struct acc {
 struct stats {
 	const struct pb_kernel_band *b;
 	double ops;		/* operations per band point */
+	double mem;		/* of them global loads and stores */
 	double flops;
 	int nacc;
 	struct acc acc[MAXACC];
@@ -537,8 +537,10 @@ static void walk_block(struct stats *st, struct scope *sc, MlirBlock blk, double
 		    pb_ir_op_is(op, "memref.load") || pb_ir_op_is(op, "memref.store")) {
 			int n0 = st->nacc;
 			add_access(st, sc, op, w);
-			if (st->nacc > n0)
-				st->ops += w; /* private ones live in registers */
+			if (st->nacc > n0) { /* private ones live in registers */
+				st->ops += w;
+				st->mem += w;
+			}
 		} else if (pb_ir_op_is(op, "affine.apply") ||
 			   pb_ir_op_is(op, "affine.min") ||
 			   pb_ir_op_is(op, "affine.max")) {
@@ -772,7 +774,7 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	c->grid = grid;
 
 	/* operations per point, loads shared by jammed points */
-	double ops = st->ops;
+	double ops = st->ops, mem = st->mem;
 	if (c->mode == PB_TILE_TILE && c->jam)
 		for (int i = 0; i < st->nacc; i++) {
 			const struct acc *a = &st->acc[i];
@@ -790,6 +792,7 @@ static void predict(const struct pb_target *t, const struct stats *st,
 			if (c->linear)
 				shared = shared < 0 ? 1 : rt;
 			ops -= a->weight * (1.0 - 1.0 / (double)shared);
+			mem -= a->weight * (1.0 - 1.0 / (double)shared);
 		}
 	/* a warp's access to more than 4 sectors (128 bytes) takes one
 	 * more pass of the load/store unit per 4 sectors */
@@ -797,11 +800,15 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		for (int i = 0; i < st->nacc; i++) {
 			double nsec;
 			sectors(&st->acc[i], g, &nsec);
-			if (nsec > 4)
+			if (nsec > 4) {
 				ops += st->acc[i].weight * (ceil(nsec / 4) - 1);
+				mem += st->acc[i].weight * (ceil(nsec / 4) - 1);
+			}
 		}
+	/* a global access issues as "mem_cycles" arithmetic operations */
+	ops += (t->model.mem_cycles - 1.0) * mem;
 	double lanes = t->fp32_flops / (2.0 * t->sm_count * t->clock_hz);
-	double hide = c->occupancy / HIDING_OCCUPANCY;
+	double hide = c->occupancy / t->model.hiding_occupancy;
 	if (hide > 1)
 		hide = 1;
 	double per_sm_blocks = occ.wave_blocks;
@@ -810,9 +817,10 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	/* no thread finishes faster than its own chain of operations; the
 	 * points of a jammed thread tile are independent chains that
 	 * interleave, so it then issues one operation per cycle at best */
-	double chain = c->waves * (double)rt * ops * CHAIN_CYCLES / t->clock_hz;
+	double cyc = t->model.chain_cycles;
+	double chain = c->waves * (double)rt * ops * cyc / t->clock_hz;
 	if (c->mode == PB_TILE_TILE && c->jam) {
-		double one = ops * CHAIN_CYCLES, issue = (double)rt * ops;
+		double one = ops * cyc, issue = (double)rt * ops;
 		chain = c->waves * (one > issue ? one : issue) / t->clock_hz;
 	}
 	if (c->mode == PB_TILE_REDUCE) {
@@ -820,8 +828,9 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		 * the tree: log2(threads) barrier steps per reduction */
 		compute = c->waves * per_sm_blocks * ops / (lanes * hide) /
 			  t->clock_hz;
-		compute += c->waves * log2((double)threads) * 40.0 / t->clock_hz;
-		chain = c->waves * ops / (double)threads * CHAIN_CYCLES /
+		compute += c->waves * log2((double)threads) *
+			   t->model.tree_step_cycles / t->clock_hz;
+		chain = c->waves * ops / (double)threads * cyc /
 			t->clock_hz;
 	} else if (c->mode == PB_TILE_NONE) {
 		/* pb-codegen's naive mapping: one thread per point */
@@ -866,8 +875,8 @@ static void predict(const struct pb_target *t, const struct stats *st,
 			pts *= (double)b->extent[d];
 		c->flops = (int64_t)(st->flops * pts);
 	}
-	double memory = unique / t->dram_bytes_per_s;
-	double l2 = moved / (t->dram_bytes_per_s * L2_OVER_DRAM);
+	double memory = unique / (t->dram_bytes_per_s * t->model.dram_efficiency);
+	double l2 = moved / (t->dram_bytes_per_s * t->model.l2_over_dram);
 	if (l2 > memory)
 		memory = l2;
 	c->predicted_s = t->launch_s + (compute > memory ? compute : memory);

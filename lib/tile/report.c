@@ -11,6 +11,7 @@
 #include "tile/internal.h"
 
 struct pb_tile_report {
+	const struct pb_target *t;
 	json_t *root, *kernels;
 };
 
@@ -19,6 +20,7 @@ struct pb_tile_report *pb_tile_report_new(const struct pb_target *t)
 	struct pb_tile_report *r = malloc(sizeof(*r));
 	if (!r)
 		abort();
+	r->t = t;
 	r->root = json_object();
 	r->kernels = json_array();
 	json_object_set_new(r->root, "arch", json_string(t->arch));
@@ -56,18 +58,25 @@ void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 		json_object_set_new(o, "jam", json_boolean(c->jam));
 	}
 	json_object_set_new(o, "grid", json_integer(c->grid));
-	json_object_set_new(o, "threads", json_integer(pb_tile_threads(c)));
-	json_object_set_new(o, "registers", json_integer(c->regs));
-	json_object_set_new(o, "shared_bytes", json_integer(c->smem));
-	json_object_set_new(o, "occupancy", json_real(c->occupancy));
-	json_object_set_new(o, "waves", json_real(c->waves));
+	/* the fields pb-smem's report and pb-prof --static share
+	 * (lib/kernel/summary.c): the model's registers */
+	struct pb_kernel_summary sum;
+	pb_kernel_summary_init(&sum);
+	sum.grid = c->grid;
+	sum.res.threads = pb_tile_threads(c);
+	sum.res.regs = c->regs;
+	sum.res.smem = c->smem;
+	pb_kernel_summary_occupancy(r->t, &sum);
+	sum.predicted_s = c->predicted_s;
+	sum.flops = (double)c->flops;
+	sum.bytes = (double)c->global_bytes;
+	pb_kernel_summary_json(r->t, &sum, o);
 	json_object_set_new(o, "global_bytes", json_integer(c->global_bytes));
 	json_object_set_new(o, "flops", json_integer(c->flops));
 	json_object_set_new(o, "intensity",
 			    json_real(c->global_bytes
 					      ? (double)c->flops / c->global_bytes
 					      : 0));
-	json_object_set_new(o, "predicted_s", json_real(c->predicted_s));
 	json_array_append_new(r->kernels, o);
 }
 

@@ -129,7 +129,10 @@ static void test_builtins(struct pb_ctx *ctx)
 		CHECK(t.l2_bytes == chips[i].l2 &&
 			      near(t.dram_bytes_per_s, chips[i].dram, 1e-9),
 		      "%s: L2 and DRAM bandwidth", chips[i].arch);
-		CHECK(near(t.launch_s, 3e-6, 1e-9), "%s: launch overhead",
+		/* 3 us, an estimate, except where fitted to measurements
+		 * (bench/fit.py: between 1 and 20 us) */
+		CHECK(h200 ? t.launch_s >= 1e-6 && t.launch_s <= 2e-5
+			   : near(t.launch_s, 3e-6, 1e-9), "%s: launch overhead",
 		      chips[i].arch);
 	}
 }
@@ -253,7 +256,57 @@ static const struct {
 	{"name", "\"\"", "field 'name': expected 1 to 63 characters"},
 	{"sm_cout", "108", "unknown field 'sm_cout'"},
 	{"source", "3", "field 'source': expected a string"},
+	{"model", "[1]", "field 'model': expected an object"},
+	{"model", "{\"chain_cycle\": 4}", "unknown field 'model.chain_cycle'"},
+	{"model", "{\"source\": 1}", "field 'model.source': expected a string"},
+	{"model", "{\"mem_cycles\": \"4\"}",
+	 "field 'model.mem_cycles': expected a positive number"},
+	{"model", "{\"dram_efficiency\": 1.5}",
+	 "field 'model.dram_efficiency': 1.5 is out of range [0.05, 1] (of "
+	 "dram_bytes_per_s)"},
+	{"model", "{\"hiding_occupancy\": 0}",
+	 "field 'model.hiding_occupancy': expected a positive number"},
 };
+
+/* The "model" object: absent fields take the defaults, given ones are
+ * read; every built-in has all six in range. */
+static void test_model(struct pb_ctx *ctx, const char *dir)
+{
+	static const struct pb_target_model def = PB_TARGET_MODEL_DEFAULTS;
+	char path[256];
+	struct pb_target t;
+	snprintf(path, sizeof(path), "%s/model.json", dir);
+	json_t *o = json_loads(pb_target_builtins[1].json, 0, NULL);
+	json_object_del(o, "model");
+	json_dump_file(o, path, 0);
+	check(get(ctx, NULL, path, &t) == PB_OK &&
+		      !memcmp(&t.model, &def, sizeof(def)),
+	      "no model object: the defaults");
+	json_object_set_new(o, "model", json_loads(
+		"{\"source\": \"a fit\", \"mem_cycles\": 6, "
+		"\"l2_over_dram\": 3.5}", 0, NULL));
+	json_dump_file(o, path, 0);
+	check(get(ctx, NULL, path, &t) == PB_OK && t.model.mem_cycles == 6 &&
+		      t.model.l2_over_dram == 3.5 &&
+		      t.model.chain_cycles == def.chain_cycles &&
+		      t.model.tree_step_cycles == def.tree_step_cycles,
+	      "a model object: given fields read, the rest the defaults");
+	json_decref(o);
+	unlink(path);
+	for (const struct pb_target_builtin *b = pb_target_builtins; b->name;
+	     b++) {
+		char what[128];
+		snprintf(what, sizeof(what), "%s: model constants in range",
+			 b->name);
+		check(get(ctx, NULL, b->name, &t) == PB_OK &&
+			      t.model.dram_efficiency > 0 &&
+			      t.model.dram_efficiency <= 1 &&
+			      t.model.hiding_occupancy <= 1 &&
+			      t.model.chain_cycles >= 1 &&
+			      t.model.mem_cycles > 0,
+		      what);
+	}
+}
 
 /* Files that are not a description at all: the text, the position after
  * the file name and the start of the message. */
@@ -358,6 +411,7 @@ int main(void)
 	test_defaults(ctx);
 	test_files(ctx, dir);
 	test_errors(ctx, dir);
+	test_model(ctx, dir);
 	rmdir(dir);
 	pb_ctx_free(ctx);
 	return check_summary("test_target");

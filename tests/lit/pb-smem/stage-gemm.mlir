@@ -88,7 +88,7 @@
 // JSON: "staged": [
 // JSON: {"argument": 0, "box": [32, 16], "order": [0, 1], "pad": 0, "copy_bits": 128, "read_bits": 128, "guarded": false, "reuse": 32, "bank_degree": 1, "bytes": 2048}
 // JSON: {"argument": 1, "box": [16, 32], "order": [1, 0], "pad": 4, "copy_bits": 32, "read_bits": 128, "guarded": false, "reuse": 32, "bank_degree": 1, "bytes": 2560}
-// JSON: "kernel": "k0_mm", "k_tile": 16, "stages": 3, "threads": 64, "smem_bytes": 13824
+// JSON: "kernel": "k0_mm", "k_tile": 16, "stages": 3, "smem_bytes": 13824, "threads": 64, "shared_bytes": 13824, "blocks_per_sm": 16, "occupancy": 0.5, "waves": 1.0}
 
 // NUM: output 'C': {{.*}}: ok
 
