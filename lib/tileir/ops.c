@@ -25,6 +25,7 @@ enum {
 	OP_MAKE_TOKEN = 68,
 	OP_MMAF = 73,
 	OP_NEGF = 79,
+	OP_OFFSET = 81,
 	OP_PERMUTE = 83,
 	OP_REDUCE = 88,
 	OP_RESHAPE = 91,
@@ -38,7 +39,7 @@ enum {
 };
 
 /* Attribute tags. */
-enum { ATTR_FLOAT = 0x02, ATTR_ARRAY = 0x06 };
+enum { ATTR_FLOAT = 0x02 };
 
 /* Shorthands over the current code buffer. */
 static void v(struct pb_tileir *w, uint64_t x)
@@ -213,12 +214,12 @@ int pb_tileir_fma(struct pb_tileir *w, int ty, int a, int b, int c)
 	return pb_tileir_op(w, 1);
 }
 
-int pb_tileir_cmpf(struct pb_tileir *w, int ty, enum pb_tileir_cmp p, int a,
-		   int b)
+int pb_tileir_cmpf(struct pb_tileir *w, int ty, enum pb_tileir_cmp p,
+		   int ordered, int a, int b)
 {
 	head(w, OP_CMPF, ty);
 	byte(w, p);
-	byte(w, 1); /* ordered */
+	byte(w, ordered);
 	v(w, a);
 	v(w, b);
 	return pb_tileir_op(w, 1);
@@ -274,6 +275,14 @@ int pb_tileir_mmaf(struct pb_tileir *w, int ty, int a, int b, int acc)
 	v(w, a);
 	v(w, b);
 	v(w, acc);
+	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_offset(struct pb_tileir *w, int ty, int ptr, int offset)
+{
+	head(w, OP_OFFSET, ty);
+	v(w, ptr);
+	v(w, offset);
 	return pb_tileir_op(w, 1);
 }
 

@@ -66,8 +66,8 @@ int pb_tileir_fminmax(struct pb_tileir *w, enum pb_tileir_fminmax op,
 		      int ty, int a, int b);
 int pb_tileir_fun(struct pb_tileir *w, enum pb_tileir_fun op, int ty, int x);
 int pb_tileir_fma(struct pb_tileir *w, int ty, int a, int b, int c);
-int pb_tileir_cmpf(struct pb_tileir *w, int ty, enum pb_tileir_cmp p, int a,
-		   int b);
+int pb_tileir_cmpf(struct pb_tileir *w, int ty, enum pb_tileir_cmp p,
+		   int ordered, int a, int b);
 int pb_tileir_cmpi(struct pb_tileir *w, int ty, enum pb_tileir_cmp p, int a,
 		   int b);
 int pb_tileir_select(struct pb_tileir *w, int ty, int c, int a, int b);
@@ -77,6 +77,8 @@ int pb_tileir_ftof(struct pb_tileir *w, int ty, int x);
 /* Integer to float (signed), float to integer (signed, toward zero). */
 int pb_tileir_itof(struct pb_tileir *w, int ty, int x);
 int pb_tileir_mmaf(struct pb_tileir *w, int ty, int a, int b, int acc);
+/* Pointer "ptr" moved by "offset" elements. */
+int pb_tileir_offset(struct pb_tileir *w, int ty, int ptr, int offset);
 int pb_tileir_broadcast(struct pb_tileir *w, int ty, int x);
 int pb_tileir_reshape(struct pb_tileir *w, int ty, int x);
 int pb_tileir_permute(struct pb_tileir *w, int ty, int x, const int64_t *perm,
