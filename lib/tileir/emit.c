@@ -152,9 +152,11 @@ int pb_tileir_emit(struct pb_ctx *ctx, MlirModule m, struct pb_plan *plan,
 	if (!opts->emit_bytecode &&
 	    pb_tileir_find_tool(opts->tileiras, "tileiras", "PB_TILEIRAS", tool,
 				sizeof(tool))) {
-		if (opts->tileiras)
+		const char *given = opts->tileiras ? opts->tileiras
+						   : getenv("PB_TILEIRAS");
+		if (given)
 			pb_error(ctx, "--backend=tile: '%s' is not an "
-				 "executable tileiras", opts->tileiras);
+				 "executable tileiras", given);
 		else
 			pb_error(ctx, "--backend=tile needs NVIDIA's tileiras "
 				 "(not on PATH nor in build/venv-tile: run "

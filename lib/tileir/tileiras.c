@@ -202,7 +202,8 @@ int pb_tileir_cubin_block(const char *cubin, size_t len, const char *kernel,
 		return -1;
 	const char *p = cubin + off, *end = p + size;
 	/* entries: format byte, attribute byte, then by format: none (1),
-	 * one byte (2), two bytes (3), or a 16-bit size and data (4) */
+	 * one byte (2), two bytes (3), each padded to 4 bytes, or a 16-bit
+	 * size and data (4) */
 	while (p + 2 <= end) {
 		int fmt = p[0], attr = p[1];
 		if (fmt == 4) {
@@ -218,7 +219,7 @@ int pb_tileir_cubin_block(const char *cubin, size_t len, const char *kernel,
 			}
 			p += 4 + n;
 		} else {
-			p += fmt == 1 ? 2 : 4;
+			p += 4;
 		}
 	}
 	return -1;

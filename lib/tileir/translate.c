@@ -107,6 +107,7 @@ struct tr {
 	struct loc *locs;
 	int nlocs, caplocs;
 	int loops[MAXD]; /* the dimensions of the enclosing inner loops */
+	MlirOperation loop_ops[MAXD]; /* and the loops */
 	int nloops;
 	int token, bid, i32, tok;
 	int zero_i32;
@@ -641,6 +642,18 @@ static int carried_level(const struct tr *t, const struct loc *l)
 	return -1;
 }
 
+/* Does loop "loop" store into buffer "mem"? */
+static int stores_to(MlirOperation loop, MlirValue mem)
+{
+	struct pb_ir_ops st = {0};
+	int found = 0;
+	pb_ir_collect(loop, "affine.store", &st);
+	for (int i = 0; i < st.n && !found; i++)
+		found = mlirValueEqual(mlirOperationGetOperand(st.v[i], 1), mem);
+	pb_ir_ops_free(&st);
+	return found;
+}
+
 static int do_load(struct tr *t, MlirOperation op)
 {
 	struct loc l;
@@ -670,7 +683,8 @@ static int do_load(struct tr *t, MlirOperation op)
 	}
 	x = s->val;
 	int lvl = carried_level(t, s);
-	if (lvl >= 0 && s->store_level <= lvl) {
+	if (lvl >= 0 && s->store_level <= lvl &&
+	    stores_to(t->loop_ops[lvl], s->mem)) {
 		x.kind = CARRIED;
 		x.loc = li;
 	}
@@ -727,12 +741,17 @@ static int do_store(struct tr *t, MlirOperation op)
 	return PB_OK;
 }
 
-/* The float operations that may carry a reduction. */
-static int is_reduction_op(const char *n)
+/* The float operations that may carry a reduction: the name "n" as a
+ * string that outlives the translation, or NULL. */
+static const char *is_reduction_op(const char *n)
 {
-	return !strcmp(n, "arith.addf") || !strcmp(n, "arith.mulf") ||
-	       !strcmp(n, "arith.maximumf") || !strcmp(n, "arith.minimumf") ||
-	       !strcmp(n, "arith.maxnumf") || !strcmp(n, "arith.minnumf");
+	static const char *ops[] = {"arith.addf",     "arith.mulf",
+				    "arith.maximumf", "arith.minimumf",
+				    "arith.maxnumf",  "arith.minnumf", NULL};
+	for (int i = 0; ops[i]; i++)
+		if (!strcmp(n, ops[i]))
+			return ops[i];
+	return NULL;
 }
 
 static int do_binary(struct tr *t, MlirOperation op, const char *name)
@@ -754,7 +773,7 @@ static int do_binary(struct tr *t, MlirOperation op, const char *name)
 		r = *x;
 		r.kind = RED;
 		r.loc = c->loc;
-		r.op = name;
+		r.op = is_reduction_op(name);
 		set_val(t, mlirOperationGetResult(op, 0), r);
 		return PB_OK;
 	}
@@ -764,6 +783,48 @@ static int do_binary(struct tr *t, MlirOperation op, const char *name)
 		return PB_ERR;
 	set_val(t, mlirOperationGetResult(op, 0), r);
 	return PB_OK;
+}
+
+/* "a" op the constant "c". */
+static struct tval with_const(struct tr *t, MlirOperation at, const char *op,
+			      const struct tval *a, double c)
+{
+	struct tval k = fconst(t, c, a->elem), r;
+	combine(t, at, op, a, &k, &r);
+	return r;
+}
+
+/* erf("x") (Tile IR has none): Abramowitz and Stegun 7.1.26, absolute
+ * error below 1.5e-7: with u = 1 / (1 + p |x|), erf(|x|) = 1 - (a1 u +
+ * a2 u^2 + ... + a5 u^5) exp(-x^2), and the sign of x. */
+static struct tval erf_tile(struct tr *t, MlirOperation at,
+			    const struct tval *x)
+{
+	static const double a[5] = {0.254829592, -0.284496736, 1.421413741,
+				    -1.453152027, 1.061405429};
+	int ty = tile_ty(t, x->elem, x->mask);
+	struct tval ax = *x, u, p, e, one = fconst(t, 1, x->elem), r;
+	ax.id = pb_tileir_fun(t->w, PB_TILEIR_ABSF, ty, x->id);
+	struct tval den = with_const(t, at, "arith.mulf", &ax, 0.3275911);
+	den = with_const(t, at, "arith.addf", &den, 1);
+	combine(t, at, "arith.divf", &one, &den, &u);
+	/* Horner: ((((a5 u + a4) u + a3) u + a2) u + a1) u */
+	p = with_const(t, at, "arith.mulf", &u, a[4]);
+	for (int i = 3; i >= 0; i--) {
+		p = with_const(t, at, "arith.addf", &p, a[i]);
+		combine(t, at, "arith.mulf", &p, &u, &p);
+	}
+	combine(t, at, "arith.mulf", x, x, &e);
+	e.id = pb_tileir_fun(t->w, PB_TILEIR_NEGF, ty, e.id);
+	e.id = pb_tileir_fun(t->w, PB_TILEIR_EXP, ty, e.id);
+	combine(t, at, "arith.mulf", &p, &e, &p);
+	combine(t, at, "arith.subf", &one, &p, &r); /* erf(|x|) */
+	struct tval neg = r, zero = fconst(t, 0, x->elem);
+	neg.id = pb_tileir_fun(t->w, PB_TILEIR_NEGF, ty, r.id);
+	int lt = pb_tileir_cmpf(t->w, tile_ty(t, PB_TILEIR_I1, x->mask),
+				PB_TILEIR_LT, 1, x->id, bring(t, &zero, x->mask));
+	r.id = pb_tileir_select(t->w, ty, lt, neg.id, r.id);
+	return r;
 }
 
 /* arith.cmpf predicates (0 false ... 15 true) as Tile IR's predicate and
@@ -840,6 +901,12 @@ static int do_op(struct tr *t, MlirOperation op)
 		r.id = pb_tileir_fun(t->w, funs[i].fun, tile_ty(t, a.elem, a.mask),
 				     a.id);
 		set_val(t, mlirOperationGetResult(op, 0), r);
+		return PB_OK;
+	}
+	if (!strcmp(name, "math.erf")) {
+		if (operand(t, op, 0, &a))
+			return PB_ERR;
+		set_val(t, mlirOperationGetResult(op, 0), erf_tile(t, op, &a));
 		return PB_OK;
 	}
 	if (!strcmp(name, "math.fma")) {
@@ -1119,6 +1186,7 @@ static int loop(struct tr *t, MlirOperation op, int64_t extent, MlirBlock b)
 	if (t->mm_m >= 0 && match_mm(b, k, &la, &lb, &st)) {
 		t->iv[t->niv].v = k;
 		t->iv[t->niv++].dim = dim;
+		t->loop_ops[t->nloops] = op;
 		t->loops[t->nloops++] = dim;
 		int rc = contraction(t, op, dim, la, lb, st);
 		t->nloops--;
@@ -1130,6 +1198,7 @@ static int loop(struct tr *t, MlirOperation op, int64_t extent, MlirBlock b)
 		return fail(t, op, "too many loops");
 	t->iv[t->niv].v = k;
 	t->iv[t->niv++].dim = dim;
+	t->loop_ops[t->nloops] = op;
 	t->loops[t->nloops++] = dim;
 	int rc = body(t, b);
 	t->nloops--;
