@@ -37,6 +37,7 @@ nvdisasm = _nvdisasm()
 if nvdisasm:
     config.available_features.add("nvdisasm")
     config.environment["PB_NVDISASM"] = nvdisasm
+    config.substitutions.append(("%nvdisasm", nvdisasm))
 # NVIDIA's Tile IR tools (pb-codegen --backend=tile, docs/tileir.md):
 # $PB_TILEIRAS / $PB_TILEIRDISASM, on PATH, or in the virtual environment
 # scripts/deps.sh --tile installs (build/venv-tile); the tests that need
