@@ -47,12 +47,42 @@ struct entry {
 	int64_t grid[3];
 };
 
+/* Which arguments of kernel function "fname" are 16-byte aligned at
+ * every one of its launches "l" ("n" of them) in plan "p": a root buffer
+ * (the runtime's allocations are 256-byte aligned) or a view that many
+ * bytes from its root. Malloc'ed. */
+static int *aligned_args(const struct pb_plan *p,
+			 const struct pb_plan_launch *l, int n,
+			 const char *fname)
+{
+	int nargs = 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(l[i].kernel, fname) && l[i].nargs > nargs)
+			nargs = l[i].nargs;
+	int *a = calloc(nargs + 1, sizeof(int));
+	for (int k = 0; k < nargs; k++)
+		a[k] = 1;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(l[i].kernel, fname))
+			continue;
+		for (int k = 0; k < l[i].nargs; k++) {
+			const struct pb_plan_arg *x = &l[i].args[k];
+			const struct pb_plan_buffer *b =
+				x->kind == PB_PLAN_ARG_BUFFER ? &p->buffers[x->buffer]
+							      : NULL;
+			if (!b || (b->kind == PB_PLAN_VIEW && b->offset % 16))
+				a[k] = 0;
+		}
+	}
+	return a;
+}
+
 /* Write the entries of kernel function "fname" of "m" into "w" (once,
- * recorded in "e"/"ne"); the first of them into *first and their number
- * into *count. */
+ * recorded in "e"/"ne"), the arguments "aligned" as aligned_args says;
+ * the first of them into *first and their number into *count. */
 static int kernel(struct pb_ctx *ctx, MlirModule m, struct pb_tileir *w,
-		  const char *fname, struct entry **e, int *ne, int *first,
-		  int *count)
+		  const char *fname, const int *aligned, struct entry **e,
+		  int *ne, int *first, int *count)
 {
 	struct pb_buf name = {0};
 	MlirOperation f = pb_ir_lookup_func(m, fname);
@@ -74,7 +104,8 @@ static int kernel(struct pb_ctx *ctx, MlirModule m, struct pb_tileir *w,
 		*e = realloc(*e, (*ne + 1) * sizeof(**e));
 		struct entry *x = &(*e)[(*ne)++];
 		x->name = strdup(name.data);
-		rc = pb_tileir_nest(ctx, w, f, l.v[i], name.data, x->grid);
+		rc = pb_tileir_nest(ctx, w, f, l.v[i], name.data, aligned,
+				    x->grid);
 	}
 	pb_ir_ops_free(&l);
 	pb_buf_free(&name);
@@ -108,7 +139,9 @@ static int relaunch(struct pb_ctx *ctx, MlirModule m, struct pb_plan *p,
 	for (int i = 0; i < n && rc == PB_OK; i++) {
 		struct pb_plan_launch *o = &old[i];
 		int first = 0, count = 0;
-		rc = kernel(ctx, m, w, o->kernel, e, ne, &first, &count);
+		int *aligned = aligned_args(p, old, n, o->kernel);
+		rc = kernel(ctx, m, w, o->kernel, aligned, e, ne, &first, &count);
+		free(aligned);
 		for (int j = 0; rc == PB_OK && j < count; j++) {
 			const struct entry *x = &(*e)[first + j];
 			int64_t block[3] = {1, 1, 1};

@@ -7,11 +7,12 @@
 
 /* translate.c: write the Tile IR entry "name" for the nest "root" (a
  * top-level affine.parallel or affine.for of kernel function "func"),
- * its parameters one pointer per argument of "func"; the grid of blocks
- * it needs into "grid". PB_ERR reported at the operation it cannot
- * translate. */
+ * its parameters one pointer per argument of "func", those with
+ * "aligned" set (may be NULL) assumed 16-byte aligned; the grid of
+ * blocks it needs into "grid". PB_ERR reported at the operation it
+ * cannot translate. */
 int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 		   MlirOperation func, MlirOperation root, const char *name,
-		   int64_t grid[3]);
+		   const int *aligned, int64_t grid[3]);
 
 #endif

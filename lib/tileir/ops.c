@@ -6,6 +6,7 @@
 /* Opcodes. */
 enum {
 	OP_ABSF = 0,
+	OP_ASSUME = 6,
 	OP_BROADCAST = 11,
 	OP_CMPF = 14,
 	OP_CMPI = 15,
@@ -39,7 +40,7 @@ enum {
 };
 
 /* Attribute tags. */
-enum { ATTR_FLOAT = 0x02 };
+enum { ATTR_FLOAT = 0x02, ATTR_DIV_BY = 0x08 };
 
 /* Shorthands over the current code buffer. */
 static void v(struct pb_tileir *w, uint64_t x)
@@ -275,6 +276,17 @@ int pb_tileir_mmaf(struct pb_tileir *w, int ty, int a, int b, int acc)
 	v(w, a);
 	v(w, b);
 	v(w, acc);
+	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_assume_div_by(struct pb_tileir *w, int ty, int x,
+			    int64_t divisor)
+{
+	head(w, OP_ASSUME, ty);
+	byte(w, ATTR_DIV_BY);
+	v(w, divisor);
+	byte(w, 0); /* the value itself, not every nth element */
+	v(w, x);
 	return pb_tileir_op(w, 1);
 }
 

@@ -77,6 +77,10 @@ int pb_tileir_ftof(struct pb_tileir *w, int ty, int x);
 /* Integer to float (signed), float to integer (signed, toward zero). */
 int pb_tileir_itof(struct pb_tileir *w, int ty, int x);
 int pb_tileir_mmaf(struct pb_tileir *w, int ty, int a, int b, int acc);
+/* "x" (a pointer or integer of type "ty") assumed divisible by
+ * "divisor" (bytes for a pointer). */
+int pb_tileir_assume_div_by(struct pb_tileir *w, int ty, int x,
+			    int64_t divisor);
 /* Pointer "ptr" moved by "offset" elements. */
 int pb_tileir_offset(struct pb_tileir *w, int ty, int ptr, int offset);
 int pb_tileir_broadcast(struct pb_tileir *w, int ty, int x);

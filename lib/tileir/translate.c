@@ -110,6 +110,7 @@ struct tr {
 	MlirOperation loop_ops[MAXD]; /* and the loops */
 	int nloops;
 	int token, bid, i32, tok;
+	int *argv; /* per kernel argument: its pointer value */
 	int zero_i32;
 	/* the contraction of the nest, for the tile sizes */
 	int mm_m, mm_n;
@@ -423,9 +424,9 @@ static int view(struct tr *t, MlirOperation op, const struct loc *l, int pad,
 	int el = pb_tileir_type_elem(t->w, e);
 	int ptr_ty = pb_tileir_type_tile(t->w, pb_tileir_type_ptr(t->w, el),
 					 NULL, 0);
-	int base = arg;
+	int base = t->argv[arg];
 	if (off)
-		base = pb_tileir_offset(t->w, ptr_ty, arg, iconst(t, (int32_t)off));
+		base = pb_tileir_offset(t->w, ptr_ty, base, iconst(t, (int32_t)off));
 	int tv_ty = pb_tileir_type_tensor_view(t->w, el, shape, strides, r);
 	int pv_ty = pb_tileir_type_partition_view(
 		t->w, tile, r, tv_ty, NULL, pad ? PB_TILEIR_PAD_ZERO : -1);
@@ -1309,7 +1310,7 @@ static int choose_tiles(struct tr *t, MlirOperation root, int64_t grid[3])
  * kernel function "func"); its grid into "grid". */
 int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 		   MlirOperation func, MlirOperation root, const char *name,
-		   int64_t grid[3])
+		   const int *aligned, int64_t grid[3])
 {
 	struct tr t = {.ctx = ctx, .w = w, .func = func, .mm_m = -1, .mm_n = -1};
 	int rc = PB_OK;
@@ -1366,6 +1367,12 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 			NULL, 0);
 	}
 	pb_tileir_func_begin(w, name, params, np, 1);
+	/* buffers 16-byte aligned at every launch: TMA may move them */
+	t.argv = calloc(np + 1, sizeof(int));
+	for (int i = 0; i < np; i++)
+		t.argv[i] = aligned && aligned[i]
+				    ? pb_tileir_assume_div_by(w, params[i], i, 16)
+				    : i;
 	free(params);
 	t.i32 = pb_tileir_type_tile(w, pb_tileir_type_elem(w, PB_TILEIR_I32),
 				    NULL, 0);
@@ -1397,5 +1404,6 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 	pb_tileir_func_end(w);
 	free(t.vals);
 	free(t.locs);
+	free(t.argv);
 	return rc;
 }

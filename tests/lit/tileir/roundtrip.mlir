@@ -10,10 +10,12 @@
 // runs on the CPU against numpy (NUM).
 
 // k0: bias + relu on 100x60 in 64x64 tiles (4096 elements): a grid of
-// 2 blocks along i; the bias b[j] is a 64-tile broadcast to 64x64.
+// 2 blocks along i; the bias b[j] is a 64-tile broadcast to 64x64. The
+// buffers are whole allocations at every launch: 16-byte aligned.
 // CHECK-LABEL: entry @k0_bias_relu(%arg0: tile<ptr<f32>>, %arg1: tile<ptr<f32>>, %arg2: tile<ptr<f32>>)
+// CHECK: %[[A0:.*]] = assume div_by<16>, %arg0 : tile<ptr<f32>>
 // CHECK: %[[BX:.*]], %{{.*}}, %{{.*}} = get_tile_block_id
-// CHECK: make_tensor_view %arg0, shape = [100, 60], strides = [60, 1]
+// CHECK: make_tensor_view %[[A0]], shape = [100, 60], strides = [60, 1]
 // CHECK: partition_view<tile=(64x64), padding_value = zero
 // CHECK: load_view_tko weak %{{.*}}[%[[BX]], %{{.*}}] token
 // CHECK: partition_view<tile=(64), padding_value = zero, tensor_view<60xf32
