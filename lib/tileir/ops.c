@@ -19,6 +19,7 @@ enum {
 	OP_GET_TILE_BLOCK_ID = 48,
 	OP_IOTA = 58,
 	OP_ITOF = 59,
+	OP_LOAD_PTR_TKO = 61,
 	OP_LOAD_VIEW_TKO = 62,
 	OP_LOG = 63,
 	OP_MAKE_PARTITION_VIEW = 66,
@@ -65,6 +66,34 @@ static void operands(struct pb_tileir *w, const int *x, int n)
 {
 	for (int i = 0; i < n; i++)
 		v(w, x[i]);
+}
+
+int pb_tileir_ibin(struct pb_tileir *w, enum pb_tileir_ibin op, int ty, int a,
+		   int b)
+{
+	head(w, op, ty);
+	switch (op) {
+	case PB_TILEIR_ADDI:
+	case PB_TILEIR_MULI:
+	case PB_TILEIR_SUBI:
+		byte(w, 0); /* no overflow flags */
+		break;
+	case PB_TILEIR_MAXI:
+	case PB_TILEIR_MINI:
+	case PB_TILEIR_REMI:
+		byte(w, 1); /* signed */
+		break;
+	case PB_TILEIR_DIVI:
+		byte(w, 1); /* signed */
+		byte(w, 2); /* toward negative infinity */
+		break;
+	case PB_TILEIR_ANDI:
+	case PB_TILEIR_ORI:
+		break;
+	}
+	v(w, a);
+	v(w, b);
+	return pb_tileir_op(w, 1);
 }
 
 int pb_tileir_make_token(struct pb_tileir *w, int token_ty)
@@ -122,6 +151,21 @@ int pb_tileir_load_view(struct pb_tileir *w, int tile_ty, int token_ty,
 	v(w, view);
 	v(w, n);
 	operands(w, index, n);
+	v(w, token);
+	return pb_tileir_op(w, 2);
+}
+
+int pb_tileir_load_ptr(struct pb_tileir *w, int tile_ty, int token_ty,
+		       int ptr, int mask, int pad, int token)
+{
+	v(w, OP_LOAD_PTR_TKO);
+	v(w, tile_ty);
+	v(w, token_ty);
+	v(w, 1 << 2 | 1 << 3 | 1 << 4); /* a mask, a padding and a token */
+	byte(w, 0);			 /* weak */
+	v(w, ptr);
+	v(w, mask);
+	v(w, pad);
 	v(w, token);
 	return pb_tileir_op(w, 2);
 }

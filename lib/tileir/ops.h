@@ -45,6 +45,22 @@ enum pb_tileir_fun {
 	PB_TILEIR_TANH,
 };
 
+/* Integer (i32 index) arithmetic, signed; divi rounds toward negative
+ * infinity (affine's floordiv). */
+enum pb_tileir_ibin {
+	PB_TILEIR_ADDI = 3,
+	PB_TILEIR_ANDI = 4,
+	PB_TILEIR_DIVI = 21,
+	PB_TILEIR_MAXI = 70,
+	PB_TILEIR_MINI = 72,
+	PB_TILEIR_MULI = 78,
+	PB_TILEIR_ORI = 82,
+	PB_TILEIR_REMI = 90,
+	PB_TILEIR_SUBI = 104,
+};
+int pb_tileir_ibin(struct pb_tileir *w, enum pb_tileir_ibin op, int ty, int a,
+		   int b);
+
 int pb_tileir_make_token(struct pb_tileir *w, int token_ty);
 /* Three values: the block's x, y and z tile ids. */
 int pb_tileir_block_id(struct pb_tileir *w, int i32_ty);
@@ -56,6 +72,10 @@ int pb_tileir_load_view(struct pb_tileir *w, int tile_ty, int token_ty,
 /* store_view_tko weak: the result token. */
 int pb_tileir_store_view(struct pb_tileir *w, int token_ty, int tile,
 			 int view, const int *index, int n, int token);
+/* load_ptr_tko weak of the pointer tile "ptr" where "mask" holds, else
+ * "pad": two values, the tile and its token. */
+int pb_tileir_load_ptr(struct pb_tileir *w, int tile_ty, int token_ty,
+		       int ptr, int mask, int pad, int token);
 /* A constant of type "ty" from raw little-endian element bytes (one
  * element: a splat). */
 int pb_tileir_const(struct pb_tileir *w, int ty, const void *data,

@@ -55,7 +55,10 @@ struct dim {
 	int64_t extent, tile;
 	int band;  /* a band dimension (else an inner loop's) */
 	int depth; /* inner loops: nesting depth below the band */
-	int grid;  /* the block id component (0 x, 1 y, 2 z) or -1 */
+	int grid;  /* the block id component (0 x, 1 y, 2 z: the z of
+		      every dimension past the third, delinearized) or -1 */
+	int64_t blocks; /* the number of its blocks */
+	int blk;   /* the value of its block index (when grid >= 0) */
 };
 
 enum kind { VAL, CARRIED, RED };
@@ -111,6 +114,7 @@ struct tr {
 	int nloops;
 	int token, bid, i32, tok;
 	int *argv; /* per kernel argument: its pointer value */
+	int dimidx[MAXD]; /* per dimension its index tile, or -1 */
 	int zero_i32;
 	/* the contraction of the nest, for the tile sizes */
 	int mm_m, mm_n;
@@ -255,6 +259,27 @@ static int iconst(struct tr *t, int32_t x)
 	return pb_tileir_const(t->w, t->i32, &x, 4);
 }
 
+/* The index tile of dimension "dim": its counter's values in the block,
+ * iota(T) plus the block's first (block id times T) along the grid. */
+static int dim_index(struct tr *t, int dim)
+{
+	if (t->dimidx[dim] >= 0)
+		return t->dimidx[dim];
+	int64_t n = t->d[dim].tile;
+	int ty = pb_tileir_type_tile(t->w, pb_tileir_type_elem(t->w, PB_TILEIR_I32),
+				     &n, 1);
+	int v = pb_tileir_iota(t->w, ty);
+	if (t->d[dim].grid >= 0) {
+		int first = pb_tileir_ibin(t->w, PB_TILEIR_MULI, t->i32,
+					   t->d[dim].blk,
+					   iconst(t, (int32_t)n));
+		struct tval f = {first, 0, PB_TILEIR_I32, VAL, -1, NULL};
+		v = pb_tileir_ibin(t->w, PB_TILEIR_ADDI, ty, v,
+				   bring(t, &f, 1u << dim));
+	}
+	return t->dimidx[dim] = v;
+}
+
 /* The value of "v" into "*x": translated already, or an arith.constant
  * (a float scalar) translated here. */
 static int get(struct tr *t, MlirOperation user, MlirValue v, struct tval *x)
@@ -264,13 +289,30 @@ static int get(struct tr *t, MlirOperation user, MlirValue v, struct tval *x)
 		*x = t->vals[i].t;
 		return PB_OK;
 	}
+	int dim = iv_dim(t, v);
+	if (dim >= 0) {
+		*x = (struct tval){dim_index(t, dim), 1u << dim, PB_TILEIR_I32,
+				   VAL, -1, NULL};
+		return PB_OK;
+	}
 	MlirOperation d = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v)
 						  : (MlirOperation){NULL};
 	if (mlirOperationIsNull(d) || !pb_ir_op_is(d, "arith.constant"))
 		return fail(t, user, "an operand is neither a value of the "
-				     "nest nor a float constant");
+				     "nest nor a constant");
 	MlirAttribute a = pb_ir_attr(d, "value");
-	int e = elem_of(mlirValueGetType(v));
+	MlirType vt = mlirValueGetType(v);
+	if (mlirAttributeIsAInteger(a) &&
+	    (mlirTypeIsAIndex(vt) || mlirIntegerTypeGetWidth(vt) > 1)) {
+		int64_t c = mlirIntegerAttrGetValueInt(a);
+		if (c != (int32_t)c)
+			return fail(t, user, "an index constant past 32 bits");
+		*x = (struct tval){iconst(t, (int32_t)c), 0, PB_TILEIR_I32, VAL,
+				   -1, NULL};
+		set_val(t, v, *x);
+		return PB_OK;
+	}
+	int e = elem_of(vt);
 	if (!mlirAttributeIsAFloat(a) || e < 0 || e == PB_TILEIR_I1)
 		return fail(t, user, "an operand is a constant that is not a "
 				     "float scalar");
@@ -293,7 +335,8 @@ static int operand(struct tr *t, MlirOperation op, int i, struct tval *x)
 /* The access of affine.load/affine.store "op" (memref operand "mi",
  * subscripts after it) as a pattern into "l"; its memref type into
  * "*mt". */
-static int access(struct tr *t, MlirOperation op, int mi, struct loc *l)
+static int access_q(struct tr *t, MlirOperation op, int mi, struct loc *l,
+		    int quiet)
 {
 	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
 	l->mem = mlirOperationGetOperand(op, mi);
@@ -314,16 +357,25 @@ static int access(struct tr *t, MlirOperation op, int mi, struct loc *l)
 			dim = iv_dim(t, mlirOperationGetOperand(
 					       op, mi + 1 +
 							   mlirAffineDimExprGetPosition(e)));
+		if (dim < 0 && quiet)
+			return PB_ERR;
 		if (dim < 0)
 			return fail(t, op, "a subscript is neither a loop "
 					   "counter nor a constant (no tile "
 					   "of a tensor view reads it)");
+		if (seen & (1u << dim) && quiet)
+			return PB_ERR;
 		if (seen & (1u << dim))
 			return fail(t, op, "two subscripts follow the same loop");
 		seen |= 1u << dim;
 		l->sub[k] = dim;
 	}
 	return PB_OK;
+}
+
+static int access(struct tr *t, MlirOperation op, int mi, struct loc *l)
+{
+	return access_q(t, op, mi, l, 0);
 }
 
 static uint32_t loc_mask(const struct loc *l)
@@ -411,7 +463,7 @@ static int view(struct tr *t, MlirOperation op, const struct loc *l, int pad,
 		else if (dim == kdim)
 			idx[k] = kidx;
 		else if (t->d[dim].grid >= 0)
-			idx[k] = t->bid + t->d[dim].grid;
+			idx[k] = t->d[dim].blk;
 		else
 			idx[k] = t->zero_i32;
 		/* a stored tile past the loop's extent inside the buffer
@@ -643,6 +695,194 @@ static int carried_level(const struct tr *t, const struct loc *l)
 	return -1;
 }
 
+/* Integer operation "op" on index tiles "a" and "b". */
+static struct tval ibin(struct tr *t, enum pb_tileir_ibin op,
+		       const struct tval *a, const struct tval *b)
+{
+	uint32_t m = a->mask | b->mask;
+	enum pb_tileir_elem e = a->elem == PB_TILEIR_I1 ? PB_TILEIR_I1
+							: PB_TILEIR_I32;
+	int id = pb_tileir_ibin(t->w, op, tile_ty(t, e, m), bring(t, a, m),
+				bring(t, b, m));
+	return (struct tval){id, m, e, VAL, -1, NULL};
+}
+
+static struct tval ival(struct tr *t, int32_t c)
+{
+	return (struct tval){iconst(t, c), 0, PB_TILEIR_I32, VAL, -1, NULL};
+}
+
+/* The affine expression "e" over the index tiles "ops" (dimensions, then
+ * symbols from "ndims" on) into "*x". */
+static int aexpr(struct tr *t, MlirOperation at, MlirAffineExpr e,
+		 const struct tval *ops, int ndims, struct tval *x)
+{
+	if (mlirAffineExprIsADim(e)) {
+		*x = ops[mlirAffineDimExprGetPosition(e)];
+		return PB_OK;
+	}
+	if (mlirAffineExprIsASymbol(e)) {
+		*x = ops[ndims + mlirAffineSymbolExprGetPosition(e)];
+		return PB_OK;
+	}
+	if (mlirAffineExprIsAConstant(e)) {
+		int64_t c = mlirAffineConstantExprGetValue(e);
+		if (c != (int32_t)c)
+			return fail(t, at, "an affine constant past 32 bits");
+		*x = ival(t, (int32_t)c);
+		return PB_OK;
+	}
+	struct tval a, b;
+	if (!mlirAffineExprIsABinary(e) ||
+	    aexpr(t, at, mlirAffineBinaryOpExprGetLHS(e), ops, ndims, &a) ||
+	    aexpr(t, at, mlirAffineBinaryOpExprGetRHS(e), ops, ndims, &b))
+		return mlirAffineExprIsABinary(e)
+			       ? PB_ERR
+			       : fail(t, at, "an affine expression of no kind "
+					     "known");
+	if (mlirAffineExprIsAAdd(e)) {
+		*x = ibin(t, PB_TILEIR_ADDI, &a, &b);
+	} else if (mlirAffineExprIsAMul(e)) {
+		*x = ibin(t, PB_TILEIR_MULI, &a, &b);
+	} else if (mlirAffineExprIsAFloorDiv(e)) {
+		*x = ibin(t, PB_TILEIR_DIVI, &a, &b);
+	} else if (mlirAffineExprIsAMod(e)) {
+		/* a - floordiv(a, b) * b: never negative for b > 0 */
+		struct tval q = ibin(t, PB_TILEIR_DIVI, &a, &b);
+		q = ibin(t, PB_TILEIR_MULI, &q, &b);
+		*x = ibin(t, PB_TILEIR_SUBI, &a, &q);
+	} else {
+		return fail(t, at, "a ceildiv in an affine expression");
+	}
+	return PB_OK;
+}
+
+/* affine.apply, affine.max, affine.min "op": the results of its map
+ * over its operands, combined by "fold" (max, min) when several. */
+static int do_affine(struct tr *t, MlirOperation op, enum pb_tileir_ibin fold)
+{
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	int n = mlirOperationGetNumOperands(op);
+	struct tval ops[MAXD + MAXR], x, r;
+	if (n > MAXD + MAXR)
+		return fail(t, op, "too many operands");
+	for (int i = 0; i < n; i++)
+		if (operand(t, op, i, &ops[i]))
+			return PB_ERR;
+	for (intptr_t i = 0; i < mlirAffineMapGetNumResults(map); i++) {
+		if (aexpr(t, op, mlirAffineMapGetResult(map, i), ops,
+			  mlirAffineMapGetNumDims(map), &x))
+			return PB_ERR;
+		r = i ? ibin(t, fold, &r, &x) : x;
+	}
+	set_val(t, mlirOperationGetResult(op, 0), r);
+	return PB_OK;
+}
+
+/* Gather from kernel buffer "mem" the elements at the index tiles "idx"
+ * (one per dimension of the buffer; elements outside it read 0): a tile
+ * of pointers (the base offset by the linearized indices) loaded where
+ * every index is within the buffer. */
+static int gather(struct tr *t, MlirOperation op, MlirValue mem,
+		  const struct tval *idx, struct tval *x)
+{
+	MlirType mt = mlirValueGetType(mem);
+	int arg = arg_no(t, mem);
+	if (arg < 0 || !mlirTypeIsAMemRef(mt) ||
+	    !mlirShapedTypeHasStaticShape(mt))
+		return fail(t, op, "the buffer is not a statically shaped "
+				   "argument of the kernel");
+	int e = elem_of(mlirShapedTypeGetElementType(mt));
+	int64_t strides[MAXR], off = 0;
+	int r = mlirShapedTypeGetRank(mt);
+	if (e < 0 || e == PB_TILEIR_I1 || r > MAXR ||
+	    mlirLogicalResultIsFailure(
+		    mlirMemRefTypeGetStridesAndOffset(mt, strides, &off)))
+		return fail(t, op, "the buffer is not a strided buffer of f32, "
+				   "f16 or bf16");
+	struct tval lin = ival(t, (int32_t)off), in = {0}, k;
+	for (int i = 0; i < r; i++) {
+		struct tval s = ival(t, (int32_t)strides[i]);
+		struct tval p = ibin(t, PB_TILEIR_MULI, &idx[i], &s);
+		lin = ibin(t, PB_TILEIR_ADDI, &lin, &p);
+		/* 0 <= idx < size */
+		struct tval z = ival(t, 0), n = ival(t, (int32_t)
+					mlirShapedTypeGetDimSize(mt, i));
+		uint32_t m = idx[i].mask;
+		int i1 = tile_ty(t, PB_TILEIR_I1, m);
+		k = (struct tval){pb_tileir_cmpi(t->w, i1, PB_TILEIR_GE, idx[i].id,
+						 bring(t, &z, m)),
+				  m, PB_TILEIR_I1, VAL, -1, NULL};
+		struct tval k2 = {pb_tileir_cmpi(t->w, i1, PB_TILEIR_LT, idx[i].id,
+						 bring(t, &n, m)),
+				  m, PB_TILEIR_I1, VAL, -1, NULL};
+		k = ibin(t, PB_TILEIR_ANDI, &k, &k2);
+		in = i ? ibin(t, PB_TILEIR_ANDI, &in, &k) : k;
+	}
+	if (!r)
+		return fail(t, op, "a gather from a scalar buffer");
+	uint32_t m = lin.mask | in.mask;
+	int64_t shape[MAXD], ones[MAXD];
+	int rank = shape_of(t, m, shape);
+	for (int i = 0; i < rank; i++)
+		ones[i] = 1;
+	int el = pb_tileir_type_elem(t->w, e);
+	int ptr = pb_tileir_type_ptr(t->w, el);
+	int base = t->argv[arg];
+	if (rank) {
+		base = pb_tileir_reshape(
+			t->w, pb_tileir_type_tile(t->w, ptr, ones, rank), base);
+		base = pb_tileir_broadcast(
+			t->w, pb_tileir_type_tile(t->w, ptr, shape, rank), base);
+	}
+	int ptrs = pb_tileir_offset(t->w, pb_tileir_type_tile(t->w, ptr, shape,
+							      rank),
+				    base, bring(t, &lin, m));
+	struct tval zero = fconst(t, 0, e);
+	int v = pb_tileir_load_ptr(t->w, tile_ty(t, e, m), t->tok, ptrs,
+				   bring(t, &in, m), bring(t, &zero, m),
+				   t->token);
+	*x = (struct tval){v, m, e, VAL, -1, NULL};
+	return PB_OK;
+}
+
+/* memref.load, or an affine.load whose subscripts are not all counters
+ * and constants: a gather of the subscripts' index tiles. */
+static int do_gather(struct tr *t, MlirOperation op)
+{
+	struct tval idx[MAXR], ops[MAXD + MAXR];
+	MlirValue mem = mlirOperationGetOperand(op, 0);
+	int n = mlirOperationGetNumOperands(op) - 1;
+	if (n > MAXD + MAXR)
+		return fail(t, op, "too many subscripts");
+	for (int i = 0; i < n; i++)
+		if (operand(t, op, i + 1, &ops[i]))
+			return PB_ERR;
+	for (int i = 0; i < t->nlocs; i++)
+		if (mlirValueEqual(t->locs[i].mem, mem))
+			return fail(t, op, "a gather from a buffer the kernel "
+					   "writes");
+	if (pb_ir_op_is(op, "memref.load")) {
+		if (n > MAXR)
+			return fail(t, op, "too many subscripts");
+		for (int i = 0; i < n; i++)
+			idx[i] = ops[i];
+	} else {
+		MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+		if (mlirAffineMapGetNumResults(map) > MAXR)
+			return fail(t, op, "too many subscripts");
+		for (intptr_t i = 0; i < mlirAffineMapGetNumResults(map); i++)
+			if (aexpr(t, op, mlirAffineMapGetResult(map, i), ops,
+				  mlirAffineMapGetNumDims(map), &idx[i]))
+				return PB_ERR;
+	}
+	struct tval x;
+	if (gather(t, op, mem, idx, &x))
+		return PB_ERR;
+	set_val(t, mlirOperationGetResult(op, 0), x);
+	return PB_OK;
+}
+
 /* Does loop "loop" store into buffer "mem"? */
 static int stores_to(MlirOperation loop, MlirValue mem)
 {
@@ -659,8 +899,8 @@ static int do_load(struct tr *t, MlirOperation op)
 {
 	struct loc l;
 	struct tval x;
-	if (access(t, op, 0, &l))
-		return PB_ERR;
+	if (access_q(t, op, 0, &l, 1))
+		return do_gather(t, op);
 	int li = find_loc(t, op, &l, 0);
 	if (li == -2)
 		return PB_ERR;
@@ -904,6 +1144,48 @@ static int do_op(struct tr *t, MlirOperation op)
 		set_val(t, mlirOperationGetResult(op, 0), r);
 		return PB_OK;
 	}
+	if (!strcmp(name, "memref.load"))
+		return do_gather(t, op);
+	if (!strcmp(name, "affine.apply"))
+		return do_affine(t, op, PB_TILEIR_ADDI);
+	if (!strcmp(name, "affine.max"))
+		return do_affine(t, op, PB_TILEIR_MAXI);
+	if (!strcmp(name, "affine.min"))
+		return do_affine(t, op, PB_TILEIR_MINI);
+	if (!strcmp(name, "arith.cmpi")) {
+		static const int preds[6] = {PB_TILEIR_EQ, PB_TILEIR_NE,
+					     PB_TILEIR_LT, PB_TILEIR_LE,
+					     PB_TILEIR_GT, PB_TILEIR_GE};
+		int64_t p = mlirIntegerAttrGetValueInt(pb_ir_attr(op, "predicate"));
+		if (p < 0 || p > 5)
+			return fail(t, op, "an unsigned comparison");
+		if (operand(t, op, 0, &a) || operand(t, op, 1, &b))
+			return PB_ERR;
+		uint32_t m = a.mask | b.mask;
+		r = (struct tval){0, m, PB_TILEIR_I1, VAL, -1, NULL};
+		r.id = pb_tileir_cmpi(t->w, tile_ty(t, PB_TILEIR_I1, m), preds[p],
+				      bring(t, &a, m), bring(t, &b, m));
+		set_val(t, mlirOperationGetResult(op, 0), r);
+		return PB_OK;
+	}
+	static const struct {
+		const char *name;
+		enum pb_tileir_ibin op;
+	} ints[] = {{"arith.andi", PB_TILEIR_ANDI}, {"arith.ori", PB_TILEIR_ORI},
+		    {"arith.addi", PB_TILEIR_ADDI}, {"arith.subi", PB_TILEIR_SUBI},
+		    {"arith.muli", PB_TILEIR_MULI}};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
+		if (strcmp(name, ints[i].name))
+			continue;
+		if (operand(t, op, 0, &a) || operand(t, op, 1, &b))
+			return PB_ERR;
+		if (a.elem != b.elem || (a.elem != PB_TILEIR_I32 &&
+					 a.elem != PB_TILEIR_I1))
+			return fail(t, op, "integers other than index and i1");
+		set_val(t, mlirOperationGetResult(op, 0),
+			ibin(t, ints[i].op, &a, &b));
+		return PB_OK;
+	}
 	if (!strcmp(name, "math.erf")) {
 		if (operand(t, op, 0, &a))
 			return PB_ERR;
@@ -975,7 +1257,7 @@ static int loop_dim(struct tr *t, int64_t extent)
 	if (t->ndims == MAXD)
 		return -1;
 	t->d[t->ndims] = (struct dim){extent, pow2ceil(extent), 0, t->nloops,
-				      -1};
+				      -1, 1, -1};
 	return t->ndims++;
 }
 
@@ -1036,6 +1318,12 @@ static int match_mm(MlirBlock b, MlirValue k, MlirOperation *la,
 		int uses_k = 0;
 		for (intptr_t j = 1; j < mlirOperationGetNumOperands(d); j++)
 			uses_k |= mlirValueEqual(mlirOperationGetOperand(d, j), k);
+		MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(d, "map"));
+		for (intptr_t j = 0; j < mlirAffineMapGetNumResults(map); j++) {
+			MlirAffineExpr e = mlirAffineMapGetResult(map, j);
+			if (!mlirAffineExprIsADim(e) && !mlirAffineExprIsAConstant(e))
+				uses_k = 0;
+		}
 		if (!uses_k)
 			return 0;
 		ld[i] = d;
@@ -1292,16 +1580,15 @@ static int choose_tiles(struct tr *t, MlirOperation root, int64_t grid[3])
 	for (int i = t->nband - 1; i >= 0; i--) {
 		int64_t n = (t->d[i].extent + t->d[i].tile - 1) / t->d[i].tile;
 		t->d[i].grid = -1;
+		t->d[i].blocks = n;
 		if (n == 1)
 			continue;
-		if (g == 3)
-			return fail(t, root, "more than three band dimensions "
-					     "need several blocks");
-		if (g > 0 && n > 65535)
-			return fail(t, root, "a grid dimension past 65535 "
-					     "blocks");
-		t->d[i].grid = g;
-		grid[g++] = n;
+		t->d[i].grid = g < 2 ? g : 2;
+		grid[t->d[i].grid] *= n;
+		g++;
+		if ((g > 1 && grid[t->d[i].grid] > 65535) || grid[0] > INT32_MAX)
+			return fail(t, root, "a grid past 65535 blocks in y or "
+					     "z, or 2^31-1 in x");
 	}
 	return PB_OK;
 }
@@ -1329,7 +1616,7 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 			if (lb[i] != 0 || step[i] != 1)
 				return fail(&t, inner, "expected a parallel loop "
 						       "from 0 with step 1");
-			t.d[t.nband] = (struct dim){count[i], 1, 1, 0, -1};
+			t.d[t.nband] = (struct dim){count[i], 1, 1, 0, -1, 1, -1};
 			t.iv[t.niv].v = iv[i];
 			t.iv[t.niv++].dim = t.nband++;
 		}
@@ -1345,6 +1632,8 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 			break;
 	}
 	t.ndims = t.nband;
+	for (int i = 0; i < MAXD; i++)
+		t.dimidx[i] = -1;
 	find_mm(&t, root);
 	if (choose_tiles(&t, root, grid))
 		return PB_ERR;
@@ -1380,6 +1669,22 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 	t.token = pb_tileir_make_token(w, t.tok);
 	t.bid = pb_tileir_block_id(w, t.i32);
 	t.zero_i32 = iconst(&t, 0);
+	/* the block index of each band dimension: x and y directly, the
+	 * dimensions in z delinearized from it (the innermost fastest) */
+	int z = t.bid + 2;
+	int zdims = 0;
+	for (int i = 0; i < t.nband; i++)
+		zdims += t.d[i].grid == 2;
+	for (int i = t.nband - 1; i >= 0; i--) {
+		struct dim *d = &t.d[i];
+		if (d->grid < 2 || zdims == 1) {
+			d->blk = t.bid + (d->grid < 0 ? 0 : d->grid);
+			continue;
+		}
+		int n = iconst(&t, (int32_t)d->blocks);
+		d->blk = pb_tileir_ibin(w, PB_TILEIR_REMI, t.i32, z, n);
+		z = pb_tileir_ibin(w, PB_TILEIR_DIVI, t.i32, z, n);
+	}
 	if (pb_ir_op_is(root, "affine.parallel"))
 		rc = body(&t, b);
 	else
