@@ -118,6 +118,12 @@ static int emit_mlir(struct pb_ctx *ctx, const struct pb_codegen_opts *opts)
 	}
 	const char *emit = opts && opts->emit ? opts->emit
 					      : tile(opts) ? "tile" : "ptx";
+	if (opts && opts->tile_tma && (!tile(opts) || strcmp(emit, "tileirbc"))) {
+		fprintf(stderr, "%s: error: --tile-tma needs --backend=tile "
+			"--emit=tileirbc (pb's runtime does not build TMA "
+			"descriptors)\n", ctx->tool);
+		return -1;
+	}
 	if (!strcmp(emit, "mlir"))
 		return 1;
 	if (tile(opts) ? !strcmp(emit, "tile") || !strcmp(emit, "tileirbc")
@@ -165,7 +171,7 @@ static int emit_tile(struct pb_ctx *ctx, MlirModule m,
 {
 	struct pb_tileir_opts t = {
 		opts->tileiras, opts->opt_level < 0 ? 3 : (int)opts->opt_level,
-		opts->emit && !strcmp(opts->emit, "tileirbc")};
+		opts->emit && !strcmp(opts->emit, "tileirbc"), opts->tile_tma};
 	struct pb_plan *plan = pb_codegen_plan_calls(ctx, m);
 	int rc = plan ? pb_tileir_emit(ctx, m, plan, &t, out) : PB_ERR;
 	if (rc == PB_OK && opts->plan && !t.emit_bytecode)

@@ -13,6 +13,7 @@ struct pb_codegen_opts {
 	const char *backend;  /* "ptx" (default) or "tile" (lib/tileir) */
 	const char *tileiras; /* --tileiras=PATH */
 	long opt_level;	      /* --opt-level for tileiras (0..3; -1: 3) */
+	int tile_tma;	      /* --tile-tma (with --emit=tileirbc only) */
 };
 
 /* The last stage a module must have been through before pb-codegen with

@@ -129,7 +129,7 @@ static void launch_free(struct pb_plan_launch *l)
  * replace its launches (one per kernel call) by one per nest of each
  * call's kernel, with the nest's grid and block 1. */
 static int relaunch(struct pb_ctx *ctx, MlirModule m, struct pb_plan *p,
-		    struct pb_tileir *w, struct entry **e, int *ne)
+		    struct pb_tileir *w, int assume, struct entry **e, int *ne)
 {
 	int n = p->nlaunches;
 	struct pb_plan_launch *old = p->launches;
@@ -139,7 +139,7 @@ static int relaunch(struct pb_ctx *ctx, MlirModule m, struct pb_plan *p,
 	for (int i = 0; i < n && rc == PB_OK; i++) {
 		struct pb_plan_launch *o = &old[i];
 		int first = 0, count = 0;
-		int *aligned = aligned_args(p, old, n, o->kernel);
+		int *aligned = assume ? aligned_args(p, old, n, o->kernel) : NULL;
 		rc = kernel(ctx, m, w, o->kernel, aligned, e, ne, &first, &count);
 		free(aligned);
 		for (int j = 0; rc == PB_OK && j < count; j++) {
@@ -174,6 +174,16 @@ static int set_blocks(struct pb_ctx *ctx, struct pb_plan *p,
 				 "size for kernel '%s'", l->kernel);
 			return PB_ERR;
 		}
+		/* a launch passes one pointer per buffer and nothing else */
+		int64_t bytes = pb_tileir_cubin_params(c->data, c->len, l->kernel);
+		if (bytes != 8 * (int64_t)l->nargs) {
+			pb_error(ctx, "kernel '%s' of the cubin takes %lld bytes of "
+				 "parameters, not the %d pointers pb launches it "
+				 "with (launch data built by the host, such as "
+				 "TMA descriptors, is not supported)", l->kernel,
+				 (long long)bytes, l->nargs);
+			return PB_ERR;
+		}
 	}
 	return PB_OK;
 }
@@ -201,7 +211,10 @@ int pb_tileir_emit(struct pb_ctx *ctx, MlirModule m, struct pb_plan *plan,
 	struct entry *e = NULL;
 	int ne = 0;
 	pb_tileir_init(&w);
-	int rc = relaunch(ctx, m, plan, &w, &e, &ne);
+	/* aligned buffers make tileiras use cp.async and ldmatrix on sm_80,
+	 * but TMA on sm_90, whose descriptors the host would have to build */
+	int assume = opts->tma || atoi(ctx->arch + 3) < 90;
+	int rc = relaunch(ctx, m, plan, &w, assume, &e, &ne);
 	struct pb_buf bc = {0}, cubin = {0};
 	if (rc == PB_OK)
 		pb_tileir_finish(&w, &bc);

@@ -21,6 +21,9 @@ struct pb_tileir_opts {
 	const char *tileiras; /* --tileiras=PATH, or NULL: search */
 	int opt_level;	      /* -O for tileiras, 0..3 */
 	int emit_bytecode;    /* --emit=tileirbc: the bytecode, no cubin */
+	int tma;	      /* --tile-tma: tell tileiras on sm_90 that the
+				 buffers are aligned (it then uses TMA, whose
+				 descriptors the host must build) */
 };
 
 /* Find NVIDIA's tool "name" (tileiras, tileirdisasm) into "path": at
@@ -49,6 +52,10 @@ int pb_tileir_assemble(struct pb_ctx *ctx, const char *tool, const char *what,
  * cubin says none. */
 int pb_tileir_cubin_block(const char *cubin, size_t len, const char *kernel,
 			  int64_t block[3]);
+/* The bytes of parameters kernel "kernel" of "cubin" takes (its
+ * EIATTR_PARAM_CBANK), -1 when the cubin says none. */
+int64_t pb_tileir_cubin_params(const char *cubin, size_t len,
+			       const char *kernel);
 /* The static shared memory of kernel "kernel" in "cubin" in bytes (its
  * .nv.shared section), 0 when it has none. */
 int64_t pb_tileir_cubin_smem(const char *cubin, size_t len,

@@ -188,41 +188,58 @@ static int64_t section(const char *elf, size_t len, const char *name,
 	return -1;
 }
 
-/* EIATTR_REQNTID: the block size a kernel requires. */
+/* EIATTR_REQNTID: the block size a kernel requires; EIATTR_PARAM_CBANK:
+ * where its parameters lie in the constant bank (ordinal, offset, size). */
 #define EIATTR_REQNTID 0x10
+#define EIATTR_PARAM_CBANK 0x0a
 
-int pb_tileir_cubin_block(const char *cubin, size_t len, const char *kernel,
-			  int64_t block[3])
+/* The data of attribute "attr" (a sized entry of "n" bytes) of kernel
+ * "kernel"'s .nv.info section in "cubin"; NULL when absent. */
+static const char *eiattr(const char *cubin, size_t len, const char *kernel,
+			  int attr, uint64_t n)
 {
 	char name[512];
 	uint64_t size = 0;
 	snprintf(name, sizeof(name), ".nv.info.%s", kernel);
 	int64_t off = section(cubin, len, name, &size);
 	if (off < 0 || (uint64_t)off + size > len)
-		return -1;
+		return NULL;
 	const char *p = cubin + off, *end = p + size;
 	/* entries: format byte, attribute byte, then by format: none (1),
 	 * one byte (2), two bytes (3), each padded to 4 bytes, or a 16-bit
 	 * size and data (4) */
 	while (p + 2 <= end) {
-		int fmt = p[0], attr = p[1];
+		int fmt = p[0], a = (unsigned char)p[1];
 		if (fmt == 4) {
 			if (p + 4 > end)
 				break;
-			uint64_t n = rd(p + 2, 2);
-			if (p + 4 + n > end)
+			uint64_t m = rd(p + 2, 2);
+			if (p + 4 + m > end)
 				break;
-			if (attr == EIATTR_REQNTID && n == 12) {
-				for (int i = 0; i < 3; i++)
-					block[i] = rd(p + 4 + 4 * i, 4);
-				return 0;
-			}
-			p += 4 + n;
+			if (a == attr && m == n)
+				return p + 4;
+			p += 4 + m;
 		} else {
 			p += 4;
 		}
 	}
-	return -1;
+	return NULL;
+}
+
+int pb_tileir_cubin_block(const char *cubin, size_t len, const char *kernel,
+			  int64_t block[3])
+{
+	const char *p = eiattr(cubin, len, kernel, EIATTR_REQNTID, 12);
+	for (int i = 0; p && i < 3; i++)
+		block[i] = rd(p + 4 * i, 4);
+	return p ? 0 : -1;
+}
+
+int64_t pb_tileir_cubin_params(const char *cubin, size_t len,
+			       const char *kernel)
+{
+	const char *p = eiattr(cubin, len, kernel, EIATTR_PARAM_CBANK, 8);
+	return p ? (int64_t)rd(p + 6, 2) : -1;
 }
 
 int64_t pb_tileir_cubin_smem(const char *cubin, size_t len,

@@ -19,6 +19,8 @@ static const struct pb_opt options[] = {
 	 "the tileiras to run (default: $PB_TILEIRAS, PATH, build/venv-tile)"},
 	{"opt-level", PB_OPT_INT, &opts.opt_level, "N",
 	 "tileiras's optimization level, 0 to 3 (default 3)"},
+	{"tile-tma", PB_OPT_FLAG, &opts.tile_tma, NULL,
+	 "with --emit=tileirbc: buffers assumed aligned on sm_90 too (TMA)"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 
