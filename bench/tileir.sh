@@ -29,7 +29,6 @@ done
 export PATH="$root/build/bin:$PATH"
 NVDISASM=${PB_NVDISASM:-$(command -v nvdisasm || true)}
 PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
-[ -x "$NVDISASM" ] || { echo "bench/tileir.sh: no nvdisasm (set PB_NVDISASM)" >&2; exit 1; }
 TILEIRAS=${PB_TILEIRAS:-$(command -v tileiras || ls "$root"/build/venv-tile/lib/python3*/site-packages/nvidia/cu*/bin/tileiras 2>/dev/null | tail -1)}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
@@ -51,6 +50,7 @@ if [ -n "$models" ]; then
 	done
 	exit 0
 fi
+[ -x "$NVDISASM" ] || { echo "bench/tileir.sh: no nvdisasm (set PB_NVDISASM)" >&2; exit 1; }
 /usr/bin/python3 - "$t/gemm.onnx" "$N" <<'PY'
 import sys
 import onnx
