@@ -998,9 +998,8 @@ static const char *is_reduction_op(const char *n)
 static int do_binary(struct tr *t, MlirOperation op, const char *name)
 {
 	struct tval a, b, r;
-	MlirOperation o = op;
-	if (get(t, o, mlirOperationGetOperand(op, 0), &a) ||
-	    get(t, o, mlirOperationGetOperand(op, 1), &b))
+	if (get(t, op, mlirOperationGetOperand(op, 0), &a) ||
+	    get(t, op, mlirOperationGetOperand(op, 1), &b))
 		return PB_ERR;
 	if (a.kind == CARRIED || b.kind == CARRIED) {
 		struct tval *c = a.kind == CARRIED ? &a : &b;
@@ -1348,13 +1347,10 @@ static int mm_elem(MlirOperation ld)
  * constants dropped) permuted into the order of dimensions "want" ("n"
  * of them, the shape "shape"). */
 static int to_order(struct tr *t, const struct loc *l, int v, int el,
-		    int kdim, int64_t ktile, const int *want, int n,
-		    const int64_t *shape)
+		    const int *want, int n, const int64_t *shape)
 {
 	int have[MAXR], k = 0, moved = 0;
 	int64_t perm[MAXR];
-	(void)kdim;
-	(void)ktile;
 	for (int i = 0; i < l->n; i++)
 		if (l->sub[i] >= 0)
 			have[k++] = l->sub[i];
@@ -1371,8 +1367,11 @@ static int to_order(struct tr *t, const struct loc *l, int v, int el,
 				 v, perm, n);
 }
 
-/* Translate the contraction loop "op" over "k" (dimension "kd" of
- * extent "extent"): for k tiles, mmaf. */
+/* Translate the contraction loop "op" (dimension "kd") whose body
+ * multiplies the loads "la" and "lb" into the accumulator stored by
+ * "st": a Tile IR for over k tiles of MM_KTILE with two loads and mmaf
+ * into the accumulator's state. -2 (nothing written) when the loads are
+ * not a matrix product: one m and one n dimension, at most one batch. */
 static int contraction(struct tr *t, MlirOperation op, int kd,
 		       MlirOperation la, MlirOperation lb, MlirOperation st)
 {
@@ -1450,8 +1449,8 @@ static int contraction(struct tr *t, MlirOperation op, int kd,
 	/* from the buffers' order to [batch,] m, k and [batch,] k, n */
 	int el = pb_tileir_type_elem(t->w, ea);
 	int wa[3] = {db, dm, kd}, wb[3] = {db, kd, dn};
-	x.id = to_order(t, &A, x.id, el, kd, ktile, wa + !nb, r + 2, sa);
-	y.id = to_order(t, &B, y.id, el, kd, ktile, wb + !nb, r + 2, sb);
+	x.id = to_order(t, &A, x.id, el, wa + !nb, r + 2, sa);
+	y.id = to_order(t, &B, y.id, el, wb + !nb, r + 2, sb);
 	int prod = pb_tileir_mmaf(t->w, acc_ty, x.id, y.id, first + 1);
 	pb_tileir_continue(t->w, &prod, 1);
 	int res = pb_tileir_block_end(t->w, 1);
@@ -1465,6 +1464,8 @@ static int contraction(struct tr *t, MlirOperation op, int kd,
 	return PB_OK;
 }
 
+/* Translate affine.for "op" of "extent" iterations with body "b": as a
+ * contraction, or its body once on tiles over the loop's dimension. */
 static int loop(struct tr *t, MlirOperation op, int64_t extent, MlirBlock b)
 {
 	int dim = loop_dim(t, extent);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "plan/plan.h"
 #include "tileir/ops.h"
 #include "tileir/tileir.h"
 
@@ -169,9 +170,53 @@ static void test_gemm(void)
 	pb_tileir_free(&w);
 }
 
+/* The cubin section of a tile artifact (lib/plan): written after a
+ * header and read back byte for byte at every length modulo 3 and across
+ * line breaks; a truncated section is an error, a PTX has none. */
+static void test_artifact(void)
+{
+	static const size_t lens[] = {1, 2, 3, 56, 57, 58, 1000};
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		size_t n = lens[i], tlen, got;
+		unsigned char *bin = malloc(n), *back;
+		for (size_t j = 0; j < n; j++)
+			bin[j] = (unsigned char)(j * 131 + n);
+		char *text = strdup(PB_PLAN_BEGIN "\n" PB_PLAN_END "\n");
+		char err[128];
+		tlen = strlen(text);
+		pb_plan_put_cubin(&text, &tlen, bin, n);
+		check(pb_plan_get_cubin(text, tlen, &back, &got, err,
+					sizeof(err)) == 0 &&
+		      got == n && !memcmp(back, bin, n),
+		      "cubin section round trip");
+		free(back);
+		/* cut the last base64 line off */
+		char *end = strstr(text, PB_PLAN_CUBIN_END);
+		size_t cut = end - text;
+		while (cut > 0 && text[cut - 1] == '\n')
+			cut--;
+		while (cut > 0 && text[cut - 1] != '\n')
+			cut--;
+		memcpy(text + cut, PB_PLAN_CUBIN_END "\n",
+		       strlen(PB_PLAN_CUBIN_END) + 2);
+		check(pb_plan_get_cubin(text, strlen(text), &back, &got, err,
+					sizeof(err)) < 0,
+		      "a truncated cubin section is an error");
+		free(text);
+		free(bin);
+	}
+	unsigned char *none;
+	size_t nn;
+	char err[64];
+	check(pb_plan_get_cubin(".version 8.0\n", 13, &none, &nn, err,
+				sizeof(err)) == 1 && !none,
+	      "a PTX has no cubin section");
+}
+
 int main(void)
 {
 	test_varint();
+	test_artifact();
 	test_tables();
 	test_gemm();
 	return check_summary("test_tileir");
