@@ -59,7 +59,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 	    pb_codegen_expand_copies(ctx, m) ||
 	    pb_codegen_push_globals(ctx, m) ||
 	    pb_ir_run_pipeline(ctx, m, pb_passes_parallelize) ||
-	    pb_codegen_map(ctx, m))
+	    pb_codegen_map(ctx, m) || pb_codegen_mma(ctx, m))
 		return PB_ERR;
 	contract(ctx, m);
 	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {

@@ -31,6 +31,9 @@ int pb_codegen_map(struct pb_ctx *ctx, MlirModule m);
  * pb-smem's pipelines (docs/pb-smem.md). */
 int pb_codegen_private(struct pb_ctx *ctx, MlirOperation root);
 int pb_codegen_async(struct pb_ctx *ctx, MlirOperation root);
+/* Distribute pb-mma's warp-level vector tiles in the gpu.launch
+ * operations of "m" to the lanes as mma.sync fragments (mma.c). */
+int pb_codegen_mma(struct pb_ctx *ctx, MlirModule m);
 /* Mark each kernel argument that the kernel only reads and that no other
  * argument of any of its launches shares (roots through views) noalias
  * and readonly: NVPTX then reads it through the read-only (.nc) path; and

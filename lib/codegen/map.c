@@ -549,21 +549,32 @@ static int add_thread(struct pb_ctx *ctx, MlirOperation op, struct mapped *m)
 	return PB_OK;
 }
 
-/* Reject a gpu.barrier inside a warp nest of "m": the warps that the
- * nest's guard leaves out would never reach it. */
+/* Reject a gpu.barrier inside a warp nest of "m" unless every thread of
+ * the block reaches it: one warp nest, no thread loop outside it, and the
+ * barrier not inside a thread loop (whose guard may leave lanes out). */
 static int check_warp_barriers(struct pb_ctx *ctx, const struct mapped *m)
 {
+	int outside = 0;
+	for (int i = 0; i < m->threads.n; i++)
+		outside += m->owner[i] < 0;
 	for (int i = 0; i < m->nw; i++) {
 		struct pb_ir_ops bar = {0};
+		MlirOperation bad = {NULL};
 		pb_ir_collect(m->w[i].loop[0], "gpu.barrier", &bar);
-		int n = bar.n;
-		if (n)
-			pb_error_at(ctx, mlirOperationGetLocation(bar.v[0]),
+		for (int j = 0; j < bar.n && mlirOperationIsNull(bad); j++) {
+			int ok = m->nw == 1 && !outside;
+			for (int k = 0; k < m->threads.n && ok; k++)
+				ok = !pb_ir_is_inside(bar.v[j], m->threads.v[k]);
+			if (!ok)
+				bad = bar.v[j];
+		}
+		pb_ir_ops_free(&bar);
+		if (!mlirOperationIsNull(bad)) {
+			pb_error_at(ctx, mlirOperationGetLocation(bad),
 				    "cannot lower 'gpu.barrier' inside a "
 				    "warp-mapped loop");
-		pb_ir_ops_free(&bar);
-		if (n)
 			return PB_ERR;
+		}
 	}
 	return PB_OK;
 }

@@ -34,6 +34,8 @@
 #define PB_ATTR_PARAM "pb.param"
 #define PB_ATTR_NAME "pb.name"
 #define PB_ATTR_OUTPUT "pb.output"
+/* on a nest pb-tile leaves to pb-mma: a contraction for tensor cores */
+#define PB_ATTR_MMA "pb.mma"
 #define PB_LOC_OP_PREFIX "pb.op:"
 
 /* The levels of the GPU hierarchy a parallel loop may be mapped to (the

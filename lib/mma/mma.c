@@ -1,13 +1,74 @@
-/* pb-mma: contractions onto tensor cores.
+/* pb-mma: contractions onto tensor cores (docs/pb-mma.md).
  *
- * Not implemented yet: the stage marks its input and passes it through,
- * so every contraction stays on CUDA cores (what --no-mma asks for). */
-#include "mma/mma.h"
+ * pb-tile leaves each nest that pb_mma_candidate accepts unmapped and
+ * marked pb.mma. Here each such nest is matched again (match.c), its
+ * block and warp tiles chosen, and the nest rewritten into warp tiles of
+ * vector.contract (rewrite.c). With --no-mma (or a nest that no longer
+ * matches) the mark stays, and the stage driver (lib/pipeline) has pb-tile
+ * map the nest for CUDA cores. */
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "ir/contract.h"
+#include "mma/internal.h"
+
+static const char *elt_name(MlirType t)
+{
+	return mlirTypeIsAF16(t) ? "f16" : "bf16";
+}
+
+/* Map nest "op" of kernel "func", marked pb.mma by pb-tile. */
+static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
+		    const struct pb_target *t, MlirOperation op)
+{
+	struct pb_kernel_contraction c;
+	struct pb_kernel_mma_tiles s;
+	const char *why = "--no-mma";
+	MlirLocation loc = mlirOperationGetLocation(op);
+	if (!o->no_mma && pb_kernel_contraction_of(op, &c, &why) &&
+	    pb_kernel_mma_tiles(t, &c, &s, &why)) {
+		if (o->remarks)
+			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
+				     "m16n8k16 %s -> f32, block tile %lldx%lld, "
+				     "warp tile %lldx%lld (%lld warps)",
+				     elt_name(c.elt), (long long)s.bm,
+				     (long long)s.bn, (long long)s.wm,
+				     (long long)s.wn,
+				     (long long)(s.bm / s.wm * (s.bn / s.wn)));
+		return pb_mma_rewrite(ctx, &c, &s);
+	}
+	if (o->remarks)
+		pb_remark_at(ctx, loc, "on CUDA cores: %s", why);
+	return PB_OK;
+}
 
 int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
 {
-	(void)ctx;
-	(void)o;
-	pb_ir_advance_stage(m, PB_STAGE_MMA);
-	return PB_OK;
+	static const struct pb_mma_opts defaults;
+	const struct pb_target *t;
+	struct pb_ir_ops funcs = {0};
+	int rc = PB_OK;
+	if (!o)
+		o = &defaults;
+	if (pb_ir_get_stage(m) >= PB_STAGE_MMA)
+		return PB_OK;
+	if (!(t = pb_target_of(ctx)))
+		return PB_ERR;
+	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
+	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
+		struct pb_ir_ops ops = {0};
+		if (!pb_ir_op_is(funcs.v[i], "func.func") ||
+		    !pb_contract_is_kernel(funcs.v[i]))
+			continue;
+		pb_ir_block_ops(pb_ir_entry_block(funcs.v[i]), &ops);
+		for (int j = 0; j < ops.n && rc == PB_OK; j++)
+			if (!mlirAttributeIsNull(pb_ir_attr(ops.v[j],
+							    PB_ATTR_MMA)))
+				rc = map_nest(ctx, o, t, ops.v[j]);
+		pb_ir_ops_free(&ops);
+	}
+	pb_ir_ops_free(&funcs);
+	if (rc == PB_OK)
+		pb_ir_advance_stage(m, PB_STAGE_MMA);
+	return rc;
 }

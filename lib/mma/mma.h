@@ -5,13 +5,16 @@
 #include "ir/ir.h"
 
 struct pb_mma_opts {
-	int no_mma; /* --no-mma: leave every contraction on CUDA cores */
+	int no_mma;  /* --no-mma: leave every contraction on CUDA cores */
+	int remarks; /* --remarks: say why each nest is or is not mapped */
 };
 
-/* Map the contractions of "m" (at the tile stage) onto tensor cores and
- * mark it with the mma stage; a module at the mma stage or later passes
- * through. Not implemented yet: no contraction is mapped, with or
- * without "opts" (NULL: the defaults). */
+/* Map the contractions of "m" (at the tile stage) onto tensor cores: the
+ * nests pb-tile left marked pb.mma become warp tiles of vector.contract;
+ * with --no-mma they stay marked (the stage driver has pb-tile map them
+ * for CUDA cores); the module is marked with the mma stage.
+ * A module at the mma stage or later passes through. "opts" may be NULL
+ * for the defaults. */
 int pb_mma_run(struct pb_ctx *ctx, MlirModule m,
 	       const struct pb_mma_opts *opts);
 

@@ -20,9 +20,13 @@ static int tile(struct pb_ctx *ctx, MlirModule m, const void *o)
 	return pb_tile_run(ctx, m, o);
 }
 
+/* pb-mma, then pb-tile's mapping for CUDA cores of the contractions it
+ * did not take (--no-mma). */
 static int mma(struct pb_ctx *ctx, MlirModule m, const void *o)
 {
-	return pb_mma_run(ctx, m, o);
+	if (pb_mma_run(ctx, m, o))
+		return PB_ERR;
+	return pb_tile_map_marked(ctx, m);
 }
 
 static int smem(struct pb_ctx *ctx, MlirModule m, const void *o)

@@ -35,6 +35,11 @@ int pb_smem_promote(struct pb_ctx *ctx, MlirModule m,
 		    const struct pb_smem_opts *o);
 
 
+/* Stage the operand tiles of pb-mma's warp tiles in per-warp rings of
+ * workgroup memory (mma.c). */
+int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,
+		      const struct pb_smem_opts *o);
+
 /* promote.c and plan.c: the staging of one mapped nest. */
 #define MAXG 8	    /* staged buffers per nest */
 #define MAXACC 32   /* accesses of one staged buffer */

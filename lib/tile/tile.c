@@ -12,6 +12,9 @@
  *   - none: left to pb-codegen's naive mapping. */
 #include <string.h>
 
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
 #include "ir/contract.h"
 #include "tile/internal.h"
 
@@ -124,12 +127,23 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 {
 	struct pb_kernel_band b;
 	struct pb_tile_choice c;
+	const char *why;
 	if (!pb_kernel_band_of(op, &b))
 		return PB_OK;
-	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))
-		return PB_ERR;
-	int g = given(ctx, sz, k, nest, &b, &c);
+	int g = sz ? given(ctx, sz, k, nest, &b, &c) : 0;
 	if (g < 0)
+		return PB_ERR;
+	if (g == 0 && !o->no_tile && !o->no_mma && pb_kernel_mma_candidate(op, t, &why)) {
+		/* a contraction for tensor cores: pb-mma maps it */
+		if (o->remarks)
+			pb_remark_at(ctx, mlirOperationGetLocation(op),
+				     "left to pb-mma: a contraction for "
+				     "tensor cores");
+		pb_ir_set_attr(op, PB_ATTR_MMA,
+			       mlirUnitAttrGet(mlirOperationGetContext(op)));
+		return PB_OK;
+	}
+	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))
 		return PB_ERR;
 	if (g > 0 && pb_tile_complete(ctx, t, &b, &c))
 		return PB_ERR;
@@ -188,6 +202,42 @@ static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 			      dump, rep);
 	}
 	pb_ir_ops_free(&ops);
+	return rc;
+}
+
+int pb_tile_map_marked(struct pb_ctx *ctx, MlirModule m)
+{
+	static const struct pb_tile_opts defaults = {.no_mma = 1};
+	const struct pb_target *t = NULL;
+	struct pb_ir_ops funcs = {0};
+	struct pb_buf dump = {0};
+	int rc = PB_OK;
+	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
+	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
+		struct pb_ir_ops ops = {0};
+		if (!pb_ir_op_is(funcs.v[i], "func.func") ||
+		    !pb_contract_is_kernel(funcs.v[i]))
+			continue;
+		pb_ir_block_ops(pb_ir_entry_block(funcs.v[i]), &ops);
+		for (int j = 0; j < ops.n && rc == PB_OK; j++) {
+			if (mlirAttributeIsNull(pb_ir_attr(ops.v[j],
+							   PB_ATTR_MMA)))
+				continue;
+			mlirOperationRemoveAttributeByName(
+				ops.v[j],
+				mlirStringRefCreateFromCString(PB_ATTR_MMA));
+			if (!t && !(t = pb_target_of(ctx)))
+				rc = PB_ERR;
+			else
+				rc = map_nest(ctx, &defaults, t, NULL,
+					      mlirModuleGetOperation(m),
+					      funcs.v[i], -1, j, ops.v[j],
+					      &dump, NULL);
+		}
+		pb_ir_ops_free(&ops);
+	}
+	pb_ir_ops_free(&funcs);
+	pb_buf_free(&dump);
 	return rc;
 }
 

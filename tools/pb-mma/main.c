@@ -7,6 +7,8 @@ static struct pb_mma_opts opts;
 static const struct pb_opt options[] = {
 	{"no-mma", PB_OPT_FLAG, &opts.no_mma, NULL,
 	 "leave every contraction on CUDA cores (pipelines/cuda-cores)"},
+	{"remarks", PB_OPT_FLAG, &opts.remarks, NULL,
+	 "say why each contraction is or is not put on tensor cores"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 

@@ -18,6 +18,9 @@ static const struct pb_opt options[] = {
 	 "say how each nest is mapped and the predicted time"},
 	{"no-tile", PB_OPT_FLAG, &opts.no_tile, NULL,
 	 "map nothing: leave every nest to pb-codegen's naive mapping"},
+	{"no-mma", PB_OPT_FLAG, &opts.no_mma, NULL,
+	 "tile contractions for CUDA cores too, instead of leaving those "
+	 "tensor cores can run to pb-mma (marked pb.mma)"},
 	{0},
 };
 

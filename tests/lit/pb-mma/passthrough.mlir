@@ -2,8 +2,9 @@
 // RUN: pb-mma %s | pb-mma | FileCheck %s
 // RUN: pb-mma --no-mma %s | FileCheck %s
 
-// pb-mma is not implemented yet: it passes tile-stage IR through unchanged
-// and marks the module with the stage it reached.
+// Tile-stage IR with no nest marked pb.mma (pb-tile leaves those it finds
+// to be contractions for tensor cores) passes through unchanged, marked
+// with the stage it reached.
 
 // CHECK: module attributes {pb.stage = "mma"}
 // CHECK-LABEL: func.func private @k0

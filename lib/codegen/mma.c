@@ -1,0 +1,576 @@
+/* Warp-level tensor-core tiles to lanes (docs/pb-codegen.md, "Tensor
+ * cores").
+ *
+ * pb-mma writes a warp's share of a contraction as warp-level vectors:
+ * vector.contract of a 16x16 A tile and a 16x8 B tile into a 16x8 f32
+ * accumulator, with vector.transfer_read/_write and element-wise
+ * operations around it. In a gpu.launch every lane of the warp runs that
+ * code, so each warp-level vector becomes the lane's fragment of it in
+ * the register layout of mma.sync m16n8k16 (PTX ISA, "Matrix fragments
+ * for mma.m16n8k16"), with g = lane / 4 and t = lane % 4:
+ *
+ *   C, 16x8 (and every element-wise value): vector<2x2>, [r][c] holds
+ *      row g + 8r, column 2t + c;
+ *   A, 16x16: vector<4x2>, [r][c] holds row g + 8(r % 2), column
+ *      2t + c + 8(r / 2);
+ *   B, 16x8 (k x n): vector<2x2>, [r][c] holds row 2t + c + 8r, column g.
+ *
+ * vector.contract becomes nvgpu.mma.sync; a read of A or B from workgroup
+ * memory whose rows are contiguous becomes nvgpu.ldmatrix (x4 for A, x2
+ * for B, transposed when B's rows are k), any other read and every write
+ * one memref.load/store per element; element-wise operations, constants,
+ * broadcasts and the reduction loop's carried values just change type. */
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "codegen/internal.h"
+#include "kernel/kernel.h"
+
+enum layout { L_NONE, L_A, L_B, L_C };
+
+/* The layout of warp-level vector type "t": A for 16x16, C for 16x8
+ * (B is told by the use), none otherwise. */
+static enum layout layout_of(MlirType t)
+{
+	if (!mlirTypeIsAVector(t) || mlirShapedTypeGetRank(t) != 2 ||
+	    mlirShapedTypeGetDimSize(t, 0) != 16)
+		return L_NONE;
+	int64_t n = mlirShapedTypeGetDimSize(t, 1);
+	return n == 16 ? L_A : n == 8 ? L_C : L_NONE;
+}
+
+static MlirType frag_type(enum layout l, MlirType elt)
+{
+	int64_t a[2] = {4, 2}, c[2] = {2, 2};
+	return mlirVectorTypeGet(2, l == L_A ? a : c, elt);
+}
+
+/* Is "v" used as the B operand of a vector.contract? */
+static int is_b_operand(MlirValue v)
+{
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u))
+		if (pb_ir_op_is(mlirOpOperandGetOwner(u), "vector.contract") &&
+		    mlirOpOperandGetOperandNumber(u) == 1)
+			return 1;
+	return 0;
+}
+
+/* The lowering of one gpu.launch. */
+struct lower {
+	struct pb_ctx *ctx;
+	MlirValue lane;
+};
+
+/* Instantiate "text" (with "n" arguments) before "op" and return the
+ * result of its last operation (null when it has none). */
+static MlirValue emit(struct lower *lw, const char *text, MlirOperation op,
+		      int n, const MlirValue *args)
+{
+	struct pb_ir_ops out = {0};
+	MlirValue v = {NULL};
+	if (pb_ir_instantiate(lw->ctx, text, op, n, args,
+			      mlirOperationGetLocation(op), &out) == PB_OK &&
+	    out.n && mlirOperationGetNumResults(out.v[out.n - 1]))
+		v = mlirOperationGetResult(out.v[out.n - 1], 0);
+	pb_ir_ops_free(&out);
+	return v;
+}
+
+/* The memref dimension vector dimension "d" of transfer "op" runs along
+ * (-1: a broadcast). */
+static int vdim(MlirOperation op, int d)
+{
+	MlirAffineMap m =
+		mlirAffineMapAttrGetValue(pb_ir_attr(op, "permutation_map"));
+	MlirAffineExpr e = mlirAffineMapGetResult(m, d);
+	return mlirAffineExprIsADim(e) ? (int)mlirAffineDimExprGetPosition(e)
+				       : -1;
+}
+
+/* The element at [r][c] of a lane's fragment in layout "l": its row and
+ * column offsets in the warp's tile, as affine expressions of the lane
+ * "l" (text). */
+static void elem_offsets(enum layout l, int r, int c, char *row, char *col,
+			 size_t n)
+{
+	switch (l) {
+	case L_A:
+		snprintf(row, n, "l floordiv 4 + %d", 8 * (r % 2));
+		snprintf(col, n, "(l mod 4) * 2 + %d", c + 8 * (r / 2));
+		break;
+	case L_B:
+		snprintf(row, n, "(l mod 4) * 2 + %d", c + 8 * r);
+		snprintf(col, n, "l floordiv 4");
+		break;
+	default:
+		snprintf(row, n, "l floordiv 4 + %d", 8 * r);
+		snprintf(col, n, "(l mod 4) * 2 + %d", c);
+		break;
+	}
+}
+
+/* The function header of an access template: the buffer, the lane, the
+ * transfer's indices (and the value written). */
+static void header(struct pb_buf *t, MlirType mt, int rank, MlirType vt)
+{
+	pb_buf_puts(t, "func.func @t(%M: ");
+	pb_codegen_type_str(mt, t);
+	pb_buf_puts(t, ", %l: index");
+	for (int p = 0; p < rank; p++)
+		pb_buf_printf(t, ", %%i%d: index", p);
+	if (!mlirTypeIsNull(vt)) {
+		pb_buf_puts(t, ", %v: ");
+		pb_codegen_type_str(vt, t);
+	}
+	pb_buf_puts(t, ") {\n");
+}
+
+/* The subscripts of element "e" at row offset "row" and column offset
+ * "col" (along memref dimensions "d0" and "d1") as "%x<e>_<p>" values. */
+static void elem_index(struct pb_buf *t, int e, int rank, int d0, int d1,
+		       const char *row, const char *col)
+{
+	for (int p = 0; p < rank; p++) {
+		const char *off = p == d0 ? row : p == d1 ? col : NULL;
+		if (off)
+			pb_buf_printf(t, "  %%x%d_%d = affine.apply affine_map<"
+				      "(x, l) -> (x + %s)>(%%i%d, %%l)\n", e, p,
+				      off, p);
+	}
+}
+
+/* Print the subscripts of element "e" (see elem_index). */
+static void subs_of(struct pb_buf *t, int e, int rank, int d0, int d1)
+{
+	for (int p = 0; p < rank; p++) {
+		if (p == d0 || p == d1)
+			pb_buf_printf(t, "%s%%x%d_%d", p ? ", " : "", e, p);
+		else
+			pb_buf_printf(t, "%s%%i%d", p ? ", " : "", p);
+	}
+}
+
+/* The arguments of an access template for transfer "op" (buffer first,
+ * then indices; "value" appended when not null). */
+static int access_args(struct lower *lw, MlirOperation op, int first,
+		       MlirValue value, MlirValue *args)
+{
+	int rank = (int)mlirShapedTypeGetRank(
+		mlirValueGetType(mlirOperationGetOperand(op, first - 1)));
+	int n = 0;
+	args[n++] = mlirOperationGetOperand(op, first - 1);
+	args[n++] = lw->lane;
+	for (int p = 0; p < rank; p++)
+		args[n++] = mlirOperationGetOperand(op, first + p);
+	if (!mlirValueIsNull(value))
+		args[n++] = value;
+	return n;
+}
+
+/* Can the fragment of a read in layout "l" come from ldmatrix: a
+ * workgroup buffer whose last dimension is one the tile runs along
+ * (contiguous rows of 8 elements)? 1: the tile's columns are the last
+ * dimension; 2: its rows are (B stored n-major, k innermost). */
+static int ldmatrix_kind(MlirOperation op, enum layout l)
+{
+	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	if (!pb_kernel_is_workgroup(mt) || l == L_C)
+		return 0;
+	int d0 = vdim(op, 0), d1 = vdim(op, 1);
+	if (d0 < 0 || d1 < 0)
+		return 0;
+	/* strides of 16 bytes: every row start stays 16-byte aligned */
+	int64_t last = mlirShapedTypeGetDimSize(mt, rank - 1);
+	MlirType et = mlirShapedTypeGetElementType(mt);
+	int64_t bytes = mlirTypeIsAFloat(et) ? mlirFloatTypeGetWidth(et) / 8 : 0;
+	if (!bytes)
+		return 0;
+	if ((last * bytes) % 16)
+		return 0;
+	if (d1 == rank - 1)
+		return 1;
+	if (d0 == rank - 1 && l == L_B)
+		return 2;
+	return 0;
+}
+
+/* Do the two elements [r][0] and [r][1] of a fragment in layout "l" lie
+ * next to each other in memory, 4-byte aligned, for transfer "op" on
+ * buffer type "mt" (vector dimensions along memref dimensions d0, d1)?
+ * They do when the dimension they differ along (the columns; for B the
+ * rows, k) is the buffer's innermost with an even extent: the tile's
+ * offsets along it are even. */
+static int pairs(MlirType mt, enum layout l, int d0, int d1)
+{
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	int pd = l == L_B ? d0 : d1;
+	MlirType e = mlirShapedTypeGetElementType(mt);
+	return pd >= 0 && pd == rank - 1 && mlirTypeIsAFloat(e) &&
+	       mlirFloatTypeGetWidth(e) == 16 &&
+	       mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)) &&
+	       mlirShapedTypeGetDimSize(mt, rank - 1) % 2 == 0;
+}
+
+/* A read in layout "l" (vector.transfer_read "op"). */
+static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
+{
+	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
+	MlirType elt = mlirShapedTypeGetElementType(mt);
+	MlirType ft = frag_type(l, elt);
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	int d0 = vdim(op, 0), d1 = vdim(op, 1);
+	int kind = ldmatrix_kind(op, l);
+	int ne = l == L_A ? 8 : 4;
+	struct pb_buf t = {0};
+	MlirValue args[2 + PB_KERNEL_MAXD + 1];
+	int n = access_args(lw, op, 1, (MlirValue){NULL}, args);
+	header(&t, mt, rank, (MlirType){NULL});
+	if (kind) {
+		/* ldmatrix: lane l gives the address of row (l mod 16) of
+		   the tile (x4: the columns from (l floordiv 16) * 8 on) */
+		const char *roff = "l mod 16", *coff = "(l floordiv 16) * 8";
+		int rd = d0, cd = d1;
+		if (kind == 2) {
+			/* B as [n][k]: rows n, two 8x8 halves along k */
+			roff = "l mod 8";
+			coff = "((l floordiv 8) mod 2) * 8";
+			rd = d1;
+			cd = d0;
+		} else if (l == L_B) {
+			coff = NULL;
+		}
+		elem_index(&t, 0, rank, rd, coff ? cd : -1, roff, coff);
+		pb_buf_puts(&t, "  %r = nvgpu.ldmatrix %M[");
+		subs_of(&t, 0, rank, rd, coff ? cd : -1);
+		pb_buf_printf(&t, "] {numTiles = %d : i32, transpose = %s} : ",
+			      l == L_A ? 4 : 2,
+			      l == L_B && kind == 1 ? "true" : "false");
+		pb_codegen_type_str(mt, &t);
+		pb_buf_puts(&t, " -> ");
+		pb_codegen_type_str(ft, &t);
+		pb_buf_puts(&t, "\n");
+	} else if (pairs(mt, l, d0, d1)) {
+		/* 32-bit loads of the element pairs */
+		for (int e = 0; e < ne; e += 2) {
+			char row[64], col[64];
+			elem_offsets(l, e / 2, 0, row, col, sizeof(row));
+			elem_index(&t, e, rank, d0, d1, row, col);
+			pb_buf_printf(&t, "  %%w%d = vector.load %%M[", e);
+			subs_of(&t, e, rank, d0, d1);
+			pb_buf_puts(&t, "] {alignment = 4} : ");
+			pb_codegen_type_str(mt, &t);
+			pb_buf_puts(&t, ", vector<2x");
+			pb_codegen_type_str(elt, &t);
+			for (int c = 0; c < 2; c++) {
+				pb_buf_printf(&t, ">\n  %%v%d = vector.extract "
+					      "%%w%d[%d] : ", e + c, e, c);
+				pb_codegen_type_str(elt, &t);
+				pb_buf_puts(&t, " from vector<2x");
+				pb_codegen_type_str(elt, &t);
+			}
+			pb_buf_puts(&t, ">\n");
+		}
+	} else {
+		for (int e = 0; e < ne; e++) {
+			char row[64], col[64];
+			elem_offsets(l, e / 2, e % 2, row, col, sizeof(row));
+			elem_index(&t, e, rank, d0, d1, row, col);
+			pb_buf_printf(&t, "  %%v%d = memref.load %%M[", e);
+			subs_of(&t, e, rank, d0, d1);
+			pb_buf_puts(&t, "] : ");
+			pb_codegen_type_str(mt, &t);
+			pb_buf_puts(&t, "\n");
+		}
+	}
+	if (!kind) {
+		pb_buf_puts(&t, "  %r = vector.from_elements ");
+		for (int e = 0; e < ne; e++)
+			pb_buf_printf(&t, "%s%%v%d", e ? ", " : "", e);
+		pb_buf_puts(&t, " : ");
+		pb_codegen_type_str(ft, &t);
+		pb_buf_puts(&t, "\n");
+	}
+	pb_buf_puts(&t, "  return\n}\n");
+	MlirValue v = emit(lw, t.data, op, n, args);
+	pb_buf_free(&t);
+	if (mlirValueIsNull(v))
+		return PB_ERR;
+	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
+	mlirOperationDestroy(op);
+	return PB_OK;
+}
+
+/* A write of a C-layout fragment (vector.transfer_write "op"). */
+static int lower_write(struct lower *lw, MlirOperation op)
+{
+	MlirValue v = mlirOperationGetOperand(op, 0);
+	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 1));
+	MlirType elt = mlirShapedTypeGetElementType(mt);
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	int d0 = vdim(op, 0), d1 = vdim(op, 1);
+	struct pb_buf t = {0};
+	struct pb_ir_ops out = {0};
+	MlirValue args[3 + PB_KERNEL_MAXD];
+	int n = access_args(lw, op, 2, v, args);
+	header(&t, mt, rank, mlirValueGetType(v));
+	for (int e = 0; e < 4 && pairs(mt, L_C, d0, d1); e += 2) {
+		/* 32-bit stores of the element pairs */
+		char row[64], col[64];
+		elem_offsets(L_C, e / 2, 0, row, col, sizeof(row));
+		elem_index(&t, e, rank, d0, d1, row, col);
+		pb_buf_printf(&t, "  %%p%d = vector.extract %%v[%d] : vector<2x",
+			      e, e / 2);
+		pb_codegen_type_str(elt, &t);
+		pb_buf_puts(&t, "> from ");
+		pb_codegen_type_str(mlirValueGetType(v), &t);
+		pb_buf_printf(&t, "\n  vector.store %%p%d, %%M[", e);
+		subs_of(&t, e, rank, d0, d1);
+		pb_buf_puts(&t, "] {alignment = 4} : ");
+		pb_codegen_type_str(mt, &t);
+		pb_buf_puts(&t, ", vector<2x");
+		pb_codegen_type_str(elt, &t);
+		pb_buf_puts(&t, ">\n");
+	}
+	for (int e = 0; e < 4 && !pairs(mt, L_C, d0, d1); e++) {
+		char row[64], col[64];
+		elem_offsets(L_C, e / 2, e % 2, row, col, sizeof(row));
+		elem_index(&t, e, rank, d0, d1, row, col);
+		pb_buf_printf(&t, "  %%v%d = vector.extract %%v[%d, %d] : ", e,
+			      e / 2, e % 2);
+		pb_codegen_type_str(elt, &t);
+		pb_buf_puts(&t, " from ");
+		pb_codegen_type_str(mlirValueGetType(v), &t);
+		pb_buf_printf(&t, "\n  memref.store %%v%d, %%M[", e);
+		subs_of(&t, e, rank, d0, d1);
+		pb_buf_puts(&t, "] : ");
+		pb_codegen_type_str(mt, &t);
+		pb_buf_puts(&t, "\n");
+	}
+	pb_buf_puts(&t, "  return\n}\n");
+	int rc = pb_ir_instantiate(lw->ctx, t.data, op, n, args,
+				   mlirOperationGetLocation(op), &out);
+	pb_ir_ops_free(&out);
+	pb_buf_free(&t);
+	if (rc == PB_OK)
+		mlirOperationDestroy(op);
+	return rc;
+}
+
+/* vector.contract "op" on fragments: nvgpu.mma.sync m16n8k16. */
+static int lower_contract(struct lower *lw, MlirOperation op)
+{
+	MlirValue args[3];
+	struct pb_buf t = {0};
+	for (int i = 0; i < 3; i++)
+		args[i] = mlirOperationGetOperand(op, i);
+	pb_buf_puts(&t, "func.func @t(%a: ");
+	pb_codegen_type_str(mlirValueGetType(args[0]), &t);
+	pb_buf_puts(&t, ", %b: ");
+	pb_codegen_type_str(mlirValueGetType(args[1]), &t);
+	pb_buf_puts(&t, ", %c: ");
+	pb_codegen_type_str(mlirValueGetType(args[2]), &t);
+	pb_buf_puts(&t, ") {\n");
+	if (mlirTypeIsABF16(mlirShapedTypeGetElementType(
+		    mlirValueGetType(args[0])))) {
+		/* nvgpu.mma.sync takes no bf16: NVVM's, on the 32-bit
+		   registers that hold two elements each */
+		for (int i = 0; i < 6; i++)
+			pb_buf_printf(&t,
+				      "  %%p%d = vector.extract %%%c[%d] : "
+				      "vector<2xbf16> from vector<%dx2xbf16>\n"
+				      "  %%q%d = vector.bitcast %%p%d : "
+				      "vector<2xbf16> to vector<1xi32>\n"
+				      "  %%r%d = vector.extract %%q%d[0] : i32 "
+				      "from vector<1xi32>\n",
+				      i, i < 4 ? 'a' : 'b', i < 4 ? i : i - 4,
+				      i < 4 ? 4 : 2, i, i, i, i);
+		for (int i = 0; i < 4; i++)
+			pb_buf_printf(&t, "  %%c%d = vector.extract %%c[%d, %d] "
+				      ": f32 from vector<2x2xf32>\n",
+				      i, i / 2, i % 2);
+		pb_buf_puts(&t,
+			    "  %m = nvvm.mma.sync A[%r0, %r1, %r2, %r3] "
+			    "B[%r4, %r5] C[%c0, %c1, %c2, %c3] {layoutA = "
+			    "#nvvm.mma_layout<row>, layoutB = "
+			    "#nvvm.mma_layout<col>, multiplicandAPtxType = "
+			    "#nvvm.mma_type<bf16>, multiplicandBPtxType = "
+			    "#nvvm.mma_type<bf16>, shape = #nvvm.shape<m = 16, "
+			    "n = 8, k = 16>} : (i32, i32, f32) -> "
+			    "!llvm.struct<(f32, f32, f32, f32)>\n");
+		for (int i = 0; i < 4; i++)
+			pb_buf_printf(&t, "  %%d%d = llvm.extractvalue %%m[%d] : "
+				      "!llvm.struct<(f32, f32, f32, f32)>\n",
+				      i, i);
+		pb_buf_puts(&t, "  %d = vector.from_elements %d0, %d1, %d2, "
+			    "%d3 : vector<2x2xf32>\n  return\n}\n");
+	} else {
+		pb_buf_puts(&t, "  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape "
+			    "= [16, 8, 16]} : (");
+		for (int i = 0; i < 3; i++) {
+			pb_buf_puts(&t, i ? ", " : "");
+			pb_codegen_type_str(mlirValueGetType(args[i]), &t);
+		}
+		pb_buf_puts(&t, ") -> ");
+		pb_codegen_type_str(mlirValueGetType(args[2]), &t);
+		pb_buf_puts(&t, "\n  return\n}\n");
+	}
+	MlirValue v = emit(lw, t.data, op, 3, args);
+	pb_buf_free(&t);
+	if (mlirValueIsNull(v))
+		return PB_ERR;
+	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
+	mlirOperationDestroy(op);
+	return PB_OK;
+}
+
+/* A splat constant of a warp-level vector type: the same splat of the
+ * fragment's. */
+static int lower_constant(struct lower *lw, MlirOperation op, enum layout l)
+{
+	MlirAttribute a = pb_ir_attr(op, "value");
+	MlirType elt = mlirShapedTypeGetElementType(
+		mlirValueGetType(mlirOperationGetResult(op, 0)));
+	if (!mlirAttributeIsADenseElements(a) ||
+	    !mlirDenseElementsAttrIsSplat(a)) {
+		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
+			    "internal: a warp-level constant that is not a "
+			    "splat");
+		return PB_ERR;
+	}
+	MlirType ft = frag_type(l, elt);
+	MlirAttribute s = mlirDenseElementsAttrSplatGet(
+		ft, mlirDenseElementsAttrGetSplatValue(a));
+	pb_ir_set_attr(op, "value", s);
+	mlirValueSetType(mlirOperationGetResult(op, 0), ft);
+	return PB_OK;
+}
+
+/* Retype the results of "op" (and, for a loop, its carried values) from
+ * warp-level vectors to C fragments. */
+static void retype(MlirOperation op)
+{
+	int for_ = pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "scf.for");
+	MlirBlock body = for_ ? mlirRegionGetFirstBlock(
+					mlirOperationGetRegion(op, 0))
+			      : (MlirBlock){NULL};
+	for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
+		MlirValue r = mlirOperationGetResult(op, i);
+		MlirType t = mlirValueGetType(r);
+		if (layout_of(t) != L_C)
+			continue;
+		MlirType ft = frag_type(L_C, mlirShapedTypeGetElementType(t));
+		mlirValueSetType(r, ft);
+		if (for_)
+			mlirValueSetType(mlirBlockGetArgument(body, 1 + i), ft);
+	}
+}
+
+/* Does "op" have a warp-level vector operand or result? */
+static int is_warp_level(MlirOperation op)
+{
+	for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+		if (layout_of(mlirValueGetType(mlirOperationGetResult(op, i))))
+			return 1;
+	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
+		if (layout_of(mlirValueGetType(mlirOperationGetOperand(op, i))))
+			return 1;
+	return 0;
+}
+
+static int lower_op(struct lower *lw, MlirOperation op)
+{
+	if (pb_ir_op_is(op, "vector.contract"))
+		return lower_contract(lw, op);
+	if (pb_ir_op_is(op, "vector.transfer_write"))
+		return lower_write(lw, op);
+	MlirType t = mlirOperationGetNumResults(op)
+			     ? mlirValueGetType(mlirOperationGetResult(op, 0))
+			     : (MlirType){NULL};
+	enum layout l = mlirTypeIsNull(t) ? L_NONE : layout_of(t);
+	if (pb_ir_op_is(op, "vector.transfer_read"))
+		return lower_read(lw, op,
+				  l == L_C && is_b_operand(
+					  mlirOperationGetResult(op, 0))
+					  ? L_B
+					  : l);
+	if (pb_ir_op_is(op, "arith.constant"))
+		return lower_constant(lw, op, l);
+	if (pb_ir_op_is(op, "vector.broadcast") ||
+	    pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "scf.for") ||
+	    pb_ir_op_is(op, "affine.yield") || pb_ir_op_is(op, "scf.yield") ||
+	    pb_codegen_op_has_prefix(op, "arith.") ||
+	    pb_codegen_op_has_prefix(op, "math.")) {
+		retype(op);
+		return PB_OK;
+	}
+	pb_error_at(lw->ctx, mlirOperationGetLocation(op),
+		    "cannot distribute '%.*s' on warp-level vectors to lanes",
+		    (int)mlirIdentifierStr(mlirOperationGetName(op)).length,
+		    mlirIdentifierStr(mlirOperationGetName(op)).data);
+	return PB_ERR;
+}
+
+/* Lower the warp-level vector operations of gpu.launch "launch". */
+static int lower_launch(struct pb_ctx *ctx, MlirOperation launch)
+{
+	struct pb_ir_ops all = {0}, todo = {0};
+	struct lower lw = {ctx, {NULL}};
+	int rc = PB_OK;
+	pb_ir_collect(launch, NULL, &all);
+	/* warp-level constants the mapping left outside the launch: a
+	   copy inside, to become the lanes' fragments */
+	MlirBlock body0 = mlirRegionGetFirstBlock(
+		mlirOperationGetRegion(launch, 0));
+	for (int i = 0; i < all.n; i++)
+		for (intptr_t j = 0; j < mlirOperationGetNumOperands(all.v[i]);
+		     j++) {
+			MlirValue v = mlirOperationGetOperand(all.v[i], j);
+			if (!layout_of(mlirValueGetType(v)) ||
+			    pb_ir_defined_in(v, launch) ||
+			    !mlirValueIsAOpResult(v) ||
+			    !pb_ir_op_is(mlirOpResultGetOwner(v),
+					 "arith.constant"))
+				continue;
+			MlirOperation k =
+				mlirOperationClone(mlirOpResultGetOwner(v));
+			mlirBlockInsertOwnedOperationBefore(
+				body0, mlirBlockGetFirstOperation(body0), k);
+			mlirOperationSetOperand(all.v[i], j,
+						mlirOperationGetResult(k, 0));
+			pb_ir_ops_push(&todo, k);
+		}
+	for (int i = 0; i < all.n; i++)
+		if (is_warp_level(all.v[i]))
+			pb_ir_ops_push(&todo, all.v[i]);
+	pb_ir_ops_free(&all);
+	if (todo.n) {
+		MlirBlock body = mlirRegionGetFirstBlock(
+			mlirOperationGetRegion(launch, 0));
+		lw.lane = emit(&lw, "func.func @t() {\n  %l = gpu.lane_id\n"
+			       "  return\n}\n",
+			       mlirBlockGetFirstOperation(body), 0, NULL);
+		if (mlirValueIsNull(lw.lane))
+			rc = PB_ERR;
+	}
+	for (int i = 0; i < todo.n && rc == PB_OK; i++)
+		rc = lower_op(&lw, todo.v[i]);
+	pb_ir_ops_free(&todo);
+	return rc;
+}
+
+int pb_codegen_mma(struct pb_ctx *ctx, MlirModule m)
+{
+	struct pb_ir_ops launches = {0};
+	int rc = PB_OK;
+	pb_ir_collect(mlirModuleGetOperation(m), "gpu.launch", &launches);
+	for (int i = 0; i < launches.n && rc == PB_OK; i++)
+		rc = lower_launch(ctx, launches.v[i]);
+	pb_ir_ops_free(&launches);
+	return rc;
+}

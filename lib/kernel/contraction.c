@@ -1,0 +1,355 @@
+/* Contractions recognised from their access functions (docs/kernel-model.md,
+ * docs/pb-mma.md): the tensor-core view of a nest that pb-tile and pb-mma
+ * share.
+ *
+ * A nest is a contraction when, in pb-fuse's form, its band computes
+ * acc = sum over k of ext(A[s_A]) * ext(B[s_B]) into a scalar
+ * accumulator and then writes functions of acc to buffers indexed by the
+ * band. The roles come from the subscripts alone, not from op names: the
+ * band dimensions that subscript both A and B are batch dimensions, the
+ * one only A's subscripts use is the rows m of C, the one only B's use is
+ * its columns n, and k subscripts each operand exactly once. So a MatMul,
+ * a batched MatMul, a Gemm with its epilogue or an Einsum of this shape
+ * are all found, with either operand transposed. */
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "kernel/kernel.h"
+#include "target/target.h"
+
+static MlirOperation def_of(MlirValue v)
+{
+	MlirOperation none = {NULL};
+	return mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v) : none;
+}
+
+/* The band dimension whose counter is "v", PB_KERNEL_SUB_K for the
+ * reduction counter, -3 otherwise. */
+static int role_of(const struct pb_kernel_contraction *c, MlirValue v)
+{
+	for (int d = 0; d < c->b.n; d++)
+		if (mlirValueEqual(v, c->b.iv[d]))
+			return d;
+	if (!mlirOperationIsNull(c->kloop) &&
+	    mlirValueEqual(v, mlirBlockGetArgument(
+				      mlirRegionGetFirstBlock(
+					      mlirOperationGetRegion(c->kloop, 0)),
+				      0)))
+		return PB_KERNEL_SUB_K;
+	return -3;
+}
+
+int pb_kernel_access_of(const struct pb_kernel_contraction *c, MlirOperation op,
+		     struct pb_kernel_access *acc)
+{
+	int store = pb_ir_op_is(op, "affine.store");
+	if (!store && !pb_ir_op_is(op, "affine.load"))
+		return 0;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	int first = store ? 2 : 1;
+	memset(acc, 0, sizeof(*acc));
+	acc->op = op;
+	acc->mem = mlirOperationGetOperand(op, first - 1);
+	acc->rank = (int)mlirAffineMapGetNumResults(map);
+	if (acc->rank > PB_KERNEL_MAXR || mlirAffineMapGetNumSymbols(map))
+		return 0;
+	for (int r = 0; r < acc->rank; r++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+		if (mlirAffineExprIsAConstant(e)) {
+			acc->sub[r] = PB_KERNEL_SUB_CST;
+			acc->cst[r] = mlirAffineConstantExprGetValue(e);
+			continue;
+		}
+		if (!mlirAffineExprIsADim(e))
+			return 0;
+		int p = (int)mlirAffineDimExprGetPosition(e);
+		int role = role_of(c, mlirOperationGetOperand(op, first + p));
+		if (role < PB_KERNEL_SUB_K)
+			return 0;
+		acc->sub[r] = role;
+	}
+	return 1;
+}
+
+/* How often band dimension "d" (or PB_KERNEL_SUB_K) subscripts "a". */
+static int uses(const struct pb_kernel_access *a, int d)
+{
+	int n = 0;
+	for (int r = 0; r < a->rank; r++)
+		n += a->sub[r] == d;
+	return n;
+}
+
+static int is_float_zero(MlirValue v)
+{
+	MlirOperation d = def_of(v);
+	if (mlirOperationIsNull(d) || !pb_ir_op_is(d, "arith.constant"))
+		return 0;
+	MlirAttribute a = pb_ir_attr(d, "value");
+	return mlirAttributeIsAFloat(a) &&
+	       mlirFloatAttrGetValueDouble(a) == 0.0;
+}
+
+/* The operand load behind "v": "v" itself or its arith.extf to f32. */
+static MlirOperation operand_load(MlirValue v)
+{
+	MlirOperation d = def_of(v);
+	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "arith.extf"))
+		d = def_of(mlirOperationGetOperand(d, 0));
+	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "affine.load"))
+		return d;
+	MlirOperation none = {NULL};
+	return none;
+}
+
+/* Is "v" a read of the accumulator "acc" (memref<f32>)? */
+static int reads_acc(MlirValue v, MlirValue acc)
+{
+	MlirOperation d = def_of(v);
+	return !mlirOperationIsNull(d) && pb_ir_op_is(d, "affine.load") &&
+	       mlirValueEqual(mlirOperationGetOperand(d, 0), acc);
+}
+
+/* The reduction loop body of "c": acc[] = acc[] + ext(A) * ext(B). */
+static int match_update(struct pb_kernel_contraction *c, MlirValue acc,
+			const char **why)
+{
+	struct pb_ir_ops ops = {0};
+	MlirBlock body = mlirRegionGetFirstBlock(
+		mlirOperationGetRegion(c->kloop, 0));
+	MlirOperation st = {NULL};
+	int nst = 0;
+	pb_ir_block_ops(body, &ops);
+	for (int i = 0; i < ops.n; i++)
+		if (pb_ir_op_is(ops.v[i], "affine.store")) {
+			st = ops.v[i];
+			nst++;
+		}
+	int n = ops.n;
+	pb_ir_ops_free(&ops);
+	*why = "the reduction loop is not acc += a * b";
+	if (nst != 1 ||
+	    !mlirValueEqual(mlirOperationGetOperand(st, 1), acc) || n > 9)
+		return 0;
+	MlirOperation add = def_of(mlirOperationGetOperand(st, 0));
+	if (mlirOperationIsNull(add) || !pb_ir_op_is(add, "arith.addf"))
+		return 0;
+	int pa = reads_acc(mlirOperationGetOperand(add, 0), acc) ? 1 : 0;
+	if (!reads_acc(mlirOperationGetOperand(add, 1 - pa), acc))
+		return 0;
+	MlirOperation mul = def_of(mlirOperationGetOperand(add, pa));
+	if (mlirOperationIsNull(mul) || !pb_ir_op_is(mul, "arith.mulf"))
+		return 0;
+	MlirOperation la = operand_load(mlirOperationGetOperand(mul, 0));
+	MlirOperation lb = operand_load(mlirOperationGetOperand(mul, 1));
+	if (mlirOperationIsNull(la) || mlirOperationIsNull(lb))
+		return 0;
+	if (!pb_kernel_access_of(c, la, &c->a) || !pb_kernel_access_of(c, lb, &c->b_))
+		return 0;
+	c->elt = mlirShapedTypeGetElementType(mlirValueGetType(c->a.mem));
+	MlirType eb = mlirShapedTypeGetElementType(mlirValueGetType(c->b_.mem));
+	*why = "the operands are not both f16 or both bf16 (f32 contractions "
+	       "stay on CUDA cores)";
+	if (!mlirTypeEqual(c->elt, eb) ||
+	    !(mlirTypeIsAF16(c->elt) || mlirTypeIsABF16(c->elt)))
+		return 0;
+	/* the roles of the band dimensions */
+	*why = "the subscripts are not those of C[m,n] += A[m,k] * B[k,n] "
+	       "(with batch dimensions)";
+	if (uses(&c->a, PB_KERNEL_SUB_K) != 1 || uses(&c->b_, PB_KERNEL_SUB_K) != 1)
+		return 0;
+	c->m = c->n = -1;
+	for (int d = 0; d < c->b.n; d++) {
+		int ia = uses(&c->a, d), ib = uses(&c->b_, d);
+		if (ia > 1 || ib > 1)
+			return 0;
+		if (ia && !ib) {
+			if (c->m >= 0)
+				return 0;
+			c->m = d;
+		} else if (ib && !ia) {
+			if (c->n >= 0)
+				return 0;
+			c->n = d;
+		}
+	}
+	return c->m >= 0 && c->n >= 0;
+}
+
+/* Is "op" one the epilogue can apply to a fragment element by element:
+ * a pure arith or math operation on scalars? */
+static int elementwise(MlirOperation op)
+{
+	MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+	if (mlirOperationGetNumRegions(op) ||
+	    mlirOperationGetNumResults(op) != 1 ||
+	    pb_ir_op_is(op, "arith.constant") ||
+	    pb_ir_op_is(op, "arith.index_cast"))
+		return 0;
+	if (!(name.length > 6 && !strncmp(name.data, "arith.", 6)) &&
+	    !(name.length > 5 && !strncmp(name.data, "math.", 5)))
+		return 0;
+	MlirType t = mlirValueGetType(mlirOperationGetResult(op, 0));
+	return mlirTypeIsAFloat(t) || mlirTypeIsAInteger(t);
+}
+
+/* The operations after the reduction loop: reads and stores indexed by
+ * the band (stores by both m and n), the accumulator's read, and
+ * element-wise operations; every value they use comes from them or from
+ * outside the band. */
+static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
+		      int from, MlirValue acc, const char **why)
+{
+	int stores = 0;
+	c->npost = 0;
+	for (int i = from; i < ops->n; i++) {
+		MlirOperation op = ops->v[i];
+		struct pb_kernel_access x;
+		*why = "the epilogue has an operation tensor-core fragments "
+		       "cannot carry";
+		if (pb_ir_op_is(op, "affine.yield") ||
+		    pb_ir_op_is(op, "memref.dealloc"))
+			continue;
+		if (c->npost == (int)(sizeof(c->post) / sizeof(c->post[0])))
+			return 0;
+		if (pb_ir_op_is(op, "affine.load") &&
+		    mlirValueEqual(mlirOperationGetOperand(op, 0), acc)) {
+			c->post[c->npost++] = op;
+			continue;
+		}
+		if (pb_ir_op_is(op, "affine.load") ||
+		    pb_ir_op_is(op, "affine.store")) {
+			if (!pb_kernel_access_of(c, op, &x) ||
+			    uses(&x, PB_KERNEL_SUB_K) || uses(&x, c->m) > 1 ||
+			    uses(&x, c->n) > 1)
+				return 0;
+			if (pb_ir_op_is(op, "affine.store")) {
+				if (!uses(&x, c->m) || !uses(&x, c->n))
+					return 0;
+				stores++;
+			}
+			c->post[c->npost++] = op;
+			continue;
+		}
+		if (!elementwise(op))
+			return 0;
+		c->post[c->npost++] = op;
+	}
+	/* every operand defined in the band comes from the epilogue */
+	for (int i = 0; i < c->npost; i++)
+		for (int j = 0; j < mlirOperationGetNumOperands(c->post[i]);
+		     j++) {
+			MlirValue v = mlirOperationGetOperand(c->post[i], j);
+			if (!pb_ir_defined_in(v, c->b.root) ||
+			    mlirValueEqual(v, acc))
+				continue;
+			int ok = role_of(c, v) >= 0;
+			for (int p = 0; p < i && !ok; p++)
+				ok = mlirOperationEqual(def_of(v), c->post[p]);
+			if (!ok)
+				return 0;
+		}
+	*why = "the nest stores no result indexed by C's rows and columns";
+	return stores > 0;
+}
+
+int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c,
+		 const char **why)
+{
+	struct pb_ir_ops ops = {0};
+	int i = 0, ok = 0;
+	memset(c, 0, sizeof(*c));
+	*why = "not a band of parallel loops";
+	if (!pb_kernel_band_of(nest, &c->b) || c->b.n < 2)
+		return 0;
+	for (int d = 0; d < c->b.n; d++)
+		if (c->b.lb[d] != 0 || c->b.step[d] != 1)
+			return 0;
+	pb_ir_block_ops(pb_kernel_band_body(&c->b), &ops);
+	*why = "no scalar accumulator zeroed before one reduction loop";
+	/* acc = memref.alloca() : memref<f32>; acc[] = 0.0 */
+	if (ops.n < 4 || !pb_ir_op_is(ops.v[0], "memref.alloca"))
+		goto out;
+	c->alloca = ops.v[0];
+	MlirValue acc = mlirOperationGetResult(c->alloca, 0);
+	MlirType at = mlirValueGetType(acc);
+	if (mlirShapedTypeGetRank(at) != 0 ||
+	    !mlirTypeIsAF32(mlirShapedTypeGetElementType(at)))
+		goto out;
+	if (!pb_ir_op_is(ops.v[1], "affine.store") ||
+	    !mlirValueEqual(mlirOperationGetOperand(ops.v[1], 1), acc) ||
+	    !is_float_zero(mlirOperationGetOperand(ops.v[1], 0)))
+		goto out;
+	for (i = 2; i < ops.n && pb_ir_op_is(ops.v[i], "arith.constant"); i++)
+		;
+	if (i == ops.n || !pb_ir_op_is(ops.v[i], "affine.for"))
+		goto out;
+	c->kloop = ops.v[i];
+	int64_t lb, ub, step;
+	if (pb_ir_const_map(c->kloop, "lowerBoundMap", 1, &lb) ||
+	    pb_ir_const_map(c->kloop, "upperBoundMap", 1, &ub) ||
+	    mlirOperationGetNumResults(c->kloop))
+		goto out;
+	step = mlirIntegerAttrGetValueInt(pb_ir_attr(c->kloop, "step"));
+	if (lb != 0 || step != 1)
+		goto out;
+	c->k = ub;
+	if (!match_update(c, acc, why) || !match_post(c, &ops, i + 1, acc, why))
+		goto out;
+	ok = 1;
+out:
+	pb_ir_ops_free(&ops);
+	return ok;
+}
+
+int pb_kernel_mma_tiles(const struct pb_target *t,
+		  const struct pb_kernel_contraction *c, struct pb_kernel_mma_tiles *s,
+		  const char **why)
+{
+	/* block tile, warp tile: the largest first; 64x64 and 32x32 warp
+	   tiles keep a thread's accumulators at 64 and 32 registers */
+	static const struct pb_kernel_mma_tiles cand[] = {
+		{128, 128, 64, 64}, {128, 64, 64, 32}, {64, 64, 32, 32},
+		{64, 32, 32, 16},   {32, 32, 16, 16},  {16, 16, 16, 8},
+		{16, 8, 16, 8},
+	};
+	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
+	int best = -1;
+	for (int d = 0; d < c->b.n; d++)
+		if (d != c->m && d != c->n)
+			rest *= c->b.extent[d];
+	*why = "the reduction length is not a multiple of 16";
+	if (c->k % PB_KERNEL_FRAG_K)
+		return 0;
+	*why = "C's rows are not a multiple of 16 or its columns of 8";
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		if (em % cand[i].bm || en % cand[i].bn)
+			continue;
+		if (best < 0)
+			best = (int)i;
+		/* enough blocks to fill the SMs once */
+		if (rest * (em / cand[i].bm) * (en / cand[i].bn) >=
+		    t->sm_count) {
+			best = (int)i;
+			break;
+		}
+		best = (int)i;
+	}
+	if (best < 0)
+		return 0;
+	*s = cand[best];
+	return 1;
+}
+
+int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
+			    const char **why)
+{
+	struct pb_kernel_contraction c;
+	struct pb_kernel_mma_tiles s;
+	return pb_kernel_contraction_of(nest, &c, why) &&
+	       pb_kernel_mma_tiles(t, &c, &s, why);
+}

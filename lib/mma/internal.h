@@ -1,0 +1,13 @@
+/* pb-mma's pieces (docs/pb-mma.md). */
+#ifndef PB_MMA_INTERNAL_H
+#define PB_MMA_INTERNAL_H
+
+#include "kernel/kernel.h"
+#include "mma/mma.h"
+
+/* Replace the nest of "c" by its tensor-core form with tiles "s"
+ * (rewrite.c). */
+int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
+		   const struct pb_kernel_mma_tiles *s);
+
+#endif

@@ -1,0 +1,471 @@
+/* A contraction nest in its tensor-core form (docs/pb-mma.md):
+ *
+ *   affine.parallel (.., %i0, .., %j0) step (.., BM, .., BN)  {pb.map = "block"}
+ *     affine.parallel (%wm, %wn) = (0, 0) to (BM, BN) step (WM, WN)
+ *                                                         {pb.map = "warp"}
+ *       %acc:F = affine.for %k = 0 to K step 16 iter_args(zero fragments) {
+ *         A fragments vector<16x16>: vector.transfer_read A[.., rows, k]
+ *         B fragments vector<16x8>:  vector.transfer_read B[.., k, cols]
+ *         F = (WM/16)(WN/8) vector.contract into vector<16x8xf32>
+ *       }
+ *       per fragment: the epilogue, element-wise on vector<16x8>, its
+ *       reads as vector.transfer_read and its stores as
+ *       vector.transfer_write
+ *
+ * Everything is warp-level: the vectors are a warp's, not a lane's. On
+ * the CPU they lower through upstream vector-to-scf/LLVM; pb-codegen
+ * distributes them to the lanes as mma.sync fragments. */
+#include <string.h>
+
+#include "mlir-c/BuiltinTypes.h"
+
+#include "ir/contract.h"
+#include "mma/internal.h"
+
+/* The subscript list of access "x" into "t": band dimension d is
+ * "%<pre><d>" ("%<rows>"/"%<cols>" for m and n, when given), k "%k",
+ * constants "%<cpre><r>" (defined by cst_text). */
+static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
+		      const struct pb_kernel_access *x, const char *rows,
+		      const char *cols, const char *cpre)
+{
+	for (int r = 0; r < x->rank; r++) {
+		int d = x->sub[r];
+		pb_buf_puts(t, r ? ", " : "");
+		if (d == PB_KERNEL_SUB_K)
+			pb_buf_puts(t, "%k");
+		else if (d == PB_KERNEL_SUB_CST)
+			pb_buf_printf(t, "%%%s%d", cpre, r);
+		else if (d == c->m && rows)
+			pb_buf_printf(t, "%%%s", rows);
+		else if (d == c->n && cols)
+			pb_buf_printf(t, "%%%s", cols);
+		else
+			pb_buf_printf(t, "%%d%d", d);
+	}
+}
+
+/* The constant subscripts of "x" as index constants "%<cpre><r>". */
+static void cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
+		     const char *cpre)
+{
+	for (int r = 0; r < x->rank; r++)
+		if (x->sub[r] == PB_KERNEL_SUB_CST)
+			pb_buf_printf(t, "      %%%s%d = arith.constant %lld : "
+				      "index\n", cpre, r, (long long)x->cst[r]);
+}
+
+/* The position of role "d" among the subscripts of "x", -1 if none. */
+static int pos_of(const struct pb_kernel_access *x, int d)
+{
+	for (int r = 0; r < x->rank; r++)
+		if (x->sub[r] == d)
+			return r;
+	return -1;
+}
+
+/* permutation_map of a 2-d vector whose rows are subscript "r0" of a
+ * rank "rank" buffer and columns subscript "r1" (-1: broadcast). */
+static void perm_text(struct pb_buf *t, int rank, int r0, int r1)
+{
+	pb_buf_puts(t, "affine_map<(");
+	for (int r = 0; r < rank; r++)
+		pb_buf_printf(t, "%sd%d", r ? ", " : "", r);
+	pb_buf_puts(t, ") -> (");
+	if (r0 >= 0)
+		pb_buf_printf(t, "d%d", r0);
+	else
+		pb_buf_puts(t, "0");
+	if (r1 >= 0)
+		pb_buf_printf(t, ", d%d)>", r1);
+	else
+		pb_buf_puts(t, ", 0)>");
+}
+
+static void type_text(struct pb_buf *t, MlirType ty)
+{
+	pb_ir_type_print(ty, t);
+}
+
+/* The zero of element type "e" as an attribute's text. */
+static const char *zero_of(MlirType e)
+{
+	return mlirTypeIsAFloat(e) ? "0.000000e+00" : "0";
+}
+
+/* The text of the block and warp loops and the reduction on fragments. */
+static void skeleton_text(struct pb_buf *t,
+			  const struct pb_kernel_contraction *c,
+			  const struct pb_kernel_mma_tiles *s)
+{
+	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
+	int nf = fm * fn;
+	struct pb_buf ta = {0}, tb = {0}, e = {0};
+	type_text(&ta, mlirValueGetType(c->a.mem));
+	type_text(&tb, mlirValueGetType(c->b_.mem));
+	type_text(&e, c->elt);
+	pb_buf_printf(t, "func.func @t(%%A: %s, %%B: %s) {\n", ta.data, tb.data);
+	pb_buf_puts(t, "  affine.parallel (");
+	for (int d = 0; d < c->b.n; d++)
+		pb_buf_printf(t, "%s%%d%d", d ? ", " : "", d);
+	pb_buf_puts(t, ") = (");
+	for (int d = 0; d < c->b.n; d++)
+		pb_buf_printf(t, "%s0", d ? ", " : "");
+	pb_buf_puts(t, ") to (");
+	for (int d = 0; d < c->b.n; d++)
+		pb_buf_printf(t, "%s%lld", d ? ", " : "",
+			      (long long)c->b.extent[d]);
+	pb_buf_puts(t, ") step (");
+	for (int d = 0; d < c->b.n; d++)
+		pb_buf_printf(t, "%s%lld", d ? ", " : "",
+			      (long long)(d == c->m	  ? s->bm
+					  : d == c->n ? s->bn
+						      : 1));
+	pb_buf_printf(t, ") {\n    affine.parallel (%%wm, %%wn) = (0, 0) to "
+		      "(%lld, %lld) step (%lld, %lld) {\n",
+		      (long long)s->bm, (long long)s->bn, (long long)s->wm,
+		      (long long)s->wn);
+	pb_buf_printf(t, "      %%z = arith.constant dense<0.000000e+00> : "
+		      "vector<16x8xf32>\n      %%pad = arith.constant %s : "
+		      "%s\n", zero_of(c->elt), e.data);
+	cst_text(t, &c->a, "ca");
+	cst_text(t, &c->b_, "cb");
+	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step 16 "
+		      "iter_args(", nf, (long long)c->k);
+	for (int f = 0; f < nf; f++)
+		pb_buf_printf(t, "%s%%c%d = %%z", f ? ", " : "", f);
+	pb_buf_puts(t, ") -> (");
+	for (int f = 0; f < nf; f++)
+		pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
+	pb_buf_puts(t, ") {\n");
+	for (int i = 0; i < fm; i++) {
+		pb_buf_printf(t, "        %%row%d = affine.apply affine_map<"
+			      "(a, b) -> (a + b + %d)>(%%d%d, %%wm)\n", i,
+			      16 * i, c->m);
+		pb_buf_printf(t, "        %%a%d = vector.transfer_read %%A[", i);
+		char rows[16];
+		snprintf(rows, sizeof(rows), "row%d", i);
+		subs_text(t, c, &c->a, rows, NULL, "ca");
+		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
+			    "permutation_map = ");
+		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
+			  pos_of(&c->a, PB_KERNEL_SUB_K));
+		pb_buf_printf(t, "} : %s, vector<16x16x%s>\n", ta.data, e.data);
+	}
+	for (int j = 0; j < fn; j++) {
+		char cols[16];
+		snprintf(cols, sizeof(cols), "col%d", j);
+		pb_buf_printf(t, "        %%col%d = affine.apply affine_map<"
+			      "(a, b) -> (a + b + %d)>(%%d%d, %%wn)\n", j,
+			      8 * j, c->n);
+		pb_buf_printf(t, "        %%b%d = vector.transfer_read %%B[", j);
+		subs_text(t, c, &c->b_, NULL, cols, "cb");
+		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
+			    "permutation_map = ");
+		perm_text(t, c->b_.rank, pos_of(&c->b_, PB_KERNEL_SUB_K),
+			  pos_of(&c->b_, c->n));
+		pb_buf_printf(t, "} : %s, vector<16x8x%s>\n", tb.data, e.data);
+	}
+	for (int i = 0; i < fm; i++)
+		for (int j = 0; j < fn; j++)
+			pb_buf_printf(
+				t,
+				"        %%n%d = vector.contract {indexing_maps = "
+				"[affine_map<(m, n, k) -> (m, k)>, "
+				"affine_map<(m, n, k) -> (k, n)>, "
+				"affine_map<(m, n, k) -> (m, n)>], "
+				"iterator_types = [\"parallel\", \"parallel\", "
+				"\"reduction\"], kind = #vector.kind<add>} "
+				"%%a%d, %%b%d, %%c%d : vector<16x16x%s>, "
+				"vector<16x8x%s> into vector<16x8xf32>\n",
+				i * fn + j, i, j, i * fn + j, e.data, e.data);
+	pb_buf_puts(t, "        affine.yield ");
+	for (int f = 0; f < nf; f++)
+		pb_buf_printf(t, "%s%%n%d", f ? ", " : "", f);
+	pb_buf_puts(t, " : ");
+	for (int f = 0; f < nf; f++)
+		pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
+	pb_buf_printf(t, "\n      }\n    } {" PB_ATTR_MAP " = \"warp\"}\n"
+		      "  } {" PB_ATTR_MAP " = \"block\"}\n  return\n}\n");
+	pb_buf_free(&ta);
+	pb_buf_free(&tb);
+	pb_buf_free(&e);
+}
+
+/* The epilogue of one fragment, built before "yield". */
+struct frag {
+	struct pb_ctx *ctx;
+	const struct pb_kernel_contraction *c;
+	MlirOperation yield;
+	MlirLocation loc;
+	MlirValue sub[PB_KERNEL_MAXD]; /* band dimension d's value */
+	MlirValue acc;		       /* the fragment's accumulator */
+	struct pb_ir_map map;	       /* epilogue values to vectors */
+};
+
+static MlirType vec_of(MlirType e)
+{
+	int64_t shape[2] = {PB_KERNEL_FRAG_M, PB_KERNEL_FRAG_N};
+	return mlirVectorTypeGet(2, shape, e);
+}
+
+/* Instantiate "text" (taking "n" arguments "args") before the yield;
+ * the result of its last operation, or a null value. */
+static MlirValue emit(struct frag *f, const char *text, int n,
+		      const MlirValue *args)
+{
+	struct pb_ir_ops out = {0};
+	MlirValue v = {NULL};
+	if (pb_ir_instantiate(f->ctx, text, f->yield, n, args, f->loc, &out) ==
+		    PB_OK &&
+	    out.n && mlirOperationGetNumResults(out.v[out.n - 1]))
+		v = mlirOperationGetResult(out.v[out.n - 1], 0);
+	pb_ir_ops_free(&out);
+	return v;
+}
+
+/* The arguments of an access template: the buffer, then every band
+ * dimension's value. */
+static int access_args(struct frag *f, MlirValue mem, MlirValue *args)
+{
+	args[0] = mem;
+	for (int d = 0; d < f->c->b.n; d++)
+		args[1 + d] = f->sub[d];
+	return 1 + f->c->b.n;
+}
+
+static void access_sig(struct pb_buf *t, struct frag *f, MlirType mt,
+		       MlirValue v)
+{
+	pb_buf_puts(t, "func.func @t(%X: ");
+	type_text(t, mt);
+	for (int d = 0; d < f->c->b.n; d++)
+		pb_buf_printf(t, ", %%d%d: index", d);
+	if (!mlirValueIsNull(v)) {
+		pb_buf_puts(t, ", %v: ");
+		type_text(t, mlirValueGetType(v));
+	}
+	pb_buf_puts(t, ") {\n");
+}
+
+/* A vector of "v" (a scalar defined outside the nest). */
+static MlirValue broadcast(struct frag *f, MlirValue v)
+{
+	struct pb_buf t = {0};
+	MlirType ty = mlirValueGetType(v);
+	pb_buf_puts(&t, "func.func @t(%x: ");
+	type_text(&t, ty);
+	pb_buf_puts(&t, ") {\n  %v = vector.broadcast %x : ");
+	type_text(&t, ty);
+	pb_buf_puts(&t, " to ");
+	type_text(&t, vec_of(ty));
+	pb_buf_puts(&t, "\n  return\n}\n");
+	MlirValue r = emit(f, t.data, 1, &v);
+	pb_buf_free(&t);
+	return r;
+}
+
+/* An epilogue read: a fragment-shaped transfer_read (rows along m,
+ * columns along n, broadcast where the read has neither), or a scalar
+ * read broadcast. */
+static MlirValue read_text(struct frag *f, MlirOperation op)
+{
+	struct pb_kernel_access x;
+	struct pb_buf t = {0};
+	MlirValue args[1 + PB_KERNEL_MAXD];
+	pb_kernel_access_of(f->c, op, &x);
+	MlirType mt = mlirValueGetType(x.mem);
+	MlirType e = mlirShapedTypeGetElementType(mt);
+	int r0 = pos_of(&x, f->c->m), r1 = pos_of(&x, f->c->n);
+	int n = access_args(f, x.mem, args);
+	access_sig(&t, f, mt, (MlirValue){NULL});
+	cst_text(&t, &x, "x");
+	if (r0 < 0 && r1 < 0) {
+		pb_buf_puts(&t, "  %e = memref.load %X[");
+		subs_text(&t, f->c, &x, NULL, NULL, "x");
+		pb_buf_puts(&t, "] : ");
+		type_text(&t, mt);
+		pb_buf_puts(&t, "\n  %v = vector.broadcast %e : ");
+		type_text(&t, e);
+		pb_buf_puts(&t, " to ");
+		type_text(&t, vec_of(e));
+	} else {
+		pb_buf_printf(&t, "  %%p = arith.constant %s : ", zero_of(e));
+		type_text(&t, e);
+		pb_buf_puts(&t, "\n  %v = vector.transfer_read %X[");
+		subs_text(&t, f->c, &x, NULL, NULL, "x");
+		pb_buf_puts(&t, "], %p {in_bounds = [true, true], "
+			    "permutation_map = ");
+		perm_text(&t, x.rank, r0, r1);
+		pb_buf_puts(&t, "} : ");
+		type_text(&t, mt);
+		pb_buf_puts(&t, ", ");
+		type_text(&t, vec_of(e));
+	}
+	pb_buf_puts(&t, "\n  return\n}\n");
+	MlirValue v = emit(f, t.data, n, args);
+	pb_buf_free(&t);
+	return v;
+}
+
+static int write_text(struct frag *f, MlirOperation op, MlirValue v)
+{
+	struct pb_kernel_access x;
+	struct pb_buf t = {0};
+	MlirValue args[2 + PB_KERNEL_MAXD];
+	pb_kernel_access_of(f->c, op, &x);
+	MlirType mt = mlirValueGetType(x.mem);
+	int n = access_args(f, x.mem, args);
+	args[n++] = v;
+	access_sig(&t, f, mt, v);
+	cst_text(&t, &x, "x");
+	pb_buf_puts(&t, "  vector.transfer_write %v, %X[");
+	subs_text(&t, f->c, &x, NULL, NULL, "x");
+	pb_buf_puts(&t, "] {in_bounds = [true, true], permutation_map = ");
+	perm_text(&t, x.rank, pos_of(&x, f->c->m), pos_of(&x, f->c->n));
+	pb_buf_puts(&t, "} : ");
+	type_text(&t, mlirValueGetType(v));
+	pb_buf_puts(&t, ", ");
+	type_text(&t, mt);
+	pb_buf_puts(&t, "\n  return\n}\n");
+	struct pb_ir_ops out = {0};
+	int rc = pb_ir_instantiate(f->ctx, t.data, f->yield, n, args, f->loc,
+				   &out);
+	pb_ir_ops_free(&out);
+	pb_buf_free(&t);
+	return rc;
+}
+
+/* An element-wise operation on fragments: "op" with vector operands and
+ * results. */
+static MlirValue elementwise(struct frag *f, MlirOperation op)
+{
+	MlirOperationState st = mlirOperationStateGet(
+		mlirIdentifierStr(mlirOperationGetName(op)), f->loc);
+	int n = (int)mlirOperationGetNumOperands(op);
+	MlirValue ops[8];
+	if (n > 8)
+		return (MlirValue){NULL};
+	for (int i = 0; i < n; i++) {
+		MlirValue v = mlirOperationGetOperand(op, i);
+		MlirValue m = pb_ir_map_lookup(&f->map, v);
+		ops[i] = mlirValueIsNull(m) ? broadcast(f, v) : m;
+		if (mlirValueIsNull(ops[i]))
+			return ops[i];
+	}
+	mlirOperationStateAddOperands(&st, n, ops);
+	MlirType rt = vec_of(mlirValueGetType(mlirOperationGetResult(op, 0)));
+	mlirOperationStateAddResults(&st, 1, &rt);
+	for (intptr_t i = 0; i < mlirOperationGetNumAttributes(op); i++) {
+		MlirNamedAttribute a = mlirOperationGetAttribute(op, i);
+		mlirOperationStateAddAttributes(&st, 1, &a);
+	}
+	MlirOperation nop = mlirOperationCreate(&st);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(f->yield),
+					    f->yield, nop);
+	return mlirOperationGetResult(nop, 0);
+}
+
+/* The epilogue of "c" on one fragment "f". */
+static int epilogue(struct frag *f)
+{
+	const struct pb_kernel_contraction *c = f->c;
+	MlirValue accm = mlirOperationGetResult(c->alloca, 0);
+	for (int i = 0; i < c->npost; i++) {
+		MlirOperation op = c->post[i];
+		MlirValue v = {NULL};
+		if (pb_ir_op_is(op, "affine.store")) {
+			MlirValue x = pb_ir_map_lookup(
+				&f->map, mlirOperationGetOperand(op, 0));
+			if (mlirValueIsNull(x))
+				x = broadcast(f, mlirOperationGetOperand(op, 0));
+			if (mlirValueIsNull(x) || write_text(f, op, x))
+				return PB_ERR;
+			continue;
+		}
+		if (pb_ir_op_is(op, "affine.load"))
+			v = mlirValueEqual(mlirOperationGetOperand(op, 0), accm)
+				    ? f->acc
+				    : read_text(f, op);
+		else
+			v = elementwise(f, op);
+		if (mlirValueIsNull(v))
+			return PB_ERR;
+		pb_ir_map_add(&f->map, mlirOperationGetResult(op, 0), v);
+	}
+	return PB_OK;
+}
+
+/* The first operation in "root" (or "root") that is an affine.parallel
+ * mapped at "level", or an affine.for when "level" is PB_MAP_NONE. */
+static MlirOperation find(MlirOperation root, enum pb_map_level level)
+{
+	struct pb_ir_ops l = {0};
+	MlirOperation r = {NULL};
+	pb_ir_collect(root, level == PB_MAP_NONE ? "affine.for"
+						 : "affine.parallel", &l);
+	for (int i = 0; i < l.n && mlirOperationIsNull(r); i++)
+		if (level == PB_MAP_NONE || pb_contract_map_of(l.v[i]) == level)
+			r = l.v[i];
+	pb_ir_ops_free(&l);
+	return r;
+}
+
+int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
+		   const struct pb_kernel_mma_tiles *s)
+{
+	struct pb_buf t = {0};
+	struct pb_ir_ops out = {0};
+	MlirLocation loc = mlirOperationGetLocation(c->b.root);
+	MlirValue args[2] = {c->a.mem, c->b_.mem};
+	skeleton_text(&t, c, s);
+	int rc = pb_ir_instantiate(ctx, t.data, c->b.root, 2, args, loc, &out);
+	pb_buf_free(&t);
+	if (rc != PB_OK || out.n != 1) {
+		pb_ir_ops_free(&out);
+		return PB_ERR;
+	}
+	MlirOperation block = out.v[0], warp = find(block, PB_MAP_WARP);
+	MlirOperation kloop = find(block, PB_MAP_NONE);
+	pb_ir_ops_free(&out);
+	MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));
+	MlirBlock bb = mlirRegionGetFirstBlock(mlirOperationGetRegion(block, 0));
+	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
+	for (int i = 0; i < fm && rc == PB_OK; i++)
+		for (int j = 0; j < fn && rc == PB_OK; j++) {
+			struct frag f;
+			memset(&f, 0, sizeof(f));
+			f.ctx = ctx;
+			f.c = c;
+			f.yield = mlirBlockGetTerminator(wb);
+			f.loc = loc;
+			MlirValue rc2[4] = {
+				mlirBlockGetArgument(bb, c->m),
+				mlirBlockGetArgument(wb, 0),
+				mlirBlockGetArgument(bb, c->n),
+				mlirBlockGetArgument(wb, 1)};
+			char text[200];
+			for (int d = 0; d < c->b.n; d++)
+				f.sub[d] = mlirBlockGetArgument(bb, d);
+			snprintf(text, sizeof(text),
+				 "func.func @t(%%a: index, %%b: index) {\n"
+				 "  %%r = affine.apply affine_map<(a, b) -> "
+				 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
+				 16 * i);
+			f.sub[c->m] = emit(&f, text, 2, rc2);
+			snprintf(text, sizeof(text),
+				 "func.func @t(%%a: index, %%b: index) {\n"
+				 "  %%r = affine.apply affine_map<(a, b) -> "
+				 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
+				 8 * j);
+			f.sub[c->n] = emit(&f, text, 2, rc2 + 2);
+			f.acc = mlirOperationGetResult(kloop, i * fn + j);
+			rc = epilogue(&f);
+			pb_ir_map_free(&f.map);
+		}
+	if (rc == PB_OK)
+		mlirOperationDestroy(c->b.root); /* with its pb.mma mark */
+	else
+		mlirOperationDestroy(block);
+	return rc;
+}

@@ -1,0 +1,599 @@
+/* pb-mma's warp tiles staged in shared memory (docs/pb-smem.md, "Tensor-
+ * core tiles").
+ *
+ * pb-mma's nest is a block loop around one warp loop whose body carries
+ * the accumulator fragments through a reduction loop
+ *
+ *   %acc:F = affine.for %k = 0 to K step 16 iter_args(...)
+ *     vector.transfer_read A[.., %i0 + %wm + 16 i, %k]   (16x16)
+ *     vector.transfer_read B[.., %k, %j0 + %wn + 8 j]    (16x8)
+ *     vector.contract ...
+ *
+ * Each warp's operand tiles (WM x KT of A, KT x WN of B per k-tile of KT)
+ * go through a ring of S slots of its own in workgroup memory, filled by
+ * the warp's lanes with 16-byte copies (asynchronous on sm_80+: pb.async,
+ * lowered to cp.async by pb-codegen), S - 1 k-tiles ahead:
+ *
+ *   prologue: k-tiles 0 .. S-2 into slots 0 .. S-2
+ *   %acc:F = affine.for %kk = 0 to K step KT iter_args(...)
+ *     gpu.barrier {pb.wait = S - 2}      k-tile kk has landed
+ *     k-tile (kk + (S-1) KT) mod K into slot (kk / KT + S - 1) mod S
+ *     affine.for %k = 0 to KT step 16 iter_args(...)     {pb.unroll}
+ *       the reads, from slot (kk / KT) mod S at the tile's offsets
+ *   gpu.barrier {pb.wait = 0}
+ *
+ * The ring is private to the warp (indexed by its number), so the
+ * warp-level code keeps its CPU semantics when the warps run one after
+ * another; the price is that warps sharing rows of A or columns of B copy
+ * them each. Rows are padded by 16 bytes, so that the 8 rows of an
+ * ldmatrix phase fall in distinct banks and stay 16-byte aligned; the
+ * reads of workgroup memory become ldmatrix in pb-codegen. */
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "ir/contract.h"
+#include "smem/internal.h"
+#include "target/target.h"
+
+#define MAXREAD 16
+#define PAD 8 /* elements of 16 bits: 16 bytes */
+
+/* One staged operand: the reads of global buffer "mem" in the reduction
+ * loop, its two tile dimensions "p" < "q" (memref dimensions; one is the
+ * reduction's, "kdim") and the tile's extent "ext" along the other. */
+struct operand {
+	MlirValue mem;
+	MlirOperation read[MAXREAD];
+	int64_t off[MAXREAD]; /* the read's offset along the tile dimension */
+	int n, rank, p, q, kdim, tdim;
+	MlirValue bops[2];    /* origin along tdim: bops[0] + bops[1] + boff */
+	int64_t boff;
+	MlirValue uni[PB_KERNEL_MAXD]; /* the other subscripts */
+	int64_t ext;
+	MlirValue ring;
+};
+
+struct mnest {
+	MlirOperation block, warp, kloop;
+	int64_t bm[2], wt[2], nw, k, kt, stages, bytes;
+	struct operand op[2];
+	int nop;
+};
+
+/* The linear form c0 d0 + c1 d1 + c of "e" into "c" (3 entries); 0 when
+ * it is not one. */
+static int linear(MlirAffineExpr e, int64_t *c)
+{
+	if (mlirAffineExprIsAConstant(e)) {
+		c[2] += mlirAffineConstantExprGetValue(e);
+		return 1;
+	}
+	if (mlirAffineExprIsADim(e)) {
+		intptr_t p = mlirAffineDimExprGetPosition(e);
+		if (p > 1)
+			return 0;
+		c[p] += 1;
+		return 1;
+	}
+	if (mlirAffineExprIsAAdd(e))
+		return linear(mlirAffineBinaryOpExprGetLHS(e), c) &&
+		       linear(mlirAffineBinaryOpExprGetRHS(e), c);
+	return 0;
+}
+
+/* Is "v" %blockiv + %warpiv + c (an affine.apply of pb-mma's)? The sum's
+ * two operands into "ops", c into "*off". */
+static int tile_index(MlirValue v, MlirValue *ops, int64_t *off)
+{
+	if (!mlirValueIsAOpResult(v))
+		return 0;
+	MlirOperation a = mlirOpResultGetOwner(v);
+	if (!pb_ir_op_is(a, "affine.apply") ||
+	    mlirOperationGetNumOperands(a) != 2)
+		return 0;
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(a, "map"));
+	int64_t c[3] = {0, 0, 0};
+	if (mlirAffineMapGetNumResults(m) != 1 ||
+	    mlirAffineMapGetNumSymbols(m) ||
+	    !linear(mlirAffineMapGetResult(m, 0), c) || c[0] != 1 || c[1] != 1)
+		return 0;
+	ops[0] = mlirOperationGetOperand(a, 0);
+	ops[1] = mlirOperationGetOperand(a, 1);
+	*off = c[2];
+	return 1;
+}
+
+/* The memref dimension vector dimension "d" of "read" runs along. */
+static int vdim(MlirOperation read, int d)
+{
+	MlirAffineMap m = mlirAffineMapAttrGetValue(
+		pb_ir_attr(read, "permutation_map"));
+	MlirAffineExpr e = mlirAffineMapGetResult(m, d);
+	return mlirAffineExprIsADim(e) ? (int)mlirAffineDimExprGetPosition(e)
+				       : -1;
+}
+
+/* Add transfer_read "r" (of the reduction loop with counter "k") to the
+ * operands of "n"; 0 when it does not fit the staging. */
+static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
+{
+	MlirValue mem = mlirOperationGetOperand(r, 0);
+	MlirType mt = mlirValueGetType(mem);
+	MlirType vt = mlirValueGetType(mlirOperationGetResult(r, 0));
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	if (pb_kernel_is_workgroup(mt) || rank > PB_KERNEL_MAXD ||
+	    mlirOperationGetNumOperands(r) != (intptr_t)(2 + rank) ||
+	    !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)) ||
+	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)) ||
+	    mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt)) != 16)
+		return 0;
+	int d0 = vdim(r, 0), d1 = vdim(r, 1);
+	if (d0 < 0 || d1 < 0)
+		return 0;
+	/* A (16x16, rows along the tile) or B (16x8, rows along k) */
+	int isa = mlirShapedTypeGetDimSize(vt, 1) == 16;
+	int kd = isa ? d1 : d0, td = isa ? d0 : d1;
+	int64_t fext = isa ? 16 : 8;
+	MlirValue ops[2];
+	int64_t off;
+	if (!mlirValueEqual(mlirOperationGetOperand(r, 1 + kd), k) ||
+	    !tile_index(mlirOperationGetOperand(r, 1 + td), ops, &off) ||
+	    off < 0)
+		return 0;
+	struct operand *o = NULL;
+	for (int i = 0; i < n->nop; i++)
+		if (mlirValueEqual(n->op[i].mem, mem) && n->op[i].kdim == kd &&
+		    n->op[i].tdim == td)
+			o = &n->op[i];
+	if (!o) {
+		if (n->nop == 2)
+			return 0;
+		o = &n->op[n->nop++];
+		memset(o, 0, sizeof(*o));
+		o->mem = mem;
+		o->rank = rank;
+		o->kdim = kd;
+		o->tdim = td;
+		o->p = kd < td ? kd : td;
+		o->q = kd < td ? td : kd;
+		o->bops[0] = ops[0];
+		o->bops[1] = ops[1];
+		o->boff = off;
+		for (int d = 0; d < rank; d++)
+			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
+	}
+	/* the same origin, the same other subscripts */
+	int64_t x = o->boff;
+	if (!mlirValueEqual(o->bops[0], ops[0]) ||
+	    !mlirValueEqual(o->bops[1], ops[1]) || o->n == MAXREAD ||
+	    off < x || pb_ir_defined_in(ops[0], n->kloop) ||
+	    pb_ir_defined_in(ops[1], n->kloop))
+		return 0;
+	for (int d = 0; d < rank; d++)
+		if (d != kd && d != td &&
+		    (!mlirValueEqual(o->uni[d], mlirOperationGetOperand(r, 1 + d)) ||
+		     pb_ir_defined_in(o->uni[d], n->kloop)))
+			return 0;
+	o->read[o->n] = r;
+	o->off[o->n++] = off - x;
+	if (off - x + fext > o->ext)
+		o->ext = off - x + fext;
+	return 1;
+}
+
+/* Is "block" pb-mma's nest (a block loop around one warp loop around a
+ * reduction loop on fragments)? "n" filled. */
+static int find(MlirOperation block, struct mnest *n, const char **why)
+{
+	struct pb_ir_ops l = {0};
+	memset(n, 0, sizeof(*n));
+	n->block = block;
+	*why = "no warp tiles of pb-mma";
+	pb_ir_collect(block, "affine.parallel", &l);
+	for (int i = 0; i < l.n; i++)
+		if (pb_contract_map_of(l.v[i]) == PB_MAP_WARP)
+			n->warp = mlirOperationIsNull(n->warp) ? l.v[i]
+							      : (MlirOperation){NULL};
+	pb_ir_ops_free(&l);
+	if (mlirOperationIsNull(n->warp))
+		return 0;
+	MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(n->warp, 0));
+	for (MlirOperation o = mlirBlockGetFirstOperation(wb);
+	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+		if (pb_ir_op_is(o, "affine.for") &&
+		    mlirOperationGetNumResults(o) > 0)
+			n->kloop = o;
+	if (mlirOperationIsNull(n->kloop))
+		return 0;
+	int64_t lb, ub, wlb[2], wst[2], wct[2];
+	MlirValue wiv[2];
+	int64_t step = mlirIntegerAttrGetValueInt(pb_ir_attr(n->kloop, "step"));
+	if (pb_ir_const_map(n->kloop, "lowerBoundMap", 1, &lb) ||
+	    pb_ir_const_map(n->kloop, "upperBoundMap", 1, &ub) || lb != 0 ||
+	    step != 16 ||
+	    pb_ir_parallel_dims(n->warp, 2, wlb, wst, wct, wiv) != 2)
+		return 0;
+	n->k = ub;
+	n->nw = wct[0] * wct[1];
+	for (int d = 0; d < 2; d++) {
+		n->wt[d] = wst[d];
+		n->bm[d] = wst[d] * wct[d];
+	}
+	MlirBlock kb = mlirRegionGetFirstBlock(
+		mlirOperationGetRegion(n->kloop, 0));
+	MlirValue k = mlirBlockGetArgument(kb, 0);
+	*why = "an operand read the staging does not model";
+	for (MlirOperation o = mlirBlockGetFirstOperation(kb);
+	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+		if (pb_ir_op_is(o, "vector.transfer_read") &&
+		    !add_read(n, o, k))
+			return 0;
+	*why = "no operand reads in the reduction loop";
+	return n->nop > 0;
+}
+
+/* The bytes of one slot of operand "o" for a k-tile of "kt". */
+static int64_t slot_elems(const struct operand *o, int64_t kt)
+{
+	int64_t ep = o->p == o->kdim ? kt : o->ext;
+	int64_t eq = o->q == o->kdim ? kt : o->ext;
+	return ep * (eq + PAD);
+}
+
+/* Choose the k-tile and the ring depth: the largest that fit the
+ * target's shared memory per block beside what the block has already;
+ * the innermost tile dimension must hold whole 16-byte chunks that the
+ * warp's lanes copy evenly. 0 when none fits. */
+static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
+		struct mnest *n, int64_t used, const char **why)
+{
+	static const int64_t kts[] = {32, 16};
+	static const int64_t sts[] = {3, 2, 1};
+	*why = "the warps' rings do not fit the shared memory";
+	for (size_t a = 0; a < sizeof(sts) / sizeof(sts[0]); a++)
+		for (size_t b = 0; b < sizeof(kts) / sizeof(kts[0]); b++) {
+			int64_t s = o->stages ? o->stages : sts[a];
+			int64_t kt = o->k_tile ? o->k_tile : kts[b];
+			int64_t bytes = used, ok = n->k % kt == 0 && kt % 16 == 0;
+			for (int i = 0; i < n->nop && ok; i++) {
+				const struct operand *x = &n->op[i];
+				int64_t eq = x->q == x->kdim ? kt : x->ext;
+				int64_t ep = x->p == x->kdim ? kt : x->ext;
+				int64_t ch = ep * eq / 8;
+				ok = x->q == x->rank - 1 && eq % 8 == 0 &&
+				     (ch % 32 == 0 || ch < 32);
+				bytes += 2 * n->nw * s * slot_elems(x, kt);
+			}
+			if (ok && bytes <= t->smem_per_block) {
+				n->kt = kt;
+				n->stages = s;
+				n->bytes = bytes;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+static void type_of(struct pb_buf *t, MlirType ty)
+{
+	pb_ir_type_print(ty, t);
+}
+
+/* The ring type of operand "x": NW x S x (tile with the padded innermost
+ * dimension), in workgroup memory. */
+static void ring_type(struct pb_buf *t, const struct mnest *n,
+		      const struct operand *x)
+{
+	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
+	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
+	pb_buf_printf(t, "memref<%lldx%lldx%lldx%lldx", (long long)n->nw,
+		      (long long)n->stages, (long long)ep,
+		      (long long)(eq + PAD));
+	type_of(t, mlirShapedTypeGetElementType(mlirValueGetType(x->mem)));
+	pb_buf_puts(t, ", #gpu.address_space<workgroup>>");
+}
+
+/* The copy of operand "i" at k-tile origin "%<kt>" into slot "%<slot>"
+ * by the warp's lanes: 16-byte chunks, row-major over the tile. */
+static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
+		      const char *kt, const char *slot, int async)
+{
+	const struct operand *x = &n->op[i];
+	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
+	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
+	int64_t cpr = eq / 8, ch = ep * cpr;
+	int64_t lanes = ch < 32 ? ch : 32, nq = ch < 32 ? 1 : ch / 32;
+	struct pb_buf g = {0}, r = {0}, e = {0};
+	type_of(&g, mlirValueGetType(x->mem));
+	type_of(&e, mlirShapedTypeGetElementType(mlirValueGetType(x->mem)));
+	ring_type(&r, n, x);
+	pb_buf_printf(t, "      affine.parallel (%%l) = (0) to (%lld) {\n",
+		      (long long)lanes);
+	pb_buf_printf(t, "        affine.for %%q = 0 to %lld {\n", (long long)nq);
+	pb_buf_printf(t, "          %%r = affine.apply affine_map<(q, l) -> "
+		      "((q * 32 + l) floordiv %lld)>(%%q, %%l)\n"
+		      "          %%c = affine.apply affine_map<(q, l) -> "
+		      "(((q * 32 + l) mod %lld) * 8)>(%%q, %%l)\n",
+		      (long long)cpr, (long long)cpr);
+	pb_buf_printf(t, "          %%v = affine.vector_load %%G%d[", i);
+	for (int d = 0; d < x->rank; d++) {
+		pb_buf_puts(t, d ? ", " : "");
+		const char *within = d == x->p ? "%r" : "%c";
+		if (d == x->kdim)
+			pb_buf_printf(t, "%%%s + %s", kt, within);
+		else if (d == x->tdim)
+			pb_buf_printf(t, "%%base%d + %s", i, within);
+		else
+			pb_buf_printf(t, "%%u%d_%d", i, d);
+	}
+	pb_buf_printf(t, "] : %s, vector<8x%s>\n", g.data, e.data);
+	pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%w, %%%s, "
+		      "%%r, %%c] : %s, vector<8x%s>\n", i, slot, r.data, e.data);
+	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"%s}\n",
+		      async ? ", pb.async" : "");
+	pb_buf_free(&g);
+	pb_buf_free(&r);
+	pb_buf_free(&e);
+}
+
+/* The text of the pipelined loop: its arguments are the accumulators'
+ * initial values, the global buffers, the rings, the warp loop's
+ * counters, the operands' origins and other subscripts. */
+static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
+		      MlirValue *args, int *nargs)
+{
+	int s = (int)n->stages;
+	int64_t kt = n->kt;
+	MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(n->warp, 0));
+	struct pb_buf acct = {0};
+	*nargs = 0;
+	pb_buf_puts(t, "func.func @t(");
+	for (int i = 0; i < nacc; i++) {
+		args[(*nargs)++] = mlirOperationGetOperand(n->kloop, i);
+		pb_buf_printf(t, "%s%%i%d: vector<16x8xf32>", i ? ", " : "", i);
+	}
+	for (int i = 0; i < n->nop; i++) {
+		const struct operand *x = &n->op[i];
+		struct pb_buf r = {0};
+		ring_type(&r, n, x);
+		args[(*nargs)++] = x->mem;
+		args[(*nargs)++] = x->ring;
+		args[(*nargs)++] = x->bops[0];
+		args[(*nargs)++] = x->bops[1];
+		pb_buf_printf(t, ", %%G%d: ", i);
+		type_of(t, mlirValueGetType(x->mem));
+		pb_buf_printf(t, ", %%S%d: %s, %%bo%d: index, %%bw%d: index", i,
+			      r.data, i, i);
+		for (int d = 0; d < x->rank; d++)
+			if (d != x->kdim && d != x->tdim) {
+				args[(*nargs)++] = x->uni[d];
+				pb_buf_printf(t, ", %%u%d_%d: index", i, d);
+			}
+		pb_buf_free(&r);
+	}
+	args[(*nargs)++] = mlirBlockGetArgument(wb, 0);
+	args[(*nargs)++] = mlirBlockGetArgument(wb, 1);
+	pb_buf_printf(t, ", %%wm: index, %%wn: index) {\n"
+		      "  %%w = affine.apply affine_map<(a, b) -> (a floordiv %lld "
+		      "* %lld + b floordiv %lld)>(%%wm, %%wn)\n",
+		      (long long)n->wt[0],
+		      (long long)(n->bm[1] / n->wt[1]), (long long)n->wt[1]);
+	for (int i = 0; i < n->nop; i++)
+		pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a, b) -> "
+			      "(a + b + %lld)>(%%bo%d, %%bw%d)\n", i,
+			      (long long)n->op[i].boff, i, i);
+	for (int i = 0; i < nacc; i++)
+		pb_buf_printf(&acct, "%svector<16x8xf32>", i ? ", " : "");
+	/* the prologue */
+	for (int p = 0; p + 1 < s; p++) {
+		pb_buf_printf(t, "  %%pk%d = arith.constant %lld : index\n"
+			      "  %%ps%d = arith.constant %d : index\n", p,
+			      (long long)(p * kt), p, p);
+		char kts[16], sls[16];
+		snprintf(kts, sizeof(kts), "pk%d", p);
+		snprintf(sls, sizeof(sls), "ps%d", p);
+		for (int i = 0; i < n->nop; i++)
+			copy_text(t, n, i, kts, sls, 1);
+	}
+	pb_buf_printf(t, "  %%o:%d = affine.for %%kk = 0 to %lld step %lld "
+		      "iter_args(", nacc, (long long)n->k, (long long)kt);
+	for (int i = 0; i < nacc; i++)
+		pb_buf_printf(t, "%s%%a%d = %%i%d", i ? ", " : "", i, i);
+	pb_buf_printf(t, ") -> (%s) {\n", acct.data);
+	pb_buf_printf(t, "    %%slot = affine.apply affine_map<(k) -> ((k "
+		      "floordiv %lld) mod %d)>(%%kk)\n", (long long)kt, s);
+	if (s > 1) {
+		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n", s - 2);
+		pb_buf_printf(t, "    %%nk = affine.apply affine_map<(k) -> ((k + "
+			      "%lld) mod %lld)>(%%kk)\n"
+			      "    %%ns = affine.apply affine_map<(k) -> ((k "
+			      "floordiv %lld + %d) mod %d)>(%%kk)\n",
+			      (long long)((s - 1) * kt), (long long)n->k,
+			      (long long)kt, s - 1, s);
+		for (int i = 0; i < n->nop; i++)
+			copy_text(t, n, i, "nk", "ns", 1);
+	} else {
+		pb_buf_puts(t, "    gpu.barrier\n");
+		for (int i = 0; i < n->nop; i++)
+			copy_text(t, n, i, "kk", "slot", 0);
+		pb_buf_puts(t, "    gpu.barrier\n");
+	}
+	pb_buf_printf(t, "    %%in:%d = affine.for %%k = 0 to %lld step 16 "
+		      "iter_args(", nacc, (long long)kt);
+	for (int i = 0; i < nacc; i++)
+		pb_buf_printf(t, "%s%%b%d = %%a%d", i ? ", " : "", i, i);
+	pb_buf_printf(t, ") -> (%s) {\n"
+		      "      %%kabs = affine.apply affine_map<(a, b) -> (a + b)>"
+		      "(%%kk, %%k)\n      affine.yield ", acct.data);
+	for (int i = 0; i < nacc; i++)
+		pb_buf_printf(t, "%s%%b%d", i ? ", " : "", i);
+	pb_buf_printf(t, " : %s\n    }\n    affine.yield ", acct.data);
+	for (int i = 0; i < nacc; i++)
+		pb_buf_printf(t, "%s%%in#%d", i ? ", " : "", i);
+	pb_buf_printf(t, " : %s\n  }\n", acct.data);
+	if (s > 1)
+		pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
+	pb_buf_puts(t, "  return\n}\n");
+	pb_buf_free(&acct);
+}
+
+/* Read "r" of operand "i" from its ring: slot "slot", the tile's
+ * offsets (the read's along the tile dimension, "k" along k). */
+static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
+		     MlirValue w, MlirValue slot, MlirValue k)
+{
+	const struct operand *x = &n->op[i];
+	MlirOperation r = x->read[j];
+	MlirType vt = mlirValueGetType(mlirOperationGetResult(r, 0));
+	struct pb_buf t = {0}, rt = {0};
+	struct pb_ir_ops out = {0};
+	ring_type(&rt, n, x);
+	/* vector dimension 0 along the ring's dimension 2 or 3 */
+	int v0 = vdim(r, 0) == x->p ? 2 : 3;
+	pb_buf_printf(&t, "func.func @t(%%S: %s, %%w: index, %%s: index, "
+		      "%%k: index, %%p: ", rt.data);
+	type_of(&t, mlirShapedTypeGetElementType(vt));
+	pb_buf_printf(&t, ") {\n  %%o = arith.constant %lld : index\n"
+		      "  %%v = vector.transfer_read %%S[%%w, %%s, %s, %s], %%p "
+		      "{in_bounds = [true, true], permutation_map = "
+		      "affine_map<(a, b, c, d) -> (%s, %s)>} : %s, ",
+		      (long long)x->off[j], x->p == x->kdim ? "%k" : "%o",
+		      x->q == x->kdim ? "%k" : "%o", v0 == 2 ? "c" : "d",
+		      v0 == 2 ? "d" : "c", rt.data);
+	type_of(&t, vt);
+	pb_buf_puts(&t, "\n  return\n}\n");
+	MlirValue args[5] = {x->ring, w, slot, k, mlirOperationGetOperand(
+							  r, 1 + x->rank)};
+	int rc = pb_ir_instantiate(ctx, t.data, r, 5, args,
+				   mlirOperationGetLocation(r), &out);
+	if (rc == PB_OK) {
+		mlirValueReplaceAllUsesOfWith(
+			mlirOperationGetResult(r, 0),
+			mlirOperationGetResult(out.v[out.n - 1], 0));
+		mlirOperationDestroy(r);
+	}
+	pb_ir_ops_free(&out);
+	pb_buf_free(&t);
+	pb_buf_free(&rt);
+	return rc;
+}
+
+/* Stage the operands of "n": the rings, the pipelined loop, the old
+ * reduction loop's body moved into its inner loop. */
+static int stage(struct pb_ctx *ctx, struct mnest *n)
+{
+	MlirLocation loc = mlirOperationGetLocation(n->kloop);
+	MlirBlock bb = mlirRegionGetFirstBlock(mlirOperationGetRegion(n->block, 0));
+	int nacc = (int)mlirOperationGetNumResults(n->kloop), nargs, rc = PB_OK;
+	MlirValue args[64 + 6 * PB_KERNEL_MAXD];
+	struct pb_buf t = {0};
+	struct pb_ir_ops out = {0};
+	if (nacc > 32)
+		return PB_OK;
+	for (int i = 0; i < n->nop && rc == PB_OK; i++) {
+		struct pb_buf r = {0};
+		MlirOperation a;
+		ring_type(&r, n, &n->op[i]);
+		rc = pb_kernel_workgroup_alloc(ctx, r.data,
+					       mlirBlockGetFirstOperation(bb),
+					       loc, &a);
+		pb_buf_free(&r);
+		if (rc == PB_OK) {
+			n->op[i].ring = mlirOperationGetResult(a, 0);
+			MlirOperation d = pb_ir_op_create(loc, "memref.dealloc",
+							  1, &n->op[i].ring);
+			mlirBlockInsertOwnedOperationBefore(
+				bb, mlirBlockGetTerminator(bb), d);
+		}
+	}
+	if (rc != PB_OK)
+		return rc;
+	loop_text(&t, n, nacc, args, &nargs);
+	rc = pb_ir_instantiate(ctx, t.data, n->kloop, nargs, args, loc, &out);
+	pb_buf_free(&t);
+	if (rc != PB_OK) {
+		pb_ir_ops_free(&out);
+		return rc;
+	}
+	/* the new loops, the warp number */
+	MlirOperation outer = {NULL}, inner = {NULL};
+	MlirValue w = mlirOperationGetResult(out.v[0], 0);
+	for (int i = 0; i < out.n; i++)
+		if (pb_ir_op_is(out.v[i], "affine.for") &&
+		    mlirOperationGetNumResults(out.v[i]))
+			outer = out.v[i];
+	pb_ir_ops_free(&out);
+	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	for (MlirOperation o = mlirBlockGetFirstOperation(ob);
+	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+		if (pb_ir_op_is(o, "affine.for") &&
+		    mlirOperationGetNumResults(o))
+			inner = o;
+	MlirValue slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
+	MlirBlock ib = mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0));
+	MlirOperation kabs = mlirBlockGetFirstOperation(ib);
+	MlirOperation iyield = mlirBlockGetTerminator(ib);
+	MlirBlock kb = mlirRegionGetFirstBlock(mlirOperationGetRegion(n->kloop, 0));
+	/* the old body into the inner loop: k becomes kk + k, the carried
+	   values the inner loop's */
+	mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(kb, 0),
+				      mlirOperationGetResult(kabs, 0));
+	for (int i = 0; i < nacc; i++)
+		mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(kb, 1 + i),
+					      mlirBlockGetArgument(ib, 1 + i));
+	MlirOperation oyield = mlirBlockGetTerminator(kb);
+	while (!mlirOperationEqual(mlirBlockGetFirstOperation(kb), oyield))
+		mlirOperationMoveBefore(mlirBlockGetFirstOperation(kb), iyield);
+	for (int i = 0; i < nacc; i++)
+		mlirOperationSetOperand(iyield, i,
+					mlirOperationGetOperand(oyield, i));
+	for (int i = 0; i < nacc; i++)
+		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(n->kloop, i),
+					      mlirOperationGetResult(outer, i));
+	mlirOperationDestroy(n->kloop);
+	/* the reads from the rings, at the inner loop's k */
+	MlirValue k = mlirBlockGetArgument(ib, 0);
+	for (int i = 0; i < n->nop && rc == PB_OK; i++)
+		for (int j = 0; j < n->op[i].n && rc == PB_OK; j++)
+			rc = ring_read(ctx, n, i, j, w, slot, k);
+	return rc;
+}
+
+int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,
+		      const struct pb_smem_opts *o)
+{
+	const struct pb_target *t = pb_target_of(ctx);
+	struct pb_ir_ops blocks = {0};
+	int rc = t ? PB_OK : PB_ERR;
+	pb_ir_collect(mlirModuleGetOperation(m), "affine.parallel", &blocks);
+	for (int i = 0; i < blocks.n && rc == PB_OK; i++) {
+		struct mnest n;
+		const char *why;
+		if (pb_contract_map_of(blocks.v[i]) != PB_MAP_BLOCK ||
+		    !find(blocks.v[i], &n, &why))
+			continue;
+		MlirLocation loc = mlirOperationGetLocation(blocks.v[i]);
+		if (!plan(t, o, &n, pb_kernel_workgroup_bytes(blocks.v[i]),
+			  &why)) {
+			if (o->remarks)
+				pb_remark_at(ctx, loc, "warp tiles not staged: "
+					     "%s", why);
+			continue;
+		}
+		if (o->remarks)
+			pb_remark_at(ctx, loc, "warp tiles staged: %lld "
+				     "operands, %lld stages of k-tile %lld, "
+				     "%lld bytes of shared memory for %lld "
+				     "warps",
+				     (long long)n.nop, (long long)n.stages,
+				     (long long)n.kt, (long long)n.bytes,
+				     (long long)n.nw);
+		rc = stage(ctx, &n);
+	}
+	pb_ir_ops_free(&blocks);
+	return rc;
+}
