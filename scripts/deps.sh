@@ -1,7 +1,19 @@
 #!/bin/sh
 # Install the Debian packages pb needs; a fast no-op when all are present.
 # Usage: scripts/deps.sh   (as root, or with sudo available)
+#        scripts/deps.sh --tile [BUILD]   NVIDIA's Tile IR tools (tileiras,
+#        tileirdisasm; PyPI nvidia-cuda-tileiras) into BUILD/venv-tile
+#        (default build/), where pb-codegen --backend=tile finds them; not
+#        needed by make check (docs/tileir.md)
 set -e
+if [ "$1" = "--tile" ]; then
+	venv="${2:-build}/venv-tile"
+	ls "$venv"/lib/python3*/site-packages/nvidia/cu*/bin/tileiras >/dev/null 2>&1 && exit 0
+	echo "deps: installing nvidia-cuda-tileiras into $venv" >&2
+	python3 -m venv "$venv"
+	"$venv/bin/pip" install -q nvidia-cuda-tileiras
+	exit 0
+fi
 PKGS="gcc make pkg-config python3 python3-numpy python3-onnx
 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
 libisl-dev libjansson-dev protobuf-c-compiler libprotobuf-c-dev

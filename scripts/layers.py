@@ -27,7 +27,7 @@ LAYERS = {
     "sass": 1,
     "target": 1, "ir": 1,
     "driver": 2, "poly": 2, "onnx": 2,
-    "kernel": 3, "fuse": 3,
+    "kernel": 3, "fuse": 3, "tileir": 3,
     "tile": 4, "mma": 4, "smem": 4, "codegen": 4,
     "pipeline": 5,
     "runtime": 6,

@@ -14,6 +14,7 @@
 
 #include "codegen/internal.h"
 #include "ir/passes.h"
+#include "tileir/tileir.h"
 
 /* Walk callback: allow floating-point multiplies and adds to contract
  * into fused multiply-adds ("contract" fast-math, which is all NVPTX
@@ -90,17 +91,47 @@ static int write_plan(struct pb_ctx *ctx, const struct pb_plan *p,
 	return PB_OK;
 }
 
-/* The --emit of "opts": 1 for "mlir", 0 for "ptx" (the default), -1
- * (reported, a usage error) for anything else. */
+/* Is the backend of "opts" Tile IR? */
+static int tile(const struct pb_codegen_opts *opts)
+{
+	return opts && opts->backend && !strcmp(opts->backend, "tile");
+}
+
+/* The --emit of "opts": 1 for "mlir", 0 for "ptx" (the default) or,
+ * with the tile backend, "tile" (the default) or "tileirbc", -1
+ * (reported, a usage error) for anything else. Checks --backend and
+ * --opt-level too. */
 static int emit_mlir(struct pb_ctx *ctx, const struct pb_codegen_opts *opts)
 {
-	const char *emit = opts && opts->emit ? opts->emit : "ptx";
+	const char *backend = opts && opts->backend ? opts->backend : "ptx";
+	if (strcmp(backend, "ptx") && strcmp(backend, "tile")) {
+		fprintf(stderr, "%s: error: bad value '%s' for option "
+			"'--backend' (expected ptx or tile)\n", ctx->tool,
+			backend);
+		return -1;
+	}
+	if (opts && (opts->opt_level < -1 || opts->opt_level > 3)) {
+		fprintf(stderr, "%s: error: bad value '%ld' for option "
+			"'--opt-level' (expected 0 to 3)\n", ctx->tool,
+			opts->opt_level);
+		return -1;
+	}
+	const char *emit = opts && opts->emit ? opts->emit
+					      : tile(opts) ? "tile" : "ptx";
+	if (opts && opts->tile_tma && (!tile(opts) || strcmp(emit, "tileirbc"))) {
+		fprintf(stderr, "%s: error: --tile-tma needs --backend=tile "
+			"--emit=tileirbc (pb's runtime does not build TMA "
+			"descriptors)\n", ctx->tool);
+		return -1;
+	}
 	if (!strcmp(emit, "mlir"))
 		return 1;
-	if (!strcmp(emit, "ptx"))
+	if (tile(opts) ? !strcmp(emit, "tile") || !strcmp(emit, "tileirbc")
+		       : !strcmp(emit, "ptx"))
 		return 0;
 	fprintf(stderr, "%s: error: bad value '%s' for option '--emit' "
-		"(expected ptx or mlir)\n", ctx->tool, emit);
+		"(expected %s)\n", ctx->tool, emit,
+		tile(opts) ? "tile, tileirbc or mlir" : "ptx or mlir");
 	return -1;
 }
 
@@ -110,14 +141,43 @@ int pb_codegen_check_opts(struct pb_ctx *ctx,
 	return emit_mlir(ctx, opts) < 0 ? PB_USAGE : PB_OK;
 }
 
+enum pb_stage pb_codegen_input_stage(const struct pb_codegen_opts *opts)
+{
+	return tile(opts) ? PB_STAGE_FUSE : PB_STAGE_SMEM;
+}
+
 int pb_codegen_run(struct pb_ctx *ctx, MlirModule m,
 		   const struct pb_codegen_opts *opts)
 {
 	if (emit_mlir(ctx, opts) < 0)
 		return PB_USAGE;
-	if (pb_ir_get_stage(m) >= PB_STAGE_CODEGEN)
+	enum pb_stage s = pb_ir_get_stage(m);
+	if (tile(opts) && s > PB_STAGE_FUSE) {
+		pb_error_at(ctx, mlirOperationGetLocation(mlirModuleGetOperation(m)),
+			    "--backend=tile translates the kernels of pb-fuse; "
+			    "this module is at the %s stage",
+			    pb_ir_stage_name(s));
+		return PB_ERR;
+	}
+	if (tile(opts) || s >= PB_STAGE_CODEGEN)
 		return PB_OK;
 	return lower(ctx, m);
+}
+
+/* The tile backend's output of "m" (at the fuse stage) into "out": the
+ * tile artifact, or the bytecode with --emit=tileirbc (lib/tileir). */
+static int emit_tile(struct pb_ctx *ctx, MlirModule m,
+		     const struct pb_codegen_opts *opts, struct pb_buf *out)
+{
+	struct pb_tileir_opts t = {
+		opts->tileiras, opts->opt_level < 0 ? 3 : (int)opts->opt_level,
+		opts->emit && !strcmp(opts->emit, "tileirbc"), opts->tile_tma};
+	struct pb_plan *plan = pb_codegen_plan_calls(ctx, m);
+	int rc = plan ? pb_tileir_emit(ctx, m, plan, &t, out) : PB_ERR;
+	if (rc == PB_OK && opts->plan && !t.emit_bytecode)
+		rc = write_plan(ctx, plan, opts->plan);
+	pb_plan_free(plan);
+	return rc;
 }
 
 int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
@@ -126,6 +186,10 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	int mlir = emit_mlir(ctx, opts);
 	if (mlir < 0)
 		return PB_USAGE;
+	if (tile(opts) && !mlir)
+		return emit_tile(ctx, m, opts, out);
+	if (tile(opts))
+		return pb_ir_print(ctx, m, out);
 	struct pb_buf ptx = {0};
 	struct pb_plan *plan = pb_codegen_plan(ctx, m);
 	int rc = plan ? PB_OK : PB_ERR;

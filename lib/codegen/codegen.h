@@ -6,10 +6,20 @@
 #include "ir/ir.h"
 
 struct pb_codegen_opts {
-	const char *emit;  /* "ptx" (default) or "mlir" */
+	const char *emit;  /* "ptx" (default) or "mlir"; with the tile
+			      backend "tile" (default), "tileirbc" or "mlir" */
 	const char *plan;  /* also write the plan JSON to this file */
 	int ptxas_report;  /* print ptxas -v statistics to stderr */
+	const char *backend;  /* "ptx" (default) or "tile" (lib/tileir) */
+	const char *tileiras; /* --tileiras=PATH */
+	long opt_level;	      /* --opt-level for tileiras (0..3; -1: 3) */
+	int tile_tma;	      /* --tile-tma (with --emit=tileirbc only) */
 };
+
+/* The last stage a module must have been through before pb-codegen with
+ * "opts" (NULL: the defaults): pb-smem's for the PTX backend, pb-fuse's
+ * for the tile backend, which translates the fused kernels itself. */
+enum pb_stage pb_codegen_input_stage(const struct pb_codegen_opts *opts);
 
 /* Check "opts" before any work: PB_USAGE (reported) for a bad "emit". */
 int pb_codegen_check_opts(struct pb_ctx *ctx,

@@ -22,6 +22,8 @@ struct host {
 	} *b; /* host value "v" denotes plan buffer "buf" */
 	int n, cap;
 	int depth;
+	int calls; /* a launch per call of a pb.kernel function (the tile
+		      backend, before any mapping) */
 };
 
 /* Record in "h" that value "v" denotes plan buffer "buf". */
@@ -349,6 +351,38 @@ static int do_launch(struct host *h, MlirOperation op)
 
 static int run_func(struct host *h, MlirOperation f);
 
+/* A call "op" of kernel function "f" as one launch of a kernel named as
+ * "f", its arguments the call's operands; the grid and block are 1
+ * until the backend that compiles "f" knows them. */
+static int call_launch(struct host *h, MlirOperation op, MlirOperation f)
+{
+	MlirStringRef name = mlirSymbolRefAttrGetLeafReference(
+		pb_ir_attr(op, "callee"));
+	MlirAttribute nodes = pb_contract_nodes(f);
+	int64_t one[3] = {1, 1, 1};
+	struct pb_buf n = {0};
+	pb_buf_append(&n, name.data, name.length);
+	struct pb_plan_launch *l = pb_plan_add_launch(h->p, n.data, n.data, 0,
+						      NULL, one, one, 0);
+	pb_buf_free(&n);
+	int nn = !mlirAttributeIsNull(nodes) && mlirAttributeIsAArray(nodes)
+			 ? mlirArrayAttrGetNumElements(nodes)
+			 : 0;
+	for (int i = 0; i < nn; i++) {
+		MlirAttribute s = mlirArrayAttrGetElement(nodes, i);
+		if (!mlirAttributeIsAString(s))
+			continue;
+		MlirStringRef r = mlirStringAttrGetValue(s);
+		l->nodes = realloc(l->nodes, (l->nnodes + 2) * sizeof(char *));
+		l->nodes[l->nnodes++] = strndup(r.data, r.length);
+	}
+	int rc = PB_OK;
+	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && rc == PB_OK;
+	     i++)
+		rc = launch_arg(h, op, l, mlirOperationGetOperand(op, i));
+	return rc;
+}
+
 /* A call "op": run the callee with its arguments bound to the buffers of
  * the operands. */
 static int do_call(struct host *h, MlirOperation op)
@@ -371,6 +405,8 @@ static int do_call(struct host *h, MlirOperation op)
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
 	if (mlirBlockIsNull(body))
 		return fail_op(h, op, "the callee has no body");
+	if (h->calls && pb_contract_is_kernel(f))
+		return call_launch(h, op, f);
 	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
 		int b = lookup(h, mlirOperationGetOperand(op, i));
 		if (b >= 0)
@@ -418,7 +454,9 @@ static int run_func(struct host *h, MlirOperation f)
 	return PB_OK;
 }
 
-struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
+/* The plan of @main of "m"; with "calls", one launch per call of a
+ * kernel function. */
+static struct pb_plan *plan(struct pb_ctx *ctx, MlirModule m, int calls)
 {
 	MlirOperation main = pb_ir_lookup_func(m, "main");
 	MlirStringRef src = pb_contract_source(m);
@@ -426,7 +464,7 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
 	if (src.data)
 		pb_buf_append(&s, src.data, src.length);
 	struct host h = {ctx, pb_plan_alloc(ctx->arch, src.data ? s.data : NULL),
-			 NULL, 0, 0, 0};
+			 NULL, 0, 0, 0, calls};
 	pb_buf_free(&s);
 	int rc = PB_OK;
 	if (mlirOperationIsNull(main)) {
@@ -455,4 +493,14 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
 		return NULL;
 	}
 	return h.p;
+}
+
+struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m)
+{
+	return plan(ctx, m, 0);
+}
+
+struct pb_plan *pb_codegen_plan_calls(struct pb_ctx *ctx, MlirModule m)
+{
+	return plan(ctx, m, 1);
 }

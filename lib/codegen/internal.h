@@ -47,6 +47,10 @@ int pb_codegen_merge(struct pb_ctx *ctx, MlirModule m);
 /* The launch plan of the host function @main of "m" (lowered to
  * gpu.launch_func), or NULL after reporting an error. */
 struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m);
+/* The same before any mapping (the tile backend): each call of a
+ * pb.kernel function from @main is one launch of a kernel named as the
+ * function, with the call's operands as arguments and grid and block 1. */
+struct pb_plan *pb_codegen_plan_calls(struct pb_ctx *ctx, MlirModule m);
 /* Lower the kernels of "m" to PTX for ctx->arch into "out". */
 int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out);
 /* Run ptxas -v on "ptx" for ctx->arch and print a per-kernel summary of

@@ -119,9 +119,15 @@ static const struct stage {
 int pb_pipeline_run(struct pb_ctx *ctx, MlirModule m, enum pb_stage upto,
 		    const void *opts)
 {
+	/* pb-codegen's tile backend translates pb-fuse's kernels */
+	enum pb_stage before = upto == PB_STAGE_CODEGEN
+				       ? pb_codegen_input_stage(opts)
+				       : upto;
 	for (size_t i = 0; i < NSTAGES && stages[i].stage <= upto; i++) {
 		const struct stage *s = &stages[i];
 		int rc = PB_OK;
+		if (s->stage != upto && s->stage > before)
+			continue;
 		if (s->stage == upto)
 			rc = s->run(ctx, m, opts);
 		else if (pb_ir_get_stage(m) < s->stage)

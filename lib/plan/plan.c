@@ -795,3 +795,112 @@ struct pb_plan *pb_plan_from_ptx(const char *text, size_t len, char *err,
 	free(s.data);
 	return p;
 }
+
+/* ---- the cubin of a tile artifact ---- */
+
+static const char b64[] =
+	"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+void pb_plan_put_cubin(char **text, size_t *tlen, const void *cubin,
+		       size_t len)
+{
+	const unsigned char *c = cubin;
+	size_t lines = (len + 56) / 57 + 1;
+	size_t cap = *tlen + 64 + 4 * ((len + 2) / 3) + 5 * lines + 32;
+	char *t = realloc(*text, cap), *p;
+	if (!t)
+		return;
+	p = t + *tlen;
+	p += sprintf(p, PB_PLAN_CUBIN "%zu\n", len);
+	for (size_t i = 0; i < len; i += 57) {
+		size_t end = i + 57 < len ? i + 57 : len;
+		p += sprintf(p, "// ");
+		for (size_t j = i; j < end; j += 3) {
+			unsigned v = c[j] << 16;
+			if (j + 1 < end)
+				v |= c[j + 1] << 8;
+			if (j + 2 < end)
+				v |= c[j + 2];
+			*p++ = b64[v >> 18];
+			*p++ = b64[(v >> 12) & 63];
+			*p++ = j + 1 < end ? b64[(v >> 6) & 63] : '=';
+			*p++ = j + 2 < end ? b64[v & 63] : '=';
+		}
+		*p++ = '\n';
+	}
+	p += sprintf(p, PB_PLAN_CUBIN_END "\n");
+	*tlen = p - t;
+	*text = t;
+}
+
+/* The value of base64 digit "c", or -1. */
+static int b64_digit(int c)
+{
+	const char *p = c ? strchr(b64, c) : NULL;
+	return p ? (int)(p - b64) : -1;
+}
+
+int pb_plan_get_cubin(const char *text, size_t len, unsigned char **cubin,
+		      size_t *n, char *err, size_t errlen)
+{
+	const char *p = memmem(text, len, PB_PLAN_CUBIN, strlen(PB_PLAN_CUBIN));
+	const char *end = text + len;
+	*cubin = NULL;
+	*n = 0;
+	if (!p)
+		return 1;
+	p += strlen(PB_PLAN_CUBIN);
+	char *q;
+	unsigned long long want = strtoull(p, &q, 10);
+	if (q == p || want == 0 || want > (1ull << 31)) {
+		snprintf(err, errlen, "bad cubin size");
+		return -1;
+	}
+	unsigned char *out = malloc(want + 3);
+	size_t k = 0;
+	unsigned v = 0;
+	int nd = 0;
+	p = q;
+	while (p < end && out) {
+		const char *eol = memchr(p, '\n', end - p);
+		if (!eol)
+			eol = end;
+		size_t m = eol - p;
+		if (m >= strlen(PB_PLAN_CUBIN_END) &&
+		    !strncmp(p, PB_PLAN_CUBIN_END, strlen(PB_PLAN_CUBIN_END)))
+			break;
+		if (m >= 3 && !strncmp(p, "// ", 3))
+			p += 3;
+		for (const char *s = p; s < eol; s++) {
+			int d = b64_digit(*s);
+			if (d < 0)
+				continue; /* padding */
+			v = v << 6 | d;
+			if (++nd == 4) {
+				if (k + 3 <= want + 3) {
+					out[k++] = v >> 16;
+					out[k++] = v >> 8;
+					out[k++] = v;
+				}
+				v = 0;
+				nd = 0;
+			}
+		}
+		p = eol + 1;
+	}
+	if (nd == 2 && k + 1 <= want + 3)
+		out[k++] = v >> 4;
+	else if (nd == 3 && k + 2 <= want + 3) {
+		out[k++] = v >> 10;
+		out[k++] = v >> 2;
+	}
+	if (!out || k < want || p >= end) {
+		free(out);
+		snprintf(err, errlen, "truncated cubin section (%zu of %llu "
+			 "bytes)", k, want);
+		return -1;
+	}
+	*cubin = out;
+	*n = want;
+	return 0;
+}

@@ -13,6 +13,11 @@
 #define PB_PLAN_VERSION 1
 #define PB_PLAN_BEGIN "// pb-plan-begin"
 #define PB_PLAN_END "// pb-plan-end"
+/* A tile artifact (pb-codegen --backend=tile, docs/tileir.md) carries,
+ * after the plan header, one cubin in base64: "// pb-cubin BYTES", lines
+ * of 76 base64 characters each prefixed by "// ", "// pb-cubin-end". */
+#define PB_PLAN_CUBIN "// pb-cubin "
+#define PB_PLAN_CUBIN_END "// pb-cubin-end"
 
 enum pb_plan_kind {
 	PB_PLAN_INPUT,   /* a graph input, filled by the caller */
@@ -127,6 +132,16 @@ char *pb_plan_to_json(const struct pb_plan *p, const char *prefix);
 /* The comment header of a PTX file: PB_PLAN_BEGIN, the JSON with every
  * line prefixed by "// ", PB_PLAN_END. Malloc'ed. */
 char *pb_plan_to_header(const struct pb_plan *p);
+
+ /* Append the cubin section of "cubin" ("len" bytes) to the artifact text
+ * "*text" (malloc'ed, "*tlen" bytes, NUL-terminated; both updated). */
+void pb_plan_put_cubin(char **text, size_t *tlen, const void *cubin,
+		       size_t len);
+/* The cubin of the artifact "text" ("len" bytes): malloc'ed bytes into
+ * "*cubin" and "*n"; 0 when there is one, 1 when "text" has no cubin
+ * section (a PTX file), -1 with a message in "err" when it is malformed. */
+int pb_plan_get_cubin(const char *text, size_t len, unsigned char **cubin,
+		      size_t *n, char *err, size_t errlen);
 
 /* Read a plan from JSON "text" of "len" bytes; NULL with a message in
  * "err" (size "errlen") when it is malformed or inconsistent. */

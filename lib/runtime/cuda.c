@@ -234,13 +234,23 @@ static int load_module(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 		       const char *ptx, size_t len)
 {
 	static char elog[16384], ilog[16384];
-	char *text = malloc(len + 1);
+	unsigned char *cubin;
+	size_t n;
+	/* a tile artifact (docs/tileir.md) carries a cubin instead of PTX */
+	int has = pb_plan_get_cubin(ptx, len, &cubin, &n, elog, sizeof(elog));
+	if (has < 0) {
+		pb_error(ctx, "bad cubin in the tile artifact: %s", elog);
+		return PB_ERR;
+	}
+	char *text = has == 0 ? (char *)cubin : malloc(len + 1);
 	if (!text) {
 		pb_error(ctx, "out of memory");
 		return PB_ERR;
 	}
-	memcpy(text, ptx, len);
-	text[len] = '\0';
+	if (has) {
+		memcpy(text, ptx, len);
+		text[len] = '\0';
+	}
 	elog[0] = ilog[0] = '\0';
 	int opt[4] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
 		      CU_JIT_INFO_LOG_BUFFER, CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES};
@@ -251,9 +261,10 @@ static int load_module(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 	if (!r)
 		return PB_OK;
 	g->mod = NULL;
-	pb_error(ctx, "the CUDA driver cannot load the PTX for %s on this "
+	pb_error(ctx, "the CUDA driver cannot load the %s for %s on this "
 		 "device (sm_%d): %s (CUDA error %d)%s%s",
-		 g->plan->arch ? g->plan->arch : "?", g->cc, err_str(r), r,
+		 has ? "PTX" : "cubin", g->plan->arch ? g->plan->arch : "?",
+		 g->cc, err_str(r), r,
 		 elog[0] ? ": " : "", one_line(elog));
 	return PB_ERR;
 }

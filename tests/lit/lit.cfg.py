@@ -37,6 +37,29 @@ nvdisasm = _nvdisasm()
 if nvdisasm:
     config.available_features.add("nvdisasm")
     config.environment["PB_NVDISASM"] = nvdisasm
+    config.substitutions.append(("%nvdisasm", nvdisasm))
+# NVIDIA's Tile IR tools (pb-codegen --backend=tile, docs/tileir.md):
+# $PB_TILEIRAS / $PB_TILEIRDISASM, on PATH, or in the virtual environment
+# scripts/deps.sh --tile installs (build/venv-tile); the tests that need
+# them are UNSUPPORTED without them.
+def _tile_tool(name, env):
+    given = os.environ.get(env)
+    if given:
+        return given if os.access(given, os.X_OK) else None
+    found = shutil.which(name)
+    if found:
+        return found
+    import glob
+    hits = sorted(glob.glob(os.path.join(
+        build, "venv-tile", "lib", "python3*", "site-packages", "nvidia",
+        "cu*", "bin", name)))
+    return hits[-1] if hits else None
+for name, env in (("tileiras", "PB_TILEIRAS"), ("tileirdisasm", "PB_TILEIRDISASM")):
+    tool = _tile_tool(name, env)
+    if tool:
+        config.available_features.add(name)
+        config.environment[env] = tool
+        config.substitutions.append(("%" + name, tool))
 if shutil.which("rsvg-convert"):
     config.available_features.add("rsvg-convert")
 for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS", "HOME"):

@@ -8,6 +8,9 @@
  *   PB_MOCK_CUDA_FAIL=<kernel> the launch of <kernel> fails at the next
  *                              synchronization (illegal address)
  * A PTX that contains "MOCK_JIT_FAIL" fails to load with a two-line log.
+ * A cubin (an ELF image: pb-codegen --backend=tile) loads too: a kernel is
+ * found by its .nv.info.<name> section, one 64-bit parameter per
+ * EIATTR_KPARAM_INFO entry.
  * Built by tests/lit/lit.cfg.py; not part of pb.
  */
 #include <stdint.h>
@@ -25,6 +28,8 @@ static struct {
 } allocs[MAX_ALLOCS];
 static int nallocs;
 static char *ptx;
+static unsigned char *cubin; /* the module when it is an ELF image */
+static size_t cubin_len;
 static double clock_ms;
 static int failed;
 static void *funcs[1024]; /* freed when the module is unloaded */
@@ -109,8 +114,63 @@ CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n,
 		return 218;
 	}
 	free(ptx);
+	free(cubin);
+	ptx = NULL;
+	cubin = NULL;
+	if (!memcmp(image, "\x7f" "ELF", 4)) {
+		/* the image ends with its section header table */
+		const unsigned char *e = image;
+		uint64_t shoff;
+		uint16_t shentsize, shnum;
+		memcpy(&shoff, e + 0x28, 8);
+		memcpy(&shentsize, e + 0x3a, 2);
+		memcpy(&shnum, e + 0x3c, 2);
+		cubin_len = shoff + (size_t)shentsize * shnum;
+		cubin = malloc(cubin_len);
+		memcpy(cubin, image, cubin_len);
+		*mod = cubin;
+		return 0;
+	}
 	ptx = strdup(image);
 	*mod = ptx;
+	return 0;
+}
+
+/* The kernel "name" of the cubin into "f": its .nv.info.<name> section,
+ * one .u64 parameter per EIATTR_KPARAM_INFO (0x17) entry. */
+static int find_cubin_entry(struct func *f, const char *name)
+{
+	char want[300];
+	uint64_t shoff;
+	uint16_t shentsize, shnum, shstrndx;
+	snprintf(want, sizeof(want), ".nv.info.%s", name);
+	memcpy(&shoff, cubin + 0x28, 8);
+	memcpy(&shentsize, cubin + 0x3a, 2);
+	memcpy(&shnum, cubin + 0x3c, 2);
+	memcpy(&shstrndx, cubin + 0x3e, 2);
+	uint64_t stroff;
+	memcpy(&stroff, cubin + shoff + (size_t)shstrndx * shentsize + 0x18, 8);
+	for (unsigned i = 0; i < shnum; i++) {
+		const unsigned char *sh = cubin + shoff + (size_t)i * shentsize;
+		uint32_t nm;
+		uint64_t off, size;
+		memcpy(&nm, sh, 4);
+		memcpy(&off, sh + 0x18, 8);
+		memcpy(&size, sh + 0x20, 8);
+		if (strcmp((const char *)cubin + stroff + nm, want))
+			continue;
+		snprintf(f->name, sizeof(f->name), "%s", name);
+		for (uint64_t p = off; p + 4 <= off + size;) {
+			int fmt = cubin[p], attr = cubin[p + 1];
+			uint16_t n = 0;
+			if (fmt == 4)
+				memcpy(&n, cubin + p + 2, 2);
+			if (fmt == 4 && attr == 0x17 && f->nparams < 64)
+				strcpy(f->types[f->nparams++], ".u64");
+			p += fmt == 4 ? 4 + (uint64_t)n : 4;
+		}
+		return 1;
+	}
 	return 0;
 }
 
@@ -122,6 +182,8 @@ CUresult cuModuleUnload(void *mod)
 	nfuncs = 0;
 	free(ptx);
 	ptx = NULL;
+	free(cubin);
+	cubin = NULL;
 	return 0;
 }
 
@@ -147,7 +209,8 @@ CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
 {
 	(void)mod;
 	struct func *f = calloc(1, sizeof(*f));
-	if (!find_entry(f, name) || nfuncs == 1024) {
+	if (!(cubin ? find_cubin_entry(f, name) : find_entry(f, name)) ||
+	    nfuncs == 1024) {
 		free(f);
 		return 500;
 	}

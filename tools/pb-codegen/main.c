@@ -2,7 +2,7 @@
 #include "codegen/codegen.h"
 #include "pipeline/pipeline.h"
 
-static struct pb_codegen_opts opts;
+static struct pb_codegen_opts opts = {.opt_level = -1};
 
 static const struct pb_opt options[] = {
 	{"emit", PB_OPT_STR, &opts.emit, "KIND",
@@ -12,6 +12,15 @@ static const struct pb_opt options[] = {
 	 "also write the launch plan (JSON) to FILE"},
 	{"ptxas-report", PB_OPT_FLAG, &opts.ptxas_report, NULL,
 	 "run ptxas -v; print registers, spills, smem per kernel to stderr"},
+	{"backend", PB_OPT_STR, &opts.backend, "NAME",
+	 "ptx (default), or tile: CUDA Tile IR assembled by tileiras into "
+	 "a cubin (emit tile, tileirbc or mlir)"},
+	{"tileiras", PB_OPT_STR, &opts.tileiras, "PATH",
+	 "the tileiras to run (default: $PB_TILEIRAS, PATH, build/venv-tile)"},
+	{"opt-level", PB_OPT_INT, &opts.opt_level, "N",
+	 "tileiras's optimization level, 0 to 3 (default 3)"},
+	{"tile-tma", PB_OPT_FLAG, &opts.tile_tma, NULL,
+	 "with --emit=tileirbc: buffers assumed aligned on sm_90 too (TMA)"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 

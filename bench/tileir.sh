@@ -1,0 +1,86 @@
+#!/bin/bash
+# The static bench of the Tile IR backend (docs/tileir.md, bench/RESULTS.md):
+# an fp16 GEMM 4096^3 (f32 accumulation) through pb-codegen --backend=tile
+# (on sm_90 also with --tile-tma: the buffers assumed aligned, so that
+# tileiras loads through TMA, which pb's runtime cannot launch yet) and
+# through the PTX backend, for sm_90 and sm_80, and the same GEMM
+# written in cuTile Python when CUTILE_PYTHON names a python with cuda-tile
+# (PyPI; e.g. /work/venv-tile/bin/python): the SASS of each (nvdisasm), its
+# hottest loop (the one with the most tensor-core instructions) and what
+# feeds it. CPU only: tileiras, ptxas, nvdisasm.
+#
+#   bench/tileir.sh [--size N] [--md]
+#   bench/tileir.sh --models     the shared models through --backend=tile
+#                                for sm_90 and sm_80: kernels assembled, time
+# Needs: build/ (make), tileiras (PATH, $PB_TILEIRAS or build/venv-tile),
+# ptxas (/usr/local/cuda), nvdisasm ($PB_NVDISASM or PATH).
+set -eo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+N=4096
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--size) N=$2; shift 2 ;;
+	--md) shift ;;
+	--models) models=1; shift ;;
+	*) echo "usage: bench/tileir.sh [--size N] [--md]" >&2; exit 2 ;;
+	esac
+done
+export PATH="$root/build/bin:$PATH"
+NVDISASM=${PB_NVDISASM:-$(command -v nvdisasm || true)}
+PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
+TILEIRAS=${PB_TILEIRAS:-$(command -v tileiras || ls "$root"/build/venv-tile/lib/python3*/site-packages/nvidia/cu*/bin/tileiras 2>/dev/null | tail -1)}
+t=$(mktemp -d)
+trap 'rm -rf "$t"' EXIT
+if [ -n "$models" ]; then
+	echo "| model | arch | kernels (entries) | launches | tileiras + pb-codegen s | cubin bytes |"
+	echo "|---|---|---|---|---|---|"
+	for m in "$root"/../shared/models/*.onnx; do
+		name=$(basename "$m" .onnx)
+		pb-import "$m" | pb-fuse > "$t/$name.mlir"
+		for arch in sm_90 sm_80; do
+			s0=$(date +%s.%N)
+			pb-codegen --backend=tile --tileiras="$TILEIRAS" --arch=$arch "$t/$name.mlir" -o "$t/$name.$arch.tile"
+			s1=$(date +%s.%N)
+			k=$(/usr/bin/python3 "$root/tests/lit/tileir/Inputs/cubin.py" "$t/$name.$arch.tile" | grep -c '^kernel')
+			l=$(grep -c '"kernel":' "$t/$name.$arch.tile")
+			b=$(sed -n 's|^// pb-cubin \([0-9]*\)$|\1|p' "$t/$name.$arch.tile")
+			printf '| %s | %s | %d | %d | %.1f | %d |\n' "$name" $arch "$k" "$l" "$(echo "$s1 - $s0" | bc)" "$b"
+		done
+	done
+	exit 0
+fi
+[ -x "$NVDISASM" ] || { echo "bench/tileir.sh: no nvdisasm (set PB_NVDISASM)" >&2; exit 1; }
+/usr/bin/python3 - "$t/gemm.onnx" "$N" <<'PY'
+import sys
+import onnx
+from onnx import TensorProto, helper
+n = int(sys.argv[2])
+g = helper.make_graph(
+    [helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")], "gemm",
+    [helper.make_tensor_value_info("a", TensorProto.FLOAT16, [n, n]),
+     helper.make_tensor_value_info("b", TensorProto.FLOAT16, [n, n])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [n, n])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+PY
+echo "| backend | kernel | hot loop instrs | HGMMA | HMMA | UTMALDG | LDGSTS | LDSM | LDG | LDS | kernel instrs | whole kernel |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+pb-import "$t/gemm.onnx" | pb-fuse > "$t/gemm.fuse.mlir"
+for arch in sm_90 sm_80; do
+	pb-codegen --backend=tile --tileiras="$TILEIRAS" --arch=$arch "$t/gemm.fuse.mlir" -o "$t/tile.$arch"
+	/usr/bin/python3 "$root/tests/lit/tileir/Inputs/cubin.py" "$t/tile.$arch" --out "$t/tile.$arch.cubin" > /dev/null
+	/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/tile.$arch.cubin" "pb tile $arch"
+	if [ $arch = sm_90 ]; then
+		pb-codegen --backend=tile --tile-tma --emit=tileirbc "$t/gemm.fuse.mlir" -o "$t/tma.bc"
+		env -u CUDA_HOME "$TILEIRAS" --gpu-name=$arch -O3 -o "$t/tma.cubin" "$t/tma.bc"
+		/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/tma.cubin" "pb tile $arch --tile-tma"
+	fi
+	pb-codegen --arch=$arch "$t/gemm.fuse.mlir" -o "$t/ptx.$arch.ptx"
+	"$PTXAS" -arch=$arch "$t/ptx.$arch.ptx" -o "$t/ptx.$arch.cubin"
+	/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/ptx.$arch.cubin" "pb ptx $arch"
+	if [ -n "$CUTILE_PYTHON" ]; then
+		env -u CUDA_HOME "$CUTILE_PYTHON" "$here/tileir_cutile.py" "$t/ct.tileirbc"
+		env -u CUDA_HOME "$TILEIRAS" --gpu-name=$arch -O3 -o "$t/ct.$arch.cubin" "$t/ct.tileirbc"
+		/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/ct.$arch.cubin" "cuTile $arch"
+	fi
+done

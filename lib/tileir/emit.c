@@ -1,0 +1,248 @@
+/* The tile backend's output: every kernel nest of a fused module as one
+ * Tile IR entry of one bytecode module, assembled by tileiras into one
+ * cubin, written after the launch plan (docs/tileir.md). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tileir/internal.h"
+
+/* The nests of kernel function "f" (its top-level loops) into "l"; an
+ * operation there that is neither a loop, a constant nor the return is
+ * reported. */
+static int nests(struct pb_ctx *ctx, MlirOperation f, struct pb_ir_ops *l)
+{
+	MlirBlock b = pb_ir_entry_block(f);
+	for (MlirOperation op = mlirBlockGetFirstOperation(b);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		if (pb_ir_op_is(op, "affine.parallel") ||
+		    pb_ir_op_is(op, "affine.for"))
+			pb_ir_ops_push(l, op);
+		else if (!pb_ir_op_is(op, "arith.constant") &&
+			 !pb_ir_op_is(op, "func.return")) {
+			MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+			pb_error_at(ctx, mlirOperationGetLocation(op),
+				    "cannot translate '%.*s' to Tile IR: only "
+				    "loop nests and constants at a kernel's "
+				    "top level", (int)n.length, n.data);
+			return PB_ERR;
+		}
+	}
+	return PB_OK;
+}
+
+/* The name of nest "i" of "n" of kernel function "f": "f" alone, or
+ * "f_i". */
+static void nest_name(const char *f, int i, int n, struct pb_buf *out)
+{
+	out->len = 0;
+	if (n == 1)
+		pb_buf_printf(out, "%s", f);
+	else
+		pb_buf_printf(out, "%s_%d", f, i);
+}
+
+/* A kernel entry written to the module: its name and grid. */
+struct entry {
+	char *name;
+	int64_t grid[3];
+};
+
+/* Which arguments of kernel function "fname" are 16-byte aligned at
+ * every one of its launches "l" ("n" of them) in plan "p": a root buffer
+ * (the runtime's allocations are 256-byte aligned) or a view that many
+ * bytes from its root. Malloc'ed. */
+static int *aligned_args(const struct pb_plan *p,
+			 const struct pb_plan_launch *l, int n,
+			 const char *fname)
+{
+	int nargs = 0;
+	for (int i = 0; i < n; i++)
+		if (!strcmp(l[i].kernel, fname) && l[i].nargs > nargs)
+			nargs = l[i].nargs;
+	int *a = calloc(nargs + 1, sizeof(int));
+	for (int k = 0; k < nargs; k++)
+		a[k] = 1;
+	for (int i = 0; i < n; i++) {
+		if (strcmp(l[i].kernel, fname))
+			continue;
+		for (int k = 0; k < l[i].nargs; k++) {
+			const struct pb_plan_arg *x = &l[i].args[k];
+			const struct pb_plan_buffer *b =
+				x->kind == PB_PLAN_ARG_BUFFER ? &p->buffers[x->buffer]
+							      : NULL;
+			if (!b || (b->kind == PB_PLAN_VIEW && b->offset % 16))
+				a[k] = 0;
+		}
+	}
+	return a;
+}
+
+/* Write the entries of kernel function "fname" of "m" into "w" (once,
+ * recorded in "e"/"ne"), the arguments "aligned" as aligned_args says;
+ * the first of them into *first and their number into *count. */
+static int kernel(struct pb_ctx *ctx, MlirModule m, struct pb_tileir *w,
+		  const char *fname, const int *aligned, struct entry **e,
+		  int *ne, int *first, int *count)
+{
+	struct pb_buf name = {0};
+	MlirOperation f = pb_ir_lookup_func(m, fname);
+	struct pb_ir_ops l = {0};
+	int rc = mlirOperationIsNull(f) ? PB_ERR : nests(ctx, f, &l);
+	if (mlirOperationIsNull(f))
+		pb_error(ctx, "internal: no kernel function @%s", fname);
+	*count = l.n;
+	for (int i = 0; rc == PB_OK && i < l.n; i++) {
+		nest_name(fname, i, l.n, &name);
+		int seen = -1;
+		for (int j = 0; j < *ne; j++)
+			if (!strcmp((*e)[j].name, name.data))
+				seen = j;
+		if (i == 0)
+			*first = seen >= 0 ? seen : *ne;
+		if (seen >= 0)
+			continue;
+		*e = realloc(*e, (*ne + 1) * sizeof(**e));
+		struct entry *x = &(*e)[(*ne)++];
+		x->name = strdup(name.data);
+		rc = pb_tileir_nest(ctx, w, f, l.v[i], name.data, aligned,
+				    x->grid);
+	}
+	pb_ir_ops_free(&l);
+	pb_buf_free(&name);
+	return rc;
+}
+
+/* Free launch "l"'s fields. */
+static void launch_free(struct pb_plan_launch *l)
+{
+	free(l->kernel);
+	free(l->origin);
+	for (int j = 0; j < l->nnodes; j++)
+		free(l->nodes[j]);
+	free(l->nodes);
+	for (int j = 0; j < l->nargs; j++)
+		free(l->args[j].type);
+	free(l->args);
+}
+
+/* Write the entries of every kernel that "p" launches into "w" and
+ * replace its launches (one per kernel call) by one per nest of each
+ * call's kernel, with the nest's grid and block 1. */
+static int relaunch(struct pb_ctx *ctx, MlirModule m, struct pb_plan *p,
+		    struct pb_tileir *w, int assume, struct entry **e, int *ne)
+{
+	int n = p->nlaunches;
+	struct pb_plan_launch *old = p->launches;
+	p->launches = NULL;
+	p->nlaunches = 0;
+	int rc = PB_OK;
+	for (int i = 0; i < n && rc == PB_OK; i++) {
+		struct pb_plan_launch *o = &old[i];
+		int first = 0, count = 0;
+		int *aligned = assume ? aligned_args(p, old, n, o->kernel) : NULL;
+		rc = kernel(ctx, m, w, o->kernel, aligned, e, ne, &first, &count);
+		free(aligned);
+		for (int j = 0; rc == PB_OK && j < count; j++) {
+			const struct entry *x = &(*e)[first + j];
+			int64_t block[3] = {1, 1, 1};
+			struct pb_plan_launch *l = pb_plan_add_launch(
+				p, x->name, o->origin, o->nnodes,
+				(const char *const *)o->nodes, x->grid, block, 0);
+			l->nargs = o->nargs;
+			l->args = calloc(o->nargs + 1, sizeof(*l->args));
+			for (int a = 0; a < o->nargs; a++) {
+				l->args[a] = o->args[a];
+				if (o->args[a].type)
+					l->args[a].type = strdup(o->args[a].type);
+			}
+		}
+	}
+	for (int i = 0; i < n; i++)
+		launch_free(&old[i]);
+	free(old);
+	return rc;
+}
+
+/* The block size of every launch of "p" from the cubin "c". */
+static int set_blocks(struct pb_ctx *ctx, struct pb_plan *p,
+		      const struct pb_buf *c)
+{
+	for (int i = 0; i < p->nlaunches; i++) {
+		struct pb_plan_launch *l = &p->launches[i];
+		if (pb_tileir_cubin_block(c->data, c->len, l->kernel, l->block)) {
+			pb_error(ctx, "the cubin of tileiras gives no block "
+				 "size for kernel '%s'", l->kernel);
+			return PB_ERR;
+		}
+		/* a launch passes one pointer per buffer and nothing else */
+		int64_t bytes = pb_tileir_cubin_params(c->data, c->len, l->kernel);
+		if (bytes != 8 * (int64_t)l->nargs) {
+			pb_error(ctx, "kernel '%s' of the cubin takes %lld bytes of "
+				 "parameters, not the %d pointers pb launches it "
+				 "with (launch data built by the host, such as "
+				 "TMA descriptors, is not supported)", l->kernel,
+				 (long long)bytes, l->nargs);
+			return PB_ERR;
+		}
+	}
+	return PB_OK;
+}
+
+int pb_tileir_emit(struct pb_ctx *ctx, MlirModule m, struct pb_plan *plan,
+		   const struct pb_tileir_opts *opts, struct pb_buf *out)
+{
+	char tool[4096];
+	if (!opts->emit_bytecode &&
+	    pb_tileir_find_tool(opts->tileiras, "tileiras", "PB_TILEIRAS", tool,
+				sizeof(tool))) {
+		const char *given = opts->tileiras ? opts->tileiras
+						   : getenv("PB_TILEIRAS");
+		if (given)
+			pb_error(ctx, "--backend=tile: '%s' is not an "
+				 "executable tileiras", given);
+		else
+			pb_error(ctx, "--backend=tile needs NVIDIA's tileiras "
+				 "(not on PATH nor in build/venv-tile: run "
+				 "scripts/deps.sh --tile, or give "
+				 "--tileiras=PATH)");
+		return PB_ERR;
+	}
+	struct pb_tileir w;
+	struct entry *e = NULL;
+	int ne = 0;
+	pb_tileir_init(&w);
+	/* aligned buffers make tileiras use cp.async and ldmatrix on sm_80,
+	 * but TMA on sm_90, whose descriptors the host would have to build */
+	int assume = opts->tma || atoi(ctx->arch + 3) < 90;
+	int rc = relaunch(ctx, m, plan, &w, assume, &e, &ne);
+	struct pb_buf bc = {0}, cubin = {0};
+	if (rc == PB_OK)
+		pb_tileir_finish(&w, &bc);
+	if (rc == PB_OK && opts->emit_bytecode)
+		pb_buf_append(out, bc.data, bc.len);
+	if (rc == PB_OK && !opts->emit_bytecode)
+		rc = pb_tileir_assemble(ctx, tool, "the kernels", &bc, ctx->arch,
+					opts->opt_level, &cubin);
+	if (rc == PB_OK && !opts->emit_bytecode)
+		rc = set_blocks(ctx, plan, &cubin);
+	char err[256];
+	if (rc == PB_OK && !opts->emit_bytecode &&
+	    pb_plan_check(plan, err, sizeof(err))) {
+		pb_error(ctx, "internal: inconsistent launch plan: %s", err);
+		rc = PB_ERR;
+	}
+	if (rc == PB_OK && !opts->emit_bytecode) {
+		char *text = pb_plan_to_header(plan);
+		size_t len = strlen(text);
+		pb_plan_put_cubin(&text, &len, cubin.data, cubin.len);
+		pb_buf_append(out, text, len);
+		free(text);
+	}
+	for (int i = 0; i < ne; i++)
+		free(e[i].name);
+	free(e);
+	pb_buf_free(&bc);
+	pb_buf_free(&cubin);
+	pb_tileir_free(&w);
+	return rc;
+}
