@@ -347,18 +347,29 @@ out:
 	return ok;
 }
 
-int pb_kernel_mma_tiles(const struct pb_target *t,
-		  const struct pb_kernel_contraction *c, struct pb_kernel_mma_tiles *s,
-		  const char **why)
+/* The issue-slot efficiency of a warp tile of fm x fn fragments: its
+ * mma.sync per k-step over all the instructions of one, the others being
+ * the ldmatrix of its A and B fragments (fm + fn / 2) and a fixed part
+ * (the copies, barrier and addressing of the step): read off the SASS of
+ * pb's kernels (64x64: 32 HMMA in 107 instructions; 16x8: 1 in about
+ * 40). */
+static double tile_efficiency(int64_t fm, int64_t fn)
 {
-	/* block tile, warp tile: the largest first; 64x64 and 32x32 warp
-	   tiles keep a thread's accumulators at 64 and 32 registers */
+	double mma = (double)(fm * fn);
+	return mma / (mma + 1.5 * (double)(fm + fn) + 40.0);
+}
+
+int pb_kernel_mma_tiles(const struct pb_target *t,
+			const struct pb_kernel_contraction *c,
+			struct pb_kernel_mma_tiles *s, const char **why)
+{
 	static const struct pb_kernel_mma_tiles cand[] = {
 		{128, 128, 64, 64}, {128, 64, 64, 32}, {64, 64, 32, 32},
 		{64, 32, 32, 16},   {32, 32, 16, 16},  {16, 16, 16, 8},
 		{16, 8, 16, 8},
 	};
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
+	double best_cost = 0;
 	int best = -1;
 	for (int d = 0; d < c->b.n; d++)
 		if (d != c->m && d != c->n)
@@ -367,18 +378,38 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 	if (c->k % PB_KERNEL_FRAG_K)
 		return 0;
 	*why = "C's rows are not a multiple of 16 or its columns of 8";
+	/* The least predicted time: the blocks an SM runs one after another
+	   (ceil(blocks / SMs)) times a block's fragments over the tile's
+	   efficiency, slowed when too few warps are resident to hide the
+	   latency of the pipeline (fewer than 8 per SM). */
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		if (em % cand[i].bm || en % cand[i].bn)
+		const struct pb_kernel_mma_tiles *x = &cand[i];
+		if (em % x->bm || en % x->bn)
 			continue;
-		if (best < 0)
+		int64_t fm = x->wm / PB_KERNEL_FRAG_M, fn = x->wn / PB_KERNEL_FRAG_N;
+		int64_t warps = (x->bm / x->wm) * (x->bn / x->wn);
+		int64_t grid = rest * (em / x->bm) * (en / x->bn);
+		struct pb_kernel_resources r = {
+			.threads = 32 * warps,
+			.regs = (int)(4 * fm * fn + 4 * fm + 2 * fn + 40),
+			.smem = 0,
+		};
+		struct pb_kernel_occupancy o;
+		if (r.regs > t->max_regs_per_thread)
+			continue; /* tensor-core tiles may use them all */
+		pb_kernel_occupancy(t, &r, grid, &o);
+		int64_t per_sm = (grid + t->sm_count - 1) / t->sm_count;
+		int64_t resident = warps * (per_sm < o.blocks_per_sm
+						    ? per_sm
+						    : o.blocks_per_sm);
+		double cost = (double)per_sm * (double)(fm * fn * warps) /
+			      tile_efficiency(fm, fn);
+		if (resident < 8)
+			cost *= 8.0 / (double)resident;
+		if (best < 0 || cost < best_cost) {
 			best = (int)i;
-		/* enough blocks to fill the SMs once */
-		if (rest * (em / cand[i].bm) * (en / cand[i].bn) >=
-		    t->sm_count) {
-			best = (int)i;
-			break;
+			best_cost = cost;
 		}
-		best = (int)i;
 	}
 	if (best < 0)
 		return 0;

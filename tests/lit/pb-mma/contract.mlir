@@ -28,15 +28,15 @@
 // MARK: affine.parallel (%{{.*}}) = (0) to (32) {
 // MARK: } {pb.mma}
 
-// REM: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile 16x8, warp tile 16x8 (1 warps)
+// REM: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile 16x16, warp tile 16x8 (2 warps)
 // REM: remark: on tensor cores: mma.sync m16n8k16 bf16 -> f32, block tile 16x8, warp tile 16x8 (1 warps)
 // REM: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32
 // NOMMA: remark: on CUDA cores: --no-mma
 
 // Gemm: C = relu(A x B + bias), the epilogue on the 16x8 fragment.
 // CHECK-LABEL: func.func private @k0_gemm
-// CHECK: affine.parallel (%[[I:.*]], %[[J:.*]]) = (0, 0) to (32, 16) step (16, 8) {
-// CHECK: affine.parallel (%[[WM:.*]], %[[WN:.*]]) = (0, 0) to (16, 8) step (16, 8) {
+// CHECK: affine.parallel (%[[I:.*]], %[[J:.*]]) = (0, 0) to (32, 16) step (16, 16) {
+// CHECK: affine.parallel (%[[WM:.*]], %[[WN:.*]]) = (0, 0) to (16, 16) step (16, 8) {
 // CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<16x8xf32>
 // CHECK: %[[R:.*]] = affine.for %[[K:.*]] = 0 to 64 step 16 iter_args(%[[ACC:.*]] = %[[Z]]) -> (vector<16x8xf32>) {
 // CHECK: %[[A:.*]] = vector.transfer_read %arg0[%{{.*}}, %[[K]]], {{.*}} : memref<32x64xf16>, vector<16x16xf16>

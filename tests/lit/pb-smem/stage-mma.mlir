@@ -17,15 +17,16 @@
 // RUN: pb-codegen --arch=sm_80 %t/s.mlir | FileCheck --check-prefix=PTX %s
 // RUN: pb-codegen --arch=sm_90 %t/s.mlir | FileCheck --check-prefix=PTX %s
 
-// C = A x B + bias, 128x128x64 in f16: one block of 2x2 warps, each a
-// 64x64 warp tile of 4x8 fragments. Each warp's ring holds its 64 rows of
-// A and 64 columns of B per k-tile, rows padded by 8 elements.
-// REM: remark: warp tiles staged: 2 operands, 2 stages of k-tile 16, 43008 bytes of shared memory for 4 warps
+// C = A x B + bias, 128x128x64 in f16 on one SM: two blocks of 128x64,
+// each of 2x2 warps with a 64x32 warp tile of 4x4 fragments. Each warp's
+// ring holds its 64 rows of A and 32 columns of B per k-tile, rows padded
+// by 8 elements.
+// REM: remark: warp tiles staged: 2 operands, 2 stages of k-tile 16, 34816 bytes of shared memory for 4 warps
 
 // CHECK-LABEL: func.func private @k0_gemm
-// CHECK-DAG: %[[RB:.*]] = memref.alloc() : memref<4x2x16x72xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[RB:.*]] = memref.alloc() : memref<4x2x16x40xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[RA:.*]] = memref.alloc() : memref<4x2x64x24xf16, #gpu.address_space<workgroup>>
-// CHECK: affine.parallel (%[[WM:.*]], %[[WN:.*]]) = (0, 0) to (128, 128) step (64, 64) {
+// CHECK: affine.parallel (%[[WM:.*]], %[[WN:.*]]) = (0, 0) to (128, 64) step (64, 32) {
 // CHECK: %[[W:.*]] = affine.apply #{{.*}}(%[[WM]], %[[WN]])
 //      The prologue: k-tile 0 into slot 0, the lanes' 16-byte copies.
 // CHECK: affine.vector_load %arg0[{{.*}}] : memref<128x64xf16>, vector<8xf16>
@@ -38,7 +39,7 @@
 // CHECK: } {pb.async, pb.map = "thread"}
 // CHECK: affine.for %{{.*}} = 0 to 16 step 16 iter_args(
 // CHECK: vector.transfer_read %[[RA]][%[[W]], {{.*}} : memref<4x2x64x24xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
-// CHECK: vector.transfer_read %[[RB]][%[[W]], {{.*}} : memref<4x2x16x72xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
+// CHECK: vector.transfer_read %[[RB]][%[[W]], {{.*}} : memref<4x2x16x40xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
 // CHECK: vector.contract
 // CHECK: gpu.barrier {pb.wait = 0 : i64}
 // CHECK: vector.transfer_write
