@@ -226,7 +226,10 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 	pb_buf_puts(&t, "], %d[");
 	for (int i = 0; i < no; i++)
 		pb_buf_printf(&t, "%s%%j%d", i ? ", " : "", i);
-	pb_buf_printf(&t, "], %lld : ", (long long)elements(load));
+	/* 16-byte copies bypass L1 (cp.async.cg): the tile is reused from
+	   shared memory, not from L1 */
+	pb_buf_printf(&t, "], %lld%s : ", (long long)elements(load),
+		      copy_bytes(load) == 16 ? " {bypassL1}" : "");
 	pb_codegen_type_str(mlirValueGetType(src), &t);
 	pb_buf_puts(&t, " to ");
 	pb_codegen_type_str(mlirValueGetType(dst), &t);

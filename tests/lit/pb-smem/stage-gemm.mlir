@@ -92,7 +92,7 @@
 
 // NUM: output 'C': {{.*}}: ok
 
-// PTX: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 16;
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16;
 // PTX: cp.async.commit_group;
 // PTX: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 4;
 // PTX: cp.async.wait_group 1;

@@ -52,7 +52,7 @@
 // S1-NOT: pb.async
 // S1: gpu.barrier
 
-// PTX: cp.async.ca.shared.global [{{.*}}], [{{.*}}], 16
+// PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
 // PTX: cp.async.commit_group
 // PTX: cp.async.wait_group 0
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
