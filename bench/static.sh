@@ -9,7 +9,11 @@
 # occupancy and its hottest inner loop's mix. See bench/README.md.
 #
 #   bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR]
-#                   [--keep DIR] [--md] [--no-triton]
+#                   [--keep DIR] [--md] [--no-triton] [--cast f16|bf16]
+#
+# --cast imports every case with pb-import --cast (the model in half
+# precision, as model.half() exports it): the GEMMs then go to tensor
+# cores through pb-mma.
 #
 # nvdisasm and Triton come from PyPI (nvidia-cuda-nvdisasm, triton) into
 # the bench's own virtual environment, $PB_BENCH_VENV (default
@@ -21,7 +25,7 @@ root=$(cd "$here/.." && pwd)
 build=${PB_BUILD:-$root/build}
 python=${PYTHON:-/usr/bin/python3}
 venv=${PB_BENCH_VENV:-$HOME/.cache/pb-bench/venv}
-archs=sm_90,sm_80 only='' keep='' md='' triton=yes
+archs=sm_90,sm_80 only='' keep='' md='' triton=yes cast=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--md) md=--md ;;
@@ -29,8 +33,9 @@ while [ $# -gt 0 ]; do
 	--build) build=$2; shift ;;
 	--arch) archs=$2; shift ;;
 	--only) only=$2; shift ;;
+	--cast) cast=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton]" >&2; exit 2 ;;
+	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton] [--cast f16|bf16]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -63,14 +68,24 @@ else
 fi
 names=$("$python" "$here/tile_cases.py" gen "$tmp") || exit 1
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
-echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)"
+echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)${cast:+ (cases cast to $cast)}"
 echo "static.sh: $("$ptxas" --version | tail -1 | cut -c1-40); nvdisasm $("$PB_NVDISASM" --version | tail -1 | cut -c1-40)"
 bad=0
 for arch in $(echo "$archs" | tr ',' ' '); do
 	for name in $names; do
 		case $name in *"$only"*) ;; *) continue ;; esac
 		d=$tmp/$name
-		if ! "$prof" --static --arch="$arch" "$d/model.onnx" \
+		in=$d/model.onnx
+		if [ -n "$cast" ]; then
+			in=$d/model.$cast.mlir
+			if ! "$build/bin/pb-import" --cast="$cast" "$d/model.onnx" \
+				-o "$in" 2>"$d/static.$arch.err"; then
+				echo "static.sh: $name: $(head -c 300 "$d/static.$arch.err")" >&2
+				bad=1
+				continue
+			fi
+		fi
+		if ! "$prof" --static --arch="$arch" "$in" \
 			--json "$d/static.$arch.json" >"$d/static.$arch.txt" \
 			2>"$d/static.$arch.err"; then
 			echo "static.sh: $name ($arch): $(head -c 300 "$d/static.$arch.err")" >&2
