@@ -319,37 +319,31 @@ static int lower_write(struct lower *lw, MlirOperation op)
 	MlirValue args[3 + PB_KERNEL_MAXD];
 	int n = access_args(lw, op, 2, v, args);
 	header(&t, mt, rank, mlirValueGetType(v));
-	for (int e = 0; e < 4 && pairs(mt, L_C, d0, d1); e += 2) {
-		/* 32-bit stores of the element pairs */
+	/* 32-bit stores of the element pairs where they are contiguous,
+	   else one store per element */
+	int pr = pairs(mt, L_C, d0, d1);
+	for (int e = 0; e < 4; e += pr ? 2 : 1) {
 		char row[64], col[64];
-		elem_offsets(L_C, e / 2, 0, row, col, sizeof(row));
+		elem_offsets(L_C, e / 2, pr ? 0 : e % 2, row, col, sizeof(row));
 		elem_index(&t, e, rank, d0, d1, row, col);
-		pb_buf_printf(&t, "  %%p%d = vector.extract %%v[%d] : vector<2x",
-			      e, e / 2);
+		pb_buf_printf(&t, "  %%p%d = vector.extract %%v[%d", e, e / 2);
+		if (pr)
+			pb_buf_puts(&t, "] : vector<2x");
+		else
+			pb_buf_printf(&t, ", %d] : ", e % 2);
 		pb_codegen_type_str(elt, &t);
-		pb_buf_puts(&t, "> from ");
+		pb_buf_puts(&t, pr ? "> from " : " from ");
 		pb_codegen_type_str(mlirValueGetType(v), &t);
-		pb_buf_printf(&t, "\n  vector.store %%p%d, %%M[", e);
+		pb_buf_printf(&t, "\n  %s %%p%d, %%M[",
+			      pr ? "vector.store" : "memref.store", e);
 		subs_of(&t, e, rank, d0, d1);
-		pb_buf_puts(&t, "] {alignment = 4} : ");
+		pb_buf_puts(&t, pr ? "] {alignment = 4} : " : "] : ");
 		pb_codegen_type_str(mt, &t);
-		pb_buf_puts(&t, ", vector<2x");
-		pb_codegen_type_str(elt, &t);
-		pb_buf_puts(&t, ">\n");
-	}
-	for (int e = 0; e < 4 && !pairs(mt, L_C, d0, d1); e++) {
-		char row[64], col[64];
-		elem_offsets(L_C, e / 2, e % 2, row, col, sizeof(row));
-		elem_index(&t, e, rank, d0, d1, row, col);
-		pb_buf_printf(&t, "  %%v%d = vector.extract %%v[%d, %d] : ", e,
-			      e / 2, e % 2);
-		pb_codegen_type_str(elt, &t);
-		pb_buf_puts(&t, " from ");
-		pb_codegen_type_str(mlirValueGetType(v), &t);
-		pb_buf_printf(&t, "\n  memref.store %%v%d, %%M[", e);
-		subs_of(&t, e, rank, d0, d1);
-		pb_buf_puts(&t, "] : ");
-		pb_codegen_type_str(mt, &t);
+		if (pr) {
+			pb_buf_puts(&t, ", vector<2x");
+			pb_codegen_type_str(elt, &t);
+			pb_buf_puts(&t, ">");
+		}
 		pb_buf_puts(&t, "\n");
 	}
 	pb_buf_puts(&t, "  return\n}\n");

@@ -18,6 +18,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include "ir/contract.h"
 #include "kernel/kernel.h"
 #include "target/target.h"
 
@@ -424,4 +425,26 @@ int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
 	struct pb_kernel_mma_tiles s;
 	return pb_kernel_contraction_of(nest, &c, why) &&
 	       pb_kernel_mma_tiles(t, &c, &s, why);
+}
+
+void pb_kernel_mma_marked(MlirModule m, struct pb_ir_ops *funcs,
+			  struct pb_ir_ops *nests)
+{
+	struct pb_ir_ops all = {0};
+	pb_ir_block_ops(mlirModuleGetBody(m), &all);
+	for (int i = 0; i < all.n; i++) {
+		struct pb_ir_ops ops = {0};
+		if (!pb_ir_op_is(all.v[i], "func.func") ||
+		    !pb_contract_is_kernel(all.v[i]))
+			continue;
+		pb_ir_block_ops(pb_ir_entry_block(all.v[i]), &ops);
+		for (int j = 0; j < ops.n; j++)
+			if (!mlirAttributeIsNull(pb_ir_attr(ops.v[j],
+							    PB_ATTR_MMA))) {
+				pb_ir_ops_push(funcs, all.v[i]);
+				pb_ir_ops_push(nests, ops.v[j]);
+			}
+		pb_ir_ops_free(&ops);
+	}
+	pb_ir_ops_free(&all);
 }

@@ -227,6 +227,12 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 			const struct pb_kernel_contraction *c,
 			struct pb_kernel_mma_tiles *s, const char **why);
 
+/* The nests of the kernels of "m" marked pb.mma (pb-tile's contractions
+ * for tensor cores) appended to "nests", each one's kernel function to
+ * "funcs" at the same position. */
+void pb_kernel_mma_marked(MlirModule m, struct pb_ir_ops *funcs,
+			  struct pb_ir_ops *nests);
+
 /* Does "why" (from pb_kernel_contraction_of) say more than that the nest
  * is no reduction at all (worth a remark)? */
 int pb_kernel_is_reduction_why(const char *why);

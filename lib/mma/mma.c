@@ -46,7 +46,7 @@ int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
 {
 	static const struct pb_mma_opts defaults;
 	const struct pb_target *t;
-	struct pb_ir_ops funcs = {0};
+	struct pb_ir_ops funcs = {0}, nests = {0};
 	int rc = PB_OK;
 	if (!o)
 		o = &defaults;
@@ -54,19 +54,10 @@ int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
 		return PB_OK;
 	if (!(t = pb_target_of(ctx)))
 		return PB_ERR;
-	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
-	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
-		struct pb_ir_ops ops = {0};
-		if (!pb_ir_op_is(funcs.v[i], "func.func") ||
-		    !pb_contract_is_kernel(funcs.v[i]))
-			continue;
-		pb_ir_block_ops(pb_ir_entry_block(funcs.v[i]), &ops);
-		for (int j = 0; j < ops.n && rc == PB_OK; j++)
-			if (!mlirAttributeIsNull(pb_ir_attr(ops.v[j],
-							    PB_ATTR_MMA)))
-				rc = map_nest(ctx, o, t, ops.v[j]);
-		pb_ir_ops_free(&ops);
-	}
+	pb_kernel_mma_marked(m, &funcs, &nests);
+	for (int i = 0; i < nests.n && rc == PB_OK; i++)
+		rc = map_nest(ctx, o, t, nests.v[i]);
+	pb_ir_ops_free(&nests);
 	pb_ir_ops_free(&funcs);
 	if (rc == PB_OK)
 		pb_ir_advance_stage(m, PB_STAGE_MMA);

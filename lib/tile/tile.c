@@ -215,34 +215,22 @@ int pb_tile_map_marked(struct pb_ctx *ctx, MlirModule m)
 {
 	static const struct pb_tile_opts defaults = {.no_mma = 1};
 	const struct pb_target *t = NULL;
-	struct pb_ir_ops funcs = {0};
+	struct pb_ir_ops funcs = {0}, nests = {0};
 	struct pb_buf dump = {0};
 	int rc = PB_OK;
-	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
-	for (int i = 0; i < funcs.n && rc == PB_OK; i++) {
-		struct pb_ir_ops ops = {0};
-		if (!pb_ir_op_is(funcs.v[i], "func.func") ||
-		    !pb_contract_is_kernel(funcs.v[i]))
-			continue;
-		pb_ir_block_ops(pb_ir_entry_block(funcs.v[i]), &ops);
-		for (int j = 0; j < ops.n && rc == PB_OK; j++) {
-			if (mlirAttributeIsNull(pb_ir_attr(ops.v[j],
-							   PB_ATTR_MMA)))
-				continue;
-			mlirOperationRemoveAttributeByName(
-				ops.v[j],
-				mlirStringRefCreateFromCString(PB_ATTR_MMA));
-			if (!t && !(t = pb_target_of(ctx)))
-				rc = PB_ERR;
-			else
-				rc = map_nest(ctx, &defaults, t, NULL,
-					      mlirModuleGetOperation(m),
-					      funcs.v[i], -1, j, ops.v[j],
-					      &dump, NULL);
-		}
-		pb_ir_ops_free(&ops);
+	pb_kernel_mma_marked(m, &funcs, &nests);
+	for (int i = 0; i < nests.n && rc == PB_OK; i++) {
+		mlirOperationRemoveAttributeByName(
+			nests.v[i], mlirStringRefCreateFromCString(PB_ATTR_MMA));
+		if (!t && !(t = pb_target_of(ctx)))
+			rc = PB_ERR;
+		else
+			rc = map_nest(ctx, &defaults, t, NULL,
+				      mlirModuleGetOperation(m), funcs.v[i], -1,
+				      i, nests.v[i], &dump, NULL);
 	}
 	pb_ir_ops_free(&funcs);
+	pb_ir_ops_free(&nests);
 	pb_buf_free(&dump);
 	return rc;
 }
