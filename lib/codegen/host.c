@@ -293,6 +293,23 @@ static int launch_arg(struct host *h, MlirOperation op,
 	return PB_OK;
 }
 
+/* Append the names of the pb.nodes array "nodes" (may be null) to the
+ * nodes of launch "l". */
+static void add_nodes(struct pb_plan_launch *l, MlirAttribute nodes)
+{
+	int nn = !mlirAttributeIsNull(nodes) && mlirAttributeIsAArray(nodes)
+			 ? (int)mlirArrayAttrGetNumElements(nodes)
+			 : 0;
+	for (int i = 0; i < nn; i++) {
+		MlirAttribute s = mlirArrayAttrGetElement(nodes, i);
+		if (!mlirAttributeIsAString(s))
+			continue;
+		MlirStringRef r = mlirStringAttrGetValue(s);
+		l->nodes = realloc(l->nodes, (l->nnodes + 2) * sizeof(char *));
+		l->nodes[l->nnodes++] = strndup(r.data, r.length);
+	}
+}
+
 /* A launch for gpu.launch_func "op". */
 static int do_launch(struct host *h, MlirOperation op)
 {
@@ -327,20 +344,10 @@ static int do_launch(struct host *h, MlirOperation op)
 	pb_buf_append(&k, kernel.data, kernel.length);
 	if (origin.data)
 		pb_buf_append(&o, origin.data, origin.length);
-	int nn = !mlirAttributeIsNull(nodes) && mlirAttributeIsAArray(nodes)
-			 ? mlirArrayAttrGetNumElements(nodes)
-			 : 0;
 	struct pb_plan_launch *l = pb_plan_add_launch(
 		h->p, k.data, origin.data ? o.data : NULL, 0, NULL, sizes,
 		sizes + 3, smem);
-	for (int i = 0; i < nn; i++) {
-		MlirAttribute s = mlirArrayAttrGetElement(nodes, i);
-		if (!mlirAttributeIsAString(s))
-			continue;
-		MlirStringRef r = mlirStringAttrGetValue(s);
-		l->nodes = realloc(l->nodes, (l->nnodes + 2) * sizeof(char *));
-		l->nodes[l->nnodes++] = strndup(r.data, r.length);
-	}
+	add_nodes(l, nodes);
 	pb_buf_free(&k);
 	pb_buf_free(&o);
 	int rc = PB_OK;
@@ -365,17 +372,7 @@ static int call_launch(struct host *h, MlirOperation op, MlirOperation f)
 	struct pb_plan_launch *l = pb_plan_add_launch(h->p, n.data, n.data, 0,
 						      NULL, one, one, 0);
 	pb_buf_free(&n);
-	int nn = !mlirAttributeIsNull(nodes) && mlirAttributeIsAArray(nodes)
-			 ? mlirArrayAttrGetNumElements(nodes)
-			 : 0;
-	for (int i = 0; i < nn; i++) {
-		MlirAttribute s = mlirArrayAttrGetElement(nodes, i);
-		if (!mlirAttributeIsAString(s))
-			continue;
-		MlirStringRef r = mlirStringAttrGetValue(s);
-		l->nodes = realloc(l->nodes, (l->nnodes + 2) * sizeof(char *));
-		l->nodes[l->nnodes++] = strndup(r.data, r.length);
-	}
+	add_nodes(l, nodes);
 	int rc = PB_OK;
 	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && rc == PB_OK;
 	     i++)

@@ -65,6 +65,18 @@ struct pb_plan *pb_plan_alloc(const char *arch, const char *source)
 	return p;
 }
 
+void pb_plan_launch_free(struct pb_plan_launch *l)
+{
+	free(l->kernel);
+	free(l->origin);
+	for (int j = 0; j < l->nnodes; j++)
+		free(l->nodes[j]);
+	free(l->nodes);
+	for (int j = 0; j < l->nargs; j++)
+		free(l->args[j].type);
+	free(l->args);
+}
+
 void pb_plan_free(struct pb_plan *p)
 {
 	if (!p)
@@ -76,17 +88,8 @@ void pb_plan_free(struct pb_plan *p)
 		free(b->shape);
 		free(b->strides);
 	}
-	for (int i = 0; i < p->nlaunches; i++) {
-		struct pb_plan_launch *l = &p->launches[i];
-		free(l->kernel);
-		free(l->origin);
-		for (int j = 0; j < l->nnodes; j++)
-			free(l->nodes[j]);
-		free(l->nodes);
-		for (int j = 0; j < l->nargs; j++)
-			free(l->args[j].type);
-		free(l->args);
-	}
+	for (int i = 0; i < p->nlaunches; i++)
+		pb_plan_launch_free(&p->launches[i]);
 	free(p->buffers);
 	free(p->launches);
 	free(p->arch);

@@ -87,6 +87,8 @@ struct pb_plan {
 /* A new empty plan for "arch" and "source" (either may be NULL). */
 struct pb_plan *pb_plan_alloc(const char *arch, const char *source);
 void pb_plan_free(struct pb_plan *p);
+/* Free the fields of launch "l" (not "l" itself). */
+void pb_plan_launch_free(struct pb_plan_launch *l);
 
 /* Append a root buffer of kind "kind" (not a view) named "name" (may be
  * NULL), argument position "arg" (or -1), element type "dtype" and shape

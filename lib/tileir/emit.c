@@ -112,18 +112,6 @@ static int kernel(struct pb_ctx *ctx, MlirModule m, struct pb_tileir *w,
 	return rc;
 }
 
-/* Free launch "l"'s fields. */
-static void launch_free(struct pb_plan_launch *l)
-{
-	free(l->kernel);
-	free(l->origin);
-	for (int j = 0; j < l->nnodes; j++)
-		free(l->nodes[j]);
-	free(l->nodes);
-	for (int j = 0; j < l->nargs; j++)
-		free(l->args[j].type);
-	free(l->args);
-}
 
 /* Write the entries of every kernel that "p" launches into "w" and
  * replace its launches (one per kernel call) by one per nest of each
@@ -158,7 +146,7 @@ static int relaunch(struct pb_ctx *ctx, MlirModule m, struct pb_plan *p,
 		}
 	}
 	for (int i = 0; i < n; i++)
-		launch_free(&old[i]);
+		pb_plan_launch_free(&old[i]);
 	free(old);
 	return rc;
 }
