@@ -448,3 +448,17 @@ void pb_kernel_mma_marked(MlirModule m, struct pb_ir_ops *funcs,
 	}
 	pb_ir_ops_free(&all);
 }
+
+void pb_kernel_nest_number(MlirModule m, MlirOperation nest, int *k, int *n)
+{
+	MlirOperation func = mlirOperationGetParentOperation(nest);
+	*k = *n = 0;
+	for (MlirOperation f = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+	     !mlirOperationIsNull(f) && !mlirOperationEqual(f, func);
+	     f = mlirOperationGetNextInBlock(f))
+		*k += pb_ir_op_is(f, "func.func") && pb_contract_is_kernel(f);
+	for (MlirOperation o = mlirBlockGetFirstOperation(
+		     mlirOperationGetBlock(nest));
+	     !mlirOperationEqual(o, nest); o = mlirOperationGetNextInBlock(o))
+		*n += pb_ir_op_is(o, "affine.parallel");
+}

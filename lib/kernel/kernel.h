@@ -159,6 +159,22 @@ int pb_kernel_regs_fit(const struct pb_target *t, int regs);
 int pb_kernel_fits(const struct pb_target *t,
 		   const struct pb_kernel_resources *r);
 
+/* --sizes of pb-tile and pb-mma (sizes.c), in PPCG's isl form:
+ *   { kernel[3] -> tile[64, 128]; kernel[3] -> block[16, 32];
+ *     kernel[5] -> reduce[256]; kernel[6] -> mma[128, 128, 64, 64] }
+ * "kernel_3" (a tuple without brackets) is read as kernel[3]. */
+struct pb_kernel_sizes;
+/* Parse "text"; NULL (error reported) when it is not such a map. */
+struct pb_kernel_sizes *pb_kernel_sizes_parse(struct pb_ctx *ctx,
+					      const char *text);
+void pb_kernel_sizes_free(struct pb_kernel_sizes *s);
+/* The sizes named "what" ("tile", "block", "reduce", "mma") given for
+ * nest "nest" of kernel "k" (kernel[k, nest], or kernel[k] for every
+ * nest) into "v" (at most PB_KERNEL_MAXD); their number (0 for
+ * "none[]"), -1 when none are given, -2 when several are. */
+int pb_kernel_sizes_get(struct pb_kernel_sizes *s, int k, int nest,
+			const char *what, int64_t *v);
+
 /* Contractions for tensor cores (contraction.c). */
 /* The tensor-core instruction shape pb-mma writes its warp tiles in:
  * mma.sync m16n8k16 (f16 and bf16 operands, f32 accumulation). A warp
@@ -232,6 +248,12 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
  * "funcs" at the same position. */
 void pb_kernel_mma_marked(MlirModule m, struct pb_ir_ops *funcs,
 			  struct pb_ir_ops *nests);
+
+/* The number "*k" of the kernel function of top-level nest "nest" among
+ * the kernels of "m", and "*n" of the nest among the kernel's (its
+ * affine.parallel nests, mapped or not): the kernel[k, n] of --sizes, as
+ * pb-tile numbers them. */
+void pb_kernel_nest_number(MlirModule m, MlirOperation nest, int *k, int *n);
 
 /* Does "why" (from pb_kernel_contraction_of) say more than that the nest
  * is no reduction at all (worth a remark)? */

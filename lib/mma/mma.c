@@ -17,16 +17,52 @@ static const char *elt_name(MlirType t)
 	return mlirTypeIsAF16(t) ? "f16" : "bf16";
 }
 
-/* Map nest "op" of kernel "func", marked pb.mma by pb-tile. */
+/* The tiles --sizes gives nest "nest" of kernel "k" into "s": 1, 0 when
+ * it gives none, -1 (reported) when they do not fit "c". */
+static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
+		 int nest, const struct pb_kernel_contraction *c,
+		 struct pb_kernel_mma_tiles *s, MlirLocation loc)
+{
+	int64_t v[PB_KERNEL_MAXD];
+	int n = sz ? pb_kernel_sizes_get(sz, k, nest, "mma", v) : -1;
+	if (n == -1)
+		return 0;
+	s->bm = v[0];
+	s->bn = v[1];
+	s->wm = v[2];
+	s->wn = v[3];
+	if (n != 4 || s->wm <= 0 || s->wn <= 0 ||
+	    s->wm % PB_KERNEL_FRAG_M || s->wn % PB_KERNEL_FRAG_N ||
+	    s->bm % s->wm || s->bn % s->wn ||
+	    c->b.extent[c->m] % s->bm || c->b.extent[c->n] % s->bn ||
+	    (s->bm / s->wm) * (s->bn / s->wn) > 32) {
+		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> mma[BM, BN, WM, "
+			    "WN] takes 4 sizes: warp tiles of multiples of "
+			    "16x8 that divide the block tile, block tiles that "
+			    "divide C (%lldx%lld), at most 32 warps",
+			    k, (long long)c->b.extent[c->m],
+			    (long long)c->b.extent[c->n]);
+		return -1;
+	}
+	return 1;
+}
+
+/* Map nest "op" (number "nest" of kernel number "k"), marked pb.mma by
+ * pb-tile. */
 static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
-		    const struct pb_target *t, MlirOperation op)
+		    const struct pb_target *t, struct pb_kernel_sizes *sz,
+		    int k, int nest, MlirOperation op)
 {
 	struct pb_kernel_contraction c;
 	struct pb_kernel_mma_tiles s;
 	const char *why = "--no-mma";
 	MlirLocation loc = mlirOperationGetLocation(op);
+	int g = 0;
 	if (!o->no_mma && pb_kernel_contraction_of(op, &c, &why) &&
-	    pb_kernel_mma_tiles(t, &c, &s, &why)) {
+	    (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
+		return PB_ERR;
+	if (!o->no_mma && (g || (pb_kernel_contraction_of(op, &c, &why) &&
+				 pb_kernel_mma_tiles(t, &c, &s, &why)))) {
 		if (o->remarks)
 			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
 				     "m16n8k16 %s -> f32, block tile %lldx%lld, "
@@ -47,6 +83,7 @@ int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
 	static const struct pb_mma_opts defaults;
 	const struct pb_target *t;
 	struct pb_ir_ops funcs = {0}, nests = {0};
+	struct pb_kernel_sizes *sz = NULL;
 	int rc = PB_OK;
 	if (!o)
 		o = &defaults;
@@ -54,9 +91,15 @@ int pb_mma_run(struct pb_ctx *ctx, MlirModule m, const struct pb_mma_opts *o)
 		return PB_OK;
 	if (!(t = pb_target_of(ctx)))
 		return PB_ERR;
+	if (o->sizes && !(sz = pb_kernel_sizes_parse(ctx, o->sizes)))
+		return PB_ERR;
 	pb_kernel_mma_marked(m, &funcs, &nests);
-	for (int i = 0; i < nests.n && rc == PB_OK; i++)
-		rc = map_nest(ctx, o, t, nests.v[i]);
+	for (int i = 0; i < nests.n && rc == PB_OK; i++) {
+		int k, nest;
+		pb_kernel_nest_number(m, nests.v[i], &k, &nest);
+		rc = map_nest(ctx, o, t, sz, k, nest, nests.v[i]);
+	}
+	pb_kernel_sizes_free(sz);
 	pb_ir_ops_free(&nests);
 	pb_ir_ops_free(&funcs);
 	if (rc == PB_OK)

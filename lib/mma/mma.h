@@ -7,6 +7,7 @@
 struct pb_mma_opts {
 	int no_mma;  /* --no-mma: leave every contraction on CUDA cores */
 	int remarks; /* --remarks: say why each nest is or is not mapped */
+	const char *sizes; /* --sizes: kernel[k] -> mma[BM, BN, WM, WN] */
 };
 
 /* Map the contractions of "m" (at the tile stage) onto tensor cores: the

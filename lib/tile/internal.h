@@ -81,21 +81,7 @@ int pb_tile_inner_depth(const struct pb_kernel_band *b);
 int pb_tile_apply(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 		  const struct pb_tile_choice *c);
 
-/* sizes.c: --sizes and --dump-sizes, in PPCG's isl form:
- *   { kernel[3] -> tile[64, 128]; kernel[3] -> block[16, 32];
- *     kernel[5] -> reduce[256] }
- * "kernel_3" (a tuple without brackets) is read as kernel[3]. */
-struct pb_tile_sizes;
-/* Parse "text"; NULL (error reported) when it is not such a map. */
-struct pb_tile_sizes *pb_tile_sizes_parse(struct pb_ctx *ctx,
-					  const char *text);
-void pb_tile_sizes_free(struct pb_tile_sizes *s);
-/* The sizes named "what" ("tile", "block", "reduce") given for nest
- * "nest" of kernel "k" (kernel[k, nest], or kernel[k] for every nest) into
- * "v" (at most PB_TILE_MAXD); their number (0 for "none[]"),
- * -1 when none are given, -2 when several are. */
-int pb_tile_sizes_get(struct pb_tile_sizes *s, int k, int nest,
-		      const char *what, int64_t *v);
+/* sizes.c: --dump-sizes (lib/kernel/sizes.c reads --sizes). */
 /* Append the sizes of "c" for nest "nest" of kernel "k" to "out"
  * ("kernel[k] -> ..." or "kernel[k, nest] -> ...", entries separated by
  * "; "). */

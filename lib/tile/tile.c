@@ -20,18 +20,18 @@
 
 /* The sizes --sizes gives nest "nest" of kernel "k" (band "b") into "c"; 0 when it
  * gives none, -1 on error (reported). */
-static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
+static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 		 int nest, const struct pb_kernel_band *b,
 		 struct pb_tile_choice *c)
 {
 	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
 	int64_t jam[PB_TILE_MAXD], none[PB_TILE_MAXD], lin[PB_TILE_MAXD];
-	int nt = pb_tile_sizes_get(sz, k, nest, "tile", tile);
-	int nb = pb_tile_sizes_get(sz, k, nest, "block", block);
-	int nr = pb_tile_sizes_get(sz, k, nest, "reduce", red);
-	int nj = pb_tile_sizes_get(sz, k, nest, "jam", jam);
-	int nn = pb_tile_sizes_get(sz, k, nest, "none", none);
-	int nl = pb_tile_sizes_get(sz, k, nest, "linear", lin);
+	int nt = pb_kernel_sizes_get(sz, k, nest, "tile", tile);
+	int nb = pb_kernel_sizes_get(sz, k, nest, "block", block);
+	int nr = pb_kernel_sizes_get(sz, k, nest, "reduce", red);
+	int nj = pb_kernel_sizes_get(sz, k, nest, "jam", jam);
+	int nn = pb_kernel_sizes_get(sz, k, nest, "none", none);
+	int nl = pb_kernel_sizes_get(sz, k, nest, "linear", lin);
 	MlirLocation loc = mlirOperationGetLocation(b->root);
 	memset(c, 0, sizeof(*c));
 	c->n = b->n;
@@ -120,7 +120,7 @@ static int given(struct pb_ctx *ctx, struct pb_tile_sizes *sz, int k,
 
 /* Map nest "op" of kernel "func" (number "k"): returns PB_OK or PB_ERR. */
 static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
-		    const struct pb_target *t, struct pb_tile_sizes *sz,
+		    const struct pb_target *t, struct pb_kernel_sizes *sz,
 		    MlirOperation module, MlirOperation func, int k, int nest,
 		    MlirOperation op, struct pb_buf *dump,
 		    struct pb_tile_report *rep)
@@ -187,7 +187,7 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 
 /* Map the nests of kernel "func" (number "k"). */
 static int map_kernel(struct pb_ctx *ctx, const struct pb_tile_opts *o,
-		      const struct pb_target *t, struct pb_tile_sizes *sz,
+		      const struct pb_target *t, struct pb_kernel_sizes *sz,
 		      MlirOperation module, MlirOperation func, int k,
 		      struct pb_buf *dump, struct pb_tile_report *rep)
 {
@@ -239,7 +239,7 @@ int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 {
 	static const struct pb_tile_opts defaults;
 	const struct pb_target *t;
-	struct pb_tile_sizes *sz = NULL;
+	struct pb_kernel_sizes *sz = NULL;
 	struct pb_tile_report *rep = NULL;
 	struct pb_ir_ops funcs = {0};
 	struct pb_buf dump = {0};
@@ -250,7 +250,7 @@ int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 		return PB_OK;
 	if (!(t = pb_target_of(ctx)))
 		return PB_ERR;
-	if (o->sizes && !(sz = pb_tile_sizes_parse(ctx, o->sizes)))
+	if (o->sizes && !(sz = pb_kernel_sizes_parse(ctx, o->sizes)))
 		return PB_ERR;
 	if (o->report)
 		rep = pb_tile_report_new(t);
@@ -269,7 +269,7 @@ int pb_tile_run(struct pb_ctx *ctx, MlirModule m, const struct pb_tile_opts *o)
 		rc = pb_tile_report_write(ctx, rep, o->report);
 	pb_ir_ops_free(&funcs);
 	pb_buf_free(&dump);
-	pb_tile_sizes_free(sz);
+	pb_kernel_sizes_free(sz);
 	pb_tile_report_free(rep);
 	if (rc == PB_OK)
 		pb_ir_set_stage(m, PB_STAGE_TILE);

@@ -16,18 +16,18 @@ static MlirStringRef str(const char *s)
 	return mlirStringRefCreateFromCString(s);
 }
 
-/* pb_tile_sizes_get of "text" for kernel "k", nest "nest", "what": the
+/* pb_kernel_sizes_get of "text" for kernel "k", nest "nest", "what": the
  * count, with the values printed into "out" ("1,2"). */
 static int get(struct pb_ctx *ctx, const char *text, int k, int nest,
 	       const char *what, char *out)
 {
 	int64_t v[PB_TILE_MAXD];
-	struct pb_tile_sizes *s = pb_tile_sizes_parse(ctx, text);
-	int n = s ? pb_tile_sizes_get(s, k, nest, what, v) : -9;
+	struct pb_kernel_sizes *s = pb_kernel_sizes_parse(ctx, text);
+	int n = s ? pb_kernel_sizes_get(s, k, nest, what, v) : -9;
 	out[0] = 0;
 	for (int i = 0; i < n; i++)
 		sprintf(out + strlen(out), "%s%lld", i ? "," : "", (long long)v[i]);
-	pb_tile_sizes_free(s);
+	pb_kernel_sizes_free(s);
 	return n;
 }
 

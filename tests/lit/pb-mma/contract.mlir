@@ -17,6 +17,14 @@
 // pb-tile --no-mma tiles them itself.
 // RUN: pb-tile --no-mma %t/mm.mlir | FileCheck --check-prefix=CUDA %s
 
+// --sizes sets a kernel's tiles, as pb-tile's does for CUDA cores.
+// RUN: pb-mma --remarks --sizes='{ kernel[0] -> mma[32, 16, 16, 8] }' %t/tile.mlir -o %t/sz.mlir 2>&1 | FileCheck --check-prefix=SZ %s
+// RUN: pb-run --random=1 --check %t/ref/C.npy --check %t/ref/Z.npy --check %t/ref/S.npy --check %t/ref/T.npy %t/sz.mlir | FileCheck --check-prefix=NUM %s
+// RUN: not pb-mma --sizes='{ kernel[1] -> mma[16, 8, 16, 4] }' %t/tile.mlir -o %t/bad.mlir 2>&1 | FileCheck --check-prefix=SZERR %s
+// RUN: not test -e %t/bad.mlir
+// SZ: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile 32x16, warp tile 16x8 (4 warps)
+// SZERR: error: --sizes: kernel[1] -> mma[BM, BN, WM, WN] takes 4 sizes: warp tiles of multiples of 16x8 that divide the block tile, block tiles that divide C (16x24), at most 32 warps
+
 // On the GPU side every contraction is mma.sync m16n8k16 with f32
 // accumulation: f16 through nvgpu, bf16 through NVVM's op.
 // RUN: pb-codegen --arch=sm_80 %t/mma.mlir | FileCheck --check-prefix=PTX %s
