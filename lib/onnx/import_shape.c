@@ -39,7 +39,20 @@ static int reshape_to(struct imp *s, struct val *x, const struct shape *to)
 	return pb_imp_def_ssa(s, r, x->dtype, to);
 }
 
-/* Identity and Dropout (inference): the output is the input. */
+/* Is the ratio of the current Dropout node (input 1, opset 12 on) known
+ * to be 0 (nothing dropped, even in training mode)? */
+static int dropout_ratio_zero(struct imp *s)
+{
+	struct val *r = pb_imp_in(s, 1);
+	struct pb_tensor *t;
+	if (!r || !pb_imp_fold_ok(r) || pb_imp_numel(&r->sh) != 1 ||
+	    !pb_imp_is_float(r->dtype) || !(t = pb_imp_known(s, r)))
+		return 0;
+	return pb_imp_elem_get(t, 0) == 0;
+}
+
+/* Identity and Dropout (inference, or training with ratio 0, as PyTorch
+ * exports F.dropout(p=0.0, training=...)): the output is the input. */
 static int op_identity(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
@@ -47,10 +60,19 @@ static int op_identity(struct imp *s)
 		int64_t t;
 		struct val *tm = pb_imp_in(s, 2);
 		if (tm && (pb_imp_known_ints(s, tm, &t, 1, "training_mode") < 0
-			   || t))
+			   || (t && !dropout_ratio_zero(s))))
 			return s->ctx->nerrors ? PB_ERR
 			       : pb_imp_node_error(s, "training_mode=1 is not "
 						   "supported");
+		/* the mask: all true (nothing dropped), known */
+		if (s->node->n_output > 1 && s->node->output[1][0]) {
+			struct pb_tensor *m = pb_imp_new_known(PB_DT_BOOL,
+							       &x->sh);
+			if (!m)
+				return pb_imp_node_error(s, "out of memory");
+			memset(m->data, 1, m->nbytes);
+			pb_imp_def_known(s, 1, m);
+		}
 	}
 	return pb_imp_alias(s, 0, x);
 }

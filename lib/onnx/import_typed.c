@@ -20,7 +20,7 @@ static struct text id_map(int n)
 
 /* Check that input "v" is present, has a type the importer computes on,
  * and (when "want" is not PB_DT_UNDEFINED) that it is "want". */
-static int check_type(struct imp *s, struct val *v, enum pb_dtype want)
+int pb_imp_check_type(struct imp *s, struct val *v, enum pb_dtype want)
 {
 	if (!v)
 		return pb_imp_node_error(s, "an input is missing");
@@ -133,7 +133,7 @@ static int op_compare(struct imp *s)
 					 c->arity, pb_imp_nin(s));
 	for (int i = 0; i < b.nin; i++) {
 		b.in[i] = pb_imp_in(s, i);
-		if (check_type(s, b.in[i], c->logic ? PB_DT_BOOL : 0))
+		if (pb_imp_check_type(s, b.in[i], c->logic ? PB_DT_BOOL : 0))
 			return PB_ERR;
 	}
 	enum pb_dtype dt = b.in[0]->dtype;
@@ -193,8 +193,8 @@ static int op_where(struct imp *s)
 					 pb_imp_nin(s));
 	for (int i = 0; i < 3; i++)
 		b.in[i] = pb_imp_in(s, i);
-	if (check_type(s, b.in[0], PB_DT_BOOL) || check_type(s, b.in[1], 0) ||
-	    check_type(s, b.in[2], 0))
+	if (pb_imp_check_type(s, b.in[0], PB_DT_BOOL) || pb_imp_check_type(s, b.in[1], 0) ||
+	    pb_imp_check_type(s, b.in[2], 0))
 		return PB_ERR;
 	enum pb_dtype dt = b.in[1]->dtype;
 	if (b.in[2]->dtype != dt)
@@ -230,9 +230,45 @@ static int op_where(struct imp *s)
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
+/* Fold Mod over the known inputs of "b": C's remainder (fmod = 1), or
+ * with the divisor's sign (fmod = 0, integers), as the lowering below. A
+ * zero integer divisor is an error (undefined in ONNX and in C). */
+static int fold_mod(struct imp *s, struct bcast *b, int c_rem)
+{
+	struct pb_tensor *k[2], *t;
+	enum pb_dtype dt = b->in[0]->dtype;
+	for (int i = 0; i < 2; i++)
+		if (!(k[i] = pb_imp_known(s, b->in[i])))
+			return PB_ERR;
+	if (!(t = pb_imp_new_known(dt, &b->out)))
+		return pb_imp_node_error(s, "out of memory");
+	for (int64_t o = 0; o < pb_imp_numel(&b->out); o++) {
+		double x = pb_imp_elem_get(k[0], pb_imp_bcast_index(&b->out,
+						&b->in[0]->sh, o));
+		double y = pb_imp_elem_get(k[1], pb_imp_bcast_index(&b->out,
+						&b->in[1]->sh, o));
+		if (pb_imp_is_float(dt)) {
+			pb_imp_elem_set(t, o, fmod(x, y));
+			continue;
+		}
+		if (y == 0) {
+			pb_tensor_clear(t);
+			free(t);
+			return pb_imp_node_error(s, "integer division by zero");
+		}
+		int64_t r = (int64_t)x % (int64_t)y;
+		if (!c_rem && r && ((r < 0) != (y < 0)))
+			r += (int64_t)y;
+		pb_imp_elem_set(t, o, (double)r);
+	}
+	pb_imp_def_known(s, 0, t);
+	return PB_OK;
+}
+
 /* Mod: the remainder with the sign of the divisor (integers, fmod = 0)
  * or of the dividend (fmod = 1: arith.remsi, or arith.remf for floats,
- * where fmod = 0 is not defined), broadcast NumPy-style. */
+ * where fmod = 0 is not defined), broadcast NumPy-style; folded when the
+ * inputs are known. */
 static int op_mod(struct imp *s)
 {
 	struct bcast b = {.nin = 2};
@@ -241,7 +277,7 @@ static int op_mod(struct imp *s)
 		return pb_imp_node_error(s, "expected 2 inputs, got %d",
 					 pb_imp_nin(s));
 	for (int i = 0; i < 2; i++)
-		if (check_type(s, b.in[i] = pb_imp_in(s, i), 0))
+		if (pb_imp_check_type(s, b.in[i] = pb_imp_in(s, i), 0))
 			return PB_ERR;
 	enum pb_dtype dt = b.in[0]->dtype;
 	int fl = pb_imp_is_float(dt);
@@ -252,6 +288,8 @@ static int op_mod(struct imp *s)
 					 "supported");
 	if (bcast_shape(s, &b))
 		return PB_ERR;
+	if (b.fold)
+		return fold_mod(s, &b, fmod);
 	struct gen g;
 	if (bcast_begin(s, &b, &g, dt))
 		return PB_ERR;
@@ -284,7 +322,7 @@ static int op_mod(struct imp *s)
 }
 
 /* Emit "%i = linalg.index <d> : index" and return %i. */
-static struct name loop_index(struct imp *s, int d)
+struct name pb_imp_loop_index(struct imp *s, int d)
 {
 	struct name i = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = linalg.index %d : index", i.s, d);
@@ -294,7 +332,7 @@ static struct name loop_index(struct imp *s, int d)
 /* Emit the index into a dim of size "n" of the integer "idx" of type
  * "dt": negative values count from the end; the result is clamped into
  * [0, n) so that an out-of-range index cannot read outside the tensor. */
-static struct name index_of(struct imp *s, const char *idx, enum pb_dtype dt,
+struct name pb_imp_index_of(struct imp *s, const char *idx, enum pb_dtype dt,
 			    int64_t n)
 {
 	const char *el = pb_imp_elt(dt);
@@ -315,7 +353,7 @@ static struct name index_of(struct imp *s, const char *idx, enum pb_dtype dt,
 }
 
 /* Emit "tensor.extract <x>[<idx>..]" of "x" (shape "sh", type "dt"). */
-static struct name extract(struct imp *s, const char *x,
+struct name pb_imp_extract(struct imp *s, const char *x,
 			   const struct shape *sh, enum pb_dtype dt,
 			   const struct name *idx)
 {
@@ -337,7 +375,7 @@ static struct name extract(struct imp *s, const char *x,
 int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
 		     int elements)
 {
-	if (check_type(s, x, 0) || check_type(s, iv, 0))
+	if (pb_imp_check_type(s, x, 0) || pb_imp_check_type(s, iv, 0))
 		return PB_ERR;
 	if (iv->dtype != PB_DT_I64 && iv->dtype != PB_DT_I32)
 		return pb_imp_node_error(s, "indices have type %s: expected "
@@ -381,13 +419,13 @@ int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
 	struct name idx[PB_MAX_RANK];
 	for (int i = 0; i < r; i++) {
 		if (i == axis)
-			idx[i] = index_of(s, g.arg[0].s, iv->dtype,
+			idx[i] = pb_imp_index_of(s, g.arg[0].s, iv->dtype,
 					  x->sh.d[axis]);
 		else
-			idx[i] = loop_index(s, elements || i < axis ? i
+			idx[i] = pb_imp_loop_index(s, elements || i < axis ? i
 							   : i - 1 + q);
 	}
-	struct name y = extract(s, data, &x->sh, x->dtype, idx);
+	struct name y = pb_imp_extract(s, data, &x->sh, x->dtype, idx);
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
 }
 
@@ -447,7 +485,7 @@ static int arg_index(struct imp *s, struct val *x, int axis, int is_min,
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 2, ins, shs, dts, maps,
 			    init.s, part, PB_DT_I64, &maps[1]);
-	struct name i = loop_index(s, axis), ii = pb_imp_fresh(s),
+	struct name i = pb_imp_loop_index(s, axis), ii = pb_imp_fresh(s),
 		    eq = pb_imp_fresh(s), best = pb_imp_fresh(s),
 		    r = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s, i.s);
@@ -465,7 +503,7 @@ static int arg_index(struct imp *s, struct val *x, int axis, int is_min,
  * "dflt") into "*axis". */
 static int arg_input(struct imp *s, struct val *x, int64_t dflt, int *axis)
 {
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (x->dtype != PB_DT_F32)
 		return pb_imp_node_error(s, "input '%s' has type %s: only "
@@ -521,7 +559,7 @@ static int op_hardmax(struct imp *s)
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 1, &in, &part, &dt, &im,
 			    e.s, &full, PB_DT_F32, &om);
-	struct name i = loop_index(s, axis), ii = pb_imp_fresh(s),
+	struct name i = pb_imp_loop_index(s, axis), ii = pb_imp_fresh(s),
 		    eq = pb_imp_fresh(s), y = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s, i.s);
 	pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", eq.s, ii.s,
@@ -545,7 +583,7 @@ static int op_cumsum(struct imp *s)
 	int64_t a;
 	if (!av)
 		return pb_imp_node_error(s, "expected 2 inputs");
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (x->dtype == PB_DT_BOOL)
 		return pb_imp_node_error(s, "input '%s' has type bool: "
@@ -580,7 +618,7 @@ static int op_cumsum(struct imp *s)
 			    &im, init.s, &x->sh, x->dtype, &om);
 	const char *el = pb_imp_elt(x->dtype);
 	int fl = pb_imp_is_float(x->dtype);
-	struct name i = loop_index(s, axis), k = loop_index(s, r);
+	struct name i = pb_imp_loop_index(s, axis), k = pb_imp_loop_index(s, r);
 	struct name c = pb_imp_fresh(s), sum = pb_imp_fresh(s),
 		    y = pb_imp_fresh(s);
 	const char *pred = reverse ? (exclusive ? "ugt" : "uge")
@@ -613,7 +651,7 @@ static int op_einsum(struct imp *s)
 					 nin);
 	for (int i = 0; i < nin; i++) {
 		in[i] = pb_imp_in(s, i);
-		if (!in[i] || check_type(s, in[i], 0))
+		if (!in[i] || pb_imp_check_type(s, in[i], 0))
 			return in[i] ? PB_ERR
 			       : pb_imp_node_error(s, "input %d is missing", i);
 		if (in[i]->dtype != in[0]->dtype || in[i]->dtype == PB_DT_BOOL)
@@ -813,7 +851,7 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 	struct text maps[3 * PB_MAX_RANK];
 	enum pb_dtype dts[3 * PB_MAX_RANK];
 	int slot[PB_MAX_RANK][3];
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (r < 0 || r > PB_MAX_RANK || r != x->sh.rank)
 		return pb_imp_node_error(s, "bad rank %d", r);
@@ -854,7 +892,7 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 	struct name idx[PB_MAX_RANK], acc = {{0}};
 	for (int d = 0; d < r; d++) {
 		if (slot[d][0] < 0) {
-			idx[d] = loop_index(s, d);
+			idx[d] = pb_imp_loop_index(s, d);
 		} else {
 			idx[d] = pb_imp_fresh(s);
 			pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
@@ -887,7 +925,7 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 				wt = m;
 			}
 		}
-		struct name v = extract(s, data, &x->sh, x->dtype, ci);
+		struct name v = pb_imp_extract(s, data, &x->sh, x->dtype, ci);
 		if (!nlin) {
 			acc = v;
 			break;
@@ -1084,7 +1122,7 @@ static int op_trilu(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0), *kv = pb_imp_in(s, 1);
 	int upper = pb_imp_attr_int(s, "upper", 1) != 0, r = x->sh.rank;
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (r < 2)
 		return pb_imp_node_error(s, "input must have rank >= 2");
@@ -1111,7 +1149,7 @@ static int op_trilu(struct imp *s)
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, r, iters, 1, &in, &x->sh, &x->dtype, &id,
 			    e.s, &x->sh, x->dtype, &id);
-	struct name i = loop_index(s, r - 2), j = loop_index(s, r - 1);
+	struct name i = pb_imp_loop_index(s, r - 2), j = pb_imp_loop_index(s, r - 1);
 	struct name ii = pb_imp_fresh(s), jj = pb_imp_fresh(s),
 		    d = pb_imp_fresh(s), c = pb_imp_fresh(s), y = pb_imp_fresh(s);
 	struct name kk;
@@ -1142,7 +1180,7 @@ static int op_depth_space(struct imp *s)
 	int64_t b = pb_imp_attr_int(s, "blocksize", 0);
 	char mode[8];
 	snprintf(mode, sizeof(mode), "%s", pb_imp_attr_str(s, "mode", "DCR"));
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (x->sh.rank != 4)
 		return pb_imp_node_error(s, "input must have rank 4");
@@ -1281,7 +1319,7 @@ static int op_onehot(struct imp *s)
 		   *vv = pb_imp_in(s, 2);
 	if (!dv || !vv)
 		return pb_imp_node_error(s, "expected 3 inputs");
-	if (check_type(s, iv, 0) || check_type(s, vv, 0))
+	if (pb_imp_check_type(s, iv, 0) || pb_imp_check_type(s, vv, 0))
 		return PB_ERR;
 	if (iv->dtype == PB_DT_BOOL || pb_imp_numel(&vv->sh) != 2 ||
 	    vv->sh.rank != 1)
@@ -1334,7 +1372,7 @@ static int op_onehot(struct imp *s)
 		    eq = pb_imp_fresh(s), c0 = pb_imp_fresh(s),
 		    c1 = pb_imp_fresh(s), off = pb_imp_fresh(s),
 		    on = pb_imp_fresh(s), y = pb_imp_fresh(s);
-	struct name j = loop_index(s, axis);
+	struct name j = pb_imp_loop_index(s, axis);
 	pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : i64", neg.s, x.s, z.s);
 	pb_imp_emit(s, "%s = arith.addi %s, %s : i64", add.s, x.s, dd.s);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", k.s, neg.s, add.s,
