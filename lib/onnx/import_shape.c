@@ -850,14 +850,19 @@ static int op_cast(struct imp *s)
 	return pb_imp_def_ssa(s, r, to, &x->sh);
 }
 
-/* ConstantOfShape: a known tensor of the "value" (default f32 0); large
- * float ones become a fill. */
+/* ConstantOfShape: a known tensor of the "value" (default f32 0) of the
+ * known shape, or of the declared output shape when the shape is given
+ * at run time; large float ones become a fill. */
 static int op_constant_of_shape(struct imp *s)
 {
 	struct shape sh = {0};
-	int n = pb_imp_known_ints(s, pb_imp_in(s, 0), sh.d, PB_MAX_RANK,
-				  "the shape");
-	if (n < 0)
+	struct val *in = pb_imp_in(s, 0);
+	int n;
+	if (in && !in->k && !in->init &&
+	    !pb_imp_declared_shape(s, s->node->output[0], &sh))
+		n = sh.rank; /* shape given at run time: the declared one */
+	else if ((n = pb_imp_known_ints(s, in, sh.d, PB_MAX_RANK,
+					"the shape")) < 0)
 		return PB_ERR;
 	sh.rank = n;
 	int64_t numel = 1;
@@ -916,14 +921,76 @@ static int op_constant_of_shape(struct imp *s)
 	return rc;
 }
 
-/* Range: start, limit and delta known scalars; the result is known. */
+/* Range of run-time scalars "v" into the output's declared shape: one
+ * generic computing start + i * delta (integers, or floats). */
+static int range_rt(struct imp *s, struct val **v)
+{
+	struct shape out;
+	enum pb_dtype dt = v[0]->dtype;
+	if (pb_imp_declared_shape(s, s->node->output[0], &out) ||
+	    out.rank != 1)
+		return pb_imp_node_error(s, "start, limit and delta must be "
+					 "known scalars, or the output's "
+					 "shape declared");
+	for (int i = 0; i < 3; i++)
+		if (v[i]->dtype != dt || pb_imp_numel(&v[i]->sh) != 1 ||
+		    !castable(dt) || dt == PB_DT_BOOL)
+			return pb_imp_node_error(s, "start, limit and delta "
+						 "must be numeric scalars of "
+						 "one type");
+	const char *ins[2];
+	struct shape sh[2] = {v[0]->sh, v[2]->sh};
+	enum pb_dtype dts[2] = {dt, dt};
+	int zero[PB_MAX_RANK] = {-1, -1, -1, -1, -1, -1, -1, -1,
+				 -1, -1, -1, -1, -1, -1, -1, -1};
+	struct text maps[2] = {pb_imp_map(1, sh[0].rank, zero),
+			       pb_imp_map(1, sh[1].rank, zero)};
+	struct text om = pb_imp_map(1, 1, (int[]){0});
+	if (!(ins[0] = pb_imp_use_dt(s, v[0])) ||
+	    !(ins[1] = pb_imp_use_dt(s, v[2])))
+		return PB_ERR;
+	struct name e = pb_imp_empty_dt(s, &out, dt);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, 1, "p", 2, ins, sh, dts, maps, e.s, &out,
+			    dt, &om);
+	const char *el = pb_imp_elt(dt);
+	struct name i = pb_imp_fresh(s), n = pb_imp_fresh(s),
+		    m = pb_imp_fresh(s), r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.index 0 : index", i.s);
+	if (pb_imp_is_float(dt)) {
+		struct name k = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", k.s,
+			    i.s);
+		pb_imp_emit(s, "%s = arith.sitofp %s : i64 to %s", n.s, k.s, el);
+		pb_imp_emit(s, "%s = arith.mulf %s, %s : %s", m.s, n.s,
+			    g.arg[1].s, el);
+		pb_imp_emit(s, "%s = arith.addf %s, %s : %s", r.s, g.arg[0].s,
+			    m.s, el);
+	} else {
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to %s", n.s,
+			    i.s, el);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : %s", m.s, n.s,
+			    g.arg[1].s, el);
+		pb_imp_emit(s, "%s = arith.addi %s, %s : %s", r.s, g.arg[0].s,
+			    m.s, el);
+	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &out);
+}
+
+/* Range: start, limit and delta known scalars: the result is known;
+ * given at run time: computed (range_rt) into the declared shape. */
 static int op_range(struct imp *s)
 {
 	struct val *v[3];
 	struct pb_tensor *k[3];
+	for (int i = 0; i < 3; i++)
+		if (!(v[i] = pb_imp_in(s, i)))
+			return pb_imp_node_error(s, "expected 3 inputs");
+	for (int i = 0; i < 3; i++)
+		if (!pb_imp_fold_ok(v[i]))
+			return range_rt(s, v);
 	for (int i = 0; i < 3; i++) {
-		v[i] = pb_imp_in(s, i);
-		k[i] = v[i] ? pb_imp_known(s, v[i]) : NULL;
+		k[i] = pb_imp_known(s, v[i]);
 		if (!k[i] || pb_tensor_numel(k[i]) != 1)
 			return s->ctx->nerrors ? PB_ERR
 			       : pb_imp_node_error(s, "start, limit and delta "

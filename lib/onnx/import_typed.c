@@ -183,6 +183,63 @@ static int op_compare(struct imp *s)
 			      &b.out);
 }
 
+/* IsNaN, and IsInf (detect_positive, detect_negative: which infinities
+ * count, both by default): one generic of float data into bool. */
+static int op_isinf(struct imp *s)
+{
+	struct bcast b = {.nin = 1};
+	int nan = !strcmp(s->node->op_type, "IsNaN");
+	int pos = pb_imp_attr_int(s, "detect_positive", 1) != 0;
+	int neg = pb_imp_attr_int(s, "detect_negative", 1) != 0;
+	if (pb_imp_check_type(s, b.in[0] = pb_imp_in(s, 0), 0))
+		return PB_ERR;
+	enum pb_dtype dt = b.in[0]->dtype;
+	if (!pb_imp_is_float(dt))
+		return pb_imp_node_error(s, "input '%s' has type %s: expected "
+					 "a float type", b.in[0]->name,
+					 pb_dtype_name(dt));
+	if (bcast_shape(s, &b))
+		return PB_ERR;
+	if (b.fold) {
+		struct pb_tensor *k = pb_imp_known(s, b.in[0]), *t;
+		if (!k)
+			return PB_ERR;
+		if (!(t = pb_imp_new_known(PB_DT_BOOL, &b.out)))
+			return pb_imp_node_error(s, "out of memory");
+		for (int64_t o = 0; o < pb_imp_numel(&b.out); o++) {
+			double x = pb_imp_elem_get(k, o);
+			((unsigned char *)t->data)[o] =
+				nan ? isnan(x) : isinf(x) && (x > 0 ? pos : neg);
+		}
+		pb_imp_def_known(s, 0, t);
+		return PB_OK;
+	}
+	struct gen g;
+	if (bcast_begin(s, &b, &g, PB_DT_BOOL))
+		return PB_ERR;
+	const char *el = pb_imp_elt(dt), *x = g.arg[0].s;
+	struct name r = pb_imp_fresh(s);
+	if (nan) {
+		pb_imp_emit(s, "%s = arith.cmpf uno, %s, %s : %s", r.s, x, x, el);
+	} else if (!pos && !neg) {
+		pb_imp_emit(s, "%s = arith.constant false", r.s);
+	} else if (pos && neg) {
+		/* |x| == inf */
+		struct name pi = pb_imp_scalar_dt(s, dt, INFINITY);
+		struct name a = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = math.absf %s : %s", a.s, x, el);
+		pb_imp_emit(s, "%s = arith.cmpf oeq, %s, %s : %s", r.s, a.s,
+			    pi.s, el);
+	} else {
+		struct name inf = pb_imp_scalar_dt(s, dt,
+						   pos ? INFINITY : -INFINITY);
+		pb_imp_emit(s, "%s = arith.cmpf oeq, %s, %s : %s", r.s, x,
+			    inf.s, el);
+	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), PB_DT_BOOL,
+			      &b.out);
+}
+
 /* Where(condition, X, Y): X where the bool condition holds, else Y, all
  * three broadcast NumPy-style. */
 static int op_where(struct imp *s)
@@ -1401,6 +1458,8 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Xor", op_compare, "", 7, 0, 0},
 	{"Not", op_compare, "", 1, 0, 0},
 	{"Where", op_where, "", 9, 0, 0},
+	{"IsNaN", op_isinf, "", 9, 0, 0},
+	{"IsInf", op_isinf, "detect_negative,detect_positive", 10, 0, 0},
 	{"GatherElements", op_gather_elements, "axis", 11, 0, 0},
 	{"ArgMax", op_argmax, "axis,keepdims,select_last_index", 1, 0, PB_IMP_WIDEN},
 	{"ArgMin", op_argmax, "axis,keepdims,select_last_index", 1, 0, PB_IMP_WIDEN},
