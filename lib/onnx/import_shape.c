@@ -544,11 +544,163 @@ static int slice_params(struct imp *s, int64_t *st, int64_t *en, int64_t *ax,
 	return n;
 }
 
+/* Emit the i64 value of element "k" of the run-time integer vector "v"
+ * ("ssa"), inside a generic. */
+static struct name elem_i64(struct imp *s, struct val *v, const char *ssa,
+			    int k)
+{
+	struct name c = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.constant %d : index", c.s, k);
+	struct name e = pb_imp_extract(s, ssa, &v->sh, v->dtype, &c);
+	if (v->dtype == PB_DT_I64)
+		return e;
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.extsi %s : %s to i64", r.s, e.s,
+		    pb_imp_elt(v->dtype));
+	return r;
+}
+
+/* Emit "arith.<op> a, b : i64" ("op" may carry a predicate: "cmpi slt,"),
+ * "b" a constant when "bs" is NULL. */
+static struct name i64op(struct imp *s, const char *op, const char *a,
+			 const char *bs, int64_t b)
+{
+	struct name r = pb_imp_fresh(s), c;
+	if (!bs) {
+		c = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.constant %lld : i64", c.s,
+			    (long long)b);
+		bs = c.s;
+	}
+	pb_imp_emit(s, "%s = arith.%s %s, %s : i64", r.s, op, a, bs);
+	return r;
+}
+
+/* Emit "c ? a : b" on i64. */
+static struct name sel64(struct imp *s, const char *c, const char *a,
+			 const char *b)
+{
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", r.s, c, a, b);
+	return r;
+}
+
+/* Slice whose starts, axes or steps are given at run time (ends only
+ * bound the result, whose shape is then the declared one): one generic
+ * over the output reading x[start + i * step] per dim with
+ * tensor.extract, the start and step of each dim picked from the
+ * run-time vectors (the entry whose axis is the dim; else 0 and 1),
+ * normalized as ONNX says (negative from the end, clamped into the dim)
+ * and the index clamped into the dim. */
+static int slice_rt(struct imp *s, struct val *x)
+{
+	struct val *vs = pb_imp_in(s, 1), *va = pb_imp_in(s, 3),
+		   *vp = pb_imp_in(s, 4);
+	struct shape out;
+	int r = x->sh.rank;
+	if (r < 1 || pb_imp_declared_shape(s, s->node->output[0], &out) ||
+	    out.rank != r)
+		return pb_imp_node_error(s, "starts, ends, axes and steps must "
+					 "be known at import time, or the "
+					 "output's shape declared");
+	struct val *v[3] = {vs, va, vp};
+	const char *ssa[3] = {NULL, NULL, NULL};
+	int n = vs->sh.rank == 1 ? (int)vs->sh.d[0] : -1;
+	for (int i = 0; i < 3; i++) {
+		if (!v[i])
+			continue;
+		if ((v[i]->dtype != PB_DT_I64 && v[i]->dtype != PB_DT_I32) ||
+		    v[i]->sh.rank != 1 || v[i]->sh.d[0] != n)
+			return pb_imp_node_error(s, "starts, axes and steps "
+						 "must be integer vectors of "
+						 "one length");
+		if (!(ssa[i] = pb_imp_use_dt(s, v[i])))
+			return PB_ERR;
+	}
+	const char *in = pb_imp_use_dt(s, x);
+	if (!in)
+		return PB_ERR;
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text om = pb_imp_map(r, r, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 0, NULL, NULL, NULL, NULL, e.s,
+			    &out, x->dtype, &om);
+	struct name zero = pb_imp_fresh(s), one = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.constant 0 : i64", zero.s);
+	pb_imp_emit(s, "%s = arith.constant 1 : i64", one.s);
+	struct name idx[PB_MAX_RANK];
+	for (int d = 0; d < r; d++) {
+		int64_t dim = x->sh.d[d];
+		struct name start = zero, step = one;
+		for (int k = 0; k < n; k++) {
+			struct name a, c = pb_imp_fresh(s);
+			if (va) {
+				a = elem_i64(s, va, ssa[1], k);
+				struct name ng = i64op(s, "cmpi slt,", a.s,
+						       NULL, 0);
+				struct name ar = i64op(s, "addi", a.s, NULL, r);
+				a = sel64(s, ng.s, ar.s, a.s);
+			} else {
+				a = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.constant %d : i64",
+					    a.s, k);
+			}
+			struct name dc = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.constant %d : i64", dc.s, d);
+			pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", c.s,
+				    a.s, dc.s);
+			struct name st = elem_i64(s, vs, ssa[0], k);
+			struct name sp = vp ? elem_i64(s, vp, ssa[2], k) : one;
+			/* negative from the end; clamped into [0, dim] for a
+			 * positive step, [0, dim - 1] for a negative one */
+			struct name ng = i64op(s, "cmpi slt,", st.s, NULL, 0);
+			struct name sd = i64op(s, "addi", st.s, NULL, dim);
+			st = sel64(s, ng.s, sd.s, st.s);
+			struct name pos = i64op(s, "cmpi sgt,", sp.s, NULL, 0);
+			struct name hi1 = pb_imp_fresh(s), hi2 = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.constant %lld : i64", hi1.s,
+				    (long long)dim);
+			pb_imp_emit(s, "%s = arith.constant %lld : i64", hi2.s,
+				    (long long)(dim - 1));
+			struct name hi = sel64(s, pos.s, hi1.s, hi2.s);
+			st = i64op(s, "maxsi", st.s, zero.s, 0);
+			st = i64op(s, "minsi", st.s, hi.s, 0);
+			start = sel64(s, c.s, st.s, start.s);
+			step = sel64(s, c.s, sp.s, step.s);
+		}
+		struct name i = pb_imp_loop_index(s, d), ii = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s,
+			    i.s);
+		struct name src = i64op(s, "muli", ii.s, step.s, 0);
+		src = i64op(s, "addi", src.s, start.s, 0);
+		src = i64op(s, "maxsi", src.s, zero.s, 0);
+		src = i64op(s, "minsi", src.s, NULL, dim > 0 ? dim - 1 : 0);
+		idx[d] = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
+			    idx[d].s, src.s);
+	}
+	struct name y = pb_imp_extract(s, in, &x->sh, x->dtype, idx);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
+}
+
 /* Slice: known inputs fold; positive steps become tensor.extract_slice,
- * negative ones a linalg.generic reading through a reversed map. */
+ * negative ones a linalg.generic reading through a reversed map; starts,
+ * axes or steps given at run time: slice_rt. */
 static int op_slice(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
+	if (s->opset >= 10 && pb_imp_in(s, 1) && pb_imp_in(s, 2)) {
+		for (int i = 1; i <= 4; i++) {
+			struct val *v = pb_imp_in(s, i);
+			if (v && !v->k && !v->init)
+				return slice_rt(s, x);
+		}
+	}
 	int64_t st[PB_MAX_RANK], en[PB_MAX_RANK], ax[PB_MAX_RANK],
 		sp[PB_MAX_RANK];
 	int n = slice_params(s, st, en, ax, sp);
