@@ -215,7 +215,7 @@ extern const struct pb_imp_op pb_imp_ops_scatter[];
 extern const struct pb_imp_op pb_imp_ops_rnn[];
 extern const struct pb_imp_op pb_imp_ops_loss[];
 extern const struct pb_imp_op pb_imp_ops_gen[];
-extern const struct pb_imp_op pb_imp_ops_topk[];
+extern const struct pb_imp_op pb_imp_ops_select[];
 
 /* Building blocks of the run-time indexing ops (import_typed.c): check
  * that input "v" is present and of a type the importer computes on (and

@@ -1291,6 +1291,129 @@ static int pad_remap(struct imp *s, struct val *x, const char *mode,
  * from 18). Constant mode: tensor.pad for the positive part, then
  * tensor.extract_slice for negative pads; edge, reflect and wrap: see
  * pad_remap. */
+/* Pad whose pads (or constant_value) are given at run time, into the
+ * declared output shape: one generic over the output whose source index
+ * per dim is o - pads[begin], read with tensor.extract where it is inside
+ * the input (constant mode: else the value), clamped (edge), mirrored
+ * (reflect) or wrapped (wrap). Axes, when given, must be known. */
+static int pad_rt(struct imp *s, struct val *x, const char *mode)
+{
+	struct val *pv = pb_imp_in(s, 1), *cv = pb_imp_in(s, 2),
+		   *av = pb_imp_in(s, 3);
+	int r = x->sh.rank;
+	int64_t axes[PB_MAX_RANK];
+	struct shape out;
+	if (r < 1 || pb_imp_declared_shape(s, s->node->output[0], &out) ||
+	    out.rank != r)
+		return pb_imp_node_error(s, "pads must be known at import time, "
+					 "or the output's shape declared");
+	int na = r;
+	if (av) {
+		if ((na = pb_imp_known_ints(s, av, axes, PB_MAX_RANK,
+					    "axes")) < 0)
+			return PB_ERR;
+	} else {
+		for (int i = 0; i < r; i++)
+			axes[i] = i;
+	}
+	if ((pv->dtype != PB_DT_I64 && pv->dtype != PB_DT_I32) ||
+	    pv->sh.rank != 1 || pv->sh.d[0] != 2 * na)
+		return pb_imp_node_error(s, "pads must be %d integers", 2 * na);
+	if (cv && (cv->dtype != x->dtype || pb_imp_numel(&cv->sh) != 1))
+		return pb_imp_node_error(s, "constant_value must be a scalar of "
+					 "the input's type");
+	int slot[PB_MAX_RANK];
+	for (int d = 0; d < r; d++)
+		slot[d] = -1;
+	for (int i = 0; i < na; i++) {
+		int a;
+		if (pb_imp_axis(s, axes[i], r, &a))
+			return PB_ERR;
+		slot[a] = i;
+	}
+	const char *in = pb_imp_use_dt(s, x), *ps = in ? pb_imp_use_dt(s, pv)
+						      : NULL;
+	const char *cs = ps && cv ? pb_imp_use_dt(s, cv) : NULL;
+	if (!ps || (cv && !cs))
+		return PB_ERR;
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text om = pb_imp_map(r, r, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 0, NULL, NULL, NULL, NULL, e.s,
+			    &out, x->dtype, &om);
+	struct name zero = pb_imp_fresh(s), inside = {{0}};
+	pb_imp_emit(s, "%s = arith.constant 0 : i64", zero.s);
+	struct name idx[PB_MAX_RANK];
+	for (int d = 0; d < r; d++) {
+		int64_t n = x->sh.d[d];
+		struct name o = pb_imp_loop_index(s, d), src = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", src.s,
+			    o.s);
+		if (slot[d] >= 0)
+			src = i64op(s, "subi", src.s,
+				    elem_i64(s, pv, ps, slot[d]).s, 0);
+		if (!strcmp(mode, "constant")) {
+			struct name ge = i64op(s, "cmpi sge,", src.s, zero.s, 0);
+			struct name lt = i64op(s, "cmpi slt,", src.s, NULL, n);
+			struct name in_d = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.andi %s, %s : i1", in_d.s,
+				    ge.s, lt.s);
+			if (inside.s[0]) {
+				struct name a = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.andi %s, %s : i1",
+					    a.s, inside.s, in_d.s);
+				in_d = a;
+			}
+			inside = in_d;
+		} else if (!strcmp(mode, "reflect")) {
+			struct name ng = i64op(s, "cmpi slt,", src.s, zero.s, 0);
+			struct name neg = i64op(s, "subi", zero.s, src.s, 0);
+			src = sel64(s, ng.s, neg.s, src.s);
+			struct name ov = i64op(s, "cmpi sge,", src.s, NULL, n);
+			struct name m = pb_imp_fresh(s), back;
+			pb_imp_emit(s, "%s = arith.constant %lld : i64", m.s,
+				    (long long)(2 * (n - 1)));
+			back = i64op(s, "subi", m.s, src.s, 0);
+			src = sel64(s, ov.s, back.s, src.s);
+		} else if (!strcmp(mode, "wrap")) {
+			struct name rm = i64op(s, "remsi", src.s, NULL, n);
+			struct name ng = i64op(s, "cmpi slt,", rm.s, zero.s, 0);
+			struct name ad = i64op(s, "addi", rm.s, NULL, n);
+			src = sel64(s, ng.s, ad.s, rm.s);
+		}
+		src = i64op(s, "maxsi", src.s, zero.s, 0);
+		src = i64op(s, "minsi", src.s, NULL, n > 0 ? n - 1 : 0);
+		idx[d] = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
+			    idx[d].s, src.s);
+	}
+	struct name y = pb_imp_extract(s, in, &x->sh, x->dtype, idx);
+	if (inside.s[0]) {
+		struct name c, r2 = pb_imp_fresh(s);
+		if (cs) {
+			struct name z[PB_MAX_RANK];
+			for (int i = 0; i < cv->sh.rank; i++) {
+				z[i] = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.constant 0 : index",
+					    z[i].s);
+			}
+			c = pb_imp_extract(s, cs, &cv->sh, cv->dtype, z);
+		} else {
+			c = pb_imp_scalar_dt(s, x->dtype,
+					     pb_imp_attr_float(s, "value", 0));
+		}
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", r2.s,
+			    inside.s, y.s, c.s, pb_imp_elt(x->dtype));
+		y = r2;
+	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
+}
+
 static int op_pad(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
@@ -1306,6 +1429,10 @@ static int op_pad(struct imp *s)
 	if (s->opset < 11) {
 		n = pb_imp_attr_ints(s, "pads", pads, 2 * PB_MAX_RANK);
 	} else {
+		struct val *pv = pb_imp_in(s, 1), *vv = pb_imp_in(s, 2);
+		if ((pv && !pv->k && !pv->init) ||
+		    (vv && !vv->k && !vv->init))
+			return pad_rt(s, x, mode);
 		n = pb_imp_known_ints(s, pb_imp_in(s, 1), pads, 2 * PB_MAX_RANK,
 				      "pads");
 		if (n < 0)
