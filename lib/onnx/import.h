@@ -216,6 +216,7 @@ extern const struct pb_imp_op pb_imp_ops_rnn[];
 extern const struct pb_imp_op pb_imp_ops_loss[];
 extern const struct pb_imp_op pb_imp_ops_gen[];
 extern const struct pb_imp_op pb_imp_ops_select[];
+extern const struct pb_imp_op pb_imp_ops_grid[];
 
 /* Building blocks of the run-time indexing ops (import_typed.c): check
  * that input "v" is present and of a type the importer computes on (and

@@ -607,7 +607,9 @@ static int setup(struct imp *s, struct rnn *r)
 	r->p = r->lstm ? pb_imp_in(s, 7) : NULL;
 	if (!r->w || !r->r)
 		return pb_imp_node_error(s, "W and R are required");
-	const char *dir = pb_imp_attr_str(s, "direction", "forward");
+	char dir[16]; /* pb_imp_attr_str's buffer is reused */
+	snprintf(dir, sizeof(dir), "%s",
+		 pb_imp_attr_str(s, "direction", "forward"));
 	int layout = pb_imp_attr_int(s, "layout", 0) != 0;
 	r->nd = !strcmp(dir, "bidirectional") ? 2 : 1;
 	if (strcmp(dir, "forward") && strcmp(dir, "reverse") && r->nd == 1)

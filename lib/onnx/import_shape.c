@@ -51,16 +51,17 @@ static int dropout_ratio_zero(struct imp *s)
 	return pb_imp_elem_get(t, 0) == 0;
 }
 
-/* Identity and Dropout (inference, or training with ratio 0, as PyTorch
- * exports F.dropout(p=0.0, training=...)): the output is the input. */
+/* Identity and Dropout (inference, or a ratio known to be 0 in any mode,
+ * as PyTorch exports F.dropout(p=0.0, training=...)): the output is the
+ * input. */
 static int op_identity(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
 	if (!strcmp(s->node->op_type, "Dropout")) {
 		int64_t t;
 		struct val *tm = pb_imp_in(s, 2);
-		if (tm && (pb_imp_known_ints(s, tm, &t, 1, "training_mode") < 0
-			   || (t && !dropout_ratio_zero(s))))
+		if (tm && !dropout_ratio_zero(s) &&
+		    (pb_imp_known_ints(s, tm, &t, 1, "training_mode") < 0 || t))
 			return s->ctx->nerrors ? PB_ERR
 			       : pb_imp_node_error(s, "training_mode=1 is not "
 						   "supported");
