@@ -18,7 +18,10 @@
  * position (a reduction), then per output position a reduction picking
  * the slice whose count is the position + 1. The output's length is the
  * number of true conditions: known when the condition is, else the
- * declared one. */
+ * declared one.
+ *
+ * ReverseSequence: one generic reading each element at its reflected
+ * time index (within the batch entry's length). */
 #include <string.h>
 
 #include "onnx/import.h"
@@ -260,8 +263,69 @@ static int op_compress(struct imp *s)
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
 }
 
+/* ReverseSequence: along time_axis, the first sequence_lens[b] elements
+ * of each batch entry b reversed, the rest copied: one generic over the
+ * output reading the length through a map and the input with
+ * tensor.extract at the reflected time index. */
+static int op_reverse_sequence(struct imp *s)
+{
+	struct val *x = pb_imp_in(s, 0), *lv = pb_imp_in(s, 1);
+	int r = x->sh.rank, ta, ba;
+	if (pb_imp_check_type(s, x, 0) || pb_imp_check_type(s, lv, 0))
+		return PB_ERR;
+	if (r < 2)
+		return pb_imp_node_error(s, "input of rank %d: expected 2 or "
+					 "more", r);
+	if (pb_imp_axis(s, pb_imp_attr_int(s, "time_axis", 0), r, &ta) ||
+	    pb_imp_axis(s, pb_imp_attr_int(s, "batch_axis", 1), r, &ba))
+		return PB_ERR;
+	if (ta == ba || ta > 1 || ba > 1)
+		return pb_imp_node_error(s, "time_axis and batch_axis must be 0 "
+					 "and 1");
+	if ((lv->dtype != PB_DT_I64 && lv->dtype != PB_DT_I32) ||
+	    lv->sh.rank != 1 || lv->sh.d[0] != x->sh.d[ba])
+		return pb_imp_node_error(s, "sequence_lens must be %lld "
+					 "integers", (long long)x->sh.d[ba]);
+	const char *in = pb_imp_use_dt(s, x), *ls = in ? pb_imp_use_dt(s, lv)
+						      : NULL;
+	if (!ls)
+		return PB_ERR;
+	int om[PB_MAX_RANK];
+	for (int d = 0; d < r; d++)
+		om[d] = d;
+	struct text lm = pb_imp_map(r, 1, &ba), omap = pb_imp_map(r, r, om);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct name e = pb_imp_empty_dt(s, &x->sh, x->dtype);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 1, &ls, &lv->sh, &lv->dtype, &lm,
+			    e.s, &x->sh, x->dtype, &omap);
+	const char *el = pb_imp_elt(lv->dtype);
+	struct name t = pb_imp_loop_index(s, ta), ti = pb_imp_fresh(s),
+		    lt = pb_imp_fresh(s), one = pb_imp_fresh(s),
+		    l1 = pb_imp_fresh(s), rv = pb_imp_fresh(s),
+		    src = pb_imp_fresh(s), idx[PB_MAX_RANK];
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to %s", ti.s, t.s, el);
+	pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : %s", lt.s, ti.s,
+		    g.arg[0].s, el);
+	pb_imp_emit(s, "%s = arith.constant 1 : %s", one.s, el);
+	pb_imp_emit(s, "%s = arith.subi %s, %s : %s", l1.s, g.arg[0].s, one.s,
+		    el);
+	pb_imp_emit(s, "%s = arith.subi %s, %s : %s", rv.s, l1.s, ti.s, el);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", src.s, lt.s, rv.s,
+		    ti.s, el);
+	for (int d = 0; d < r; d++)
+		idx[d] = d == ta ? pb_imp_index_of(s, src.s, lv->dtype,
+						   x->sh.d[ta])
+				 : pb_imp_loop_index(s, d);
+	struct name y = pb_imp_extract(s, in, &x->sh, x->dtype, idx);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &x->sh);
+}
+
 const struct pb_imp_op pb_imp_ops_select[] = {
 	{"TopK", op_topk, "axis,k,largest,sorted", 1, 0, 0},
 	{"Compress", op_compress, "axis", 9, 0, 0},
+	{"ReverseSequence", op_reverse_sequence, "batch_axis,time_axis", 10, 0,
+	 0},
 	{NULL, NULL, NULL, 0, 0, 0},
 };

@@ -5,7 +5,10 @@ PyTorch exports Swin-T's (shape arithmetic with Mod, a zero tensor from
 ConstantOfShape, ScatterND writing region ids, Sub/Equal/Not/Where),
 added to the input, then a Dropout in training mode with ratio 0.
 Everything but the Add and the Dropout is constant: pb-import folds it.
-Usage: fold.py OUTDIR  -- writes fold.onnx, fold.in.npy, fold.out.npy"""
+Also fold_scatter: GatherND, ScatterElements and ScatterND (with
+reductions) on known int64 data, folded, their results made outputs.
+Usage: fold.py OUTDIR  -- writes fold.onnx, fold.in.npy, fold.out.npy,
+fold_scatter.onnx, fold_scatter.in.npy, fold_scatter.y{1,2,3}.npy"""
 import os
 import sys
 
@@ -84,3 +87,54 @@ flat = mask.reshape(16)
 bias = np.where(flat[None, :] - flat[:, None] != 0, -100, 0).astype(np.float32)
 np.save(os.path.join(out, "fold.in.npy"), x)
 np.save(os.path.join(out, "fold.out.npy"), x[:, None, :] + bias)
+
+# The scatter/gather family folded on known int64 data (shape data always
+# folds): GatherND with batch_dims, ScatterElements with reduction add and
+# a duplicate index, ScatterND with reduction mul; their results are added
+# to the input (cast to int64 and back) so that the folded values are
+# checked by numbers.
+d = np.arange(24, dtype=i64).reshape(2, 3, 4)
+gi = np.array([[[1, 2]], [[0, 3]]], i64)          # [2, 1, 2], batch_dims 1
+sed = np.zeros((3, 4), i64)
+sei = np.array([[1, 1], [0, 2], [3, 3]], i64)     # axis 1, duplicates
+seu = np.array([[5, 6], [7, 8], [9, 10]], i64)
+sn = np.ones((2, 3), i64) * 2
+sni = np.array([[1], [1], [0]], i64)              # rows, duplicate 1
+snu = np.array([[1, 2, 3], [4, 5, 6], [7, 8, 9]], i64)
+nodes = [
+    c("d", d), c("gi", gi), c("sed", sed), c("sei", sei), c("seu", seu),
+    c("sn", sn), c("sni", sni), c("snu", snu),
+    n("GatherND", ["d", "gi"], ["g"], name="gathernd", batch_dims=1),
+    n("ScatterElements", ["sed", "sei", "seu"], ["se"], name="scatter_el",
+      axis=1, reduction="add"),
+    n("ScatterND", ["sn", "sni", "snu"], ["snd"], name="scatternd",
+      reduction="mul"),
+    n("Cast", ["x"], ["xi"], name="cast_x", to=TensorProto.INT64),
+    n("Add", ["xi", "se"], ["t1"], name="add_se"),
+    n("Cast", ["t1"], ["y1"], name="cast_y1", to=TensorProto.FLOAT),
+    n("Cast", ["g"], ["y2"], name="cast_g", to=TensorProto.FLOAT),
+    n("Cast", ["snd"], ["y3"], name="cast_snd", to=TensorProto.FLOAT),
+]
+g = helper.make_graph(
+    nodes, "fold_scatter",
+    [helper.make_tensor_value_info("x", TensorProto.FLOAT, [3, 4])],
+    [helper.make_tensor_value_info("y1", TensorProto.FLOAT, [3, 4]),
+     helper.make_tensor_value_info("y2", TensorProto.FLOAT, [2, 1]),
+     helper.make_tensor_value_info("y3", TensorProto.FLOAT, [2, 3])])
+m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 18)])
+m.ir_version = 8
+onnx.checker.check_model(m)
+onnx.save(m, os.path.join(out, "fold_scatter.onnx"))
+xs = np.arange(12, dtype=np.float32).reshape(3, 4)
+se = sed.copy()
+for r in range(3):
+    for k in range(2):
+        se[r, sei[r, k]] += seu[r, k]
+snd = sn.copy()
+for k in range(3):
+    snd[sni[k, 0]] *= snu[k]
+g_ref = np.array([[d[0, 1, 2]], [d[1, 0, 3]]])
+np.save(os.path.join(out, "fold_scatter.in.npy"), xs)
+np.save(os.path.join(out, "fold_scatter.y1.npy"), (xs + se).astype(np.float32))
+np.save(os.path.join(out, "fold_scatter.y2.npy"), g_ref.astype(np.float32))
+np.save(os.path.join(out, "fold_scatter.y3.npy"), snd.astype(np.float32))
