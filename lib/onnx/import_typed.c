@@ -287,6 +287,14 @@ static int op_where(struct imp *s)
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
+/* Element "i" of known integer tensor "t", exactly. */
+static int64_t known_int(const struct pb_tensor *t, int64_t i)
+{
+	if (t->dtype == PB_DT_I64)
+		return ((int64_t *)t->data)[i];
+	return (int64_t)pb_imp_elem_get(t, i);
+}
+
 /* Fold Mod over the known inputs of "b": C's remainder (fmod = 1), or
  * with the divisor's sign (fmod = 0, integers), as the lowering below. A
  * zero integer divisor is an error (undefined in ONNX and in C). */
@@ -313,10 +321,18 @@ static int fold_mod(struct imp *s, struct bcast *b, int c_rem)
 			free(t);
 			return pb_imp_node_error(s, "integer division by zero");
 		}
-		int64_t r = (int64_t)x % (int64_t)y;
-		if (!c_rem && r && ((r < 0) != (y < 0)))
-			r += (int64_t)y;
-		pb_imp_elem_set(t, o, (double)r);
+		/* exact on int64 (doubles hold 53 bits) */
+		int64_t xi = known_int(k[0], pb_imp_bcast_index(&b->out,
+						&b->in[0]->sh, o));
+		int64_t yi = known_int(k[1], pb_imp_bcast_index(&b->out,
+						&b->in[1]->sh, o));
+		int64_t r = yi == -1 ? 0 : xi % yi; /* INT64_MIN % -1 traps */
+		if (!c_rem && r && ((r < 0) != (yi < 0)))
+			r += yi;
+		if (dt == PB_DT_I64)
+			((int64_t *)t->data)[o] = r;
+		else
+			pb_imp_elem_set(t, o, (double)r);
 	}
 	pb_imp_def_known(s, 0, t);
 	return PB_OK;
