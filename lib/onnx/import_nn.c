@@ -386,15 +386,113 @@ static int op_global_pool(struct imp *s)
 	return pb_imp_def_ssa(s, r, PB_DT_F32, &sh);
 }
 
+/* Emit "%r = arith.<op> a, b : f32". */
+static struct name bn_op(struct imp *s, const char *op, const char *a,
+			 const char *b)
+{
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : f32", r.s, op, a, b);
+	return r;
+}
+
+/* BatchNormalization in training mode (opset 14 on): the batch statistics
+ * per channel (the mean, then the biased variance, each a reduction
+ * generic over every dim but 1) normalize x; the running mean and
+ * variance outputs are input * momentum + batch * (1 - momentum). "ins"
+ * are x, scale, B, input_mean, input_var. */
+static int batchnorm_train(struct imp *s, const char *const *ins,
+			   const struct shape *xs)
+{
+	int r = xs->rank, one = 1, all[PB_MAX_RANK];
+	struct shape cs = {1, {xs->d[1]}};
+	int64_t count = pb_imp_numel(xs) / (xs->d[1] ? xs->d[1] : 1);
+	double eps = pb_imp_attr_float(s, "epsilon", 1e-5f);
+	double mom = pb_imp_attr_float(s, "momentum", 0.9f);
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text xm = pb_imp_map(r, r, all), cm = pb_imp_map(r, 1, &one);
+	struct text c1 = pb_imp_map(1, 1, all);
+	char iters[PB_MAX_RANK + 1], piters[PB_MAX_RANK + 1];
+	for (int i = 0; i < r; i++) {
+		iters[i] = i == 1 ? 'p' : 'r';
+		piters[i] = 'p';
+	}
+	struct gen g;
+	/* mean */
+	struct name z = pb_imp_fill(s, &cs, 0);
+	pb_imp_gen_begin(s, &g, r, iters, 1, &ins[0], xs, &xm, z.s, &cs, &cm);
+	struct name sum = pb_imp_gen_end(s, &g,
+		bn_op(s, "addf", g.arg[0].s, g.arg[1].s).s);
+	struct name e = pb_imp_empty(s, &cs);
+	pb_imp_gen_begin(s, &g, 1, "p", 1, (const char *[]){sum.s}, &cs, &c1,
+			 e.s, &cs, &c1);
+	struct name mean = pb_imp_gen_end(s, &g, bn_op(s, "divf", g.arg[0].s,
+		pb_imp_scalar(s, (double)count).s).s);
+	/* biased variance */
+	const char *vin[2] = {ins[0], mean.s};
+	struct shape vsh[2] = {*xs, cs};
+	struct text vm[2] = {xm, cm};
+	z = pb_imp_fill(s, &cs, 0);
+	pb_imp_gen_begin(s, &g, r, iters, 2, vin, vsh, vm, z.s, &cs, &cm);
+	struct name d = bn_op(s, "subf", g.arg[0].s, g.arg[1].s);
+	d = bn_op(s, "mulf", d.s, d.s);
+	struct name sq = pb_imp_gen_end(s, &g,
+		bn_op(s, "addf", d.s, g.arg[2].s).s);
+	e = pb_imp_empty(s, &cs);
+	pb_imp_gen_begin(s, &g, 1, "p", 1, (const char *[]){sq.s}, &cs, &c1,
+			 e.s, &cs, &c1);
+	struct name var = pb_imp_gen_end(s, &g, bn_op(s, "divf", g.arg[0].s,
+		pb_imp_scalar(s, (double)count).s).s);
+	/* y */
+	const char *yin[5] = {ins[0], ins[1], ins[2], mean.s, var.s};
+	struct shape ysh[5] = {*xs, cs, cs, cs, cs};
+	struct text ym[5] = {xm, cm, cm, cm, cm};
+	e = pb_imp_empty(s, xs);
+	pb_imp_gen_begin(s, &g, r, piters, 5, yin, ysh, ym, e.s, xs, &xm);
+	struct name t = bn_op(s, "subf", g.arg[0].s, g.arg[3].s);
+	struct name v = bn_op(s, "addf", g.arg[4].s,
+			      pb_imp_scalar(s, eps).s);
+	struct name sd = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = math.sqrt %s : f32", sd.s, v.s);
+	t = bn_op(s, "divf", t.s, sd.s);
+	t = bn_op(s, "mulf", t.s, g.arg[1].s);
+	struct name y = pb_imp_gen_end(s, &g,
+				       bn_op(s, "addf", t.s, g.arg[2].s).s);
+	if (pb_imp_def_ssa(s, y, PB_DT_F32, xs))
+		return PB_ERR;
+	/* running statistics */
+	for (int o = 1; o <= 2; o++) {
+		if ((size_t)o >= s->node->n_output || !s->node->output[o][0])
+			continue;
+		const char *rin[2] = {ins[2 + o], o == 1 ? mean.s : var.s};
+		struct shape rsh[2] = {cs, cs};
+		struct text rm[2] = {c1, c1};
+		e = pb_imp_empty(s, &cs);
+		pb_imp_gen_begin(s, &g, 1, "p", 2, rin, rsh, rm, e.s, &cs, &c1);
+		struct name a = bn_op(s, "mulf", g.arg[0].s,
+				      pb_imp_scalar(s, mom).s);
+		struct name b = bn_op(s, "mulf", g.arg[1].s,
+				      pb_imp_scalar(s, 1 - mom).s);
+		struct name rv = pb_imp_gen_end(s, &g,
+						bn_op(s, "addf", a.s, b.s).s);
+		struct val *ov = pb_imp_def(s, o, PB_DT_F32, &cs);
+		if (ov)
+			ov->ssa = rv;
+	}
+	return PB_OK;
+}
+
 /* BatchNormalization in inference mode: (x - mean) / sqrt(var + eps) *
- * scale + B per channel (dim 1), one linalg.generic. */
+ * scale + B per channel (dim 1), one linalg.generic; training mode:
+ * batchnorm_train. */
 static int op_batchnorm(struct imp *s)
 {
 	struct val *in[5];
 	for (int i = 0; i < 5; i++)
 		if (!(in[i] = pb_imp_in(s, i)))
 			return pb_imp_node_error(s, "expected 5 inputs");
-	if (pb_imp_attr_int(s, "training_mode", 0))
+	int train = pb_imp_attr_int(s, "training_mode", 0) != 0;
+	if (train && s->opset < 14)
 		return pb_imp_node_error(s, "training_mode=1 is not supported");
 	if (!pb_imp_attr_int(s, "spatial", 1))
 		return pb_imp_node_error(s, "spatial=0 is not supported");
@@ -419,6 +517,8 @@ static int op_batchnorm(struct imp *s)
 		maps[i] = i ? pb_imp_map(xs->rank, 1, &one)
 			    : pb_imp_map(xs->rank, xs->rank, all);
 	}
+	if (train)
+		return batchnorm_train(s, ins, xs);
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', xs->rank);
 	struct name e = pb_imp_empty(s, xs);
