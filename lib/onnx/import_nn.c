@@ -319,9 +319,127 @@ static struct name pool_divide(struct imp *s, const char *sum,
 	return r;
 }
 
+/* MaxPool's Indices output: for each output element, the flattened index
+ * into x (row-major, or with "col" the spatial dims column-major) of the
+ * first element of its window equal to the max "mx": one generic over the
+ * output and the window (reduction), reading x with tensor.extract. */
+static struct name pool_indices(struct imp *s, const char *x,
+				const struct shape *xs, const char *mx,
+				const struct shape *out, const struct window *w,
+				const int64_t *k, int col)
+{
+	int r = out->rank, sr = w->sr, all[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text im = pb_imp_map(r + sr, r, all);
+	char iters[PB_MAX_RANK + 4];
+	memset(iters, 'p', r);
+	memset(iters + r, 'r', sr);
+	struct name init = pb_imp_fill_dt(s, out, PB_DT_I64, -1);
+	/* the window loops' extent comes from an unread [k..] operand, as
+	 * in linalg's pooling ops */
+	struct shape ksh = {sr, {0}};
+	int km[3];
+	for (int i = 0; i < sr; i++) {
+		ksh.d[i] = k[i];
+		km[i] = r + i;
+	}
+	struct name win = pb_imp_empty(s, &ksh);
+	const char *ins[2] = {mx, win.s};
+	struct shape shs[2] = {*out, ksh};
+	enum pb_dtype dts[2] = {PB_DT_F32, PB_DT_F32};
+	struct text maps[2] = {im, pb_imp_map(r + sr, sr, km)};
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r + sr, iters, 2, ins, shs, dts, maps,
+			    init.s, out, PB_DT_I64, &im);
+	struct name idx[PB_MAX_RANK], ok = {{0}};
+	idx[0] = pb_imp_loop_index(s, 0);
+	idx[1] = pb_imp_loop_index(s, 1);
+	struct name h[3];
+	for (int i = 0; i < sr; i++) {
+		struct name o = pb_imp_loop_index(s, 2 + i);
+		struct name kk = pb_imp_loop_index(s, r + i);
+		struct name a = pb_imp_fresh(s), b = pb_imp_fresh(s),
+			    c = pb_imp_fresh(s), ge = pb_imp_fresh(s),
+			    lt = pb_imp_fresh(s), in = pb_imp_fresh(s);
+		/* h = o * stride - lo + k * dil, as i64 */
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", a.s,
+			    o.s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", b.s,
+			    kk.s);
+		struct name st = pb_imp_scalar_dt(s, PB_DT_I64,
+						  (double)w->stride[i]);
+		struct name dl = pb_imp_scalar_dt(s, PB_DT_I64,
+						  (double)w->dil[i]);
+		struct name lo = pb_imp_scalar_dt(s, PB_DT_I64,
+						  (double)w->lo[i]);
+		struct name zero = pb_imp_scalar_dt(s, PB_DT_I64, 0);
+		struct name n = pb_imp_scalar_dt(s, PB_DT_I64,
+						 (double)w->in[i]);
+		struct name t1 = pb_imp_fresh(s), t2 = pb_imp_fresh(s),
+			    t3 = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : i64", t1.s, a.s, st.s);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : i64", t2.s, b.s, dl.s);
+		pb_imp_emit(s, "%s = arith.subi %s, %s : i64", t3.s, t1.s, lo.s);
+		pb_imp_emit(s, "%s = arith.addi %s, %s : i64", c.s, t3.s, t2.s);
+		pb_imp_emit(s, "%s = arith.cmpi sge, %s, %s : i64", ge.s, c.s,
+			    zero.s);
+		pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : i64", lt.s, c.s,
+			    n.s);
+		pb_imp_emit(s, "%s = arith.andi %s, %s : i1", in.s, ge.s, lt.s);
+		if (ok.s[0]) {
+			struct name both = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.andi %s, %s : i1", both.s,
+				    ok.s, in.s);
+			ok = both;
+		} else {
+			ok = in;
+		}
+		h[i] = c;
+		idx[2 + i] = pb_imp_index_of(s, c.s, PB_DT_I64, w->in[i]);
+	}
+	struct name v = pb_imp_extract(s, x, xs, PB_DT_F32, idx);
+	struct name eq = pb_imp_fresh(s), un = pb_imp_fresh(s),
+		    m1 = pb_imp_scalar_dt(s, PB_DT_I64, -1), a1 = pb_imp_fresh(s),
+		    a2 = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.cmpf oeq, %s, %s : f32", eq.s, v.s,
+		    g.arg[0].s);
+	pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", un.s, g.arg[2].s,
+		    m1.s);
+	pb_imp_emit(s, "%s = arith.andi %s, %s : i1", a1.s, ok.s, eq.s);
+	pb_imp_emit(s, "%s = arith.andi %s, %s : i1", a2.s, a1.s, un.s);
+	/* (n * C + c) * prod(spatial) + the spatial offset */
+	struct name nn = pb_imp_fresh(s), cc = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", nn.s,
+		    idx[0].s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", cc.s,
+		    idx[1].s);
+	struct name lin = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.muli %s, %s : i64", lin.s, nn.s,
+		    pb_imp_scalar_dt(s, PB_DT_I64, (double)xs->d[1]).s);
+	struct name l2 = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.addi %s, %s : i64", l2.s, lin.s, cc.s);
+	lin = l2;
+	for (int j = 0; j < sr; j++) {
+		int i = col ? sr - 1 - j : j;
+		struct name m = pb_imp_fresh(s), a = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : i64", m.s, lin.s,
+			    pb_imp_scalar_dt(s, PB_DT_I64,
+					     (double)w->in[i]).s);
+		pb_imp_emit(s, "%s = arith.addi %s, %s : i64", a.s, m.s,
+			    h[i].s);
+		lin = a;
+	}
+	struct name y = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", y.s, a2.s, lin.s,
+		    g.arg[2].s);
+	return pb_imp_gen_end(s, &g, y.s);
+}
+
 /* MaxPool and AveragePool in 1-d and 2-d: tensor.pad (-inf or 0), then
  * linalg.pooling_{nchw,ncw}_{max,sum}; an average divides by the counts
- * of window elements (count_include_pad decides whether pads count). */
+ * of window elements (count_include_pad decides whether pads count);
+ * MaxPool's Indices output: pool_indices. */
 static int op_pool(struct imp *s)
 {
 	int is_max = !strcmp(s->node->op_type, "MaxPool");
@@ -337,9 +455,6 @@ static int op_pool(struct imp *s)
 	if (nk != sr)
 		return pb_imp_node_error(s, "kernel_shape must have %d values",
 					 sr);
-	if (is_max && pb_imp_attr_int(s, "storage_order", 0) &&
-	    s->node->n_output > 1)
-		return pb_imp_node_error(s, "storage_order=1 is not supported");
 	struct window w = {.sr = sr};
 	if (window_setup(s, &w, &xv->sh, k, 1))
 		return PB_ERR;
@@ -367,7 +482,17 @@ static int op_pool(struct imp *s)
 		if (!r.s[0])
 			return PB_ERR;
 	}
-	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
+	if (pb_imp_def_ssa(s, r, PB_DT_F32, &out))
+		return PB_ERR;
+	if (is_max && s->node->n_output > 1 && s->node->output[1][0]) {
+		int col = pb_imp_attr_int(s, "storage_order", 0) != 0;
+		struct name ix = pool_indices(s, x, &xv->sh, r.s, &out, &w, k,
+					      col);
+		struct val *v = pb_imp_def(s, 1, PB_DT_I64, &out);
+		if (v)
+			v->ssa = ix;
+	}
+	return PB_OK;
 }
 
 /* GlobalAveragePool and GlobalMaxPool: a reduction over the spatial dims
