@@ -436,8 +436,9 @@ static struct name pool_indices(struct imp *s, const char *x,
 	return pb_imp_gen_end(s, &g, y.s);
 }
 
-/* MaxPool and AveragePool in 1-d and 2-d: tensor.pad (-inf or 0), then
- * linalg.pooling_{nchw,ncw}_{max,sum}; an average divides by the counts
+/* MaxPool and AveragePool in 1-d, 2-d and 3-d: tensor.pad (-inf or 0),
+ * then linalg.pooling_{nchw,ncw}_{max,sum} (3-d: the same window loops
+ * as a linalg.generic); an average divides by the counts
  * of window elements (count_include_pad decides whether pads count);
  * MaxPool's Indices output: pool_indices. */
 static int op_pool(struct imp *s)
@@ -445,8 +446,8 @@ static int op_pool(struct imp *s)
 	int is_max = !strcmp(s->node->op_type, "MaxPool");
 	struct val *xv = pb_imp_in(s, 0);
 	int sr = xv->sh.rank - 2;
-	if (sr < 1 || sr > 2)
-		return pb_imp_node_error(s, "only 1-d and 2-d pooling is "
+	if (sr < 1 || sr > 3)
+		return pb_imp_node_error(s, "only 1-d, 2-d and 3-d pooling is "
 					 "supported");
 	int64_t k[3];
 	int nk = pb_imp_attr_ints(s, "kernel_shape", k, 3);
@@ -467,15 +468,46 @@ static int op_pool(struct imp *s)
 	double fill = is_max ? -INFINITY : 0;
 	struct shape xsh = xv->sh;
 	struct name xp = pad(s, x, &xsh, PB_DT_F32, &w, fill);
-	struct shape ksh = {sr, {k[0], k[1]}};
+	struct shape ksh = {sr, {k[0], k[1], k[2]}};
 	struct name win = pb_imp_empty(s, &ksh);
 	struct name init = pb_imp_fill(s, &out, fill);
 	struct name r = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = linalg.pooling_%s_%s %s ins(%s, %s : %s, %s) "
-		    "outs(%s : %s) -> %s", r.s, sr == 2 ? "nchw" : "ncw",
-		    is_max ? "max" : "sum", window_attrs(&w).s, xp.s, win.s,
-		    pb_imp_ty(&xsh).s, pb_imp_ty(&ksh).s, init.s,
-		    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
+	if (sr == 3) {
+		/* no NCDHW pooling op in linalg: the same window loops as a
+		 * generic, x read at o * stride + k * dil */
+		char iters[9] = "ppppprrr", xm[200], km[80], om[80];
+		snprintf(xm, sizeof(xm), "affine_map<(d0, d1, d2, d3, d4, d5, "
+			 "d6, d7) -> (d0, d1, d2 * %lld + d5 * %lld, d3 * %lld "
+			 "+ d6 * %lld, d4 * %lld + d7 * %lld)>",
+			 (long long)w.stride[0], (long long)w.dil[0],
+			 (long long)w.stride[1], (long long)w.dil[1],
+			 (long long)w.stride[2], (long long)w.dil[2]);
+		snprintf(km, sizeof(km), "affine_map<(d0, d1, d2, d3, d4, d5, "
+			 "d6, d7) -> (d5, d6, d7)>");
+		snprintf(om, sizeof(om), "affine_map<(d0, d1, d2, d3, d4, d5, "
+			 "d6, d7) -> (d0, d1, d2, d3, d4)>");
+		struct text maps[2], omap;
+		snprintf(maps[0].s, sizeof(maps[0].s), "%s", xm);
+		snprintf(maps[1].s, sizeof(maps[1].s), "%s", km);
+		snprintf(omap.s, sizeof(omap.s), "%s", om);
+		const char *ins[2] = {xp.s, win.s};
+		struct shape shs[2] = {xsh, ksh};
+		struct gen g;
+		pb_imp_gen_begin(s, &g, 8, iters, 2, ins, shs, maps, init.s,
+				 &out, &omap);
+		struct name y = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.%s %s, %s : f32", y.s,
+			    is_max ? "maximumf" : "addf", g.arg[0].s,
+			    g.arg[2].s);
+		r = pb_imp_gen_end(s, &g, y.s);
+	} else {
+		pb_imp_emit(s, "%s = linalg.pooling_%s_%s %s ins(%s, %s : %s, "
+			    "%s) outs(%s : %s) -> %s", r.s,
+			    sr == 2 ? "nchw" : "ncw", is_max ? "max" : "sum",
+			    window_attrs(&w).s, xp.s, win.s, pb_imp_ty(&xsh).s,
+			    pb_imp_ty(&ksh).s, init.s, pb_imp_ty(&out).s,
+			    pb_imp_ty(&out).s);
+	}
 	if (!is_max) {
 		int incl = pb_imp_attr_int(s, "count_include_pad", 0) != 0;
 		r = pool_divide(s, r.s, &out, &w, incl);
