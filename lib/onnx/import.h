@@ -211,6 +211,25 @@ extern const struct pb_imp_op pb_imp_ops_math[];
 extern const struct pb_imp_op pb_imp_ops_nn[];
 extern const struct pb_imp_op pb_imp_ops_shape[];
 extern const struct pb_imp_op pb_imp_ops_typed[];
+extern const struct pb_imp_op pb_imp_ops_scatter[];
+extern const struct pb_imp_op pb_imp_ops_rnn[];
+extern const struct pb_imp_op pb_imp_ops_loss[];
+extern const struct pb_imp_op pb_imp_ops_gen[];
+extern const struct pb_imp_op pb_imp_ops_select[];
+extern const struct pb_imp_op pb_imp_ops_grid[];
+
+/* Building blocks of the run-time indexing ops (import_typed.c): check
+ * that input "v" is present and of a type the importer computes on (and
+ * "want" unless PB_DT_UNDEFINED); "linalg.index d"; the index into a dim
+ * of size "n" of integer "idx" of type "dt" (negative from the end,
+ * clamped into [0, n)); "tensor.extract x[idx..]". */
+int pb_imp_check_type(struct imp *s, struct val *v, enum pb_dtype want);
+struct name pb_imp_loop_index(struct imp *s, int d);
+struct name pb_imp_index_of(struct imp *s, const char *idx, enum pb_dtype dt,
+			    int64_t n);
+struct name pb_imp_extract(struct imp *s, const char *x,
+			   const struct shape *sh, enum pb_dtype dt,
+			   const struct name *idx);
 
 /* The data, indices and axis of the current Gather or GatherElements
  * node (import_typed.c). */

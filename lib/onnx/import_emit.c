@@ -585,6 +585,8 @@ int pb_imp_fold_ok(struct val *v)
 		return 0;
 	if (!pb_imp_is_float(v->dtype))
 		return 1;
+	if (!v->init) /* computed at import (ConstantOfShape, ...) */
+		return pb_imp_numel(&v->sh) <= PB_FOLD_MAX;
 	return !v->is_init && pb_imp_numel(&v->sh) <= PB_INLINE_MAX;
 }
 

@@ -319,16 +319,135 @@ static struct name pool_divide(struct imp *s, const char *sum,
 	return r;
 }
 
-/* MaxPool and AveragePool in 1-d and 2-d: tensor.pad (-inf or 0), then
- * linalg.pooling_{nchw,ncw}_{max,sum}; an average divides by the counts
- * of window elements (count_include_pad decides whether pads count). */
+/* MaxPool's Indices output: for each output element, the flattened index
+ * into x (row-major, or with "col" the spatial dims column-major) of the
+ * first element of its window equal to the max "mx": one generic over the
+ * output and the window (reduction), reading x with tensor.extract. */
+static struct name pool_indices(struct imp *s, const char *x,
+				const struct shape *xs, const char *mx,
+				const struct shape *out, const struct window *w,
+				const int64_t *k, int col)
+{
+	int r = out->rank, sr = w->sr, all[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text im = pb_imp_map(r + sr, r, all);
+	char iters[PB_MAX_RANK + 4];
+	memset(iters, 'p', r);
+	memset(iters + r, 'r', sr);
+	struct name init = pb_imp_fill_dt(s, out, PB_DT_I64, -1);
+	/* the window loops' extent comes from an unread [k..] operand, as
+	 * in linalg's pooling ops */
+	struct shape ksh = {sr, {0}};
+	int km[3];
+	for (int i = 0; i < sr; i++) {
+		ksh.d[i] = k[i];
+		km[i] = r + i;
+	}
+	struct name win = pb_imp_empty(s, &ksh);
+	const char *ins[2] = {mx, win.s};
+	struct shape shs[2] = {*out, ksh};
+	enum pb_dtype dts[2] = {PB_DT_F32, PB_DT_F32};
+	struct text maps[2] = {im, pb_imp_map(r + sr, sr, km)};
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r + sr, iters, 2, ins, shs, dts, maps,
+			    init.s, out, PB_DT_I64, &im);
+	struct name idx[PB_MAX_RANK], ok = {{0}};
+	idx[0] = pb_imp_loop_index(s, 0);
+	idx[1] = pb_imp_loop_index(s, 1);
+	struct name h[3];
+	for (int i = 0; i < sr; i++) {
+		struct name o = pb_imp_loop_index(s, 2 + i);
+		struct name kk = pb_imp_loop_index(s, r + i);
+		struct name a = pb_imp_fresh(s), b = pb_imp_fresh(s),
+			    c = pb_imp_fresh(s), ge = pb_imp_fresh(s),
+			    lt = pb_imp_fresh(s), in = pb_imp_fresh(s);
+		/* h = o * stride - lo + k * dil, as i64 */
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", a.s,
+			    o.s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", b.s,
+			    kk.s);
+		struct name st = pb_imp_scalar_dt(s, PB_DT_I64,
+						  (double)w->stride[i]);
+		struct name dl = pb_imp_scalar_dt(s, PB_DT_I64,
+						  (double)w->dil[i]);
+		struct name lo = pb_imp_scalar_dt(s, PB_DT_I64,
+						  (double)w->lo[i]);
+		struct name zero = pb_imp_scalar_dt(s, PB_DT_I64, 0);
+		struct name n = pb_imp_scalar_dt(s, PB_DT_I64,
+						 (double)w->in[i]);
+		struct name t1 = pb_imp_fresh(s), t2 = pb_imp_fresh(s),
+			    t3 = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : i64", t1.s, a.s, st.s);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : i64", t2.s, b.s, dl.s);
+		pb_imp_emit(s, "%s = arith.subi %s, %s : i64", t3.s, t1.s, lo.s);
+		pb_imp_emit(s, "%s = arith.addi %s, %s : i64", c.s, t3.s, t2.s);
+		pb_imp_emit(s, "%s = arith.cmpi sge, %s, %s : i64", ge.s, c.s,
+			    zero.s);
+		pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : i64", lt.s, c.s,
+			    n.s);
+		pb_imp_emit(s, "%s = arith.andi %s, %s : i1", in.s, ge.s, lt.s);
+		if (ok.s[0]) {
+			struct name both = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.andi %s, %s : i1", both.s,
+				    ok.s, in.s);
+			ok = both;
+		} else {
+			ok = in;
+		}
+		h[i] = c;
+		idx[2 + i] = pb_imp_index_of(s, c.s, PB_DT_I64, w->in[i]);
+	}
+	struct name v = pb_imp_extract(s, x, xs, PB_DT_F32, idx);
+	struct name eq = pb_imp_fresh(s), un = pb_imp_fresh(s),
+		    m1 = pb_imp_scalar_dt(s, PB_DT_I64, -1), a1 = pb_imp_fresh(s),
+		    a2 = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.cmpf oeq, %s, %s : f32", eq.s, v.s,
+		    g.arg[0].s);
+	pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", un.s, g.arg[2].s,
+		    m1.s);
+	pb_imp_emit(s, "%s = arith.andi %s, %s : i1", a1.s, ok.s, eq.s);
+	pb_imp_emit(s, "%s = arith.andi %s, %s : i1", a2.s, a1.s, un.s);
+	/* (n * C + c) * prod(spatial) + the spatial offset */
+	struct name nn = pb_imp_fresh(s), cc = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", nn.s,
+		    idx[0].s);
+	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", cc.s,
+		    idx[1].s);
+	struct name lin = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.muli %s, %s : i64", lin.s, nn.s,
+		    pb_imp_scalar_dt(s, PB_DT_I64, (double)xs->d[1]).s);
+	struct name l2 = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.addi %s, %s : i64", l2.s, lin.s, cc.s);
+	lin = l2;
+	for (int j = 0; j < sr; j++) {
+		int i = col ? sr - 1 - j : j;
+		struct name m = pb_imp_fresh(s), a = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : i64", m.s, lin.s,
+			    pb_imp_scalar_dt(s, PB_DT_I64,
+					     (double)w->in[i]).s);
+		pb_imp_emit(s, "%s = arith.addi %s, %s : i64", a.s, m.s,
+			    h[i].s);
+		lin = a;
+	}
+	struct name y = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", y.s, a2.s, lin.s,
+		    g.arg[2].s);
+	return pb_imp_gen_end(s, &g, y.s);
+}
+
+/* MaxPool and AveragePool in 1-d, 2-d and 3-d: tensor.pad (-inf or 0),
+ * then linalg.pooling_{nchw,ncw}_{max,sum} (3-d: the same window loops
+ * as a linalg.generic); an average divides by the counts
+ * of window elements (count_include_pad decides whether pads count);
+ * MaxPool's Indices output: pool_indices. */
 static int op_pool(struct imp *s)
 {
 	int is_max = !strcmp(s->node->op_type, "MaxPool");
 	struct val *xv = pb_imp_in(s, 0);
 	int sr = xv->sh.rank - 2;
-	if (sr < 1 || sr > 2)
-		return pb_imp_node_error(s, "only 1-d and 2-d pooling is "
+	if (sr < 1 || sr > 3)
+		return pb_imp_node_error(s, "only 1-d, 2-d and 3-d pooling is "
 					 "supported");
 	int64_t k[3];
 	int nk = pb_imp_attr_ints(s, "kernel_shape", k, 3);
@@ -337,9 +456,6 @@ static int op_pool(struct imp *s)
 	if (nk != sr)
 		return pb_imp_node_error(s, "kernel_shape must have %d values",
 					 sr);
-	if (is_max && pb_imp_attr_int(s, "storage_order", 0) &&
-	    s->node->n_output > 1)
-		return pb_imp_node_error(s, "storage_order=1 is not supported");
 	struct window w = {.sr = sr};
 	if (window_setup(s, &w, &xv->sh, k, 1))
 		return PB_ERR;
@@ -352,22 +468,63 @@ static int op_pool(struct imp *s)
 	double fill = is_max ? -INFINITY : 0;
 	struct shape xsh = xv->sh;
 	struct name xp = pad(s, x, &xsh, PB_DT_F32, &w, fill);
-	struct shape ksh = {sr, {k[0], k[1]}};
+	struct shape ksh = {sr, {k[0], k[1], k[2]}};
 	struct name win = pb_imp_empty(s, &ksh);
 	struct name init = pb_imp_fill(s, &out, fill);
 	struct name r = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = linalg.pooling_%s_%s %s ins(%s, %s : %s, %s) "
-		    "outs(%s : %s) -> %s", r.s, sr == 2 ? "nchw" : "ncw",
-		    is_max ? "max" : "sum", window_attrs(&w).s, xp.s, win.s,
-		    pb_imp_ty(&xsh).s, pb_imp_ty(&ksh).s, init.s,
-		    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
+	if (sr == 3) {
+		/* no NCDHW pooling op in linalg: the same window loops as a
+		 * generic, x read at o * stride + k * dil */
+		char iters[9] = "ppppprrr", xm[200], km[80], om[80];
+		snprintf(xm, sizeof(xm), "affine_map<(d0, d1, d2, d3, d4, d5, "
+			 "d6, d7) -> (d0, d1, d2 * %lld + d5 * %lld, d3 * %lld "
+			 "+ d6 * %lld, d4 * %lld + d7 * %lld)>",
+			 (long long)w.stride[0], (long long)w.dil[0],
+			 (long long)w.stride[1], (long long)w.dil[1],
+			 (long long)w.stride[2], (long long)w.dil[2]);
+		snprintf(km, sizeof(km), "affine_map<(d0, d1, d2, d3, d4, d5, "
+			 "d6, d7) -> (d5, d6, d7)>");
+		snprintf(om, sizeof(om), "affine_map<(d0, d1, d2, d3, d4, d5, "
+			 "d6, d7) -> (d0, d1, d2, d3, d4)>");
+		struct text maps[2], omap;
+		snprintf(maps[0].s, sizeof(maps[0].s), "%s", xm);
+		snprintf(maps[1].s, sizeof(maps[1].s), "%s", km);
+		snprintf(omap.s, sizeof(omap.s), "%s", om);
+		const char *ins[2] = {xp.s, win.s};
+		struct shape shs[2] = {xsh, ksh};
+		struct gen g;
+		pb_imp_gen_begin(s, &g, 8, iters, 2, ins, shs, maps, init.s,
+				 &out, &omap);
+		struct name y = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.%s %s, %s : f32", y.s,
+			    is_max ? "maximumf" : "addf", g.arg[0].s,
+			    g.arg[2].s);
+		r = pb_imp_gen_end(s, &g, y.s);
+	} else {
+		pb_imp_emit(s, "%s = linalg.pooling_%s_%s %s ins(%s, %s : %s, "
+			    "%s) outs(%s : %s) -> %s", r.s,
+			    sr == 2 ? "nchw" : "ncw", is_max ? "max" : "sum",
+			    window_attrs(&w).s, xp.s, win.s, pb_imp_ty(&xsh).s,
+			    pb_imp_ty(&ksh).s, init.s, pb_imp_ty(&out).s,
+			    pb_imp_ty(&out).s);
+	}
 	if (!is_max) {
 		int incl = pb_imp_attr_int(s, "count_include_pad", 0) != 0;
 		r = pool_divide(s, r.s, &out, &w, incl);
 		if (!r.s[0])
 			return PB_ERR;
 	}
-	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
+	if (pb_imp_def_ssa(s, r, PB_DT_F32, &out))
+		return PB_ERR;
+	if (is_max && s->node->n_output > 1 && s->node->output[1][0]) {
+		int col = pb_imp_attr_int(s, "storage_order", 0) != 0;
+		struct name ix = pool_indices(s, x, &xv->sh, r.s, &out, &w, k,
+					      col);
+		struct val *v = pb_imp_def(s, 1, PB_DT_I64, &out);
+		if (v)
+			v->ssa = ix;
+	}
+	return PB_OK;
 }
 
 /* GlobalAveragePool and GlobalMaxPool: a reduction over the spatial dims
@@ -386,15 +543,113 @@ static int op_global_pool(struct imp *s)
 	return pb_imp_def_ssa(s, r, PB_DT_F32, &sh);
 }
 
+/* Emit "%r = arith.<op> a, b : f32". */
+static struct name bn_op(struct imp *s, const char *op, const char *a,
+			 const char *b)
+{
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : f32", r.s, op, a, b);
+	return r;
+}
+
+/* BatchNormalization in training mode (opset 14 on): the batch statistics
+ * per channel (the mean, then the biased variance, each a reduction
+ * generic over every dim but 1) normalize x; the running mean and
+ * variance outputs are input * momentum + batch * (1 - momentum). "ins"
+ * are x, scale, B, input_mean, input_var. */
+static int batchnorm_train(struct imp *s, const char *const *ins,
+			   const struct shape *xs)
+{
+	int r = xs->rank, one = 1, all[PB_MAX_RANK];
+	struct shape cs = {1, {xs->d[1]}};
+	int64_t count = pb_imp_numel(xs) / (xs->d[1] ? xs->d[1] : 1);
+	double eps = pb_imp_attr_float(s, "epsilon", 1e-5f);
+	double mom = pb_imp_attr_float(s, "momentum", 0.9f);
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text xm = pb_imp_map(r, r, all), cm = pb_imp_map(r, 1, &one);
+	struct text c1 = pb_imp_map(1, 1, all);
+	char iters[PB_MAX_RANK + 1], piters[PB_MAX_RANK + 1];
+	for (int i = 0; i < r; i++) {
+		iters[i] = i == 1 ? 'p' : 'r';
+		piters[i] = 'p';
+	}
+	struct gen g;
+	/* mean */
+	struct name z = pb_imp_fill(s, &cs, 0);
+	pb_imp_gen_begin(s, &g, r, iters, 1, &ins[0], xs, &xm, z.s, &cs, &cm);
+	struct name sum = pb_imp_gen_end(s, &g,
+		bn_op(s, "addf", g.arg[0].s, g.arg[1].s).s);
+	struct name e = pb_imp_empty(s, &cs);
+	pb_imp_gen_begin(s, &g, 1, "p", 1, (const char *[]){sum.s}, &cs, &c1,
+			 e.s, &cs, &c1);
+	struct name mean = pb_imp_gen_end(s, &g, bn_op(s, "divf", g.arg[0].s,
+		pb_imp_scalar(s, (double)count).s).s);
+	/* biased variance */
+	const char *vin[2] = {ins[0], mean.s};
+	struct shape vsh[2] = {*xs, cs};
+	struct text vm[2] = {xm, cm};
+	z = pb_imp_fill(s, &cs, 0);
+	pb_imp_gen_begin(s, &g, r, iters, 2, vin, vsh, vm, z.s, &cs, &cm);
+	struct name d = bn_op(s, "subf", g.arg[0].s, g.arg[1].s);
+	d = bn_op(s, "mulf", d.s, d.s);
+	struct name sq = pb_imp_gen_end(s, &g,
+		bn_op(s, "addf", d.s, g.arg[2].s).s);
+	e = pb_imp_empty(s, &cs);
+	pb_imp_gen_begin(s, &g, 1, "p", 1, (const char *[]){sq.s}, &cs, &c1,
+			 e.s, &cs, &c1);
+	struct name var = pb_imp_gen_end(s, &g, bn_op(s, "divf", g.arg[0].s,
+		pb_imp_scalar(s, (double)count).s).s);
+	/* y */
+	const char *yin[5] = {ins[0], ins[1], ins[2], mean.s, var.s};
+	struct shape ysh[5] = {*xs, cs, cs, cs, cs};
+	struct text ym[5] = {xm, cm, cm, cm, cm};
+	e = pb_imp_empty(s, xs);
+	pb_imp_gen_begin(s, &g, r, piters, 5, yin, ysh, ym, e.s, xs, &xm);
+	struct name t = bn_op(s, "subf", g.arg[0].s, g.arg[3].s);
+	struct name v = bn_op(s, "addf", g.arg[4].s,
+			      pb_imp_scalar(s, eps).s);
+	struct name sd = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = math.sqrt %s : f32", sd.s, v.s);
+	t = bn_op(s, "divf", t.s, sd.s);
+	t = bn_op(s, "mulf", t.s, g.arg[1].s);
+	struct name y = pb_imp_gen_end(s, &g,
+				       bn_op(s, "addf", t.s, g.arg[2].s).s);
+	if (pb_imp_def_ssa(s, y, PB_DT_F32, xs))
+		return PB_ERR;
+	/* running statistics */
+	for (int o = 1; o <= 2; o++) {
+		if ((size_t)o >= s->node->n_output || !s->node->output[o][0])
+			continue;
+		const char *rin[2] = {ins[2 + o], o == 1 ? mean.s : var.s};
+		struct shape rsh[2] = {cs, cs};
+		struct text rm[2] = {c1, c1};
+		e = pb_imp_empty(s, &cs);
+		pb_imp_gen_begin(s, &g, 1, "p", 2, rin, rsh, rm, e.s, &cs, &c1);
+		struct name a = bn_op(s, "mulf", g.arg[0].s,
+				      pb_imp_scalar(s, mom).s);
+		struct name b = bn_op(s, "mulf", g.arg[1].s,
+				      pb_imp_scalar(s, 1 - mom).s);
+		struct name rv = pb_imp_gen_end(s, &g,
+						bn_op(s, "addf", a.s, b.s).s);
+		struct val *ov = pb_imp_def(s, o, PB_DT_F32, &cs);
+		if (ov)
+			ov->ssa = rv;
+	}
+	return PB_OK;
+}
+
 /* BatchNormalization in inference mode: (x - mean) / sqrt(var + eps) *
- * scale + B per channel (dim 1), one linalg.generic. */
+ * scale + B per channel (dim 1), one linalg.generic; training mode:
+ * batchnorm_train. */
 static int op_batchnorm(struct imp *s)
 {
 	struct val *in[5];
 	for (int i = 0; i < 5; i++)
 		if (!(in[i] = pb_imp_in(s, i)))
 			return pb_imp_node_error(s, "expected 5 inputs");
-	if (pb_imp_attr_int(s, "training_mode", 0))
+	int train = pb_imp_attr_int(s, "training_mode", 0) != 0;
+	if (train && s->opset < 14)
 		return pb_imp_node_error(s, "training_mode=1 is not supported");
 	if (!pb_imp_attr_int(s, "spatial", 1))
 		return pb_imp_node_error(s, "spatial=0 is not supported");
@@ -419,6 +674,8 @@ static int op_batchnorm(struct imp *s)
 		maps[i] = i ? pb_imp_map(xs->rank, 1, &one)
 			    : pb_imp_map(xs->rank, xs->rank, all);
 	}
+	if (train)
+		return batchnorm_train(s, ins, xs);
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', xs->rank);
 	struct name e = pb_imp_empty(s, xs);

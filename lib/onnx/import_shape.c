@@ -39,18 +39,41 @@ static int reshape_to(struct imp *s, struct val *x, const struct shape *to)
 	return pb_imp_def_ssa(s, r, x->dtype, to);
 }
 
-/* Identity and Dropout (inference): the output is the input. */
+/* Is the ratio of the current Dropout node (input 1, opset 12 on) known
+ * to be 0 (nothing dropped, even in training mode)? */
+static int dropout_ratio_zero(struct imp *s)
+{
+	struct val *r = pb_imp_in(s, 1);
+	struct pb_tensor *t;
+	if (!r || !pb_imp_fold_ok(r) || pb_imp_numel(&r->sh) != 1 ||
+	    !pb_imp_is_float(r->dtype) || !(t = pb_imp_known(s, r)))
+		return 0;
+	return pb_imp_elem_get(t, 0) == 0;
+}
+
+/* Identity and Dropout (inference, or a ratio known to be 0 in any mode,
+ * as PyTorch exports F.dropout(p=0.0, training=...)): the output is the
+ * input. */
 static int op_identity(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
 	if (!strcmp(s->node->op_type, "Dropout")) {
 		int64_t t;
 		struct val *tm = pb_imp_in(s, 2);
-		if (tm && (pb_imp_known_ints(s, tm, &t, 1, "training_mode") < 0
-			   || t))
+		if (tm && !dropout_ratio_zero(s) &&
+		    (pb_imp_known_ints(s, tm, &t, 1, "training_mode") < 0 || t))
 			return s->ctx->nerrors ? PB_ERR
 			       : pb_imp_node_error(s, "training_mode=1 is not "
 						   "supported");
+		/* the mask: all true (nothing dropped), known */
+		if (s->node->n_output > 1 && s->node->output[1][0]) {
+			struct pb_tensor *m = pb_imp_new_known(PB_DT_BOOL,
+							       &x->sh);
+			if (!m)
+				return pb_imp_node_error(s, "out of memory");
+			memset(m->data, 1, m->nbytes);
+			pb_imp_def_known(s, 1, m);
+		}
 	}
 	return pb_imp_alias(s, 0, x);
 }
@@ -522,11 +545,163 @@ static int slice_params(struct imp *s, int64_t *st, int64_t *en, int64_t *ax,
 	return n;
 }
 
+/* Emit the i64 value of element "k" of the run-time integer vector "v"
+ * ("ssa"), inside a generic. */
+static struct name elem_i64(struct imp *s, struct val *v, const char *ssa,
+			    int k)
+{
+	struct name c = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.constant %d : index", c.s, k);
+	struct name e = pb_imp_extract(s, ssa, &v->sh, v->dtype, &c);
+	if (v->dtype == PB_DT_I64)
+		return e;
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.extsi %s : %s to i64", r.s, e.s,
+		    pb_imp_elt(v->dtype));
+	return r;
+}
+
+/* Emit "arith.<op> a, b : i64" ("op" may carry a predicate: "cmpi slt,"),
+ * "b" a constant when "bs" is NULL. */
+static struct name i64op(struct imp *s, const char *op, const char *a,
+			 const char *bs, int64_t b)
+{
+	struct name r = pb_imp_fresh(s), c;
+	if (!bs) {
+		c = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.constant %lld : i64", c.s,
+			    (long long)b);
+		bs = c.s;
+	}
+	pb_imp_emit(s, "%s = arith.%s %s, %s : i64", r.s, op, a, bs);
+	return r;
+}
+
+/* Emit "c ? a : b" on i64. */
+static struct name sel64(struct imp *s, const char *c, const char *a,
+			 const char *b)
+{
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", r.s, c, a, b);
+	return r;
+}
+
+/* Slice whose starts, axes or steps are given at run time (ends only
+ * bound the result, whose shape is then the declared one): one generic
+ * over the output reading x[start + i * step] per dim with
+ * tensor.extract, the start and step of each dim picked from the
+ * run-time vectors (the entry whose axis is the dim; else 0 and 1),
+ * normalized as ONNX says (negative from the end, clamped into the dim)
+ * and the index clamped into the dim. */
+static int slice_rt(struct imp *s, struct val *x)
+{
+	struct val *vs = pb_imp_in(s, 1), *va = pb_imp_in(s, 3),
+		   *vp = pb_imp_in(s, 4);
+	struct shape out;
+	int r = x->sh.rank;
+	if (r < 1 || pb_imp_declared_shape(s, s->node->output[0], &out) ||
+	    out.rank != r)
+		return pb_imp_node_error(s, "starts, ends, axes and steps must "
+					 "be known at import time, or the "
+					 "output's shape declared");
+	struct val *v[3] = {vs, va, vp};
+	const char *ssa[3] = {NULL, NULL, NULL};
+	int n = vs->sh.rank == 1 ? (int)vs->sh.d[0] : -1;
+	for (int i = 0; i < 3; i++) {
+		if (!v[i])
+			continue;
+		if ((v[i]->dtype != PB_DT_I64 && v[i]->dtype != PB_DT_I32) ||
+		    v[i]->sh.rank != 1 || v[i]->sh.d[0] != n)
+			return pb_imp_node_error(s, "starts, axes and steps "
+						 "must be integer vectors of "
+						 "one length");
+		if (!(ssa[i] = pb_imp_use_dt(s, v[i])))
+			return PB_ERR;
+	}
+	const char *in = pb_imp_use_dt(s, x);
+	if (!in)
+		return PB_ERR;
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text om = pb_imp_map(r, r, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 0, NULL, NULL, NULL, NULL, e.s,
+			    &out, x->dtype, &om);
+	struct name zero = pb_imp_fresh(s), one = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.constant 0 : i64", zero.s);
+	pb_imp_emit(s, "%s = arith.constant 1 : i64", one.s);
+	struct name idx[PB_MAX_RANK];
+	for (int d = 0; d < r; d++) {
+		int64_t dim = x->sh.d[d];
+		struct name start = zero, step = one;
+		for (int k = 0; k < n; k++) {
+			struct name a, c = pb_imp_fresh(s);
+			if (va) {
+				a = elem_i64(s, va, ssa[1], k);
+				struct name ng = i64op(s, "cmpi slt,", a.s,
+						       NULL, 0);
+				struct name ar = i64op(s, "addi", a.s, NULL, r);
+				a = sel64(s, ng.s, ar.s, a.s);
+			} else {
+				a = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.constant %d : i64",
+					    a.s, k);
+			}
+			struct name dc = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.constant %d : i64", dc.s, d);
+			pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", c.s,
+				    a.s, dc.s);
+			struct name st = elem_i64(s, vs, ssa[0], k);
+			struct name sp = vp ? elem_i64(s, vp, ssa[2], k) : one;
+			/* negative from the end; clamped into [0, dim] for a
+			 * positive step, [0, dim - 1] for a negative one */
+			struct name ng = i64op(s, "cmpi slt,", st.s, NULL, 0);
+			struct name sd = i64op(s, "addi", st.s, NULL, dim);
+			st = sel64(s, ng.s, sd.s, st.s);
+			struct name pos = i64op(s, "cmpi sgt,", sp.s, NULL, 0);
+			struct name hi1 = pb_imp_fresh(s), hi2 = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.constant %lld : i64", hi1.s,
+				    (long long)dim);
+			pb_imp_emit(s, "%s = arith.constant %lld : i64", hi2.s,
+				    (long long)(dim - 1));
+			struct name hi = sel64(s, pos.s, hi1.s, hi2.s);
+			st = i64op(s, "maxsi", st.s, zero.s, 0);
+			st = i64op(s, "minsi", st.s, hi.s, 0);
+			start = sel64(s, c.s, st.s, start.s);
+			step = sel64(s, c.s, sp.s, step.s);
+		}
+		struct name i = pb_imp_loop_index(s, d), ii = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s,
+			    i.s);
+		struct name src = i64op(s, "muli", ii.s, step.s, 0);
+		src = i64op(s, "addi", src.s, start.s, 0);
+		src = i64op(s, "maxsi", src.s, zero.s, 0);
+		src = i64op(s, "minsi", src.s, NULL, dim > 0 ? dim - 1 : 0);
+		idx[d] = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
+			    idx[d].s, src.s);
+	}
+	struct name y = pb_imp_extract(s, in, &x->sh, x->dtype, idx);
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
+}
+
 /* Slice: known inputs fold; positive steps become tensor.extract_slice,
- * negative ones a linalg.generic reading through a reversed map. */
+ * negative ones a linalg.generic reading through a reversed map; starts,
+ * axes or steps given at run time: slice_rt. */
 static int op_slice(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
+	if (s->opset >= 10 && pb_imp_in(s, 1) && pb_imp_in(s, 2)) {
+		for (int i = 1; i <= 4; i++) {
+			struct val *v = pb_imp_in(s, i);
+			if (v && !v->k && !v->init)
+				return slice_rt(s, x);
+		}
+	}
 	int64_t st[PB_MAX_RANK], en[PB_MAX_RANK], ax[PB_MAX_RANK],
 		sp[PB_MAX_RANK];
 	int n = slice_params(s, st, en, ax, sp);
@@ -828,14 +1003,19 @@ static int op_cast(struct imp *s)
 	return pb_imp_def_ssa(s, r, to, &x->sh);
 }
 
-/* ConstantOfShape: a known tensor of the "value" (default f32 0); large
- * float ones become a fill. */
+/* ConstantOfShape: a known tensor of the "value" (default f32 0) of the
+ * known shape, or of the declared output shape when the shape is given
+ * at run time; large float ones become a fill. */
 static int op_constant_of_shape(struct imp *s)
 {
 	struct shape sh = {0};
-	int n = pb_imp_known_ints(s, pb_imp_in(s, 0), sh.d, PB_MAX_RANK,
-				  "the shape");
-	if (n < 0)
+	struct val *in = pb_imp_in(s, 0);
+	int n;
+	if (in && !in->k && !in->init &&
+	    !pb_imp_declared_shape(s, s->node->output[0], &sh))
+		n = sh.rank; /* shape given at run time: the declared one */
+	else if ((n = pb_imp_known_ints(s, in, sh.d, PB_MAX_RANK,
+					"the shape")) < 0)
 		return PB_ERR;
 	sh.rank = n;
 	int64_t numel = 1;
@@ -894,14 +1074,76 @@ static int op_constant_of_shape(struct imp *s)
 	return rc;
 }
 
-/* Range: start, limit and delta known scalars; the result is known. */
+/* Range of run-time scalars "v" into the output's declared shape: one
+ * generic computing start + i * delta (integers, or floats). */
+static int range_rt(struct imp *s, struct val **v)
+{
+	struct shape out;
+	enum pb_dtype dt = v[0]->dtype;
+	if (pb_imp_declared_shape(s, s->node->output[0], &out) ||
+	    out.rank != 1)
+		return pb_imp_node_error(s, "start, limit and delta must be "
+					 "known scalars, or the output's "
+					 "shape declared");
+	for (int i = 0; i < 3; i++)
+		if (v[i]->dtype != dt || pb_imp_numel(&v[i]->sh) != 1 ||
+		    !castable(dt) || dt == PB_DT_BOOL)
+			return pb_imp_node_error(s, "start, limit and delta "
+						 "must be numeric scalars of "
+						 "one type");
+	const char *ins[2];
+	struct shape sh[2] = {v[0]->sh, v[2]->sh};
+	enum pb_dtype dts[2] = {dt, dt};
+	int zero[PB_MAX_RANK] = {-1, -1, -1, -1, -1, -1, -1, -1,
+				 -1, -1, -1, -1, -1, -1, -1, -1};
+	struct text maps[2] = {pb_imp_map(1, sh[0].rank, zero),
+			       pb_imp_map(1, sh[1].rank, zero)};
+	struct text om = pb_imp_map(1, 1, (int[]){0});
+	if (!(ins[0] = pb_imp_use_dt(s, v[0])) ||
+	    !(ins[1] = pb_imp_use_dt(s, v[2])))
+		return PB_ERR;
+	struct name e = pb_imp_empty_dt(s, &out, dt);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, 1, "p", 2, ins, sh, dts, maps, e.s, &out,
+			    dt, &om);
+	const char *el = pb_imp_elt(dt);
+	struct name i = pb_imp_fresh(s), n = pb_imp_fresh(s),
+		    m = pb_imp_fresh(s), r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = linalg.index 0 : index", i.s);
+	if (pb_imp_is_float(dt)) {
+		struct name k = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", k.s,
+			    i.s);
+		pb_imp_emit(s, "%s = arith.sitofp %s : i64 to %s", n.s, k.s, el);
+		pb_imp_emit(s, "%s = arith.mulf %s, %s : %s", m.s, n.s,
+			    g.arg[1].s, el);
+		pb_imp_emit(s, "%s = arith.addf %s, %s : %s", r.s, g.arg[0].s,
+			    m.s, el);
+	} else {
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to %s", n.s,
+			    i.s, el);
+		pb_imp_emit(s, "%s = arith.muli %s, %s : %s", m.s, n.s,
+			    g.arg[1].s, el);
+		pb_imp_emit(s, "%s = arith.addi %s, %s : %s", r.s, g.arg[0].s,
+			    m.s, el);
+	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &out);
+}
+
+/* Range: start, limit and delta known scalars: the result is known;
+ * given at run time: computed (range_rt) into the declared shape. */
 static int op_range(struct imp *s)
 {
 	struct val *v[3];
 	struct pb_tensor *k[3];
+	for (int i = 0; i < 3; i++)
+		if (!(v[i] = pb_imp_in(s, i)))
+			return pb_imp_node_error(s, "expected 3 inputs");
+	for (int i = 0; i < 3; i++)
+		if (!pb_imp_fold_ok(v[i]))
+			return range_rt(s, v);
 	for (int i = 0; i < 3; i++) {
-		v[i] = pb_imp_in(s, i);
-		k[i] = v[i] ? pb_imp_known(s, v[i]) : NULL;
+		k[i] = pb_imp_known(s, v[i]);
 		if (!k[i] || pb_tensor_numel(k[i]) != 1)
 			return s->ctx->nerrors ? PB_ERR
 			       : pb_imp_node_error(s, "start, limit and delta "
@@ -1050,6 +1292,129 @@ static int pad_remap(struct imp *s, struct val *x, const char *mode,
  * from 18). Constant mode: tensor.pad for the positive part, then
  * tensor.extract_slice for negative pads; edge, reflect and wrap: see
  * pad_remap. */
+/* Pad whose pads (or constant_value) are given at run time, into the
+ * declared output shape: one generic over the output whose source index
+ * per dim is o - pads[begin], read with tensor.extract where it is inside
+ * the input (constant mode: else the value), clamped (edge), mirrored
+ * (reflect) or wrapped (wrap). Axes, when given, must be known. */
+static int pad_rt(struct imp *s, struct val *x, const char *mode)
+{
+	struct val *pv = pb_imp_in(s, 1), *cv = pb_imp_in(s, 2),
+		   *av = pb_imp_in(s, 3);
+	int r = x->sh.rank;
+	int64_t axes[PB_MAX_RANK];
+	struct shape out;
+	if (r < 1 || pb_imp_declared_shape(s, s->node->output[0], &out) ||
+	    out.rank != r)
+		return pb_imp_node_error(s, "pads must be known at import time, "
+					 "or the output's shape declared");
+	int na = r;
+	if (av) {
+		if ((na = pb_imp_known_ints(s, av, axes, PB_MAX_RANK,
+					    "axes")) < 0)
+			return PB_ERR;
+	} else {
+		for (int i = 0; i < r; i++)
+			axes[i] = i;
+	}
+	if ((pv->dtype != PB_DT_I64 && pv->dtype != PB_DT_I32) ||
+	    pv->sh.rank != 1 || pv->sh.d[0] != 2 * na)
+		return pb_imp_node_error(s, "pads must be %d integers", 2 * na);
+	if (cv && (cv->dtype != x->dtype || pb_imp_numel(&cv->sh) != 1))
+		return pb_imp_node_error(s, "constant_value must be a scalar of "
+					 "the input's type");
+	int slot[PB_MAX_RANK];
+	for (int d = 0; d < r; d++)
+		slot[d] = -1;
+	for (int i = 0; i < na; i++) {
+		int a;
+		if (pb_imp_axis(s, axes[i], r, &a))
+			return PB_ERR;
+		slot[a] = i;
+	}
+	const char *in = pb_imp_use_dt(s, x), *ps = in ? pb_imp_use_dt(s, pv)
+						      : NULL;
+	const char *cs = ps && cv ? pb_imp_use_dt(s, cv) : NULL;
+	if (!ps || (cv && !cs))
+		return PB_ERR;
+	int all[PB_MAX_RANK];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text om = pb_imp_map(r, r, all);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 0, NULL, NULL, NULL, NULL, e.s,
+			    &out, x->dtype, &om);
+	struct name zero = pb_imp_fresh(s), inside = {{0}};
+	pb_imp_emit(s, "%s = arith.constant 0 : i64", zero.s);
+	struct name idx[PB_MAX_RANK];
+	for (int d = 0; d < r; d++) {
+		int64_t n = x->sh.d[d];
+		struct name o = pb_imp_loop_index(s, d), src = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", src.s,
+			    o.s);
+		if (slot[d] >= 0)
+			src = i64op(s, "subi", src.s,
+				    elem_i64(s, pv, ps, slot[d]).s, 0);
+		if (!strcmp(mode, "constant")) {
+			struct name ge = i64op(s, "cmpi sge,", src.s, zero.s, 0);
+			struct name lt = i64op(s, "cmpi slt,", src.s, NULL, n);
+			struct name in_d = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.andi %s, %s : i1", in_d.s,
+				    ge.s, lt.s);
+			if (inside.s[0]) {
+				struct name a = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.andi %s, %s : i1",
+					    a.s, inside.s, in_d.s);
+				in_d = a;
+			}
+			inside = in_d;
+		} else if (!strcmp(mode, "reflect")) {
+			struct name ng = i64op(s, "cmpi slt,", src.s, zero.s, 0);
+			struct name neg = i64op(s, "subi", zero.s, src.s, 0);
+			src = sel64(s, ng.s, neg.s, src.s);
+			struct name ov = i64op(s, "cmpi sge,", src.s, NULL, n);
+			struct name m = pb_imp_fresh(s), back;
+			pb_imp_emit(s, "%s = arith.constant %lld : i64", m.s,
+				    (long long)(2 * (n - 1)));
+			back = i64op(s, "subi", m.s, src.s, 0);
+			src = sel64(s, ov.s, back.s, src.s);
+		} else if (!strcmp(mode, "wrap")) {
+			struct name rm = i64op(s, "remsi", src.s, NULL, n);
+			struct name ng = i64op(s, "cmpi slt,", rm.s, zero.s, 0);
+			struct name ad = i64op(s, "addi", rm.s, NULL, n);
+			src = sel64(s, ng.s, ad.s, rm.s);
+		}
+		src = i64op(s, "maxsi", src.s, zero.s, 0);
+		src = i64op(s, "minsi", src.s, NULL, n > 0 ? n - 1 : 0);
+		idx[d] = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
+			    idx[d].s, src.s);
+	}
+	struct name y = pb_imp_extract(s, in, &x->sh, x->dtype, idx);
+	if (inside.s[0]) {
+		struct name c, r2 = pb_imp_fresh(s);
+		if (cs) {
+			struct name z[PB_MAX_RANK];
+			for (int i = 0; i < cv->sh.rank; i++) {
+				z[i] = pb_imp_fresh(s);
+				pb_imp_emit(s, "%s = arith.constant 0 : index",
+					    z[i].s);
+			}
+			c = pb_imp_extract(s, cs, &cv->sh, cv->dtype, z);
+		} else {
+			c = pb_imp_scalar_dt(s, x->dtype,
+					     pb_imp_attr_float(s, "value", 0));
+		}
+		pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", r2.s,
+			    inside.s, y.s, c.s, pb_imp_elt(x->dtype));
+		y = r2;
+	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
+}
+
 static int op_pad(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0);
@@ -1065,6 +1430,10 @@ static int op_pad(struct imp *s)
 	if (s->opset < 11) {
 		n = pb_imp_attr_ints(s, "pads", pads, 2 * PB_MAX_RANK);
 	} else {
+		struct val *pv = pb_imp_in(s, 1), *vv = pb_imp_in(s, 2);
+		if ((pv && !pv->k && !pv->init) ||
+		    (vv && !vv->k && !vv->init))
+			return pad_rt(s, x, mode);
 		n = pb_imp_known_ints(s, pb_imp_in(s, 1), pads, 2 * PB_MAX_RANK,
 				      "pads");
 		if (n < 0)

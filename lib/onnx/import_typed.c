@@ -20,7 +20,7 @@ static struct text id_map(int n)
 
 /* Check that input "v" is present, has a type the importer computes on,
  * and (when "want" is not PB_DT_UNDEFINED) that it is "want". */
-static int check_type(struct imp *s, struct val *v, enum pb_dtype want)
+int pb_imp_check_type(struct imp *s, struct val *v, enum pb_dtype want)
 {
 	if (!v)
 		return pb_imp_node_error(s, "an input is missing");
@@ -133,7 +133,7 @@ static int op_compare(struct imp *s)
 					 c->arity, pb_imp_nin(s));
 	for (int i = 0; i < b.nin; i++) {
 		b.in[i] = pb_imp_in(s, i);
-		if (check_type(s, b.in[i], c->logic ? PB_DT_BOOL : 0))
+		if (pb_imp_check_type(s, b.in[i], c->logic ? PB_DT_BOOL : 0))
 			return PB_ERR;
 	}
 	enum pb_dtype dt = b.in[0]->dtype;
@@ -183,6 +183,63 @@ static int op_compare(struct imp *s)
 			      &b.out);
 }
 
+/* IsNaN, and IsInf (detect_positive, detect_negative: which infinities
+ * count, both by default): one generic of float data into bool. */
+static int op_isinf(struct imp *s)
+{
+	struct bcast b = {.nin = 1};
+	int nan = !strcmp(s->node->op_type, "IsNaN");
+	int pos = pb_imp_attr_int(s, "detect_positive", 1) != 0;
+	int neg = pb_imp_attr_int(s, "detect_negative", 1) != 0;
+	if (pb_imp_check_type(s, b.in[0] = pb_imp_in(s, 0), 0))
+		return PB_ERR;
+	enum pb_dtype dt = b.in[0]->dtype;
+	if (!pb_imp_is_float(dt))
+		return pb_imp_node_error(s, "input '%s' has type %s: expected "
+					 "a float type", b.in[0]->name,
+					 pb_dtype_name(dt));
+	if (bcast_shape(s, &b))
+		return PB_ERR;
+	if (b.fold) {
+		struct pb_tensor *k = pb_imp_known(s, b.in[0]), *t;
+		if (!k)
+			return PB_ERR;
+		if (!(t = pb_imp_new_known(PB_DT_BOOL, &b.out)))
+			return pb_imp_node_error(s, "out of memory");
+		for (int64_t o = 0; o < pb_imp_numel(&b.out); o++) {
+			double x = pb_imp_elem_get(k, o);
+			((unsigned char *)t->data)[o] =
+				nan ? isnan(x) : isinf(x) && (x > 0 ? pos : neg);
+		}
+		pb_imp_def_known(s, 0, t);
+		return PB_OK;
+	}
+	struct gen g;
+	if (bcast_begin(s, &b, &g, PB_DT_BOOL))
+		return PB_ERR;
+	const char *el = pb_imp_elt(dt), *x = g.arg[0].s;
+	struct name r = pb_imp_fresh(s);
+	if (nan) {
+		pb_imp_emit(s, "%s = arith.cmpf uno, %s, %s : %s", r.s, x, x, el);
+	} else if (!pos && !neg) {
+		pb_imp_emit(s, "%s = arith.constant false", r.s);
+	} else if (pos && neg) {
+		/* |x| == inf */
+		struct name pi = pb_imp_scalar_dt(s, dt, INFINITY);
+		struct name a = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = math.absf %s : %s", a.s, x, el);
+		pb_imp_emit(s, "%s = arith.cmpf oeq, %s, %s : %s", r.s, a.s,
+			    pi.s, el);
+	} else {
+		struct name inf = pb_imp_scalar_dt(s, dt,
+						   pos ? INFINITY : -INFINITY);
+		pb_imp_emit(s, "%s = arith.cmpf oeq, %s, %s : %s", r.s, x,
+			    inf.s, el);
+	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), PB_DT_BOOL,
+			      &b.out);
+}
+
 /* Where(condition, X, Y): X where the bool condition holds, else Y, all
  * three broadcast NumPy-style. */
 static int op_where(struct imp *s)
@@ -193,8 +250,8 @@ static int op_where(struct imp *s)
 					 pb_imp_nin(s));
 	for (int i = 0; i < 3; i++)
 		b.in[i] = pb_imp_in(s, i);
-	if (check_type(s, b.in[0], PB_DT_BOOL) || check_type(s, b.in[1], 0) ||
-	    check_type(s, b.in[2], 0))
+	if (pb_imp_check_type(s, b.in[0], PB_DT_BOOL) || pb_imp_check_type(s, b.in[1], 0) ||
+	    pb_imp_check_type(s, b.in[2], 0))
 		return PB_ERR;
 	enum pb_dtype dt = b.in[1]->dtype;
 	if (b.in[2]->dtype != dt)
@@ -230,9 +287,61 @@ static int op_where(struct imp *s)
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
+/* Element "i" of known integer tensor "t", exactly. */
+static int64_t known_int(const struct pb_tensor *t, int64_t i)
+{
+	if (t->dtype == PB_DT_I64)
+		return ((int64_t *)t->data)[i];
+	return (int64_t)pb_imp_elem_get(t, i);
+}
+
+/* Fold Mod over the known inputs of "b": C's remainder (fmod = 1), or
+ * with the divisor's sign (fmod = 0, integers), as the lowering below. A
+ * zero integer divisor is an error (undefined in ONNX and in C). */
+static int fold_mod(struct imp *s, struct bcast *b, int c_rem)
+{
+	struct pb_tensor *k[2], *t;
+	enum pb_dtype dt = b->in[0]->dtype;
+	for (int i = 0; i < 2; i++)
+		if (!(k[i] = pb_imp_known(s, b->in[i])))
+			return PB_ERR;
+	if (!(t = pb_imp_new_known(dt, &b->out)))
+		return pb_imp_node_error(s, "out of memory");
+	for (int64_t o = 0; o < pb_imp_numel(&b->out); o++) {
+		double x = pb_imp_elem_get(k[0], pb_imp_bcast_index(&b->out,
+						&b->in[0]->sh, o));
+		double y = pb_imp_elem_get(k[1], pb_imp_bcast_index(&b->out,
+						&b->in[1]->sh, o));
+		if (pb_imp_is_float(dt)) {
+			pb_imp_elem_set(t, o, fmod(x, y));
+			continue;
+		}
+		if (y == 0) {
+			pb_tensor_clear(t);
+			free(t);
+			return pb_imp_node_error(s, "integer division by zero");
+		}
+		/* exact on int64 (doubles hold 53 bits) */
+		int64_t xi = known_int(k[0], pb_imp_bcast_index(&b->out,
+						&b->in[0]->sh, o));
+		int64_t yi = known_int(k[1], pb_imp_bcast_index(&b->out,
+						&b->in[1]->sh, o));
+		int64_t r = yi == -1 ? 0 : xi % yi; /* INT64_MIN % -1 traps */
+		if (!c_rem && r && ((r < 0) != (yi < 0)))
+			r += yi;
+		if (dt == PB_DT_I64)
+			((int64_t *)t->data)[o] = r;
+		else
+			pb_imp_elem_set(t, o, (double)r);
+	}
+	pb_imp_def_known(s, 0, t);
+	return PB_OK;
+}
+
 /* Mod: the remainder with the sign of the divisor (integers, fmod = 0)
  * or of the dividend (fmod = 1: arith.remsi, or arith.remf for floats,
- * where fmod = 0 is not defined), broadcast NumPy-style. */
+ * where fmod = 0 is not defined), broadcast NumPy-style; folded when the
+ * inputs are known. */
 static int op_mod(struct imp *s)
 {
 	struct bcast b = {.nin = 2};
@@ -241,7 +350,7 @@ static int op_mod(struct imp *s)
 		return pb_imp_node_error(s, "expected 2 inputs, got %d",
 					 pb_imp_nin(s));
 	for (int i = 0; i < 2; i++)
-		if (check_type(s, b.in[i] = pb_imp_in(s, i), 0))
+		if (pb_imp_check_type(s, b.in[i] = pb_imp_in(s, i), 0))
 			return PB_ERR;
 	enum pb_dtype dt = b.in[0]->dtype;
 	int fl = pb_imp_is_float(dt);
@@ -252,6 +361,8 @@ static int op_mod(struct imp *s)
 					 "supported");
 	if (bcast_shape(s, &b))
 		return PB_ERR;
+	if (b.fold)
+		return fold_mod(s, &b, fmod);
 	struct gen g;
 	if (bcast_begin(s, &b, &g, dt))
 		return PB_ERR;
@@ -284,7 +395,7 @@ static int op_mod(struct imp *s)
 }
 
 /* Emit "%i = linalg.index <d> : index" and return %i. */
-static struct name loop_index(struct imp *s, int d)
+struct name pb_imp_loop_index(struct imp *s, int d)
 {
 	struct name i = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = linalg.index %d : index", i.s, d);
@@ -294,7 +405,7 @@ static struct name loop_index(struct imp *s, int d)
 /* Emit the index into a dim of size "n" of the integer "idx" of type
  * "dt": negative values count from the end; the result is clamped into
  * [0, n) so that an out-of-range index cannot read outside the tensor. */
-static struct name index_of(struct imp *s, const char *idx, enum pb_dtype dt,
+struct name pb_imp_index_of(struct imp *s, const char *idx, enum pb_dtype dt,
 			    int64_t n)
 {
 	const char *el = pb_imp_elt(dt);
@@ -315,7 +426,7 @@ static struct name index_of(struct imp *s, const char *idx, enum pb_dtype dt,
 }
 
 /* Emit "tensor.extract <x>[<idx>..]" of "x" (shape "sh", type "dt"). */
-static struct name extract(struct imp *s, const char *x,
+struct name pb_imp_extract(struct imp *s, const char *x,
 			   const struct shape *sh, enum pb_dtype dt,
 			   const struct name *idx)
 {
@@ -337,7 +448,7 @@ static struct name extract(struct imp *s, const char *x,
 int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
 		     int elements)
 {
-	if (check_type(s, x, 0) || check_type(s, iv, 0))
+	if (pb_imp_check_type(s, x, 0) || pb_imp_check_type(s, iv, 0))
 		return PB_ERR;
 	if (iv->dtype != PB_DT_I64 && iv->dtype != PB_DT_I32)
 		return pb_imp_node_error(s, "indices have type %s: expected "
@@ -381,13 +492,13 @@ int pb_imp_gather_rt(struct imp *s, struct val *x, struct val *iv, int axis,
 	struct name idx[PB_MAX_RANK];
 	for (int i = 0; i < r; i++) {
 		if (i == axis)
-			idx[i] = index_of(s, g.arg[0].s, iv->dtype,
+			idx[i] = pb_imp_index_of(s, g.arg[0].s, iv->dtype,
 					  x->sh.d[axis]);
 		else
-			idx[i] = loop_index(s, elements || i < axis ? i
+			idx[i] = pb_imp_loop_index(s, elements || i < axis ? i
 							   : i - 1 + q);
 	}
-	struct name y = extract(s, data, &x->sh, x->dtype, idx);
+	struct name y = pb_imp_extract(s, data, &x->sh, x->dtype, idx);
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), x->dtype, &out);
 }
 
@@ -447,7 +558,7 @@ static int arg_index(struct imp *s, struct val *x, int axis, int is_min,
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 2, ins, shs, dts, maps,
 			    init.s, part, PB_DT_I64, &maps[1]);
-	struct name i = loop_index(s, axis), ii = pb_imp_fresh(s),
+	struct name i = pb_imp_loop_index(s, axis), ii = pb_imp_fresh(s),
 		    eq = pb_imp_fresh(s), best = pb_imp_fresh(s),
 		    r = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s, i.s);
@@ -465,7 +576,7 @@ static int arg_index(struct imp *s, struct val *x, int axis, int is_min,
  * "dflt") into "*axis". */
 static int arg_input(struct imp *s, struct val *x, int64_t dflt, int *axis)
 {
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (x->dtype != PB_DT_F32)
 		return pb_imp_node_error(s, "input '%s' has type %s: only "
@@ -521,7 +632,7 @@ static int op_hardmax(struct imp *s)
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 1, &in, &part, &dt, &im,
 			    e.s, &full, PB_DT_F32, &om);
-	struct name i = loop_index(s, axis), ii = pb_imp_fresh(s),
+	struct name i = pb_imp_loop_index(s, axis), ii = pb_imp_fresh(s),
 		    eq = pb_imp_fresh(s), y = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.index_cast %s : index to i64", ii.s, i.s);
 	pb_imp_emit(s, "%s = arith.cmpi eq, %s, %s : i64", eq.s, ii.s,
@@ -545,7 +656,7 @@ static int op_cumsum(struct imp *s)
 	int64_t a;
 	if (!av)
 		return pb_imp_node_error(s, "expected 2 inputs");
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (x->dtype == PB_DT_BOOL)
 		return pb_imp_node_error(s, "input '%s' has type bool: "
@@ -580,7 +691,7 @@ static int op_cumsum(struct imp *s)
 			    &im, init.s, &x->sh, x->dtype, &om);
 	const char *el = pb_imp_elt(x->dtype);
 	int fl = pb_imp_is_float(x->dtype);
-	struct name i = loop_index(s, axis), k = loop_index(s, r);
+	struct name i = pb_imp_loop_index(s, axis), k = pb_imp_loop_index(s, r);
 	struct name c = pb_imp_fresh(s), sum = pb_imp_fresh(s),
 		    y = pb_imp_fresh(s);
 	const char *pred = reverse ? (exclusive ? "ugt" : "uge")
@@ -613,7 +724,7 @@ static int op_einsum(struct imp *s)
 					 nin);
 	for (int i = 0; i < nin; i++) {
 		in[i] = pb_imp_in(s, i);
-		if (!in[i] || check_type(s, in[i], 0))
+		if (!in[i] || pb_imp_check_type(s, in[i], 0))
 			return in[i] ? PB_ERR
 			       : pb_imp_node_error(s, "input %d is missing", i);
 		if (in[i]->dtype != in[0]->dtype || in[i]->dtype == PB_DT_BOOL)
@@ -813,7 +924,7 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 	struct text maps[3 * PB_MAX_RANK];
 	enum pb_dtype dts[3 * PB_MAX_RANK];
 	int slot[PB_MAX_RANK][3];
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (r < 0 || r > PB_MAX_RANK || r != x->sh.rank)
 		return pb_imp_node_error(s, "bad rank %d", r);
@@ -854,7 +965,7 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 	struct name idx[PB_MAX_RANK], acc = {{0}};
 	for (int d = 0; d < r; d++) {
 		if (slot[d][0] < 0) {
-			idx[d] = loop_index(s, d);
+			idx[d] = pb_imp_loop_index(s, d);
 		} else {
 			idx[d] = pb_imp_fresh(s);
 			pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
@@ -887,7 +998,7 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 				wt = m;
 			}
 		}
-		struct name v = extract(s, data, &x->sh, x->dtype, ci);
+		struct name v = pb_imp_extract(s, data, &x->sh, x->dtype, ci);
 		if (!nlin) {
 			acc = v;
 			break;
@@ -1084,7 +1195,7 @@ static int op_trilu(struct imp *s)
 {
 	struct val *x = pb_imp_in(s, 0), *kv = pb_imp_in(s, 1);
 	int upper = pb_imp_attr_int(s, "upper", 1) != 0, r = x->sh.rank;
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (r < 2)
 		return pb_imp_node_error(s, "input must have rank >= 2");
@@ -1111,7 +1222,7 @@ static int op_trilu(struct imp *s)
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, r, iters, 1, &in, &x->sh, &x->dtype, &id,
 			    e.s, &x->sh, x->dtype, &id);
-	struct name i = loop_index(s, r - 2), j = loop_index(s, r - 1);
+	struct name i = pb_imp_loop_index(s, r - 2), j = pb_imp_loop_index(s, r - 1);
 	struct name ii = pb_imp_fresh(s), jj = pb_imp_fresh(s),
 		    d = pb_imp_fresh(s), c = pb_imp_fresh(s), y = pb_imp_fresh(s);
 	struct name kk;
@@ -1142,7 +1253,7 @@ static int op_depth_space(struct imp *s)
 	int64_t b = pb_imp_attr_int(s, "blocksize", 0);
 	char mode[8];
 	snprintf(mode, sizeof(mode), "%s", pb_imp_attr_str(s, "mode", "DCR"));
-	if (check_type(s, x, 0))
+	if (pb_imp_check_type(s, x, 0))
 		return PB_ERR;
 	if (x->sh.rank != 4)
 		return pb_imp_node_error(s, "input must have rank 4");
@@ -1281,7 +1392,7 @@ static int op_onehot(struct imp *s)
 		   *vv = pb_imp_in(s, 2);
 	if (!dv || !vv)
 		return pb_imp_node_error(s, "expected 3 inputs");
-	if (check_type(s, iv, 0) || check_type(s, vv, 0))
+	if (pb_imp_check_type(s, iv, 0) || pb_imp_check_type(s, vv, 0))
 		return PB_ERR;
 	if (iv->dtype == PB_DT_BOOL || pb_imp_numel(&vv->sh) != 2 ||
 	    vv->sh.rank != 1)
@@ -1334,7 +1445,7 @@ static int op_onehot(struct imp *s)
 		    eq = pb_imp_fresh(s), c0 = pb_imp_fresh(s),
 		    c1 = pb_imp_fresh(s), off = pb_imp_fresh(s),
 		    on = pb_imp_fresh(s), y = pb_imp_fresh(s);
-	struct name j = loop_index(s, axis);
+	struct name j = pb_imp_loop_index(s, axis);
 	pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : i64", neg.s, x.s, z.s);
 	pb_imp_emit(s, "%s = arith.addi %s, %s : i64", add.s, x.s, dd.s);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : i64", k.s, neg.s, add.s,
@@ -1363,6 +1474,8 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Xor", op_compare, "", 7, 0, 0},
 	{"Not", op_compare, "", 1, 0, 0},
 	{"Where", op_where, "", 9, 0, 0},
+	{"IsNaN", op_isinf, "", 9, 0, 0},
+	{"IsInf", op_isinf, "detect_negative,detect_positive", 10, 0, 0},
 	{"GatherElements", op_gather_elements, "axis", 11, 0, 0},
 	{"ArgMax", op_argmax, "axis,keepdims,select_last_index", 1, 0, PB_IMP_WIDEN},
 	{"ArgMin", op_argmax, "axis,keepdims,select_last_index", 1, 0, PB_IMP_WIDEN},

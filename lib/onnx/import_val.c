@@ -357,8 +357,8 @@ int pb_imp_declared_shape(struct imp *s, const char *name, struct shape *sh)
 	return PB_OK;
 }
 
-/* The known integer contents of "v" ("what" names it in errors) into
- * "out" (at most "max"). Returns the count or -1 (reported). */
+/* The known integer (or bool) contents of "v" ("what" names it in
+ * errors) into "out" (at most "max"). Returns the count or -1 (reported). */
 int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
 		      const char *what)
 {
@@ -380,6 +380,8 @@ int pb_imp_known_ints(struct imp *s, struct val *v, int64_t *out, int max,
 			out[i] = ((int64_t *)t->data)[i];
 		else if (t->dtype == PB_DT_I32)
 			out[i] = ((int32_t *)t->data)[i];
+		else if (t->dtype == PB_DT_BOOL) /* Dropout's training_mode */
+			out[i] = ((unsigned char *)t->data)[i] != 0;
 		else {
 			pb_imp_node_error(s, "%s has type %s: expected an "
 					  "integer tensor", what,

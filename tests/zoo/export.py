@@ -63,6 +63,7 @@ MODELS = {
     "vgg11": (lambda: tvm.vgg11(), (1, 3, 224, 224)),
     "regnet_y_400mf": (lambda: tvm.regnet_y_400mf(), (1, 3, 224, 224)),
     "mnasnet0_5": (lambda: tvm.mnasnet0_5(), (1, 3, 224, 224)),
+    "swin_t": (lambda: tvm.swin_t(), (1, 3, 224, 224)),
     "transformer": (transformer, (1, 32, 128)),
     "mlp": (lambda: Mlp(), (8, 256)),
     "lstm": (lambda: Lstm(), (2, 16, 32)),
