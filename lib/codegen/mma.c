@@ -145,14 +145,75 @@ static void elem_index(struct pb_buf *t, int e, int rank, int d0, int d1,
 }
 
 /* Print the subscripts of element "e" (see elem_index). */
-static void subs_of(struct pb_buf *t, int e, int rank, int d0, int d1)
+static void subs_of(struct pb_buf *t, int e, int rank, int d0, int d1,
+		    unsigned masked)
 {
 	for (int p = 0; p < rank; p++) {
 		if (p == d0 || p == d1)
-			pb_buf_printf(t, "%s%%x%d_%d", p ? ", " : "", e, p);
+			pb_buf_printf(t, "%s%%%c%d_%d", p ? ", " : "",
+				      masked >> p & 1 ? 'y' : 'x', e, p);
 		else
 			pb_buf_printf(t, "%s%%i%d", p ? ", " : "", p);
 	}
+}
+
+/* The memref dimensions of transfer "op" that its tile may overrun (its
+ * in_bounds false along them), as a bit set. */
+static unsigned masked_dims(MlirOperation op)
+{
+	MlirAttribute ib = pb_ir_attr(op, "in_bounds");
+	unsigned m = 0;
+	for (int d = 0; d < 2 && !mlirAttributeIsNull(ib) &&
+			mlirAttributeIsAArray(ib) &&
+			d < mlirArrayAttrGetNumElements(ib);
+	     d++) {
+		MlirAttribute b = mlirArrayAttrGetElement(ib, d);
+		if (mlirAttributeIsABool(b) && !mlirBoolAttrGetValue(b) &&
+		    vdim(op, d) >= 0)
+			m |= 1u << vdim(op, d);
+	}
+	return m;
+}
+
+/* The constants of a masked access template: the sizes "%n<p>" of the
+ * masked dimensions of "mt", index 0, the element zero "%zero" and its
+ * pair "%zv". */
+static void mask_consts(struct pb_buf *t, MlirType mt, unsigned masked)
+{
+	MlirType e = mlirShapedTypeGetElementType(mt);
+	for (int p = 0; p < (int)mlirShapedTypeGetRank(mt); p++)
+		if (masked >> p & 1)
+			pb_buf_printf(t, "  %%n%d = arith.constant %lld : index\n",
+				      p, (long long)mlirShapedTypeGetDimSize(mt, p));
+	pb_buf_puts(t, "  %z0 = arith.constant 0 : index\n  %zero = "
+		    "arith.constant 0.000000e+00 : ");
+	pb_codegen_type_str(e, t);
+	pb_buf_puts(t, "\n  %zv = arith.constant dense<0.000000e+00> : "
+		    "vector<2x");
+	pb_codegen_type_str(e, t);
+	pb_buf_puts(t, ">\n");
+}
+
+/* Whether element "e" lies in the buffer along the masked dimensions:
+ * "%ok<e>", and its subscripts there clamped to 0 when not: "%y<e>_<p>". */
+static void elem_guard(struct pb_buf *t, int e, int rank, unsigned masked)
+{
+	int dims[2] = {0, 0}, n = 0;
+	for (int p = 0; p < rank && n < 2; p++)
+		if (masked >> p & 1)
+			dims[n++] = p;
+	for (int i = 0; i < n; i++)
+		pb_buf_printf(t, "  %%k%d_%d = arith.cmpi ult, %%x%d_%d, %%n%d : "
+			      "index\n", e, dims[i], e, dims[i], dims[i]);
+	if (n == 1)
+		pb_buf_printf(t, "  %%ok%d = arith.andi %%k%d_%d, %%k%d_%d : i1\n",
+			      e, e, dims[0], e, dims[0]);
+	else
+		pb_buf_printf(t, "  %%ok%d = arith.andi %%k%d_%d, %%k%d_%d : i1\n",
+			      e, e, dims[0], e, dims[1]);
+	for (int i = 0; i < n; i++)
+		pb_buf_printf(t, "  %%y%d_%d = arith.select %%ok%d, %%x%d_%d, "
+			      "%%z0 : index\n", e, dims[i], e, e, dims[i]);
 }
 
 /* The arguments of an access template for transfer "op" (buffer first,
@@ -230,7 +291,13 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 	struct pb_buf t = {0};
 	MlirValue args[2 + PB_KERNEL_MAXD + 1];
 	int n = access_args(lw, op, 1, (MlirValue){NULL}, args);
+	/* a tile that may overrun the buffer (in_bounds false): each element
+	   read at a clamped subscript and replaced by 0 outside */
+	unsigned mk = kind ? 0 : masked_dims(op);
+	int pd = l == L_B ? d0 : d1;
 	header(&t, mt, rank, (MlirType){NULL});
+	if (mk)
+		mask_consts(&t, mt, mk);
 	if (kind) {
 		/* ldmatrix: lane l gives the address of row (l mod 16) of
 		   the tile (x4: the columns from (l floordiv 16) * 8 on) */
@@ -247,7 +314,7 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		}
 		elem_index(&t, 0, rank, rd, coff ? cd : -1, roff, coff);
 		pb_buf_puts(&t, "  %r = nvgpu.ldmatrix %M[");
-		subs_of(&t, 0, rank, rd, coff ? cd : -1);
+		subs_of(&t, 0, rank, rd, coff ? cd : -1, 0);
 		pb_buf_printf(&t, "] {numTiles = %d : i32, transpose = %s} : ",
 			      l == L_A ? 4 : 2,
 			      l == L_B && kind == 1 ? "true" : "false");
@@ -255,18 +322,26 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		pb_buf_puts(&t, " -> ");
 		pb_codegen_type_str(ft, &t);
 		pb_buf_puts(&t, "\n");
-	} else if (pairs(mt, l, d0, d1)) {
+	} else if (pairs(mt, l, d0, d1) && !(pd >= 0 && mk >> pd & 1)) {
 		/* 32-bit loads of the element pairs */
 		for (int e = 0; e < ne; e += 2) {
 			char row[64], col[64];
 			elem_offsets(l, e / 2, 0, row, col, sizeof(row));
 			elem_index(&t, e, rank, d0, d1, row, col);
-			pb_buf_printf(&t, "  %%w%d = vector.load %%M[", e);
-			subs_of(&t, e, rank, d0, d1);
+			if (mk)
+				elem_guard(&t, e, rank, mk);
+			pb_buf_printf(&t, "  %%%c%d = vector.load %%M[",
+				      mk ? 'u' : 'w', e);
+			subs_of(&t, e, rank, d0, d1, mk);
 			pb_buf_puts(&t, "] {alignment = 4} : ");
 			pb_codegen_type_str(mt, &t);
 			pb_buf_puts(&t, ", vector<2x");
 			pb_codegen_type_str(elt, &t);
+			if (mk) {
+				pb_buf_printf(&t, ">\n  %%w%d = arith.select %%ok%d, "
+					      "%%u%d, %%zv : vector<2x", e, e, e);
+				pb_codegen_type_str(elt, &t);
+			}
 			for (int c = 0; c < 2; c++) {
 				pb_buf_printf(&t, ">\n  %%v%d = vector.extract "
 					      "%%w%d[%d] : ", e + c, e, c);
@@ -281,11 +356,20 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 			char row[64], col[64];
 			elem_offsets(l, e / 2, e % 2, row, col, sizeof(row));
 			elem_index(&t, e, rank, d0, d1, row, col);
-			pb_buf_printf(&t, "  %%v%d = memref.load %%M[", e);
-			subs_of(&t, e, rank, d0, d1);
+			if (mk)
+				elem_guard(&t, e, rank, mk);
+			pb_buf_printf(&t, "  %%%c%d = memref.load %%M[",
+				      mk ? 'u' : 'v', e);
+			subs_of(&t, e, rank, d0, d1, mk);
 			pb_buf_puts(&t, "] : ");
 			pb_codegen_type_str(mt, &t);
 			pb_buf_puts(&t, "\n");
+			if (mk) {
+				pb_buf_printf(&t, "  %%v%d = arith.select %%ok%d, "
+					      "%%u%d, %%zero : ", e, e, e);
+				pb_codegen_type_str(elt, &t);
+				pb_buf_puts(&t, "\n");
+			}
 		}
 	}
 	if (!kind) {
@@ -318,14 +402,22 @@ static int lower_write(struct lower *lw, MlirOperation op)
 	struct pb_ir_ops out = {0};
 	MlirValue args[3 + PB_KERNEL_MAXD];
 	int n = access_args(lw, op, 2, v, args);
+	/* a tile that may overrun the buffer: the stores outside skipped */
+	unsigned mk = masked_dims(op);
 	header(&t, mt, rank, mlirValueGetType(v));
+	if (mk)
+		mask_consts(&t, mt, mk);
 	/* 32-bit stores of the element pairs where they are contiguous,
 	   else one store per element */
-	int pr = pairs(mt, L_C, d0, d1);
+	int pr = pairs(mt, L_C, d0, d1) && !(d1 >= 0 && mk >> d1 & 1);
 	for (int e = 0; e < 4; e += pr ? 2 : 1) {
 		char row[64], col[64];
 		elem_offsets(L_C, e / 2, pr ? 0 : e % 2, row, col, sizeof(row));
 		elem_index(&t, e, rank, d0, d1, row, col);
+		if (mk) {
+			elem_guard(&t, e, rank, mk);
+			pb_buf_printf(&t, "  scf.if %%ok%d {\n", e);
+		}
 		pb_buf_printf(&t, "  %%p%d = vector.extract %%v[%d", e, e / 2);
 		if (pr)
 			pb_buf_puts(&t, "] : vector<2x");
@@ -336,7 +428,7 @@ static int lower_write(struct lower *lw, MlirOperation op)
 		pb_codegen_type_str(mlirValueGetType(v), &t);
 		pb_buf_printf(&t, "\n  %s %%p%d, %%M[",
 			      pr ? "vector.store" : "memref.store", e);
-		subs_of(&t, e, rank, d0, d1);
+		subs_of(&t, e, rank, d0, d1, 0);
 		pb_buf_puts(&t, pr ? "] {alignment = 4} : " : "] : ");
 		pb_codegen_type_str(mt, &t);
 		if (pr) {
@@ -344,7 +436,7 @@ static int lower_write(struct lower *lw, MlirOperation op)
 			pb_codegen_type_str(elt, &t);
 			pb_buf_puts(&t, ">");
 		}
-		pb_buf_puts(&t, "\n");
+		pb_buf_puts(&t, mk ? "\n  }\n" : "\n");
 	}
 	pb_buf_puts(&t, "  return\n}\n");
 	int rc = pb_ir_instantiate(lw->ctx, t.data, op, n, args,

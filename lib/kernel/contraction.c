@@ -378,18 +378,20 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 	*why = "the reduction length is not a multiple of 16";
 	if (c->k % PB_KERNEL_FRAG_K)
 		return 0;
-	*why = "C's rows are not a multiple of 16 or its columns of 8";
+	*why = "C's columns are not a multiple of 8";
 	/* The least predicted time: the blocks an SM runs one after another
 	   (ceil(blocks / SMs)) times a block's fragments over the tile's
 	   efficiency, slowed when too few warps are resident to hide the
 	   latency of the pipeline (fewer than 8 per SM). */
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
 		const struct pb_kernel_mma_tiles *x = &cand[i];
-		if (em % x->bm || en % x->bn)
+		/* C's rows need not fill the last block: its fragments are
+		   masked (docs/pb-mma.md); the columns must */
+		if (en % x->bn || (em % x->bm && x->bm > 16 * ((em + 15) / 16)))
 			continue;
 		int64_t fm = x->wm / PB_KERNEL_FRAG_M, fn = x->wn / PB_KERNEL_FRAG_N;
 		int64_t warps = (x->bm / x->wm) * (x->bn / x->wn);
-		int64_t grid = rest * (em / x->bm) * (en / x->bn);
+		int64_t grid = rest * ((em + x->bm - 1) / x->bm) * (en / x->bn);
 		struct pb_kernel_resources r = {
 			.threads = 32 * warps,
 			.regs = (int)(4 * fm * fn + 4 * fm + 2 * fn + 40),

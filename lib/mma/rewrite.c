@@ -93,6 +93,18 @@ static const char *zero_of(MlirType e)
 	return mlirTypeIsAFloat(e) ? "0.000000e+00" : "0";
 }
 
+static int64_t round_up(int64_t x, int64_t m)
+{
+	return (x + m - 1) / m * m;
+}
+
+/* Does the last block of "s" overrun C's rows (its fragments masked)? */
+static int masked(const struct pb_kernel_contraction *c,
+		  const struct pb_kernel_mma_tiles *s)
+{
+	return c->b.extent[c->m] % s->bm != 0;
+}
+
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
 			  const struct pb_kernel_contraction *c,
@@ -114,7 +126,9 @@ static void skeleton_text(struct pb_buf *t,
 	pb_buf_puts(t, ") to (");
 	for (int d = 0; d < c->b.n; d++)
 		pb_buf_printf(t, "%s%lld", d ? ", " : "",
-			      (long long)c->b.extent[d]);
+			      (long long)(d == c->m ? round_up(c->b.extent[d],
+							       s->bm)
+						    : c->b.extent[d]));
 	pb_buf_puts(t, ") step (");
 	for (int d = 0; d < c->b.n; d++)
 		pb_buf_printf(t, "%s%lld", d ? ", " : "",
@@ -146,8 +160,8 @@ static void skeleton_text(struct pb_buf *t,
 		char rows[16];
 		snprintf(rows, sizeof(rows), "row%d", i);
 		subs_text(t, c, &c->a, rows, NULL, "ca");
-		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
-			    "permutation_map = ");
+		pb_buf_printf(t, "], %%pad {in_bounds = [%s, true], "
+			      "permutation_map = ", masked(c, s) ? "false" : "true");
 		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
 			  pos_of(&c->a, PB_KERNEL_SUB_K));
 		pb_buf_printf(t, "} : %s, vector<16x16x%s>\n", ta.data, e.data);
@@ -203,6 +217,7 @@ struct frag {
 	struct pb_ir_map map;	       /* epilogue values to vectors */
 	MlirValue local[16], lval[16]; /* scalar temporaries, their values */
 	int nlocal;
+	int masked;		       /* the rows may overrun C */
 };
 
 /* The slot of scalar temporary "m" in "f" (a new one when absent); -1
@@ -310,8 +325,9 @@ static MlirValue read_text(struct frag *f, MlirOperation op)
 		type_text(&t, e);
 		pb_buf_puts(&t, "\n  %v = vector.transfer_read %X[");
 		subs_text(&t, f->c, &x, NULL, NULL, "x");
-		pb_buf_puts(&t, "], %p {in_bounds = [true, true], "
-			    "permutation_map = ");
+		pb_buf_printf(&t, "], %%p {in_bounds = [%s, true], "
+			      "permutation_map = ",
+			      r0 >= 0 && f->masked ? "false" : "true");
 		perm_text(&t, x.rank, r0, r1);
 		pb_buf_puts(&t, "} : ");
 		type_text(&t, mt);
@@ -337,7 +353,8 @@ static int write_text(struct frag *f, MlirOperation op, MlirValue v)
 	cst_text(&t, &x, "x");
 	pb_buf_puts(&t, "  vector.transfer_write %v, %X[");
 	subs_text(&t, f->c, &x, NULL, NULL, "x");
-	pb_buf_puts(&t, "] {in_bounds = [true, true], permutation_map = ");
+	pb_buf_printf(&t, "] {in_bounds = [%s, true], permutation_map = ",
+		      f->masked ? "false" : "true");
 	perm_text(&t, x.rank, pos_of(&x, f->c->m), pos_of(&x, f->c->n));
 	pb_buf_puts(&t, "} : ");
 	type_text(&t, mlirValueGetType(v));
@@ -487,6 +504,7 @@ int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
 			f.c = c;
 			f.yield = mlirBlockGetTerminator(wb);
 			f.loc = loc;
+			f.masked = masked(c, s);
 			MlirValue rc2[4] = {
 				mlirBlockGetArgument(bb, c->m),
 				mlirBlockGetArgument(wb, 0),

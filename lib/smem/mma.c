@@ -54,6 +54,8 @@ struct operand {
 	int64_t boff;
 	MlirValue uni[PB_KERNEL_MAXD]; /* the other subscripts */
 	int64_t ext;
+	int64_t limit;	      /* >0: the buffer's size along tdim, which the
+				 tile may overrun (copies guarded) */
 	MlirValue ring;
 };
 
@@ -166,6 +168,12 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
 	}
+	/* a tile that may overrun the buffer along its tile dimension */
+	MlirAttribute ib = pb_ir_attr(r, "in_bounds");
+	int tv = isa ? 0 : 1; /* the vector dimension along td */
+	if (!mlirAttributeIsNull(ib) && mlirAttributeIsAArray(ib) &&
+	    !mlirBoolAttrGetValue(mlirArrayAttrGetElement(ib, tv)))
+		o->limit = mlirShapedTypeGetDimSize(mt, td);
 	/* the same origin, the same other subscripts */
 	int64_t x = o->boff;
 	if (!mlirValueEqual(o->bops[0], ops[0]) ||
@@ -319,6 +327,15 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		      "          %%c = affine.apply affine_map<(q, l) -> "
 		      "(((q * 32 + l) mod %lld) * 8)>(%%q, %%l)\n",
 		      (long long)cpr, (long long)cpr);
+	if (x->limit) {
+		/* rows past the buffer's end: zeros */
+		pb_buf_printf(t, "          %%g = affine.apply affine_map<(a, "
+			      "b) -> (a + b)>(%%base%d, %s)\n"
+			      "          affine.if affine_set<(d0) : (%lld - d0 "
+			      ">= 0)>(%%g) {\n", i,
+			      x->tdim == x->p ? "%r" : "%c",
+			      (long long)(x->limit - 1));
+	}
 	pb_buf_printf(t, "          %%v = affine.vector_load %%G%d[", i);
 	for (int d = 0; d < x->rank; d++) {
 		pb_buf_puts(t, d ? ", " : "");
@@ -333,6 +350,13 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_buf_printf(t, "] : %s, vector<8x%s>\n", g.data, e.data);
 	pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%w, %%%s, "
 		      "%%r, %%c] : %s, vector<8x%s>\n", i, slot, r.data, e.data);
+	if (x->limit)
+		pb_buf_printf(t, "          } else {\n"
+			      "            %%z = arith.constant dense<0.000000e+00> "
+			      ": vector<8x%s>\n"
+			      "            affine.vector_store %%z, %%S%d[%%w, %%%s, "
+			      "%%r, %%c] : %s, vector<8x%s>\n          }\n",
+			      e.data, i, slot, r.data, e.data);
 	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"%s}\n",
 		      async ? ", pb.async" : "");
 	pb_buf_free(&g);
