@@ -16,7 +16,7 @@
  *
  *   prologue: k-tiles 0 .. S-2 into slots 0 .. S-2
  *   %acc:F = affine.for %kk = 0 to K step KT iter_args(...)
- *     gpu.barrier {pb.wait = S - 2}      k-tile kk has landed
+ *     gpu.barrier {pb.wait = (S-2) x operands}   k-tile kk has landed
  *     k-tile (kk + (S-1) KT) mod K into slot (kk / KT + S - 1) mod S
  *     affine.for %k = 0 to KT step 16 iter_args(...)     {pb.unroll}
  *       the reads, from slot (kk / KT) mod S at the tile's offsets
@@ -431,7 +431,10 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	pb_buf_printf(t, "    %%slot = affine.apply affine_map<(k) -> ((k "
 		      "floordiv %lld) mod %d)>(%%kk)\n", (long long)kt, s);
 	if (s > 1) {
-		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n", s - 2);
+		/* each operand's copy is a group of its own: the k-tiles
+		   after this one may leave (S - 2) x operands pending */
+		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n",
+			      (s - 2) * n->nop);
 		pb_buf_printf(t, "    %%nk = affine.apply affine_map<(k) -> ((k + "
 			      "%lld) mod %lld)>(%%kk)\n"
 			      "    %%ns = affine.apply affine_map<(k) -> ((k "
