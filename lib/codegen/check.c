@@ -156,9 +156,70 @@ static int count_calls(const struct pb_ir_ops *calls, MlirStringRef name)
 	return n;
 }
 
-/* Move constant buffer "g" (a memref.get_global) into the callees of the
- * calls that take it, when "m" calls them only once: a clone of "g" at the
- * start of the callee replaces the argument. Returns how many moved. */
+/* Is "op" a view of a constant buffer: memref.get_global, or a view
+ * operation (subview, cast, reshape) of one whose other operands are
+ * constants? Such a chain can be cloned into a callee. */
+int pb_codegen_is_constant_view(MlirOperation op)
+{
+	if (pb_ir_op_is(op, "memref.get_global"))
+		return 1;
+	if (!pb_ir_op_is(op, "memref.subview") &&
+	    !pb_ir_op_is(op, "memref.cast") &&
+	    !pb_ir_op_is(op, "memref.reinterpret_cast") &&
+	    !pb_ir_op_is(op, "memref.collapse_shape") &&
+	    !pb_ir_op_is(op, "memref.expand_shape"))
+		return 0;
+	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+		MlirValue v = mlirOperationGetOperand(op, i);
+		MlirOperation d = mlirValueIsAOpResult(v)
+					  ? mlirOpResultGetOwner(v)
+					  : (MlirOperation){NULL};
+		if (mlirOperationIsNull(d) ||
+		    (i == 0 ? !pb_codegen_is_constant_view(d)
+			    : !pb_ir_op_is(d, "arith.constant")))
+			return 0;
+	}
+	return 1;
+}
+
+/* A clone of the chain of constant views ending in "op" before "before":
+ * its producers cloned first, their results replacing the operands. */
+MlirOperation pb_codegen_clone_chain(MlirOperation op, MlirOperation before)
+{
+	MlirOperation c = mlirOperationClone(op);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(before),
+					    before, c);
+	for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+		MlirValue v = mlirOperationGetOperand(op, i);
+		MlirOperation d = mlirOpResultGetOwner(v);
+		MlirOperation dc = pb_codegen_clone_chain(d, c);
+		mlirOperationSetOperand(c, i, mlirOperationGetResult(dc, 0));
+	}
+	return c;
+}
+
+void pb_codegen_drop_dead_views(MlirModule m)
+{
+	for (int again = 1; again;) {
+		struct pb_ir_ops ops = {0};
+		again = 0;
+		pb_ir_collect(mlirModuleGetOperation(m), NULL, &ops);
+		for (int i = 0; i < ops.n && !again; i++)
+			if (pb_codegen_is_constant_view(ops.v[i]) &&
+			    !pb_ir_op_is(ops.v[i], "memref.get_global") &&
+			    mlirOpOperandIsNull(mlirValueGetFirstUse(
+				    mlirOperationGetResult(ops.v[i], 0)))) {
+				mlirOperationDestroy(ops.v[i]);
+				again = 1;
+			}
+		pb_ir_ops_free(&ops);
+	}
+}
+
+/* Move constant buffer "g" (a memref.get_global, or a view of one) into
+ * the callees of the calls that take it, when "m" calls them only once: a
+ * clone of "g" (with the views' sources and constants) at the start of
+ * the callee replaces the argument. Returns how many moved. */
 static int push_global(MlirModule m, MlirOperation g,
 		       const struct pb_ir_ops *calls)
 {
@@ -184,9 +245,7 @@ static int push_global(MlirModule m, MlirOperation g,
 			body, mlirOpOperandGetOperandNumber(u));
 		if (mlirOpOperandIsNull(mlirValueGetFirstUse(arg)))
 			continue;
-		MlirOperation c = mlirOperationClone(g);
-		mlirBlockInsertOwnedOperationBefore(
-			body, mlirBlockGetFirstOperation(body), c);
+		MlirOperation c = pb_codegen_clone_chain(g, mlirBlockGetFirstOperation(body));
 		mlirValueReplaceAllUsesOfWith(arg, mlirOperationGetResult(c, 0));
 		moved++;
 	}
@@ -198,15 +257,17 @@ int pb_codegen_push_globals(struct pb_ctx *ctx, MlirModule m)
 	int moved = 1;
 	(void)ctx;
 	for (int round = 0; moved && round < 16; round++) {
-		struct pb_ir_ops gets = {0}, calls = {0};
+		struct pb_ir_ops ops = {0}, calls = {0};
 		MlirOperation root = mlirModuleGetOperation(m);
-		pb_ir_collect(root, "memref.get_global", &gets);
+		pb_ir_collect(root, NULL, &ops);
 		pb_ir_collect(root, "func.call", &calls);
 		moved = 0;
-		for (int i = 0; i < gets.n; i++)
-			moved += push_global(m, gets.v[i], &calls);
-		pb_ir_ops_free(&gets);
+		for (int i = 0; i < ops.n; i++)
+			if (pb_codegen_is_constant_view(ops.v[i]))
+				moved += push_global(m, ops.v[i], &calls);
+		pb_ir_ops_free(&ops);
 		pb_ir_ops_free(&calls);
 	}
+	pb_codegen_drop_dead_views(m);
 	return PB_OK;
 }

@@ -23,6 +23,13 @@ int pb_codegen_expand_copies(struct pb_ctx *ctx, MlirModule m);
  * are called once into those functions, so that kernels read them from
  * device globals instead of taking them as arguments. */
 int pb_codegen_push_globals(struct pb_ctx *ctx, MlirModule m);
+/* Is "op" a constant buffer (memref.get_global) or a view of one
+ * (subview, cast, reshape with constant operands)? A clone of the chain
+ * ending in it before "before"; the views of "m" left without a use
+ * destroyed (the host side runs every view it holds). (check.c) */
+int pb_codegen_is_constant_view(MlirOperation op);
+MlirOperation pb_codegen_clone_chain(MlirOperation op, MlirOperation before);
+void pb_codegen_drop_dead_views(MlirModule m);
 /* Turn the top-level work of every host function of "m" into gpu.launch
  * operations (the mapping of docs/pb-codegen.md). */
 int pb_codegen_map(struct pb_ctx *ctx, MlirModule m);

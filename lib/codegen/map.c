@@ -962,12 +962,12 @@ static void sink_globals(MlirOperation launch)
 		for (intptr_t j = 0; j < mlirOperationGetNumOperands(all.v[i]); j++) {
 			MlirValue v = mlirOperationGetOperand(all.v[i], j);
 			MlirOperation d = pb_ir_value_parent(v);
-			if (!pb_ir_op_is(d, "memref.get_global") ||
+			if (mlirOperationIsNull(d) ||
+			    !pb_codegen_is_constant_view(d) ||
 			    pb_ir_is_inside(d, launch))
 				continue;
-			MlirOperation c = mlirOperationClone(d);
-			mlirBlockInsertOwnedOperationBefore(
-				body, mlirBlockGetFirstOperation(body), c);
+			MlirOperation c = pb_codegen_clone_chain(
+				d, mlirBlockGetFirstOperation(body));
 			for (int k = i; k < all.n; k++)
 				mlirOperationReplaceUsesOfWith(
 					all.v[k], v, mlirOperationGetResult(c, 0));
@@ -992,6 +992,8 @@ int pb_codegen_map(struct pb_ctx *ctx, MlirModule m)
 		sink_globals(launches.v[i]);
 		rc = private_allocs(ctx, launches.v[i]);
 	}
+	if (rc == PB_OK)
+		pb_codegen_drop_dead_views(m);
 	pb_ir_ops_free(&funcs);
 	pb_ir_ops_free(&launches);
 	return rc;
