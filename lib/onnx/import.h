@@ -168,6 +168,9 @@ void pb_imp_gen_begin_dt(struct imp *s, struct gen *g, int ndims,
 			 const struct text *out_map);
 struct name pb_imp_gen_end(struct imp *s, struct gen *g, const char *yield);
 struct name pb_imp_scalar(struct imp *s, double x);
+/* Emit "%r = <op> <a>[, <b>] : f32" (b NULL: a unary op) and return %r. */
+struct name pb_imp_scalar_op(struct imp *s, const char *op, const char *a,
+			     const char *b);
 
 /* The newest default-domain opset whose op definitions the importer
  * follows. */

@@ -20,17 +20,6 @@
 
 #include "onnx/import.h"
 
-static struct name op2(struct imp *s, const char *op, const char *a,
-		       const char *b)
-{
-	struct name r = pb_imp_fresh(s);
-	if (b)
-		pb_imp_emit(s, "%s = %s %s, %s : f32", r.s, op, a, b);
-	else
-		pb_imp_emit(s, "%s = %s %s : f32", r.s, op, a);
-	return r;
-}
-
 /* The identity map on "n" dims, and the map of "n" dims dropping dim 1
  * (the class dim) when "drop" is set. */
 static struct text dims_map(int n, int drop)
@@ -62,11 +51,11 @@ static struct name reduce_c(struct imp *s, const char *x,
 			 part, &om);
 	struct name y;
 	if (m) {
-		struct name d = op2(s, "arith.subf", g.arg[0].s, g.arg[1].s);
-		d = op2(s, "math.exp", d.s, NULL);
-		y = op2(s, "arith.addf", d.s, g.arg[2].s);
+		struct name d = pb_imp_scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
+		d = pb_imp_scalar_op(s, "math.exp", d.s, NULL);
+		y = pb_imp_scalar_op(s, "arith.addf", d.s, g.arg[2].s);
 	} else {
-		y = op2(s, "arith.maximumf", g.arg[0].s, g.arg[1].s);
+		y = pb_imp_scalar_op(s, "arith.maximumf", g.arg[0].s, g.arg[1].s);
 	}
 	return pb_imp_gen_end(s, &g, y.s);
 }
@@ -88,9 +77,9 @@ static struct name log_softmax(struct imp *s, const char *x,
 	struct name e = pb_imp_empty(s, full);
 	struct gen g;
 	pb_imp_gen_begin(s, &g, n, iters, 3, ins, sh, maps, e.s, full, &om);
-	struct name d = op2(s, "arith.subf", g.arg[0].s, g.arg[1].s);
-	struct name l = op2(s, "math.log", g.arg[2].s, NULL);
-	return pb_imp_gen_end(s, &g, op2(s, "arith.subf", d.s, l.s).s);
+	struct name d = pb_imp_scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
+	struct name l = pb_imp_scalar_op(s, "math.log", g.arg[2].s, NULL);
+	return pb_imp_gen_end(s, &g, pb_imp_scalar_op(s, "arith.subf", d.s, l.s).s);
 }
 
 /* Reduce the f32 tensor "x" of shape "sh" to a scalar sum. */
@@ -107,7 +96,7 @@ static struct name sum_all(struct imp *s, const char *x,
 	pb_imp_gen_begin(s, &g, sh->rank, iters, 1, &x, sh, &im, init.s, &sc,
 			 &om);
 	return pb_imp_gen_end(s, &g,
-			      op2(s, "arith.addf", g.arg[0].s, g.arg[1].s).s);
+			      pb_imp_scalar_op(s, "arith.addf", g.arg[0].s, g.arg[1].s).s);
 }
 
 /* NegativeLogLikelihoodLoss and SoftmaxCrossEntropyLoss. */
@@ -179,8 +168,8 @@ static int op_loss(struct imp *s)
 				idx[i] = i == 1 ? c
 					 : pb_imp_loop_index(s, j++);
 			v = pb_imp_extract(s, xs, &x->sh, PB_DT_F32, idx);
-			v = op2(s, "arith.mulf", v.s, wv.s);
-			v = op2(s, "arith.negf", v.s, NULL);
+			v = pb_imp_scalar_op(s, "arith.mulf", v.s, wv.s);
+			v = pb_imp_scalar_op(s, "arith.negf", v.s, NULL);
 		} else {
 			v = wv;
 		}
@@ -214,7 +203,7 @@ static int op_loss(struct imp *s)
 			pb_imp_gen_begin(s, &g, 0, "", 2, ins, sh, maps, e.s,
 					 &sc, &m0);
 			loss = pb_imp_gen_end(s, &g,
-				op2(s, "arith.divf", g.arg[0].s,
+				pb_imp_scalar_op(s, "arith.divf", g.arg[0].s,
 				    g.arg[1].s).s);
 		}
 	}

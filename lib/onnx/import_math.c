@@ -199,8 +199,7 @@ static int known_scalar(struct imp *s, struct val *v, double *x)
 	return 1;
 }
 
-/* Emit "%r = <op> <a>[, <b>] : f32" and return %r. */
-static struct name scalar_op(struct imp *s, const char *op, const char *a,
+struct name pb_imp_scalar_op(struct imp *s, const char *op, const char *a,
 			     const char *b)
 {
 	struct name r = pb_imp_fresh(s);
@@ -228,33 +227,33 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 	struct name r = a[0];
 	if (e->op[0] && e->arity != 1) {
 		for (int i = 1; i < n; i++)
-			r = scalar_op(s, e->op, r.s, a[i].s);
+			r = pb_imp_scalar_op(s, e->op, r.s, a[i].s);
 		return r;
 	}
 	if (e->op[0])
-		return scalar_op(s, e->op, a[0].s, NULL);
+		return pb_imp_scalar_op(s, e->op, a[0].s, NULL);
 	if (!strcmp(op, "Mean")) {
 		for (int i = 1; i < n; i++)
-			r = scalar_op(s, "arith.addf", r.s, a[i].s);
-		return scalar_op(s, "arith.divf", r.s, cst(s, n).s);
+			r = pb_imp_scalar_op(s, "arith.addf", r.s, a[i].s);
+		return pb_imp_scalar_op(s, "arith.divf", r.s, cst(s, n).s);
 	}
 	if (!strcmp(op, "Pow")) {
 		if (has_expo && expo == 1.0)
 			return a[0];
 		if (has_expo && expo == 2.0)
-			return scalar_op(s, "arith.mulf", a[0].s, a[0].s);
+			return pb_imp_scalar_op(s, "arith.mulf", a[0].s, a[0].s);
 		if (has_expo && expo == 3.0) {
-			r = scalar_op(s, "arith.mulf", a[0].s, a[0].s);
-			return scalar_op(s, "arith.mulf", r.s, a[0].s);
+			r = pb_imp_scalar_op(s, "arith.mulf", a[0].s, a[0].s);
+			return pb_imp_scalar_op(s, "arith.mulf", r.s, a[0].s);
 		}
 		if (has_expo && expo == 0.5)
-			return scalar_op(s, "math.sqrt", a[0].s, NULL);
-		return scalar_op(s, "math.powf", a[0].s, a[1].s);
+			return pb_imp_scalar_op(s, "math.sqrt", a[0].s, NULL);
+		return pb_imp_scalar_op(s, "math.powf", a[0].s, a[1].s);
 	}
 	if (!strcmp(op, "Relu"))
-		return scalar_op(s, "arith.maximumf", a[0].s, cst(s, 0).s);
+		return pb_imp_scalar_op(s, "arith.maximumf", a[0].s, cst(s, 0).s);
 	if (!strcmp(op, "LeakyRelu")) {
-		struct name m = scalar_op(s, "arith.mulf", a[0].s,
+		struct name m = pb_imp_scalar_op(s, "arith.mulf", a[0].s,
 			cst(s, pb_imp_attr_float(s, "alpha", 0.01f)).s);
 		struct name c = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", c.s,
@@ -265,28 +264,28 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 		return r;
 	}
 	if (!strcmp(op, "Sigmoid")) {
-		struct name ng = scalar_op(s, "arith.negf", a[0].s, NULL);
-		struct name ex = scalar_op(s, "math.exp", ng.s, NULL);
+		struct name ng = pb_imp_scalar_op(s, "arith.negf", a[0].s, NULL);
+		struct name ex = pb_imp_scalar_op(s, "math.exp", ng.s, NULL);
 		struct name one = cst(s, 1);
-		struct name den = scalar_op(s, "arith.addf", one.s, ex.s);
-		return scalar_op(s, "arith.divf", one.s, den.s);
+		struct name den = pb_imp_scalar_op(s, "arith.addf", one.s, ex.s);
+		return pb_imp_scalar_op(s, "arith.divf", one.s, den.s);
 	}
 	if (!strcmp(op, "HardSigmoid") || !strcmp(op, "HardSwish")) {
 		int swish = !strcmp(op, "HardSwish");
 		double al = swish ? 1.0 / 6 : pb_imp_attr_float(s, "alpha", 0.2f);
 		double be = swish ? 0.5 : pb_imp_attr_float(s, "beta", 0.5f);
-		r = scalar_op(s, "arith.mulf", a[0].s, cst(s, al).s);
-		r = scalar_op(s, "arith.addf", r.s, cst(s, be).s);
-		r = scalar_op(s, "arith.maximumf", r.s, cst(s, 0).s);
-		r = scalar_op(s, "arith.minimumf", r.s, cst(s, 1).s);
-		return swish ? scalar_op(s, "arith.mulf", a[0].s, r.s) : r;
+		r = pb_imp_scalar_op(s, "arith.mulf", a[0].s, cst(s, al).s);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, cst(s, be).s);
+		r = pb_imp_scalar_op(s, "arith.maximumf", r.s, cst(s, 0).s);
+		r = pb_imp_scalar_op(s, "arith.minimumf", r.s, cst(s, 1).s);
+		return swish ? pb_imp_scalar_op(s, "arith.mulf", a[0].s, r.s) : r;
 	}
 	if (!strcmp(op, "Clip")) {
 		/* a[1], a[2]: min and max (bounds materialized by op_ew) */
 		if (n > 1 && a[1].s[0])
-			r = scalar_op(s, "arith.maximumf", r.s, a[1].s);
+			r = pb_imp_scalar_op(s, "arith.maximumf", r.s, a[1].s);
 		if (n > 2 && a[2].s[0])
-			r = scalar_op(s, "arith.minimumf", r.s, a[2].s);
+			r = pb_imp_scalar_op(s, "arith.minimumf", r.s, a[2].s);
 		return r;
 	}
 	if (!strcmp(op, "PRelu") || !strcmp(op, "ThresholdedRelu")) {
@@ -301,7 +300,7 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 		} else {
 			pb_imp_emit(s, "%s = arith.cmpf olt, %s, %s : f32", c.s,
 				    a[0].s, cst(s, 0).s);
-			alt = scalar_op(s, "arith.mulf", a[0].s, a[1].s);
+			alt = pb_imp_scalar_op(s, "arith.mulf", a[0].s, a[1].s);
 		}
 		r = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", r.s, c.s,
@@ -318,12 +317,12 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 		struct name pf = pb_imp_fresh(s), nf = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = arith.uitofp %s : i1 to f32", pf.s, p.s);
 		pb_imp_emit(s, "%s = arith.uitofp %s : i1 to f32", nf.s, n.s);
-		return scalar_op(s, "arith.subf", pf.s, nf.s);
+		return pb_imp_scalar_op(s, "arith.subf", pf.s, nf.s);
 	}
 	if (!strcmp(op, "Softsign")) {
-		r = scalar_op(s, "math.absf", a[0].s, NULL);
-		r = scalar_op(s, "arith.addf", r.s, cst(s, 1).s);
-		return scalar_op(s, "arith.divf", a[0].s, r.s);
+		r = pb_imp_scalar_op(s, "math.absf", a[0].s, NULL);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, cst(s, 1).s);
+		return pb_imp_scalar_op(s, "arith.divf", a[0].s, r.s);
 	}
 	if (!strcmp(op, "Shrink")) {
 		/* x < -l ? x + b : x > l ? x - b : 0 */
@@ -334,8 +333,8 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 			    cst(s, -l).s);
 		pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", hi.s, a[0].s,
 			    cst(s, l).s);
-		struct name up = scalar_op(s, "arith.addf", a[0].s, cst(s, b).s);
-		struct name dn = scalar_op(s, "arith.subf", a[0].s, cst(s, b).s);
+		struct name up = pb_imp_scalar_op(s, "arith.addf", a[0].s, cst(s, b).s);
+		struct name dn = pb_imp_scalar_op(s, "arith.subf", a[0].s, cst(s, b).s);
 		struct name t = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", t.s, hi.s,
 			    dn.s, cst(s, 0).s);
@@ -348,45 +347,45 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 		/* max(0, x) + min(0, alpha * (exp(x / alpha) - 1)) */
 		struct name al = cst(s, pb_imp_attr_float(s, "alpha", 1));
 		struct name z = cst(s, 0);
-		struct name q = scalar_op(s, "arith.divf", a[0].s, al.s);
-		struct name e = scalar_op(s, "math.expm1", q.s, NULL);
-		struct name m = scalar_op(s, "arith.mulf", al.s, e.s);
-		struct name neg = scalar_op(s, "arith.minimumf", z.s, m.s);
-		struct name pos = scalar_op(s, "arith.maximumf", z.s, a[0].s);
-		return scalar_op(s, "arith.addf", pos.s, neg.s);
+		struct name q = pb_imp_scalar_op(s, "arith.divf", a[0].s, al.s);
+		struct name e = pb_imp_scalar_op(s, "math.expm1", q.s, NULL);
+		struct name m = pb_imp_scalar_op(s, "arith.mulf", al.s, e.s);
+		struct name neg = pb_imp_scalar_op(s, "arith.minimumf", z.s, m.s);
+		struct name pos = pb_imp_scalar_op(s, "arith.maximumf", z.s, a[0].s);
+		return pb_imp_scalar_op(s, "arith.addf", pos.s, neg.s);
 	}
 	if (!strcmp(op, "Mish")) {
 		/* x * tanh(log1p(exp(x))) */
-		r = scalar_op(s, "math.exp", a[0].s, NULL);
-		r = scalar_op(s, "math.log1p", r.s, NULL);
-		r = scalar_op(s, "math.tanh", r.s, NULL);
-		return scalar_op(s, "arith.mulf", a[0].s, r.s);
+		r = pb_imp_scalar_op(s, "math.exp", a[0].s, NULL);
+		r = pb_imp_scalar_op(s, "math.log1p", r.s, NULL);
+		r = pb_imp_scalar_op(s, "math.tanh", r.s, NULL);
+		return pb_imp_scalar_op(s, "arith.mulf", a[0].s, r.s);
 	}
 	if (!strcmp(op, "Gelu")) {
 		/* 0.5 x (1 + erf(x / sqrt 2)), or with approximate = "tanh"
 		 * 0.5 x (1 + tanh(sqrt(2 / pi) (x + 0.044715 x^3))) */
 		if (!strcmp(pb_imp_attr_str(s, "approximate", "none"), "tanh")) {
-			r = scalar_op(s, "arith.mulf", a[0].s, a[0].s);
-			r = scalar_op(s, "arith.mulf", r.s, a[0].s);
-			r = scalar_op(s, "arith.mulf", r.s, cst(s, 0.044715).s);
-			r = scalar_op(s, "arith.addf", r.s, a[0].s);
-			r = scalar_op(s, "arith.mulf", r.s,
+			r = pb_imp_scalar_op(s, "arith.mulf", a[0].s, a[0].s);
+			r = pb_imp_scalar_op(s, "arith.mulf", r.s, a[0].s);
+			r = pb_imp_scalar_op(s, "arith.mulf", r.s, cst(s, 0.044715).s);
+			r = pb_imp_scalar_op(s, "arith.addf", r.s, a[0].s);
+			r = pb_imp_scalar_op(s, "arith.mulf", r.s,
 				      cst(s, sqrt(2 / M_PI)).s);
-			r = scalar_op(s, "math.tanh", r.s, NULL);
+			r = pb_imp_scalar_op(s, "math.tanh", r.s, NULL);
 		} else {
-			r = scalar_op(s, "arith.mulf", a[0].s,
+			r = pb_imp_scalar_op(s, "arith.mulf", a[0].s,
 				      cst(s, 1 / sqrt(2.0)).s);
-			r = scalar_op(s, "math.erf", r.s, NULL);
+			r = pb_imp_scalar_op(s, "math.erf", r.s, NULL);
 		}
-		r = scalar_op(s, "arith.addf", r.s, cst(s, 1).s);
-		r = scalar_op(s, "arith.mulf", r.s, a[0].s);
-		return scalar_op(s, "arith.mulf", r.s, cst(s, 0.5).s);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, cst(s, 1).s);
+		r = pb_imp_scalar_op(s, "arith.mulf", r.s, a[0].s);
+		return pb_imp_scalar_op(s, "arith.mulf", r.s, cst(s, 0.5).s);
 	}
 	if (!strcmp(op, "Reciprocal"))
-		return scalar_op(s, "arith.divf", cst(s, 1).s, a[0].s);
+		return pb_imp_scalar_op(s, "arith.divf", cst(s, 1).s, a[0].s);
 	if (!strcmp(op, "Softplus")) {
-		r = scalar_op(s, "math.exp", a[0].s, NULL);
-		return scalar_op(s, "math.log1p", r.s, NULL);
+		r = pb_imp_scalar_op(s, "math.exp", a[0].s, NULL);
+		return pb_imp_scalar_op(s, "math.log1p", r.s, NULL);
 	}
 	if (!strcmp(op, "Elu") || !strcmp(op, "Selu")) {
 		int selu = !strcmp(op, "Selu");
@@ -395,15 +394,15 @@ static struct name ew_body(struct imp *s, const struct ew *e,
 						   : 1.0f);
 		double ga = pb_imp_attr_float(s, "gamma",
 					      1.05070102214813232421875f);
-		struct name ex = scalar_op(s, "math.expm1", a[0].s, NULL);
-		struct name neg = scalar_op(s, "arith.mulf", ex.s, cst(s, al).s);
+		struct name ex = pb_imp_scalar_op(s, "math.expm1", a[0].s, NULL);
+		struct name neg = pb_imp_scalar_op(s, "arith.mulf", ex.s, cst(s, al).s);
 		struct name c = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = arith.cmpf ogt, %s, %s : f32", c.s,
 			    a[0].s, cst(s, 0).s);
 		r = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = arith.select %s, %s, %s : f32", r.s, c.s,
 			    a[0].s, neg.s);
-		return selu ? scalar_op(s, "arith.mulf", r.s, cst(s, ga).s) : r;
+		return selu ? pb_imp_scalar_op(s, "arith.mulf", r.s, cst(s, ga).s) : r;
 	}
 	return r;
 }
@@ -703,10 +702,10 @@ static struct name generic_contract(struct imp *s, int ndims,
 			    out, PB_DT_F32, om);
 	struct name x = pb_imp_convert(s, g.arg[0].s, dt[0], PB_DT_F32);
 	struct name y = pb_imp_convert(s, g.arg[1].s, dt[1], PB_DT_F32);
-	struct name p = scalar_op(s, "arith.mulf", x.s, y.s);
+	struct name p = pb_imp_scalar_op(s, "arith.mulf", x.s, y.s);
 	if (alpha != 1.0)
-		p = scalar_op(s, "arith.mulf", p.s, cst(s, alpha).s);
-	struct name acc = scalar_op(s, "arith.addf", g.arg[2].s, p.s);
+		p = pb_imp_scalar_op(s, "arith.mulf", p.s, cst(s, alpha).s);
+	struct name acc = pb_imp_scalar_op(s, "arith.addf", g.arg[2].s, p.s);
 	return pb_imp_gen_end(s, &g, acc.s);
 }
 
@@ -853,7 +852,7 @@ static int op_gemm(struct imp *s)
 				 &id2);
 		struct name y = g.arg[0];
 		if (beta != 1.0)
-			y = scalar_op(s, "arith.mulf", y.s, cst(s, beta).s);
+			y = pb_imp_scalar_op(s, "arith.mulf", y.s, cst(s, beta).s);
 		init = pb_imp_gen_end(s, &g, y.s);
 	} else {
 		init = pb_imp_fill(s, &out, 0);
@@ -868,7 +867,7 @@ static int op_gemm(struct imp *s)
 			const char *x = r.s;
 			pb_imp_gen_begin(s, &g, 2, "pp", 1, &x, &out, &id2, e.s,
 					 &out, &id2);
-			struct name y = scalar_op(s, "arith.mulf", g.arg[0].s,
+			struct name y = pb_imp_scalar_op(s, "arith.mulf", g.arg[0].s,
 						  cst(s, alpha).s);
 			r = pb_imp_gen_end(s, &g, y.s);
 		}
@@ -892,12 +891,12 @@ static int op_gemm(struct imp *s)
 		struct gen g;
 		pb_imp_gen_begin(s, &g, 2, "pp", 2, ins, sh, maps, e.s, &out,
 				 &id2);
-		struct name x = scalar_op(s, "arith.mulf", g.arg[0].s,
+		struct name x = pb_imp_scalar_op(s, "arith.mulf", g.arg[0].s,
 					  cst(s, alpha).s);
 		struct name y = g.arg[1];
 		if (beta != 1.0)
-			y = scalar_op(s, "arith.mulf", y.s, cst(s, beta).s);
-		r = pb_imp_gen_end(s, &g, scalar_op(s, "arith.addf", x.s, y.s).s);
+			y = pb_imp_scalar_op(s, "arith.mulf", y.s, cst(s, beta).s);
+		r = pb_imp_gen_end(s, &g, pb_imp_scalar_op(s, "arith.addf", x.s, y.s).s);
 	}
 	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
 }
@@ -951,17 +950,17 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 	int mean = !strcmp(kind, "mean") || !strcmp(kind, "meansquare");
 	if (!strcmp(kind, "sumsquare") || !strcmp(kind, "l2") ||
 	    !strcmp(kind, "meansquare"))
-		e = scalar_op(s, "arith.mulf", e.s, e.s);
+		e = pb_imp_scalar_op(s, "arith.mulf", e.s, e.s);
 	else if (!strcmp(kind, "l1"))
-		e = scalar_op(s, "math.absf", e.s, NULL);
+		e = pb_imp_scalar_op(s, "math.absf", e.s, NULL);
 	if (is_max)
-		y = scalar_op(s, "arith.maximumf", e.s, g.arg[1].s);
+		y = pb_imp_scalar_op(s, "arith.maximumf", e.s, g.arg[1].s);
 	else if (is_min)
-		y = scalar_op(s, "arith.minimumf", e.s, g.arg[1].s);
+		y = pb_imp_scalar_op(s, "arith.minimumf", e.s, g.arg[1].s);
 	else if (is_prod)
-		y = scalar_op(s, "arith.mulf", e.s, g.arg[1].s);
+		y = pb_imp_scalar_op(s, "arith.mulf", e.s, g.arg[1].s);
 	else
-		y = scalar_op(s, "arith.addf", e.s, g.arg[1].s);
+		y = pb_imp_scalar_op(s, "arith.addf", e.s, g.arg[1].s);
 	struct name r = pb_imp_gen_end(s, &g, y.s);
 	if (mean || !strcmp(kind, "l2") || !strcmp(kind, "logsum")) {
 		struct name e2 = pb_imp_empty(s, &part);
@@ -975,12 +974,12 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		pb_imp_gen_begin(s, &g, part.rank, piters, 1, &rin, &part, &pid,
 				 e2.s, &part, &pid);
 		if (mean)
-			y = scalar_op(s, "arith.divf", g.arg[0].s,
+			y = pb_imp_scalar_op(s, "arith.divf", g.arg[0].s,
 				      cst(s, (double)count).s);
 		else if (!strcmp(kind, "logsum"))
-			y = scalar_op(s, "math.log", g.arg[0].s, NULL);
+			y = pb_imp_scalar_op(s, "math.log", g.arg[0].s, NULL);
 		else
-			y = scalar_op(s, "math.sqrt", g.arg[0].s, NULL);
+			y = pb_imp_scalar_op(s, "math.sqrt", g.arg[0].s, NULL);
 		r = pb_imp_gen_end(s, &g, y.s);
 	}
 	*res_sh = part;
@@ -1016,9 +1015,9 @@ static int log_sum_exp(struct imp *s, struct val *x, unsigned red, int keep,
 	struct gen g;
 	pb_imp_gen_begin(s, &g, full.rank, iters, 2, ins, shs, maps, e.s,
 			 &full, &maps[0]);
-	struct name d = scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
+	struct name d = pb_imp_scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
 	struct name ex = pb_imp_gen_end(s, &g,
-					scalar_op(s, "math.exp", d.s, NULL).s);
+					pb_imp_scalar_op(s, "math.exp", d.s, NULL).s);
 	/* the sum of exp(x - m), as a value of x's shape */
 	struct val tmp = {.name = x->name, .dtype = PB_DT_F32, .sh = full,
 			  .ssa = ex};
@@ -1032,9 +1031,9 @@ static int log_sum_exp(struct imp *s, struct val *x, unsigned red, int keep,
 	struct name e2 = pb_imp_empty(s, &msh);
 	pb_imp_gen_begin(s, &g, msh.rank, iters, 2, ins2, shs2, maps2, e2.s,
 			 &msh, &id);
-	struct name l = scalar_op(s, "math.log", g.arg[1].s, NULL);
+	struct name l = pb_imp_scalar_op(s, "math.log", g.arg[1].s, NULL);
 	struct name r = pb_imp_gen_end(
-		s, &g, scalar_op(s, "arith.addf", g.arg[0].s, l.s).s);
+		s, &g, pb_imp_scalar_op(s, "arith.addf", g.arg[0].s, l.s).s);
 	*res_sh = msh;
 	if (!keep) {
 		res_sh->rank = 0;
@@ -1162,7 +1161,7 @@ static int op_softmax(struct imp *s)
 	pb_imp_gen_begin(s, &g, full.rank, iters, 1, &in, &full, &id, mx0.s,
 			 &part, &proj);
 	struct name mx = pb_imp_gen_end(
-		s, &g, scalar_op(s, "arith.maximumf", g.arg[0].s, g.arg[1].s).s);
+		s, &g, pb_imp_scalar_op(s, "arith.maximumf", g.arg[0].s, g.arg[1].s).s);
 	/* exp(x - max) */
 	const char *ins[2] = {in, mx.s};
 	struct shape shs[2] = {full, part};
@@ -1170,16 +1169,16 @@ static int op_softmax(struct imp *s)
 	struct name e0 = pb_imp_empty(s, &full);
 	pb_imp_gen_begin(s, &g, full.rank, piters, 2, ins, shs, maps, e0.s,
 			 &full, &id);
-	struct name d = scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
+	struct name d = pb_imp_scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
 	struct name ex = pb_imp_gen_end(s, &g,
-					scalar_op(s, "math.exp", d.s, NULL).s);
+					pb_imp_scalar_op(s, "math.exp", d.s, NULL).s);
 	/* sum */
 	struct name s0 = pb_imp_fill(s, &part, 0);
 	const char *exs = ex.s;
 	pb_imp_gen_begin(s, &g, full.rank, iters, 1, &exs, &full, &id, s0.s,
 			 &part, &proj);
 	struct name sum = pb_imp_gen_end(
-		s, &g, scalar_op(s, "arith.addf", g.arg[0].s, g.arg[1].s).s);
+		s, &g, pb_imp_scalar_op(s, "arith.addf", g.arg[0].s, g.arg[1].s).s);
 	/* exp / sum, or (x - max) - log(sum) */
 	struct name y0 = pb_imp_empty(s, &full), r;
 	if (log) {
@@ -1188,11 +1187,11 @@ static int op_softmax(struct imp *s)
 		struct text m3[3] = {id, proj, proj};
 		pb_imp_gen_begin(s, &g, full.rank, piters, 3, ins3, sh3, m3,
 				 y0.s, &full, &id);
-		struct name t = scalar_op(s, "arith.subf", g.arg[0].s,
+		struct name t = pb_imp_scalar_op(s, "arith.subf", g.arg[0].s,
 					  g.arg[1].s);
-		struct name l = scalar_op(s, "math.log", g.arg[2].s, NULL);
+		struct name l = pb_imp_scalar_op(s, "math.log", g.arg[2].s, NULL);
 		r = pb_imp_gen_end(s, &g,
-				   scalar_op(s, "arith.subf", t.s, l.s).s);
+				   pb_imp_scalar_op(s, "arith.subf", t.s, l.s).s);
 	} else {
 		ins[0] = ex.s;
 		ins[1] = sum.s;
@@ -1200,7 +1199,7 @@ static int op_softmax(struct imp *s)
 				 y0.s, &full, &id);
 		r = pb_imp_gen_end(
 			s, &g,
-			scalar_op(s, "arith.divf", g.arg[0].s, g.arg[1].s).s);
+			pb_imp_scalar_op(s, "arith.divf", g.arg[0].s, g.arg[1].s).s);
 	}
 	return pb_imp_def_ssa(s, r, PB_DT_F32, &full);
 }

@@ -52,23 +52,6 @@ struct rnn {
 	const char *lens_ssa; /* sequence_lens when steps are masked */
 };
 
-/* Emit "%r = <op> <a>[, <b>] : f32". */
-static struct name op2(struct imp *s, const char *op, const char *a,
-		       const char *b)
-{
-	struct name r = pb_imp_fresh(s);
-	if (b)
-		pb_imp_emit(s, "%s = %s %s, %s : f32", r.s, op, a, b);
-	else
-		pb_imp_emit(s, "%s = %s %s : f32", r.s, op, a);
-	return r;
-}
-
-static struct name cst(struct imp *s, double x)
-{
-	return pb_imp_scalar(s, x);
-}
-
 /* Emit "c ? a : b" with the comparison "x <pred> y" on f32. */
 static struct name sel_cmp(struct imp *s, const char *pred, const char *x,
 			   const char *y, const char *a, const char *b)
@@ -85,52 +68,52 @@ static struct name activate(struct imp *s, const struct act *a,
 {
 	const char *n = a->name;
 	if (!strcmp(n, "Sigmoid")) {
-		struct name e = op2(s, "math.exp", op2(s, "arith.negf", x.s,
+		struct name e = pb_imp_scalar_op(s, "math.exp", pb_imp_scalar_op(s, "arith.negf", x.s,
 						       NULL).s, NULL);
-		struct name one = cst(s, 1);
-		return op2(s, "arith.divf", one.s,
-			   op2(s, "arith.addf", one.s, e.s).s);
+		struct name one = pb_imp_scalar(s, 1);
+		return pb_imp_scalar_op(s, "arith.divf", one.s,
+			   pb_imp_scalar_op(s, "arith.addf", one.s, e.s).s);
 	}
 	if (!strcmp(n, "Tanh"))
-		return op2(s, "math.tanh", x.s, NULL);
+		return pb_imp_scalar_op(s, "math.tanh", x.s, NULL);
 	if (!strcmp(n, "Relu"))
-		return op2(s, "arith.maximumf", x.s, cst(s, 0).s);
+		return pb_imp_scalar_op(s, "arith.maximumf", x.s, pb_imp_scalar(s, 0).s);
 	if (!strcmp(n, "HardSigmoid")) {
-		struct name r = op2(s, "arith.mulf", x.s, cst(s, a->alpha).s);
-		r = op2(s, "arith.addf", r.s, cst(s, a->beta).s);
-		r = op2(s, "arith.maximumf", r.s, cst(s, 0).s);
-		return op2(s, "arith.minimumf", r.s, cst(s, 1).s);
+		struct name r = pb_imp_scalar_op(s, "arith.mulf", x.s, pb_imp_scalar(s, a->alpha).s);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, pb_imp_scalar(s, a->beta).s);
+		r = pb_imp_scalar_op(s, "arith.maximumf", r.s, pb_imp_scalar(s, 0).s);
+		return pb_imp_scalar_op(s, "arith.minimumf", r.s, pb_imp_scalar(s, 1).s);
 	}
 	if (!strcmp(n, "LeakyRelu")) {
-		struct name m = op2(s, "arith.mulf", x.s, cst(s, a->alpha).s);
-		return sel_cmp(s, "ogt", x.s, cst(s, 0).s, x.s, m.s);
+		struct name m = pb_imp_scalar_op(s, "arith.mulf", x.s, pb_imp_scalar(s, a->alpha).s);
+		return sel_cmp(s, "ogt", x.s, pb_imp_scalar(s, 0).s, x.s, m.s);
 	}
 	if (!strcmp(n, "ThresholdedRelu"))
-		return sel_cmp(s, "ogt", x.s, cst(s, a->alpha).s, x.s,
-			       cst(s, 0).s);
+		return sel_cmp(s, "ogt", x.s, pb_imp_scalar(s, a->alpha).s, x.s,
+			       pb_imp_scalar(s, 0).s);
 	if (!strcmp(n, "ScaledTanh")) {
-		struct name r = op2(s, "arith.mulf", x.s, cst(s, a->beta).s);
-		r = op2(s, "math.tanh", r.s, NULL);
-		return op2(s, "arith.mulf", r.s, cst(s, a->alpha).s);
+		struct name r = pb_imp_scalar_op(s, "arith.mulf", x.s, pb_imp_scalar(s, a->beta).s);
+		r = pb_imp_scalar_op(s, "math.tanh", r.s, NULL);
+		return pb_imp_scalar_op(s, "arith.mulf", r.s, pb_imp_scalar(s, a->alpha).s);
 	}
 	if (!strcmp(n, "Elu")) {
-		struct name e = op2(s, "math.exp", x.s, NULL);
-		e = op2(s, "arith.subf", e.s, cst(s, 1).s);
-		e = op2(s, "arith.mulf", e.s, cst(s, a->alpha).s);
-		return sel_cmp(s, "olt", x.s, cst(s, 0).s, e.s, x.s);
+		struct name e = pb_imp_scalar_op(s, "math.exp", x.s, NULL);
+		e = pb_imp_scalar_op(s, "arith.subf", e.s, pb_imp_scalar(s, 1).s);
+		e = pb_imp_scalar_op(s, "arith.mulf", e.s, pb_imp_scalar(s, a->alpha).s);
+		return sel_cmp(s, "olt", x.s, pb_imp_scalar(s, 0).s, e.s, x.s);
 	}
 	if (!strcmp(n, "Softsign")) {
-		struct name d = op2(s, "math.absf", x.s, NULL);
-		d = op2(s, "arith.addf", d.s, cst(s, 1).s);
-		return op2(s, "arith.divf", x.s, d.s);
+		struct name d = pb_imp_scalar_op(s, "math.absf", x.s, NULL);
+		d = pb_imp_scalar_op(s, "arith.addf", d.s, pb_imp_scalar(s, 1).s);
+		return pb_imp_scalar_op(s, "arith.divf", x.s, d.s);
 	}
 	if (!strcmp(n, "Softplus")) {
-		struct name e = op2(s, "math.exp", x.s, NULL);
-		return op2(s, "math.log1p", e.s, NULL);
+		struct name e = pb_imp_scalar_op(s, "math.exp", x.s, NULL);
+		return pb_imp_scalar_op(s, "math.log1p", e.s, NULL);
 	}
 	/* Affine */
-	struct name r = op2(s, "arith.mulf", x.s, cst(s, a->alpha).s);
-	return op2(s, "arith.addf", r.s, cst(s, a->beta).s);
+	struct name r = pb_imp_scalar_op(s, "arith.mulf", x.s, pb_imp_scalar(s, a->alpha).s);
+	return pb_imp_scalar_op(s, "arith.addf", r.s, pb_imp_scalar(s, a->beta).s);
 }
 
 /* The default alpha and beta of activation "n" (any case; rewritten in
@@ -343,13 +326,13 @@ static struct name gate_sum(struct imp *s, const struct gen *g,
 {
 	struct name r = g->arg[gi->xw];
 	if (gi->hr >= 0)
-		r = op2(s, "arith.addf", r.s, g->arg[gi->hr].s);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, g->arg[gi->hr].s);
 	if (gi->wb >= 0) {
-		r = op2(s, "arith.addf", r.s, g->arg[gi->wb].s);
-		r = op2(s, "arith.addf", r.s, g->arg[gi->rb].s);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, g->arg[gi->wb].s);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, g->arg[gi->rb].s);
 	}
 	if (extra && *extra)
-		r = op2(s, "arith.addf", r.s, extra);
+		r = pb_imp_scalar_op(s, "arith.addf", r.s, extra);
 	return r;
 }
 
@@ -358,8 +341,8 @@ static struct name clipped(struct imp *s, const struct rnn *r, struct name x)
 {
 	if (!r->has_clip)
 		return x;
-	x = op2(s, "arith.maximumf", x.s, cst(s, -r->clip).s);
-	return op2(s, "arith.minimumf", x.s, cst(s, r->clip).s);
+	x = pb_imp_scalar_op(s, "arith.maximumf", x.s, pb_imp_scalar(s, -r->clip).s);
+	return pb_imp_scalar_op(s, "arith.minimumf", x.s, pb_imp_scalar(s, r->clip).s);
 }
 
 /* Begin a step generic over [B, H] with the inputs "in" into a new
@@ -435,22 +418,22 @@ static int step(struct imp *s, const struct rnn *r, const struct dir *dr,
 		step_begin(s, r, &g, &in);
 		struct name ci = {{0}}, cf = {{0}};
 		if (pi >= 0) {
-			ci = op2(s, "arith.mulf", g.arg[pi].s, g.arg[cp].s);
-			cf = op2(s, "arith.mulf", g.arg[pf].s, g.arg[cp].s);
+			ci = pb_imp_scalar_op(s, "arith.mulf", g.arg[pi].s, g.arg[cp].s);
+			cf = pb_imp_scalar_op(s, "arith.mulf", g.arg[pf].s, g.arg[cp].s);
 		}
 		struct name i = activate(s, &act[0],
 			clipped(s, r, gate_sum(s, &g, &gi, ci.s)));
 		struct name f;
 		if (r->input_forget)
-			f = op2(s, "arith.subf", cst(s, 1).s, i.s);
+			f = pb_imp_scalar_op(s, "arith.subf", pb_imp_scalar(s, 1).s, i.s);
 		else
 			f = activate(s, &act[0],
 				clipped(s, r, gate_sum(s, &g, &gf, cf.s)));
 		struct name cc = activate(s, &act[1],
 			clipped(s, r, gate_sum(s, &g, &gc, NULL)));
-		struct name nc = op2(s, "arith.mulf", f.s, g.arg[cp].s);
-		nc = op2(s, "arith.addf", nc.s,
-			 op2(s, "arith.mulf", i.s, cc.s).s);
+		struct name nc = pb_imp_scalar_op(s, "arith.mulf", f.s, g.arg[cp].s);
+		nc = pb_imp_scalar_op(s, "arith.addf", nc.s,
+			 pb_imp_scalar_op(s, "arith.mulf", i.s, cc.s).s);
 		nc = masked(s, &g, ls, t, nc, g.arg[cp].s);
 		struct name cn = pb_imp_gen_end(s, &g, nc.s);
 		/* H(t) */
@@ -464,10 +447,10 @@ static int step(struct imp *s, const struct rnn *r, const struct dir *dr,
 		step_begin(s, r, &g, &in2);
 		struct name co = {{0}};
 		if (po >= 0)
-			co = op2(s, "arith.mulf", g.arg[po].s, g.arg[cn_i].s);
+			co = pb_imp_scalar_op(s, "arith.mulf", g.arg[po].s, g.arg[cn_i].s);
 		struct name o = activate(s, &act[0],
 			clipped(s, r, gate_sum(s, &g, &go, co.s)));
-		struct name nh = op2(s, "arith.mulf", o.s,
+		struct name nh = pb_imp_scalar_op(s, "arith.mulf", o.s,
 				     activate(s, &act[2], g.arg[cn_i]).s);
 		if (hp >= 0)
 			nh = masked(s, &g, ls2, t, nh, g.arg[hp].s);
@@ -484,7 +467,7 @@ static int step(struct imp *s, const struct rnn *r, const struct dir *dr,
 			struct name rg = activate(s, &act[0],
 				clipped(s, r, gate_sum(s, &g, &gr, NULL)));
 			struct name rh = pb_imp_gen_end(s, &g,
-				op2(s, "arith.mulf", rg.s, g.arg[hp].s).s);
+				pb_imp_scalar_op(s, "arith.mulf", rg.s, g.arg[hp].s).s);
 			struct shape hh = {2, {r->H, r->H}};
 			rhr = matmul(s, rh.s, &hs, dr->rht, &hh);
 			memset(&in, 0, sizeof(in));
@@ -510,23 +493,23 @@ static int step(struct imp *s, const struct rnn *r, const struct dir *dr,
 			struct name rg = activate(s, &act[0],
 				clipped(s, r, gate_sum(s, &g, &gr, NULL)));
 			struct name rec = gh.hr >= 0 ? g.arg[gh.hr]
-						      : cst(s, 0);
+						      : pb_imp_scalar(s, 0);
 			if (gh.rb >= 0)
-				rec = op2(s, "arith.addf", rec.s,
+				rec = pb_imp_scalar_op(s, "arith.addf", rec.s,
 					  g.arg[gh.rb].s);
-			rec = op2(s, "arith.mulf", rg.s, rec.s);
-			hh = op2(s, "arith.addf", g.arg[gh.xw].s, rec.s);
+			rec = pb_imp_scalar_op(s, "arith.mulf", rg.s, rec.s);
+			hh = pb_imp_scalar_op(s, "arith.addf", g.arg[gh.xw].s, rec.s);
 			if (gh.wb >= 0)
-				hh = op2(s, "arith.addf", hh.s, g.arg[gh.wb].s);
+				hh = pb_imp_scalar_op(s, "arith.addf", hh.s, g.arg[gh.wb].s);
 		} else {
 			/* h~ = g(X W_h + (r H) R_h + Wb_h + Rb_h) */
 			hh = gate_sum(s, &g, &gh, g.arg[rh_i].s);
 		}
 		hh = activate(s, &act[1], clipped(s, r, hh));
-		struct name one_z = op2(s, "arith.subf", cst(s, 1).s, z.s);
-		struct name nh = op2(s, "arith.mulf", one_z.s, hh.s);
-		nh = op2(s, "arith.addf", nh.s,
-			 op2(s, "arith.mulf", z.s, g.arg[hp].s).s);
+		struct name one_z = pb_imp_scalar_op(s, "arith.subf", pb_imp_scalar(s, 1).s, z.s);
+		struct name nh = pb_imp_scalar_op(s, "arith.mulf", one_z.s, hh.s);
+		nh = pb_imp_scalar_op(s, "arith.addf", nh.s,
+			 pb_imp_scalar_op(s, "arith.mulf", z.s, g.arg[hp].s).s);
 		nh = masked(s, &g, ls, t, nh, g.arg[hp].s);
 		*h = pb_imp_gen_end(s, &g, nh.s);
 	} else {
@@ -548,7 +531,7 @@ static int step(struct imp *s, const struct rnn *r, const struct dir *dr,
 		int ls = add_lens(s, r, &iy);
 		step_begin(s, r, &g, &iy);
 		struct name v = masked(s, &g, ls, t, g.arg[hi],
-				       cst(s, 0).s);
+				       pb_imp_scalar(s, 0).s);
 		*y = pb_imp_gen_end(s, &g, v.s);
 	}
 	return PB_OK;

@@ -266,6 +266,24 @@ static int scatter_args(struct imp *s, struct val **x, struct val **iv,
 	return PB_OK;
 }
 
+/* The start of a folded scatter: the known indices "*ki" and updates
+ * "*ku", and "*t", a new known copy of "x" to scatter into. PB_ERR when
+ * one of them is not known or on running out of memory (reported). */
+static int fold_start(struct imp *s, struct val *x, struct val *iv,
+		      struct val *u, struct pb_tensor **ki,
+		      struct pb_tensor **ku, struct pb_tensor **t)
+{
+	struct pb_tensor *kx = pb_imp_known(s, x);
+	*ki = kx ? pb_imp_known(s, iv) : NULL;
+	*ku = *ki ? pb_imp_known(s, u) : NULL;
+	if (!*ku)
+		return PB_ERR;
+	if (!(*t = pb_imp_new_known(x->dtype, &x->sh)))
+		return pb_imp_node_error(s, "out of memory");
+	memcpy((*t)->data, kx->data, (*t)->nbytes);
+	return PB_OK;
+}
+
 /* Fold a scatter: a copy of known "x" where, for each of the "ntup"
  * index tuples, "inner" elements at the offset "off(tuple)" combine with
  * the tuple's updates (ScatterND: k indices per tuple into the leading
@@ -273,14 +291,10 @@ static int scatter_args(struct imp *s, struct val **x, struct val **iv,
 static int fold_scatter_nd(struct imp *s, struct val *x, struct val *iv,
 			   struct val *u, int red)
 {
-	struct pb_tensor *kx = pb_imp_known(s, x);
-	struct pb_tensor *ki = kx ? pb_imp_known(s, iv) : NULL;
-	struct pb_tensor *ku = ki ? pb_imp_known(s, u) : NULL, *t;
-	if (!ku)
-		return PB_ERR;
-	if (!(t = pb_imp_new_known(x->dtype, &x->sh)))
-		return pb_imp_node_error(s, "out of memory");
-	memcpy(t->data, kx->data, t->nbytes);
+	struct pb_tensor *ki, *ku, *t;
+	int rc = fold_start(s, x, iv, u, &ki, &ku, &t);
+	if (rc)
+		return rc;
 	int r = x->sh.rank, q = iv->sh.rank;
 	int64_t k = iv->sh.d[q - 1], inner = 1;
 	for (int i = k; i < r; i++)
@@ -404,14 +418,10 @@ static int op_scatter_elements(struct imp *s)
 						 pb_imp_ty(&x->sh).s);
 	if (pb_imp_fold_ok(x) && pb_imp_fold_ok(iv) && pb_imp_fold_ok(u) &&
 	    pb_imp_numel(&x->sh) <= PB_FOLD_MAX) {
-		struct pb_tensor *kx = pb_imp_known(s, x);
-		struct pb_tensor *ki = kx ? pb_imp_known(s, iv) : NULL;
-		struct pb_tensor *ku = ki ? pb_imp_known(s, u) : NULL, *t;
-		if (!ku)
-			return PB_ERR;
-		if (!(t = pb_imp_new_known(x->dtype, &x->sh)))
-			return pb_imp_node_error(s, "out of memory");
-		memcpy(t->data, kx->data, t->nbytes);
+		struct pb_tensor *ki, *ku, *t;
+		int rc = fold_start(s, x, iv, u, &ki, &ku, &t);
+		if (rc)
+			return rc;
 		for (int64_t p = 0; p < pb_imp_numel(&iv->sh); p++) {
 			int64_t rem = p, c[PB_MAX_RANK], off = 0;
 			for (int i = r - 1; i >= 0; i--) {

@@ -586,6 +586,23 @@ static struct name sel64(struct imp *s, const char *c, const char *a,
 	return r;
 }
 
+/* Begin a generic with no inputs over every point of "out" (of element
+ * type "dt"), its parallel loops the output's dimensions: the body reads
+ * what it needs by index (tensor.extract). */
+static void gen_over(struct imp *s, struct gen *g, const struct shape *out,
+		     enum pb_dtype dt)
+{
+	int r = out->rank, all[PB_MAX_RANK];
+	char iters[PB_MAX_RANK + 1];
+	for (int i = 0; i < r; i++)
+		all[i] = i;
+	struct text om = pb_imp_map(r, r, all);
+	memset(iters, 'p', r);
+	struct name e = pb_imp_empty_dt(s, out, dt);
+	pb_imp_gen_begin_dt(s, g, r, iters, 0, NULL, NULL, NULL, NULL, e.s, out,
+			    dt, &om);
+}
+
 /* Slice whose starts, axes or steps are given at run time (ends only
  * bound the result, whose shape is then the declared one): one generic
  * over the output reading x[start + i * step] per dim with
@@ -621,16 +638,8 @@ static int slice_rt(struct imp *s, struct val *x)
 	const char *in = pb_imp_use_dt(s, x);
 	if (!in)
 		return PB_ERR;
-	int all[PB_MAX_RANK];
-	for (int i = 0; i < r; i++)
-		all[i] = i;
-	struct text om = pb_imp_map(r, r, all);
-	char iters[PB_MAX_RANK + 1];
-	memset(iters, 'p', r);
-	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
 	struct gen g;
-	pb_imp_gen_begin_dt(s, &g, r, iters, 0, NULL, NULL, NULL, NULL, e.s,
-			    &out, x->dtype, &om);
+	gen_over(s, &g, &out, x->dtype);
 	struct name zero = pb_imp_fresh(s), one = pb_imp_fresh(s);
 	pb_imp_emit(s, "%s = arith.constant 0 : i64", zero.s);
 	pb_imp_emit(s, "%s = arith.constant 1 : i64", one.s);
@@ -1337,16 +1346,8 @@ static int pad_rt(struct imp *s, struct val *x, const char *mode)
 	const char *cs = ps && cv ? pb_imp_use_dt(s, cv) : NULL;
 	if (!ps || (cv && !cs))
 		return PB_ERR;
-	int all[PB_MAX_RANK];
-	for (int i = 0; i < r; i++)
-		all[i] = i;
-	struct text om = pb_imp_map(r, r, all);
-	char iters[PB_MAX_RANK + 1];
-	memset(iters, 'p', r);
-	struct name e = pb_imp_empty_dt(s, &out, x->dtype);
 	struct gen g;
-	pb_imp_gen_begin_dt(s, &g, r, iters, 0, NULL, NULL, NULL, NULL, e.s,
-			    &out, x->dtype, &om);
+	gen_over(s, &g, &out, x->dtype);
 	struct name zero = pb_imp_fresh(s), inside = {{0}};
 	pb_imp_emit(s, "%s = arith.constant 0 : i64", zero.s);
 	struct name idx[PB_MAX_RANK];
