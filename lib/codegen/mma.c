@@ -81,17 +81,6 @@ static MlirValue emit(struct lower *lw, const char *text, MlirOperation op,
 	return v;
 }
 
-/* The memref dimension vector dimension "d" of transfer "op" runs along
- * (-1: a broadcast). */
-static int vdim(MlirOperation op, int d)
-{
-	MlirAffineMap m =
-		mlirAffineMapAttrGetValue(pb_ir_attr(op, "permutation_map"));
-	MlirAffineExpr e = mlirAffineMapGetResult(m, d);
-	return mlirAffineExprIsADim(e) ? (int)mlirAffineDimExprGetPosition(e)
-				       : -1;
-}
-
 /* The element at [r][c] of a lane's fragment in layout "l": its row and
  * column offsets in the warp's tile, as affine expressions of the lane
  * "l" (text). */
@@ -169,8 +158,8 @@ static unsigned masked_dims(MlirOperation op)
 	     d++) {
 		MlirAttribute b = mlirArrayAttrGetElement(ib, d);
 		if (mlirAttributeIsABool(b) && !mlirBoolAttrGetValue(b) &&
-		    vdim(op, d) >= 0)
-			m |= 1u << vdim(op, d);
+		    pb_kernel_transfer_dim(op, d) >= 0)
+			m |= 1u << pb_kernel_transfer_dim(op, d);
 	}
 	return m;
 }
@@ -243,7 +232,7 @@ static int ldmatrix_kind(MlirOperation op, enum layout l)
 	int rank = (int)mlirShapedTypeGetRank(mt);
 	if (!pb_kernel_is_workgroup(mt) || l == L_C)
 		return 0;
-	int d0 = vdim(op, 0), d1 = vdim(op, 1);
+	int d0 = pb_kernel_transfer_dim(op, 0), d1 = pb_kernel_transfer_dim(op, 1);
 	if (d0 < 0 || d1 < 0)
 		return 0;
 	/* strides of 16 bytes: every row start stays 16-byte aligned */
@@ -285,7 +274,7 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 	MlirType elt = mlirShapedTypeGetElementType(mt);
 	MlirType ft = frag_type(l, elt);
 	int rank = (int)mlirShapedTypeGetRank(mt);
-	int d0 = vdim(op, 0), d1 = vdim(op, 1);
+	int d0 = pb_kernel_transfer_dim(op, 0), d1 = pb_kernel_transfer_dim(op, 1);
 	int kind = ldmatrix_kind(op, l);
 	int ne = l == L_A ? 8 : 4;
 	struct pb_buf t = {0};
@@ -322,55 +311,44 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		pb_buf_puts(&t, " -> ");
 		pb_codegen_type_str(ft, &t);
 		pb_buf_puts(&t, "\n");
-	} else if (pairs(mt, l, d0, d1) && !(pd >= 0 && mk >> pd & 1)) {
-		/* 32-bit loads of the element pairs */
-		for (int e = 0; e < ne; e += 2) {
+	} else {
+		/* 32-bit loads of the element pairs where they are contiguous,
+		   else one load per element; "%v<e>" the element */
+		int pr = pairs(mt, l, d0, d1) && !(pd >= 0 && mk >> pd & 1);
+		struct pb_buf vt = {0};
+		if (pr)
+			pb_buf_puts(&vt, "vector<2x");
+		pb_codegen_type_str(elt, &vt);
+		if (pr)
+			pb_buf_puts(&vt, ">");
+		char val = pr ? 'w' : 'v';
+		for (int e = 0; e < ne; e += pr ? 2 : 1) {
 			char row[64], col[64];
-			elem_offsets(l, e / 2, 0, row, col, sizeof(row));
+			elem_offsets(l, e / 2, pr ? 0 : e % 2, row, col,
+				     sizeof(row));
 			elem_index(&t, e, rank, d0, d1, row, col);
 			if (mk)
 				elem_guard(&t, e, rank, mk);
-			pb_buf_printf(&t, "  %%%c%d = vector.load %%M[",
-				      mk ? 'u' : 'w', e);
+			pb_buf_printf(&t, "  %%%c%d = %s %%M[", mk ? 'u' : val, e,
+				      pr ? "vector.load" : "memref.load");
 			subs_of(&t, e, rank, d0, d1, mk);
-			pb_buf_puts(&t, "] {alignment = 4} : ");
+			pb_buf_puts(&t, pr ? "] {alignment = 4} : " : "] : ");
 			pb_codegen_type_str(mt, &t);
-			pb_buf_puts(&t, ", vector<2x");
-			pb_codegen_type_str(elt, &t);
-			if (mk) {
-				pb_buf_printf(&t, ">\n  %%w%d = arith.select %%ok%d, "
-					      "%%u%d, %%zv : vector<2x", e, e, e);
-				pb_codegen_type_str(elt, &t);
-			}
-			for (int c = 0; c < 2; c++) {
-				pb_buf_printf(&t, ">\n  %%v%d = vector.extract "
+			if (pr)
+				pb_buf_printf(&t, ", %s", vt.data);
+			pb_buf_puts(&t, "\n");
+			if (mk)
+				pb_buf_printf(&t, "  %%%c%d = arith.select %%ok%d, "
+					      "%%u%d, %s : %s\n", val, e, e, e,
+					      pr ? "%zv" : "%zero", vt.data);
+			for (int c = 0; pr && c < 2; c++) {
+				pb_buf_printf(&t, "  %%v%d = vector.extract "
 					      "%%w%d[%d] : ", e + c, e, c);
 				pb_codegen_type_str(elt, &t);
-				pb_buf_puts(&t, " from vector<2x");
-				pb_codegen_type_str(elt, &t);
-			}
-			pb_buf_puts(&t, ">\n");
-		}
-	} else {
-		for (int e = 0; e < ne; e++) {
-			char row[64], col[64];
-			elem_offsets(l, e / 2, e % 2, row, col, sizeof(row));
-			elem_index(&t, e, rank, d0, d1, row, col);
-			if (mk)
-				elem_guard(&t, e, rank, mk);
-			pb_buf_printf(&t, "  %%%c%d = memref.load %%M[",
-				      mk ? 'u' : 'v', e);
-			subs_of(&t, e, rank, d0, d1, mk);
-			pb_buf_puts(&t, "] : ");
-			pb_codegen_type_str(mt, &t);
-			pb_buf_puts(&t, "\n");
-			if (mk) {
-				pb_buf_printf(&t, "  %%v%d = arith.select %%ok%d, "
-					      "%%u%d, %%zero : ", e, e, e);
-				pb_codegen_type_str(elt, &t);
-				pb_buf_puts(&t, "\n");
+				pb_buf_printf(&t, " from %s\n", vt.data);
 			}
 		}
+		pb_buf_free(&vt);
 	}
 	if (!kind) {
 		pb_buf_puts(&t, "  %r = vector.from_elements ");
@@ -397,7 +375,7 @@ static int lower_write(struct lower *lw, MlirOperation op)
 	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 1));
 	MlirType elt = mlirShapedTypeGetElementType(mt);
 	int rank = (int)mlirShapedTypeGetRank(mt);
-	int d0 = vdim(op, 0), d1 = vdim(op, 1);
+	int d0 = pb_kernel_transfer_dim(op, 0), d1 = pb_kernel_transfer_dim(op, 1);
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
 	MlirValue args[3 + PB_KERNEL_MAXD];

@@ -464,3 +464,12 @@ void pb_kernel_nest_number(MlirModule m, MlirOperation nest, int *k, int *n)
 	     !mlirOperationEqual(o, nest); o = mlirOperationGetNextInBlock(o))
 		*n += pb_ir_op_is(o, "affine.parallel");
 }
+
+int pb_kernel_transfer_dim(MlirOperation op, int d)
+{
+	MlirAffineMap m =
+		mlirAffineMapAttrGetValue(pb_ir_attr(op, "permutation_map"));
+	MlirAffineExpr e = mlirAffineMapGetResult(m, d);
+	return mlirAffineExprIsADim(e) ? (int)mlirAffineDimExprGetPosition(e)
+				       : -1;
+}

@@ -255,6 +255,10 @@ void pb_kernel_mma_marked(MlirModule m, struct pb_ir_ops *funcs,
  * pb-tile numbers them. */
 void pb_kernel_nest_number(MlirModule m, MlirOperation nest, int *k, int *n);
 
+/* The memref dimension that vector dimension "d" of vector.transfer_read
+ * or _write "op" runs along (its permutation_map), -1 for a broadcast. */
+int pb_kernel_transfer_dim(MlirOperation op, int d);
+
 /* Does "why" (from pb_kernel_contraction_of) say more than that the nest
  * is no reduction at all (worth a remark)? */
 int pb_kernel_is_reduction_why(const char *why);

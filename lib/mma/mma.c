@@ -56,12 +56,10 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	struct pb_kernel_mma_tiles s;
 	const char *why = "--no-mma";
 	MlirLocation loc = mlirOperationGetLocation(op);
-	int g = 0;
-	if (!o->no_mma && pb_kernel_contraction_of(op, &c, &why) &&
-	    (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
+	int g = 0, ok = !o->no_mma && pb_kernel_contraction_of(op, &c, &why);
+	if (ok && (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
 		return PB_ERR;
-	if (!o->no_mma && (g || (pb_kernel_contraction_of(op, &c, &why) &&
-				 pb_kernel_mma_tiles(t, &c, &s, &why)))) {
+	if (ok && (g || pb_kernel_mma_tiles(t, &c, &s, &why))) {
 		if (o->remarks)
 			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
 				     "m16n8k16 %s -> f32, block tile %lldx%lld, "

@@ -82,11 +82,6 @@ static void perm_text(struct pb_buf *t, int rank, int r0, int r1)
 		pb_buf_puts(t, ", 0)>");
 }
 
-static void type_text(struct pb_buf *t, MlirType ty)
-{
-	pb_ir_type_print(ty, t);
-}
-
 /* The zero of element type "e" as an attribute's text. */
 static const char *zero_of(MlirType e)
 {
@@ -113,9 +108,9 @@ static void skeleton_text(struct pb_buf *t,
 	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
 	int nf = fm * fn;
 	struct pb_buf ta = {0}, tb = {0}, e = {0};
-	type_text(&ta, mlirValueGetType(c->a.mem));
-	type_text(&tb, mlirValueGetType(c->b_.mem));
-	type_text(&e, c->elt);
+	pb_ir_type_print(mlirValueGetType(c->a.mem), &ta);
+	pb_ir_type_print(mlirValueGetType(c->b_.mem), &tb);
+	pb_ir_type_print(c->elt, &e);
 	pb_buf_printf(t, "func.func @t(%%A: %s, %%B: %s) {\n", ta.data, tb.data);
 	pb_buf_puts(t, "  affine.parallel (");
 	for (int d = 0; d < c->b.n; d++)
@@ -269,12 +264,12 @@ static void access_sig(struct pb_buf *t, struct frag *f, MlirType mt,
 		       MlirValue v)
 {
 	pb_buf_puts(t, "func.func @t(%X: ");
-	type_text(t, mt);
+	pb_ir_type_print(mt, t);
 	for (int d = 0; d < f->c->b.n; d++)
 		pb_buf_printf(t, ", %%d%d: index", d);
 	if (!mlirValueIsNull(v)) {
 		pb_buf_puts(t, ", %v: ");
-		type_text(t, mlirValueGetType(v));
+		pb_ir_type_print(mlirValueGetType(v), t);
 	}
 	pb_buf_puts(t, ") {\n");
 }
@@ -285,11 +280,11 @@ static MlirValue broadcast(struct frag *f, MlirValue v)
 	struct pb_buf t = {0};
 	MlirType ty = mlirValueGetType(v);
 	pb_buf_puts(&t, "func.func @t(%x: ");
-	type_text(&t, ty);
+	pb_ir_type_print(ty, &t);
 	pb_buf_puts(&t, ") {\n  %v = vector.broadcast %x : ");
-	type_text(&t, ty);
+	pb_ir_type_print(ty, &t);
 	pb_buf_puts(&t, " to ");
-	type_text(&t, vec_of(ty));
+	pb_ir_type_print(vec_of(ty), &t);
 	pb_buf_puts(&t, "\n  return\n}\n");
 	MlirValue r = emit(f, t.data, 1, &v);
 	pb_buf_free(&t);
@@ -315,14 +310,14 @@ static MlirValue read_text(struct frag *f, MlirOperation op)
 		pb_buf_puts(&t, "  %e = memref.load %X[");
 		subs_text(&t, f->c, &x, NULL, NULL, "x");
 		pb_buf_puts(&t, "] : ");
-		type_text(&t, mt);
+		pb_ir_type_print(mt, &t);
 		pb_buf_puts(&t, "\n  %v = vector.broadcast %e : ");
-		type_text(&t, e);
+		pb_ir_type_print(e, &t);
 		pb_buf_puts(&t, " to ");
-		type_text(&t, vec_of(e));
+		pb_ir_type_print(vec_of(e), &t);
 	} else {
 		pb_buf_printf(&t, "  %%p = arith.constant %s : ", zero_of(e));
-		type_text(&t, e);
+		pb_ir_type_print(e, &t);
 		pb_buf_puts(&t, "\n  %v = vector.transfer_read %X[");
 		subs_text(&t, f->c, &x, NULL, NULL, "x");
 		pb_buf_printf(&t, "], %%p {in_bounds = [%s, true], "
@@ -330,9 +325,9 @@ static MlirValue read_text(struct frag *f, MlirOperation op)
 			      r0 >= 0 && f->masked ? "false" : "true");
 		perm_text(&t, x.rank, r0, r1);
 		pb_buf_puts(&t, "} : ");
-		type_text(&t, mt);
+		pb_ir_type_print(mt, &t);
 		pb_buf_puts(&t, ", ");
-		type_text(&t, vec_of(e));
+		pb_ir_type_print(vec_of(e), &t);
 	}
 	pb_buf_puts(&t, "\n  return\n}\n");
 	MlirValue v = emit(f, t.data, n, args);
@@ -357,9 +352,9 @@ static int write_text(struct frag *f, MlirOperation op, MlirValue v)
 		      f->masked ? "false" : "true");
 	perm_text(&t, x.rank, pos_of(&x, f->c->m), pos_of(&x, f->c->n));
 	pb_buf_puts(&t, "} : ");
-	type_text(&t, mlirValueGetType(v));
+	pb_ir_type_print(mlirValueGetType(v), &t);
 	pb_buf_puts(&t, ", ");
-	type_text(&t, mt);
+	pb_ir_type_print(mt, &t);
 	pb_buf_puts(&t, "\n  return\n}\n");
 	struct pb_ir_ops out = {0};
 	int rc = pb_ir_instantiate(f->ctx, t.data, f->yield, n, args, f->loc,

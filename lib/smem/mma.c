@@ -109,16 +109,6 @@ static int tile_index(MlirValue v, MlirValue *ops, int64_t *off)
 	return 1;
 }
 
-/* The memref dimension vector dimension "d" of "read" runs along. */
-static int vdim(MlirOperation read, int d)
-{
-	MlirAffineMap m = mlirAffineMapAttrGetValue(
-		pb_ir_attr(read, "permutation_map"));
-	MlirAffineExpr e = mlirAffineMapGetResult(m, d);
-	return mlirAffineExprIsADim(e) ? (int)mlirAffineDimExprGetPosition(e)
-				       : -1;
-}
-
 /* Add transfer_read "r" (of the reduction loop with counter "k") to the
  * operands of "n"; 0 when it does not fit the staging. */
 static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
@@ -133,7 +123,7 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)) ||
 	    mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt)) != 16)
 		return 0;
-	int d0 = vdim(r, 0), d1 = vdim(r, 1);
+	int d0 = pb_kernel_transfer_dim(r, 0), d1 = pb_kernel_transfer_dim(r, 1);
 	if (d0 < 0 || d1 < 0)
 		return 0;
 	/* A (16x16, rows along the tile) or B (16x8, rows along k) */
@@ -286,11 +276,6 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 	return 0;
 }
 
-static void type_of(struct pb_buf *t, MlirType ty)
-{
-	pb_ir_type_print(ty, t);
-}
-
 /* The ring type of operand "x": NW x S x (tile with the padded innermost
  * dimension), in workgroup memory. */
 static void ring_type(struct pb_buf *t, const struct mnest *n,
@@ -301,7 +286,7 @@ static void ring_type(struct pb_buf *t, const struct mnest *n,
 	pb_buf_printf(t, "memref<%lldx%lldx%lldx%lldx", (long long)n->nw,
 		      (long long)n->stages, (long long)ep,
 		      (long long)(eq + PAD));
-	type_of(t, mlirShapedTypeGetElementType(mlirValueGetType(x->mem)));
+	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), t);
 	pb_buf_puts(t, ", #gpu.address_space<workgroup>>");
 }
 
@@ -316,8 +301,8 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	int64_t cpr = eq / 8, ch = ep * cpr;
 	int64_t lanes = ch < 32 ? ch : 32, nq = ch < 32 ? 1 : ch / 32;
 	struct pb_buf g = {0}, r = {0}, e = {0};
-	type_of(&g, mlirValueGetType(x->mem));
-	type_of(&e, mlirShapedTypeGetElementType(mlirValueGetType(x->mem)));
+	pb_ir_type_print(mlirValueGetType(x->mem), &g);
+	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
 	pb_buf_printf(t, "      affine.parallel (%%l) = (0) to (%lld) {\n",
 		      (long long)lanes);
@@ -389,7 +374,7 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		args[(*nargs)++] = x->bops[0];
 		args[(*nargs)++] = x->bops[1];
 		pb_buf_printf(t, ", %%G%d: ", i);
-		type_of(t, mlirValueGetType(x->mem));
+		pb_ir_type_print(mlirValueGetType(x->mem), t);
 		pb_buf_printf(t, ", %%S%d: %s, %%bo%d: index, %%bw%d: index", i,
 			      r.data, i, i);
 		for (int d = 0; d < x->rank; d++)
@@ -480,10 +465,10 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	struct pb_ir_ops out = {0};
 	ring_type(&rt, n, x);
 	/* vector dimension 0 along the ring's dimension 2 or 3 */
-	int v0 = vdim(r, 0) == x->p ? 2 : 3;
+	int v0 = pb_kernel_transfer_dim(r, 0) == x->p ? 2 : 3;
 	pb_buf_printf(&t, "func.func @t(%%S: %s, %%w: index, %%s: index, "
 		      "%%k: index, %%p: ", rt.data);
-	type_of(&t, mlirShapedTypeGetElementType(vt));
+	pb_ir_type_print(mlirShapedTypeGetElementType(vt), &t);
 	pb_buf_printf(&t, ") {\n  %%o = arith.constant %lld : index\n"
 		      "  %%v = vector.transfer_read %%S[%%w, %%s, %s, %s], %%p "
 		      "{in_bounds = [true, true], permutation_map = "
@@ -491,7 +476,7 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 		      (long long)x->off[j], x->p == x->kdim ? "%k" : "%o",
 		      x->q == x->kdim ? "%k" : "%o", v0 == 2 ? "c" : "d",
 		      v0 == 2 ? "d" : "c", rt.data);
-	type_of(&t, vt);
+	pb_ir_type_print(vt, &t);
 	pb_buf_puts(&t, "\n  return\n}\n");
 	MlirValue args[5] = {x->ring, w, slot, k, mlirOperationGetOperand(
 							  r, 1 + x->rank)};
