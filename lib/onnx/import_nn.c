@@ -333,8 +333,8 @@ static struct name pool_indices(struct imp *s, const char *x,
 		all[i] = i;
 	struct text im = pb_imp_map(r + sr, r, all);
 	char iters[PB_MAX_RANK + 4];
-	memset(iters, 'p', r);
-	memset(iters + r, 'r', sr);
+	for (int i = 0; i < r + sr; i++)
+		iters[i] = i < r ? 'p' : 'r';
 	struct name init = pb_imp_fill_dt(s, out, PB_DT_I64, -1);
 	/* the window loops' extent comes from an unread [k..] operand, as
 	 * in linalg's pooling ops */
