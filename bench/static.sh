@@ -10,10 +10,12 @@
 #
 #   bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR]
 #                   [--keep DIR] [--md] [--no-triton] [--cast f16|bf16]
+#                   [--precision fp32|tf32]
 #
 # --cast imports every case with pb-import --cast (the model in half
 # precision, as model.half() exports it): the GEMMs then go to tensor
-# cores through pb-mma.
+# cores through pb-mma. --precision=tf32 compiles the float32 cases with
+# their contractions on tf32 tensor cores (docs/pb-mma.md).
 #
 # nvdisasm and Triton come from PyPI (nvidia-cuda-nvdisasm, triton) into
 # the bench's own virtual environment, $PB_BENCH_VENV (default
@@ -25,7 +27,7 @@ root=$(cd "$here/.." && pwd)
 build=${PB_BUILD:-$root/build}
 python=${PYTHON:-/usr/bin/python3}
 venv=${PB_BENCH_VENV:-$HOME/.cache/pb-bench/venv}
-archs=sm_90,sm_80 only='' keep='' md='' triton=yes cast=
+archs=sm_90,sm_80 only='' keep='' md='' triton=yes cast= precision=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--md) md=--md ;;
@@ -34,8 +36,9 @@ while [ $# -gt 0 ]; do
 	--arch) archs=$2; shift ;;
 	--only) only=$2; shift ;;
 	--cast) cast=$2; shift ;;
+	--precision) precision=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton] [--cast f16|bf16]" >&2; exit 2 ;;
+	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton] [--cast f16|bf16] [--precision fp32|tf32]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -68,7 +71,7 @@ else
 fi
 names=$("$python" "$here/tile_cases.py" gen "$tmp") || exit 1
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
-echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)${cast:+ (cases cast to $cast)}"
+echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)${cast:+ (cases cast to $cast)}${precision:+ (--precision=$precision)}"
 echo "static.sh: $("$ptxas" --version | tail -1 | cut -c1-40); nvdisasm $("$PB_NVDISASM" --version | tail -1 | cut -c1-40)"
 bad=0
 for arch in $(echo "$archs" | tr ',' ' '); do
@@ -85,7 +88,7 @@ for arch in $(echo "$archs" | tr ',' ' '); do
 				continue
 			fi
 		fi
-		if ! "$prof" --static --arch="$arch" "$in" \
+		if ! "$prof" --static --arch="$arch" ${precision:+--precision=$precision} "$in" \
 			--json "$d/static.$arch.json" >"$d/static.$arch.txt" \
 			2>"$d/static.$arch.err"; then
 			echo "static.sh: $name ($arch): $(head -c 300 "$d/static.$arch.err")" >&2

@@ -72,7 +72,7 @@ def main():
             p = os.path.join(d, case, f"static.{arch}.json")
             if os.path.exists(p):
                 rows.append(row(case, arch, p))
-        for t in ("fp32", "fp16"):
+        for t in ("fp32", "tf32", "fp16"):
             p = os.path.join(d, "triton", f"triton_matmul_{t}_{arch}.static.json")
             if os.path.exists(p):
                 rows.append(row(f"triton_matmul_{t}", arch, p))

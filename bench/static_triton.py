@@ -64,6 +64,10 @@ CONFIGS = {
                                   GROUP_SIZE_M=8), 4, 4),
     "fp16": ("fp16", "ieee", dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=32,
                                   GROUP_SIZE_M=8), 4, 4),
+    # fp32 data on tensor cores, Triton's own default for fp32 dots (the
+    # peer of pb's --precision=tf32)
+    "tf32": ("fp32", "tf32", dict(BLOCK_SIZE_M=128, BLOCK_SIZE_N=128, BLOCK_SIZE_K=32,
+                                  GROUP_SIZE_M=8), 4, 4),
 }
 
 

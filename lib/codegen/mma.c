@@ -15,6 +15,18 @@
  *      2t + c + 8(r / 2);
  *   B, 16x8 (k x n): vector<2x2>, [r][c] holds row 2t + c + 8r, column g.
  *
+ * and of mma.sync m16n8k8 for f32 operands as tf32 (pb-mma cuts their
+ * low mantissa bits with integer operations, so that the CPU computes
+ * what the tensor core does; here the cut is left to the tensor core,
+ * which reads only the tf32 bits of its operands):
+ *
+ *   A, 16x8: vector<4x1>, [r][0] holds row g + 8(r % 2), column t + 4(r / 2);
+ *   B, 8x8 (k x n): vector<2x1>, [r][0] holds row t + 4r, column g.
+ *
+ * A value's layout is told by its use: operand 0 or 1 of a
+ * vector.contract, directly or through element-wise operations (the
+ * rounding), is A or B; any other 16x8 value is C.
+ *
  * vector.contract becomes nvgpu.mma.sync; a read of A or B from workgroup
  * memory whose rows are contiguous becomes nvgpu.ldmatrix (x4 for A, x2
  * for B, transposed when B's rows are k), any other read and every write
@@ -32,32 +44,58 @@
 
 enum layout { L_NONE, L_A, L_B, L_C };
 
-/* The layout of warp-level vector type "t": A for 16x16, C for 16x8
- * (B is told by the use), none otherwise. */
+/* The layout of warp-level vector type "t" by its shape alone: A for
+ * 16x16, C for 16x8, B for 8x8 (tf32), none otherwise; role_of tells A
+ * and B of the other shapes by their use. */
 static enum layout layout_of(MlirType t)
 {
-	if (!mlirTypeIsAVector(t) || mlirShapedTypeGetRank(t) != 2 ||
-	    mlirShapedTypeGetDimSize(t, 0) != 16)
+	if (!mlirTypeIsAVector(t) || mlirShapedTypeGetRank(t) != 2)
 		return L_NONE;
+	int64_t m = mlirShapedTypeGetDimSize(t, 0);
 	int64_t n = mlirShapedTypeGetDimSize(t, 1);
-	return n == 16 ? L_A : n == 8 ? L_C : L_NONE;
+	if (m == 16)
+		return n == 16 ? L_A : n == 8 ? L_C : L_NONE;
+	return m == 8 && n == 8 ? L_B : L_NONE;
 }
 
-static MlirType frag_type(enum layout l, MlirType elt)
-{
-	int64_t a[2] = {4, 2}, c[2] = {2, 2};
-	return mlirVectorTypeGet(2, l == L_A ? a : c, elt);
-}
-
-/* Is "v" used as the B operand of a vector.contract? */
-static int is_b_operand(MlirValue v)
+/* The layout of warp-level value "v": A or B when it is (through
+ * element-wise operations, at most "depth" deep) operand 0 or 1 of a
+ * vector.contract, else that of its shape. */
+static enum layout role(MlirValue v, int depth)
 {
 	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
-	     u = mlirOpOperandGetNextUse(u))
-		if (pb_ir_op_is(mlirOpOperandGetOwner(u), "vector.contract") &&
-		    mlirOpOperandGetOperandNumber(u) == 1)
-			return 1;
-	return 0;
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation o = mlirOpOperandGetOwner(u);
+		if (pb_ir_op_is(o, "vector.contract")) {
+			unsigned k = mlirOpOperandGetOperandNumber(u);
+			if (k < 2)
+				return k == 0 ? L_A : L_B;
+		} else if (depth > 0 && pb_codegen_op_has_prefix(o, "arith.") &&
+			   mlirOperationGetNumResults(o) == 1) {
+			enum layout l = role(mlirOperationGetResult(o, 0),
+					     depth - 1);
+			if (l == L_A || l == L_B)
+				return l;
+		}
+	}
+	return layout_of(mlirValueGetType(v));
+}
+
+/* Are the elements of type "elt" 32 bits wide (tf32 fragments)? */
+static int wide(MlirType elt)
+{
+	return mlirTypeIsAF32(elt) || mlirTypeIsAInteger(elt);
+}
+
+/* The fragment a lane holds of a warp-level value of element type "elt"
+ * in layout "l". An operand of 32-bit elements is a tf32 one (an integer
+ * one: its bits, being rounded). */
+static MlirType frag_type(enum layout l, MlirType elt)
+{
+	int64_t s[2] = {l == L_A ? 4 : 2, 2};
+	if (l != L_C && wide(elt))
+		s[1] = 1;
+	return mlirVectorTypeGet(2, s, elt);
 }
 
 /* The lowering of one gpu.launch. */
@@ -81,12 +119,22 @@ static MlirValue emit(struct lower *lw, const char *text, MlirOperation op,
 	return v;
 }
 
-/* The element at [r][c] of a lane's fragment in layout "l": its row and
- * column offsets in the warp's tile, as affine expressions of the lane
- * "l" (text). */
-static void elem_offsets(enum layout l, int r, int c, char *row, char *col,
-			 size_t n)
+/* The element at [r][c] of a lane's fragment in layout "l" (of 32-bit
+ * tf32 operands when "w"): its row and column offsets in the warp's tile,
+ * as affine expressions of the lane "l" (text). */
+static void elem_offsets(enum layout l, int w, int r, int c, char *row,
+			 char *col, size_t n)
 {
+	if (w && l == L_A) {
+		snprintf(row, n, "l floordiv 4 + %d", 8 * (r % 2));
+		snprintf(col, n, "l mod 4 + %d", 4 * (r / 2));
+		return;
+	}
+	if (w && l == L_B) {
+		snprintf(row, n, "l mod 4 + %d", 4 * r);
+		snprintf(col, n, "l floordiv 4");
+		return;
+	}
 	switch (l) {
 	case L_A:
 		snprintf(row, n, "l floordiv 4 + %d", 8 * (r % 2));
@@ -243,7 +291,8 @@ static int ldmatrix_kind(MlirOperation op, enum layout l)
 		return 0;
 	if ((last * bytes) % 16)
 		return 0;
-	if (d1 == rank - 1)
+	/* ldmatrix moves 16-bit elements: 32-bit ones only untransposed */
+	if (d1 == rank - 1 && (bytes == 2 || l == L_A))
 		return 1;
 	if (d0 == rank - 1 && l == L_B)
 		return 2;
@@ -276,7 +325,11 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 	int rank = (int)mlirShapedTypeGetRank(mt);
 	int d0 = pb_kernel_transfer_dim(op, 0), d1 = pb_kernel_transfer_dim(op, 1);
 	int kind = ldmatrix_kind(op, l);
-	int ne = l == L_A ? 8 : 4;
+	int w = wide(elt) && l != L_C, fc = w ? 1 : 2;
+	int ne = (l == L_A ? 4 : 2) * fc;
+	/* ldmatrix's 8x8 matrices of 16-bit elements are 8 rows of 16 bytes:
+	   4 elements of 32 bits */
+	int ce = w ? 4 : 8;
 	struct pb_buf t = {0};
 	MlirValue args[2 + PB_KERNEL_MAXD + 1];
 	int n = access_args(lw, op, 1, (MlirValue){NULL}, args);
@@ -290,12 +343,15 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 	if (kind) {
 		/* ldmatrix: lane l gives the address of row (l mod 16) of
 		   the tile (x4: the columns from (l floordiv 16) * 8 on) */
-		const char *roff = "l mod 16", *coff = "(l floordiv 16) * 8";
+		char a4[32], b2[40];
+		snprintf(a4, sizeof(a4), "(l floordiv 16) * %d", ce);
+		snprintf(b2, sizeof(b2), "((l floordiv 8) mod 2) * %d", ce);
+		const char *roff = "l mod 16", *coff = a4;
 		int rd = d0, cd = d1;
 		if (kind == 2) {
 			/* B as [n][k]: rows n, two 8x8 halves along k */
 			roff = "l mod 8";
-			coff = "((l floordiv 8) mod 2) * 8";
+			coff = b2;
 			rd = d1;
 			cd = d0;
 		} else if (l == L_B) {
@@ -324,7 +380,7 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		char val = pr ? 'w' : 'v';
 		for (int e = 0; e < ne; e += pr ? 2 : 1) {
 			char row[64], col[64];
-			elem_offsets(l, e / 2, pr ? 0 : e % 2, row, col,
+			elem_offsets(l, w, e / fc, pr ? 0 : e % fc, row, col,
 				     sizeof(row));
 			elem_index(&t, e, rank, d0, d1, row, col);
 			if (mk)
@@ -390,7 +446,8 @@ static int lower_write(struct lower *lw, MlirOperation op)
 	int pr = pairs(mt, L_C, d0, d1) && !(d1 >= 0 && mk >> d1 & 1);
 	for (int e = 0; e < 4; e += pr ? 2 : 1) {
 		char row[64], col[64];
-		elem_offsets(L_C, e / 2, pr ? 0 : e % 2, row, col, sizeof(row));
+		elem_offsets(L_C, 0, e / 2, pr ? 0 : e % 2, row, col,
+			     sizeof(row));
 		elem_index(&t, e, rank, d0, d1, row, col);
 		if (mk) {
 			elem_guard(&t, e, rank, mk);
@@ -474,8 +531,12 @@ static int lower_contract(struct lower *lw, MlirOperation op)
 		pb_buf_puts(&t, "  %d = vector.from_elements %d0, %d1, %d2, "
 			    "%d3 : vector<2x2xf32>\n  return\n}\n");
 	} else {
-		pb_buf_puts(&t, "  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape "
-			    "= [16, 8, 16]} : (");
+		pb_buf_puts(&t, wide(mlirShapedTypeGetElementType(
+					mlirValueGetType(args[0])))
+					? "  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape "
+					  "= [16, 8, 8], tf32Enabled} : ("
+					: "  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape "
+					  "= [16, 8, 16]} : (");
 		for (int i = 0; i < 3; i++) {
 			pb_buf_puts(&t, i ? ", " : "");
 			pb_codegen_type_str(mlirValueGetType(args[i]), &t);
@@ -516,8 +577,9 @@ static int lower_constant(struct lower *lw, MlirOperation op, enum layout l)
 }
 
 /* Retype the results of "op" (and, for a loop, its carried values) from
- * warp-level vectors to C fragments. */
-static void retype(MlirOperation op)
+ * warp-level vectors to fragments: the loops' C fragments, an
+ * element-wise operation's in layout "l". */
+static void retype(MlirOperation op, enum layout l)
 {
 	int for_ = pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "scf.for");
 	MlirBlock body = for_ ? mlirRegionGetFirstBlock(
@@ -526,9 +588,10 @@ static void retype(MlirOperation op)
 	for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++) {
 		MlirValue r = mlirOperationGetResult(op, i);
 		MlirType t = mlirValueGetType(r);
-		if (layout_of(t) != L_C)
+		enum layout rl = for_ ? layout_of(t) : l;
+		if (!layout_of(t) || (for_ && rl != L_C))
 			continue;
-		MlirType ft = frag_type(L_C, mlirShapedTypeGetElementType(t));
+		MlirType ft = frag_type(rl, mlirShapedTypeGetElementType(t));
 		mlirValueSetType(r, ft);
 		if (for_)
 			mlirValueSetType(mlirBlockGetArgument(body, 1 + i), ft);
@@ -556,13 +619,11 @@ static int lower_op(struct lower *lw, MlirOperation op)
 	MlirType t = mlirOperationGetNumResults(op)
 			     ? mlirValueGetType(mlirOperationGetResult(op, 0))
 			     : (MlirType){NULL};
-	enum layout l = mlirTypeIsNull(t) ? L_NONE : layout_of(t);
+	enum layout l = mlirTypeIsNull(t) || !layout_of(t)
+				? L_NONE
+				: role(mlirOperationGetResult(op, 0), 4);
 	if (pb_ir_op_is(op, "vector.transfer_read"))
-		return lower_read(lw, op,
-				  l == L_C && is_b_operand(
-					  mlirOperationGetResult(op, 0))
-					  ? L_B
-					  : l);
+		return lower_read(lw, op, l);
 	if (pb_ir_op_is(op, "arith.constant"))
 		return lower_constant(lw, op, l);
 	if (pb_ir_op_is(op, "vector.broadcast") ||
@@ -570,7 +631,7 @@ static int lower_op(struct lower *lw, MlirOperation op)
 	    pb_ir_op_is(op, "affine.yield") || pb_ir_op_is(op, "scf.yield") ||
 	    pb_codegen_op_has_prefix(op, "arith.") ||
 	    pb_codegen_op_has_prefix(op, "math.")) {
-		retype(op);
+		retype(op, l);
 		return PB_OK;
 	}
 	pb_error_at(lw->ctx, mlirOperationGetLocation(op),
@@ -580,12 +641,84 @@ static int lower_op(struct lower *lw, MlirOperation op)
 	return PB_ERR;
 }
 
+/* The operation defining "v" when it is named "name", else null. */
+static MlirOperation def_named(MlirValue v, const char *name)
+{
+	MlirOperation d = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v)
+						  : (MlirOperation){NULL};
+	return !mlirOperationIsNull(d) && pb_ir_op_is(d, name)
+		       ? d
+		       : (MlirOperation){NULL};
+}
+
+/* Is "v" a splat constant of PB_KERNEL_TF32_MASK? */
+static int is_tf32_mask(MlirValue v)
+{
+	MlirOperation d = def_named(v, "arith.constant");
+	MlirAttribute a = mlirOperationIsNull(d) ? (MlirAttribute){NULL}
+						 : pb_ir_attr(d, "value");
+	return !mlirAttributeIsNull(a) && mlirAttributeIsADenseElements(a) &&
+	       mlirDenseElementsAttrIsSplat(a) &&
+	       mlirTypeIsAInteger(mlirShapedTypeGetElementType(
+		       mlirAttributeGetType(a))) &&
+	       mlirDenseElementsAttrGetInt32SplatValue(a) == PB_KERNEL_TF32_MASK;
+}
+
+/* Erase the cut's operations "b1" (bitcast), "and" and "b0" (bitcast)
+ * and the mask "mask" in turn while they are left without uses. */
+static void erase_cut(MlirOperation b1, MlirOperation and, MlirOperation b0,
+		      MlirOperation mask)
+{
+	MlirOperation ops[4] = {b1, and, b0, mask};
+	for (int i = 0; i < 4; i++) {
+		if (!mlirOpOperandIsNull(mlirValueGetFirstUse(
+			    mlirOperationGetResult(ops[i], 0))))
+			return;
+		mlirOperationDestroy(ops[i]);
+	}
+}
+
+/* The tf32 cut of the f32 operands of the vector.contracts of "launch"
+ * (bitcast, andi with PB_KERNEL_TF32_MASK, bitcast back): left to the
+ * tensor core, which reads only the tf32 bits of its operands. */
+static void drop_tf32_cuts(MlirOperation launch)
+{
+	struct pb_ir_ops cs = {0};
+	pb_ir_collect(launch, "vector.contract", &cs);
+	for (int i = 0; i < cs.n; i++)
+		for (int k = 0; k < 2; k++) {
+			MlirValue v = mlirOperationGetOperand(cs.v[i], k);
+			MlirOperation b1 = def_named(v, "arith.bitcast");
+			MlirOperation and = mlirOperationIsNull(b1)
+				? b1
+				: def_named(mlirOperationGetOperand(b1, 0),
+					    "arith.andi");
+			if (mlirOperationIsNull(and))
+				continue;
+			int m = is_tf32_mask(mlirOperationGetOperand(and, 1));
+			MlirValue x = mlirOperationGetOperand(and, m ? 0 : 1);
+			MlirOperation b0 = def_named(x, "arith.bitcast");
+			if ((!m && !is_tf32_mask(mlirOperationGetOperand(and, 0))) ||
+			    mlirOperationIsNull(b0))
+				continue;
+			MlirValue f = mlirOperationGetOperand(b0, 0);
+			if (!mlirTypeEqual(mlirValueGetType(f), mlirValueGetType(v)))
+				continue;
+			mlirOperationSetOperand(cs.v[i], k, f);
+			erase_cut(b1, and, b0,
+				  mlirOpResultGetOwner(mlirOperationGetOperand(
+					  and, m ? 1 : 0)));
+		}
+	pb_ir_ops_free(&cs);
+}
+
 /* Lower the warp-level vector operations of gpu.launch "launch". */
 static int lower_launch(struct pb_ctx *ctx, MlirOperation launch)
 {
 	struct pb_ir_ops all = {0}, todo = {0};
 	struct lower lw = {ctx, {NULL}};
 	int rc = PB_OK;
+	drop_tf32_cuts(launch);
 	pb_ir_collect(launch, NULL, &all);
 	/* warp-level constants the mapping left outside the launch: a
 	   copy inside, to become the lanes' fragments */

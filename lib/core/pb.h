@@ -54,6 +54,9 @@ struct pb_ctx {
 				   --target-file when --arch is not given) */
 	const char *target_file; /* --target-file (docs/targets.md), NULL:
 				    the built-in description of "arch" */
+	int tf32;		/* --precision=tf32: float32 contractions may
+				   run on tensor cores with operands rounded
+				   to tf32 (docs/pb-mma.md); 0: exact fp32 */
 	struct pb_target *target; /* the description, loaded once by
 				     pb_target_of (lib/target); plain
 				     memory, freed with the context */

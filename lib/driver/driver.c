@@ -10,7 +10,7 @@
 
 struct common {
 	int help, version, split;
-	const char *out, *arch, *target_file;
+	const char *out, *arch, *target_file, *precision;
 };
 
 static void print_opt(FILE *f, const char *name, const char *metavar,
@@ -72,6 +72,9 @@ static void usage(const struct pb_tool *t, FILE *f, int full)
 	print_opt(f, "target-file", "FILE", PB_OPT_STR,
 		  "GPU description (JSON, docs/targets.md) or a built-in "
 		  "name (h200, sm_80, ...)");
+	print_opt(f, "precision", "P", PB_OPT_STR,
+		  "what float32 contractions compute in: fp32 (default, "
+		  "exact) or tf32 (tensor cores)");
 	print_opt(f, "split-input-file", NULL, PB_OPT_FLAG,
 		  "process each '// -----' chunk of the input separately");
 	print_opt(f, "version", NULL, PB_OPT_FLAG, "print the version and exit");
@@ -138,6 +141,7 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 		{"split-input-file", PB_OPT_FLAG, &c->split, NULL, NULL},
 		{"arch", PB_OPT_STR, &c->arch, "ARCH", NULL},
 		{"target-file", PB_OPT_STR, &c->target_file, "FILE", NULL},
+		{"precision", PB_OPT_STR, &c->precision, "P", NULL},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	int only_files = 0;
@@ -198,6 +202,16 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 				pb_target_arch_list());
 			return PB_USAGE;
 		}
+	}
+	if (c->precision && strcmp(c->precision, "fp32") &&
+	    strcmp(c->precision, "tf32")) {
+		int half = !strcmp(c->precision, "fp16") ||
+			   !strcmp(c->precision, "bf16");
+		fprintf(stderr, "%s: error: unknown --precision '%s' (expected "
+			"fp32 or tf32%s)\n", t->name, c->precision,
+			half ? "; for half precision convert the model: "
+			       "pb-import --cast=f16|bf16" : "");
+		return PB_USAGE;
 	}
 	return -1;
 }
@@ -317,6 +331,7 @@ int pb_main(const struct pb_tool *t, int argc, char **argv)
 	if (c.arch)
 		ctx->arch = c.arch;
 	ctx->target_file = c.target_file;
+	ctx->tf32 = c.precision && !strcmp(c.precision, "tf32");
 	if (c.target_file && load_target(ctx, !c.arch) != PB_OK) {
 		pb_ctx_free(ctx);
 		free(data);

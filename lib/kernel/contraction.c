@@ -127,17 +127,39 @@ static MlirOperation operand_load(MlirValue v)
 	return none;
 }
 
-/* Is "v" a read of the accumulator "acc" (memref<f32>)? */
-static int reads_acc(MlirValue v, MlirValue acc)
+int pb_kernel_is_acc(const struct pb_kernel_contraction *c, MlirOperation op)
 {
-	MlirOperation d = def_of(v);
-	return !mlirOperationIsNull(d) && pb_ir_op_is(d, "affine.load") &&
-	       mlirValueEqual(mlirOperationGetOperand(d, 0), acc);
+	int store = pb_ir_op_is(op, "affine.store");
+	if (mlirOperationIsNull(op) ||
+	    (!store && !pb_ir_op_is(op, "affine.load")))
+		return 0;
+	MlirValue acc = mlirOperationGetOperand(c->init, 1);
+	if (!mlirValueEqual(mlirOperationGetOperand(op, store), acc))
+		return 0;
+	if (!mlirOperationIsNull(c->alloca))
+		return 1;
+	/* in place: the same subscripts as the zeroing store's */
+	intptr_t n = mlirOperationGetNumOperands(op) - store;
+	if (n != mlirOperationGetNumOperands(c->init) - 1 ||
+	    !mlirAttributeEqual(pb_ir_attr(op, "map"),
+				pb_ir_attr(c->init, "map")))
+		return 0;
+	for (intptr_t i = 1; i < n; i++)
+		if (!mlirValueEqual(mlirOperationGetOperand(op, store + i),
+				    mlirOperationGetOperand(c->init, 1 + i)))
+			return 0;
+	return 1;
+}
+
+/* Is "v" a read of the accumulator of "c"? */
+static int reads_acc(const struct pb_kernel_contraction *c, MlirValue v)
+{
+	return pb_kernel_is_acc(c, def_of(v)) &&
+	       pb_ir_op_is(def_of(v), "affine.load");
 }
 
 /* The reduction loop body of "c": acc[] = acc[] + ext(A) * ext(B). */
-static int match_update(struct pb_kernel_contraction *c, MlirValue acc,
-			const char **why)
+static int match_update(struct pb_kernel_contraction *c, const char **why)
 {
 	struct pb_ir_ops ops = {0};
 	MlirBlock body = mlirRegionGetFirstBlock(
@@ -153,14 +175,13 @@ static int match_update(struct pb_kernel_contraction *c, MlirValue acc,
 	int n = ops.n;
 	pb_ir_ops_free(&ops);
 	*why = "the reduction loop is not acc += a * b";
-	if (nst != 1 ||
-	    !mlirValueEqual(mlirOperationGetOperand(st, 1), acc) || n > 9)
+	if (nst != 1 || !pb_kernel_is_acc(c, st) || n > 9)
 		return 0;
 	MlirOperation add = def_of(mlirOperationGetOperand(st, 0));
 	if (mlirOperationIsNull(add) || !pb_ir_op_is(add, "arith.addf"))
 		return 0;
-	int pa = reads_acc(mlirOperationGetOperand(add, 0), acc) ? 1 : 0;
-	if (!reads_acc(mlirOperationGetOperand(add, 1 - pa), acc))
+	int pa = reads_acc(c, mlirOperationGetOperand(add, 0)) ? 1 : 0;
+	if (!reads_acc(c, mlirOperationGetOperand(add, 1 - pa)))
 		return 0;
 	MlirOperation mul = def_of(mlirOperationGetOperand(add, pa));
 	if (mlirOperationIsNull(mul) || !pb_ir_op_is(mul, "arith.mulf"))
@@ -173,10 +194,10 @@ static int match_update(struct pb_kernel_contraction *c, MlirValue acc,
 		return 0;
 	c->elt = mlirShapedTypeGetElementType(mlirValueGetType(c->a.mem));
 	MlirType eb = mlirShapedTypeGetElementType(mlirValueGetType(c->b_.mem));
-	*why = "the operands are not both f16 or both bf16 (f32 contractions "
-	       "stay on CUDA cores)";
+	*why = "the operands are not both f16, bf16 or f32";
 	if (!mlirTypeEqual(c->elt, eb) ||
-	    !(mlirTypeIsAF16(c->elt) || mlirTypeIsABF16(c->elt)))
+	    !(mlirTypeIsAF16(c->elt) || mlirTypeIsABF16(c->elt) ||
+	      mlirTypeIsAF32(c->elt)))
 		return 0;
 	/* the roles of the band dimensions */
 	*why = "the subscripts are not those of C[m,n] += A[m,k] * B[k,n] "
@@ -198,7 +219,21 @@ static int match_update(struct pb_kernel_contraction *c, MlirValue acc,
 			c->n = d;
 		}
 	}
-	return c->m >= 0 && c->n >= 0;
+	if (c->m < 0 || c->n < 0)
+		return 0;
+	/* in place: C[..], no operand, subscripted by every band dimension
+	   once */
+	struct pb_kernel_access x;
+	MlirValue acc = mlirOperationGetOperand(c->init, 1);
+	if (mlirOperationIsNull(c->alloca) &&
+	    (!pb_kernel_access_of(c, c->init, &x) || x.rank != c->b.n ||
+	     uses(&x, PB_KERNEL_SUB_K) || mlirValueEqual(acc, c->a.mem) ||
+	     mlirValueEqual(acc, c->b_.mem)))
+		return 0;
+	for (int d = 0; mlirOperationIsNull(c->alloca) && d < c->b.n; d++)
+		if (uses(&x, d) != 1)
+			return 0;
+	return 1;
 }
 
 /* Is "op" one the epilogue can apply to a fragment element by element:
@@ -223,9 +258,11 @@ static int elementwise(MlirOperation op)
  * element-wise operations; every value they use comes from them or from
  * outside the band. */
 static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
-		      int from, MlirValue acc, const char **why)
+		      int from, const char **why)
 {
-	int stores = 0;
+	MlirValue acc = mlirOperationGetOperand(c->init, 1);
+	/* in place, C[..] is stored at the end */
+	int stores = mlirOperationIsNull(c->alloca);
 	c->npost = 0;
 	for (int i = from; i < ops->n; i++) {
 		MlirOperation op = ops->v[i];
@@ -237,8 +274,7 @@ static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 			continue;
 		if (c->npost == (int)(sizeof(c->post) / sizeof(c->post[0])))
 			return 0;
-		if (pb_ir_op_is(op, "affine.load") &&
-		    mlirValueEqual(mlirOperationGetOperand(op, 0), acc)) {
+		if (pb_kernel_is_acc(c, op)) {
 			c->post[c->npost++] = op;
 			continue;
 		}
@@ -314,18 +350,23 @@ int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c
 	for (i = 0; i < ops.n && pb_ir_op_is(ops.v[i], "memref.alloca"); i++)
 		if (!is_local(mlirOperationGetResult(ops.v[i], 0)))
 			goto out;
-	if (i == 0 || i + 2 >= ops.n || !pb_ir_op_is(ops.v[i], "affine.store") ||
+	if (i + 2 >= ops.n || !pb_ir_op_is(ops.v[i], "affine.store") ||
 	    !is_float_zero(mlirOperationGetOperand(ops.v[i], 0)))
 		goto out;
+	c->init = ops.v[i];
 	MlirValue acc = mlirOperationGetOperand(ops.v[i], 1);
 	MlirType at = mlirValueGetType(acc);
-	if (!mlirValueIsAOpResult(acc) ||
-	    !pb_ir_op_is(mlirOpResultGetOwner(acc), "memref.alloca") ||
-	    !pb_ir_defined_in(acc, c->b.root) ||
-	    mlirShapedTypeGetRank(at) != 0 ||
-	    !mlirTypeIsAF32(mlirShapedTypeGetElementType(at)))
+	if (!mlirTypeIsAF32(mlirShapedTypeGetElementType(at)))
 		goto out;
-	c->alloca = mlirOpResultGetOwner(acc);
+	if (mlirValueIsAOpResult(acc) &&
+	    pb_ir_op_is(mlirOpResultGetOwner(acc), "memref.alloca") &&
+	    pb_ir_defined_in(acc, c->b.root)) {
+		if (mlirShapedTypeGetRank(at) != 0)
+			goto out;
+		c->alloca = mlirOpResultGetOwner(acc);
+	} else if (pb_ir_defined_in(acc, c->b.root)) {
+		goto out; /* in place: a buffer from outside the band */
+	}
 	for (i++; i < ops.n && pb_ir_op_is(ops.v[i], "arith.constant"); i++)
 		;
 	if (i == ops.n || !pb_ir_op_is(ops.v[i], "affine.for"))
@@ -340,7 +381,7 @@ int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c
 	if (lb != 0 || step != 1)
 		goto out;
 	c->k = ub;
-	if (!match_update(c, acc, why) || !match_post(c, &ops, i + 1, acc, why))
+	if (!match_update(c, why) || !match_post(c, &ops, i + 1, why))
 		goto out;
 	ok = 1;
 out:
@@ -375,8 +416,10 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 	for (int d = 0; d < c->b.n; d++)
 		if (d != c->m && d != c->n)
 			rest *= c->b.extent[d];
-	*why = "the reduction length is not a multiple of 16";
-	if (c->k % PB_KERNEL_FRAG_K)
+	*why = pb_kernel_frag_k(c->elt) == 16
+		       ? "the reduction length is not a multiple of 16"
+		       : "the reduction length is not a multiple of 8";
+	if (c->k % pb_kernel_frag_k(c->elt))
 		return 0;
 	*why = "C's columns are not a multiple of 8";
 	/* The least predicted time: the blocks an SM runs one after another
@@ -420,13 +463,29 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 	return 1;
 }
 
+int64_t pb_kernel_frag_k(MlirType elt)
+{
+	return mlirTypeIsAF32(elt) ? 8 : 16;
+}
+
+const char *pb_kernel_mma_kind(MlirType elt)
+{
+	return mlirTypeIsAF32(elt) ? "tf32" : mlirTypeIsAF16(elt) ? "f16" : "bf16";
+}
+
 int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
-			    const char **why)
+			    int tf32, const char **kind, const char **why)
 {
 	struct pb_kernel_contraction c;
 	struct pb_kernel_mma_tiles s;
-	return pb_kernel_contraction_of(nest, &c, why) &&
-	       pb_kernel_mma_tiles(t, &c, &s, why);
+	if (!pb_kernel_contraction_of(nest, &c, why))
+		return 0;
+	*why = "f32 operands, computed exactly (--precision=tf32 runs them "
+	       "on tensor cores)";
+	if (mlirTypeIsAF32(c.elt) && !tf32)
+		return 0;
+	*kind = pb_kernel_mma_kind(c.elt);
+	return pb_kernel_mma_tiles(t, &c, &s, why);
 }
 
 void pb_kernel_mma_marked(MlirModule m, struct pb_ir_ops *funcs,

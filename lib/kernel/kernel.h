@@ -176,12 +176,22 @@ int pb_kernel_sizes_get(struct pb_kernel_sizes *s, int k, int nest,
 			const char *what, int64_t *v);
 
 /* Contractions for tensor cores (contraction.c). */
-/* The tensor-core instruction shape pb-mma writes its warp tiles in:
- * mma.sync m16n8k16 (f16 and bf16 operands, f32 accumulation). A warp
- * tile is a grid of FRAG_M x FRAG_N accumulator fragments. */
+/* The tensor-core instruction shapes pb-mma writes its warp tiles in:
+ * mma.sync m16n8k16 (f16 and bf16 operands) and m16n8k8 (f32 operands
+ * rounded to tf32), f32 accumulation. A warp tile is a grid of FRAG_M x
+ * FRAG_N accumulator fragments; pb_kernel_frag_k gives the k of one
+ * step for the operands' element type. */
 #define PB_KERNEL_FRAG_M 16
 #define PB_KERNEL_FRAG_N 8
-#define PB_KERNEL_FRAG_K 16
+int64_t pb_kernel_frag_k(MlirType elt);
+/* An f32 operand as a tf32 tensor core reads it: bits & 0xffffe000 (the
+ * 13 low mantissa bits dropped), the mask as an i32. pb-mma writes this
+ * cut in the warp-level code, so that the CPU computes what the GPU does;
+ * pb-codegen leaves it to the tensor core. */
+#define PB_KERNEL_TF32_MASK (-8192)
+/* What operands of element type "elt" are on tensor cores: "f16", "bf16"
+ * or (f32 rounded) "tf32". */
+const char *pb_kernel_mma_kind(MlirType elt);
 
 /* What an operand's subscript "k" (of a load or store in a contraction
  * nest) is: band dimension "dim" (>= 0), the reduction loop's counter
@@ -207,6 +217,12 @@ struct pb_kernel_access {
  *           ending in stores indexed by the band
  *   }
  *
+ * or with the accumulator in place, an element C[..] of an f32 buffer
+ * subscripted by every band dimension once (pb-fuse's form of a float32
+ * MatMul): C[..] = 0; affine.for k { C[..] += A[..] * B[..] }; post, in
+ * which C[..] is read and written like acc[]; C[..] holds the
+ * accumulator's last value at the end.
+ *
  * with A subscripted by the rows "m" of C, batch dimensions and k; B by
  * k, batch dimensions and the columns "n" of C (docs/pb-mma.md). */
 struct pb_kernel_contraction {
@@ -214,9 +230,10 @@ struct pb_kernel_contraction {
 	int m, n;		/* band dimensions of C's rows and columns */
 	MlirOperation kloop;
 	int64_t k;		/* the reduction's trip count */
-	MlirOperation alloca;	/* the accumulator */
+	MlirOperation alloca;	/* the accumulator, or null when in place */
+	MlirOperation init;	/* the accumulator's zeroing store */
 	struct pb_kernel_access a, b_;	/* the operands */
-	MlirType elt;		/* their element type: f16 or bf16 */
+	MlirType elt;		/* their element type: f16, bf16 or f32 */
 	MlirOperation post[64];	/* the operations after the k loop */
 	int npost;
 };
@@ -225,6 +242,10 @@ struct pb_kernel_contraction {
  * 0 with "*why" saying why not (a static string). */
 int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c,
 		 const char **why);
+
+/* Is affine.load/affine.store "op" an access of the accumulator of "c"
+ * (acc[], or the C[..] it lives in in place)? */
+int pb_kernel_is_acc(const struct pb_kernel_contraction *c, MlirOperation op);
 
 /* The subscripts of affine.load/affine.store "op" in terms of the band
  * of "c" and its reduction loop into "acc"; 0 when one is neither a
@@ -269,9 +290,13 @@ int pb_kernel_is_reduction_why(const char *why);
 int pb_kernel_is_local(const struct pb_kernel_contraction *c, MlirValue v);
 
 /* Is "nest" (an unmapped band at the fuse level) a contraction that
- * tensor cores can run on "t": a contraction whose shape some tiles fit?
- * 1 or 0, with "*why" saying why not. pb-tile leaves these to pb-mma. */
+ * tensor cores can run on "t": a contraction whose shape some tiles fit,
+ * with f16 or bf16 operands, or f32 ones when "tf32" (--precision=tf32)?
+ * 1 with "*kind" the operands' type on tensor cores (pb_kernel_mma_kind),
+ * or 0 with "*why" saying why not. pb-tile leaves these to pb-mma, marked
+ * pb.mma = "<kind>". */
 int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
+			    int tf32, const char **kind,
 			    const char **why);
 
 /* What the reports of pb-tile, pb-smem and pb-prof --static say of one

@@ -6,16 +6,14 @@
  * vector.contract (rewrite.c). With --no-mma (or a nest that no longer
  * matches) the mark stays, and the stage driver (lib/pipeline) has pb-tile
  * map the nest for CUDA cores. */
+#include <string.h>
+
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include "ir/contract.h"
 #include "mma/internal.h"
 
-static const char *elt_name(MlirType t)
-{
-	return mlirTypeIsAF16(t) ? "f16" : "bf16";
-}
 
 /* The tiles --sizes gives nest "nest" of kernel "k" into "s": 1, 0 when
  * it gives none, -1 (reported) when they do not fit "c". */
@@ -57,14 +55,24 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	const char *why = "--no-mma";
 	MlirLocation loc = mlirOperationGetLocation(op);
 	int g = 0, ok = !o->no_mma && pb_kernel_contraction_of(op, &c, &why);
+	/* f32 operands only when pb-tile marked them for tf32 */
+	MlirStringRef mark = pb_ir_str_attr(op, PB_ATTR_MMA);
+	if (ok && mlirTypeIsAF32(c.elt) &&
+	    !(mark.length == 4 && !strncmp(mark.data, "tf32", 4))) {
+		why = "f32 operands, not marked for tf32 (pb-tile "
+		      "--precision=tf32)";
+		ok = 0;
+	}
 	if (ok && (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
 		return PB_ERR;
 	if (ok && (g || pb_kernel_mma_tiles(t, &c, &s, &why))) {
 		if (o->remarks)
 			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
-				     "m16n8k16 %s -> f32, block tile %lldx%lld, "
-				     "warp tile %lldx%lld (%lld warps)",
-				     elt_name(c.elt), (long long)s.bm,
+				     "m16n8k%lld %s -> f32, block tile "
+				     "%lldx%lld, warp tile %lldx%lld (%lld "
+				     "warps)",
+				     (long long)pb_kernel_frag_k(c.elt),
+				     pb_kernel_mma_kind(c.elt), (long long)s.bm,
 				     (long long)s.bn, (long long)s.wm,
 				     (long long)s.wn,
 				     (long long)(s.bm / s.wm * (s.bn / s.wn)));

@@ -8,6 +8,11 @@
  *         B fragments vector<16x8>:  vector.transfer_read B[.., k, cols]
  *         F = (WM/16)(WN/8) vector.contract into vector<16x8xf32>
  *       }
+ *
+ *       (f32 operands on tf32 tensor cores: k steps of 8, A fragments
+ *       vector<16x8xf32>, B vector<8x8xf32>, each cut to tf32 as the
+ *       tensor core reads it, its 13 low mantissa bits dropped: bits &
+ *       0xffffe000, which pb-codegen leaves to the tensor core)
  *       per fragment: the epilogue, element-wise on vector<16x8>, its
  *       reads as vector.transfer_read and its stores as
  *       vector.transfer_write
@@ -100,13 +105,32 @@ static int masked(const struct pb_kernel_contraction *c,
 	return c->b.extent[c->m] % s->bm != 0;
 }
 
+/* The text of "%<v><i>": "%<v>x<i>" (a rows x cols f32 operand fragment)
+ * as a tf32 tensor core reads it: its 13 low mantissa bits dropped
+ * (PB_KERNEL_TF32_MASK). */
+static void round_text(struct pb_buf *t, const char *v, int i, int rows,
+		       int cols)
+{
+	char vt[64];
+	snprintf(vt, sizeof(vt), "vector<%dx%dxi32>", rows, cols);
+	pb_buf_printf(t, "        %%%sm%d = arith.constant dense<%d> : %s\n"
+		      "        %%%si%d = arith.bitcast %%%sx%d : vector<%dx%dxf32> "
+		      "to %s\n"
+		      "        %%%sk%d = arith.andi %%%si%d, %%%sm%d : %s\n"
+		      "        %%%s%d = arith.bitcast %%%sk%d : %s to "
+		      "vector<%dx%dxf32>\n",
+		      v, i, PB_KERNEL_TF32_MASK, vt, v, i, v, i, rows, cols, vt,
+		      v, i, v, i, v, i, vt, v, i, v, i, vt, rows, cols);
+}
+
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
 			  const struct pb_kernel_contraction *c,
 			  const struct pb_kernel_mma_tiles *s)
 {
 	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
-	int nf = fm * fn;
+	int nf = fm * fn, fk = (int)pb_kernel_frag_k(c->elt);
+	int tf32 = mlirTypeIsAF32(c->elt);
 	struct pb_buf ta = {0}, tb = {0}, e = {0};
 	pb_ir_type_print(mlirValueGetType(c->a.mem), &ta);
 	pb_ir_type_print(mlirValueGetType(c->b_.mem), &tb);
@@ -139,8 +163,8 @@ static void skeleton_text(struct pb_buf *t,
 		      "%s\n", zero_of(c->elt), e.data);
 	cst_text(t, &c->a, "ca");
 	cst_text(t, &c->b_, "cb");
-	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step 16 "
-		      "iter_args(", nf, (long long)c->k);
+	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step %d "
+		      "iter_args(", nf, (long long)c->k, fk);
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%s%%c%d = %%z", f ? ", " : "", f);
 	pb_buf_puts(t, ") -> (");
@@ -151,7 +175,8 @@ static void skeleton_text(struct pb_buf *t,
 		pb_buf_printf(t, "        %%row%d = affine.apply affine_map<"
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wm)\n", i,
 			      16 * i, c->m);
-		pb_buf_printf(t, "        %%a%d = vector.transfer_read %%A[", i);
+		pb_buf_printf(t, "        %%a%s%d = vector.transfer_read %%A[",
+			      tf32 ? "x" : "", i);
 		char rows[16];
 		snprintf(rows, sizeof(rows), "row%d", i);
 		subs_text(t, c, &c->a, rows, NULL, "ca");
@@ -159,7 +184,10 @@ static void skeleton_text(struct pb_buf *t,
 			      "permutation_map = ", masked(c, s) ? "false" : "true");
 		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
 			  pos_of(&c->a, PB_KERNEL_SUB_K));
-		pb_buf_printf(t, "} : %s, vector<16x16x%s>\n", ta.data, e.data);
+		pb_buf_printf(t, "} : %s, vector<16x%dx%s>\n", ta.data, fk,
+			      e.data);
+		if (tf32)
+			round_text(t, "a", i, 16, fk);
 	}
 	for (int j = 0; j < fn; j++) {
 		char cols[16];
@@ -167,13 +195,17 @@ static void skeleton_text(struct pb_buf *t,
 		pb_buf_printf(t, "        %%col%d = affine.apply affine_map<"
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wn)\n", j,
 			      8 * j, c->n);
-		pb_buf_printf(t, "        %%b%d = vector.transfer_read %%B[", j);
+		pb_buf_printf(t, "        %%b%s%d = vector.transfer_read %%B[",
+			      tf32 ? "x" : "", j);
 		subs_text(t, c, &c->b_, NULL, cols, "cb");
 		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
 			    "permutation_map = ");
 		perm_text(t, c->b_.rank, pos_of(&c->b_, PB_KERNEL_SUB_K),
 			  pos_of(&c->b_, c->n));
-		pb_buf_printf(t, "} : %s, vector<16x8x%s>\n", tb.data, e.data);
+		pb_buf_printf(t, "} : %s, vector<%dx8x%s>\n", tb.data, fk,
+			      e.data);
+		if (tf32)
+			round_text(t, "b", j, fk, 8);
 	}
 	for (int i = 0; i < fm; i++)
 		for (int j = 0; j < fn; j++)
@@ -185,9 +217,10 @@ static void skeleton_text(struct pb_buf *t,
 				"affine_map<(m, n, k) -> (m, n)>], "
 				"iterator_types = [\"parallel\", \"parallel\", "
 				"\"reduction\"], kind = #vector.kind<add>} "
-				"%%a%d, %%b%d, %%c%d : vector<16x16x%s>, "
-				"vector<16x8x%s> into vector<16x8xf32>\n",
-				i * fn + j, i, j, i * fn + j, e.data, e.data);
+				"%%a%d, %%b%d, %%c%d : vector<16x%dx%s>, "
+				"vector<%dx8x%s> into vector<16x8xf32>\n",
+				i * fn + j, i, j, i * fn + j, fk, e.data, fk,
+				e.data);
 	pb_buf_puts(t, "        affine.yield ");
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%s%%n%d", f ? ", " : "", f);
@@ -409,10 +442,25 @@ static int fail(struct frag *f, MlirOperation op)
 static int epilogue(struct frag *f)
 {
 	const struct pb_kernel_contraction *c = f->c;
-	MlirValue accm = mlirOperationGetResult(c->alloca, 0);
 	for (int i = 0; i < c->npost; i++) {
 		MlirOperation op = c->post[i];
 		MlirValue v = {NULL};
+		/* the accumulator: its value carried along */
+		if (pb_kernel_is_acc(c, op) && pb_ir_op_is(op, "affine.store")) {
+			MlirValue x = pb_ir_map_lookup(
+				&f->map, mlirOperationGetOperand(op, 0));
+			f->acc = mlirValueIsNull(x)
+					 ? broadcast(f, mlirOperationGetOperand(op, 0))
+					 : x;
+			if (mlirValueIsNull(f->acc))
+				return fail(f, op);
+			continue;
+		}
+		if (pb_kernel_is_acc(c, op)) {
+			pb_ir_map_add(&f->map, mlirOperationGetResult(op, 0),
+				      f->acc);
+			continue;
+		}
 		if (pb_ir_op_is(op, "affine.store") &&
 		    pb_kernel_is_local(c, mlirOperationGetOperand(op, 1))) {
 			int k = local_slot(f, mlirOperationGetOperand(op, 1));
@@ -444,15 +492,16 @@ static int epilogue(struct frag *f)
 			continue;
 		}
 		if (pb_ir_op_is(op, "affine.load"))
-			v = mlirValueEqual(mlirOperationGetOperand(op, 0), accm)
-				    ? f->acc
-				    : read_text(f, op);
+			v = read_text(f, op);
 		else
 			v = elementwise(f, op);
 		if (mlirValueIsNull(v))
 			return fail(f, op);
 		pb_ir_map_add(&f->map, mlirOperationGetResult(op, 0), v);
 	}
+	/* in place, C[..] holds the accumulator's last value */
+	if (mlirOperationIsNull(c->alloca) && write_text(f, c->init, f->acc))
+		return fail(f, c->init);
 	return PB_OK;
 }
 

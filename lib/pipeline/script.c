@@ -135,12 +135,15 @@ int pb_pipeline_script(struct pb_ctx *ctx, const char *name,
 	if (find(ctx, name, bin, path, sizeof(path)) != PB_OK)
 		return PB_ERR;
 	snprintf(arch, sizeof(arch), "--arch=%s", ctx->arch);
-	char *argv[] = {"/bin/bash", path, arch, NULL, NULL};
+	char *argv[] = {"/bin/bash", path, arch, NULL, NULL, NULL};
+	int argc = 3;
 	if (ctx->target_file) {
 		snprintf(target, sizeof(target), "--target-file=%s",
 			 ctx->target_file);
-		argv[3] = target;
+		argv[argc++] = target;
 	}
+	if (ctx->tf32)
+		argv[argc++] = "--precision=tf32";
 	char **env = env_with(bin);
 	struct pb_buf got = {0};
 	int status = env ? pb_run_program(argv, env, in, 0, &got) : -1;

@@ -27,7 +27,11 @@
  * another; the price is that warps sharing rows of A or columns of B copy
  * them each. Rows are padded by 16 bytes, so that the 8 rows of an
  * ldmatrix phase fall in distinct banks and stay 16-byte aligned; the
- * reads of workgroup memory become ldmatrix in pb-codegen. */
+ * reads of workgroup memory become ldmatrix in pb-codegen. f32 operands
+ * (tf32: k steps of 8) are staged alike; a tile whose rows run along k
+ * is read with ldmatrix too, the other (A stored [k][m], B [k][n]) one
+ * element per lane, rows 4 apart: its rows are padded by 32 bytes, so
+ * that the 4 rows a warp reads fall 8 banks apart. */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -40,7 +44,6 @@
 #include "target/target.h"
 
 #define MAXREAD 16
-#define PAD 8 /* elements of 16 bits: 16 bytes */
 
 /* One staged operand: the reads of global buffer "mem" in the reduction
  * loop, its two tile dimensions "p" < "q" (memref dimensions; one is the
@@ -56,12 +59,14 @@ struct operand {
 	int64_t ext;
 	int64_t limit;	      /* >0: the buffer's size along tdim, which the
 				 tile may overrun (copies guarded) */
+	int64_t eb;	      /* bytes per element: 2 or 4 */
 	MlirValue ring;
 };
 
 struct mnest {
 	MlirOperation block, warp, kloop;
 	int64_t bm[2], wt[2], nw, k, kt, stages, bytes;
+	int64_t fk;	/* the k of one mma step: 16, or 8 for tf32 */
 	struct operand op[2];
 	int nop;
 };
@@ -121,13 +126,15 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 	    mlirOperationGetNumOperands(r) != (intptr_t)(2 + rank) ||
 	    !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)) ||
 	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)) ||
-	    mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt)) != 16)
+	    mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt)) !=
+		    (n->fk == 16 ? 16 : 32))
 		return 0;
 	int d0 = pb_kernel_transfer_dim(r, 0), d1 = pb_kernel_transfer_dim(r, 1);
 	if (d0 < 0 || d1 < 0)
 		return 0;
-	/* A (16x16, rows along the tile) or B (16x8, rows along k) */
-	int isa = mlirShapedTypeGetDimSize(vt, 1) == 16;
+	/* A (16 x fk, rows along the tile) or B (fk x 8, rows along k) */
+	int isa = mlirShapedTypeGetDimSize(vt, 0) == 16 &&
+		  mlirShapedTypeGetDimSize(vt, 1) == n->fk;
 	int kd = isa ? d1 : d0, td = isa ? d0 : d1;
 	int64_t fext = isa ? 16 : 8;
 	MlirValue ops[2];
@@ -155,6 +162,7 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		o->bops[0] = ops[0];
 		o->bops[1] = ops[1];
 		o->boff = off;
+		o->eb = n->fk == 16 ? 2 : 4;
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
 	}
@@ -212,10 +220,11 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 	int64_t step = mlirIntegerAttrGetValueInt(pb_ir_attr(n->kloop, "step"));
 	if (pb_ir_const_map(n->kloop, "lowerBoundMap", 1, &lb) ||
 	    pb_ir_const_map(n->kloop, "upperBoundMap", 1, &ub) || lb != 0 ||
-	    step != 16 ||
+	    (step != 16 && step != 8) ||
 	    pb_ir_parallel_dims(n->warp, 2, wlb, wst, wct, wiv) != 2)
 		return 0;
 	n->k = ub;
+	n->fk = step;
 	n->nw = wct[0] * wct[1];
 	for (int d = 0; d < 2; d++) {
 		n->wt[d] = wst[d];
@@ -234,12 +243,25 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 	return n->nop > 0;
 }
 
-/* The bytes of one slot of operand "o" for a k-tile of "kt". */
+/* The padding of the rows of operand "o" in elements: 16 bytes, 32 for
+ * 4-byte elements read one per lane (rows along the tile, not k). */
+static int64_t pad_of(const struct operand *o)
+{
+	return (o->eb == 4 && o->q != o->kdim ? 32 : 16) / o->eb;
+}
+
+/* The elements in one 16-byte copy of operand "o". */
+static int64_t chunk_of(const struct operand *o)
+{
+	return 16 / o->eb;
+}
+
+/* The elements of one slot of operand "o" for a k-tile of "kt". */
 static int64_t slot_elems(const struct operand *o, int64_t kt)
 {
 	int64_t ep = o->p == o->kdim ? kt : o->ext;
 	int64_t eq = o->q == o->kdim ? kt : o->ext;
-	return ep * (eq + PAD);
+	return ep * (eq + pad_of(o));
 }
 
 /* Choose the k-tile and the ring depth: the largest that fit the
@@ -249,22 +271,23 @@ static int64_t slot_elems(const struct operand *o, int64_t kt)
 static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		struct mnest *n, int64_t used, const char **why)
 {
-	static const int64_t kts[] = {32, 16};
+	static const int64_t kts[] = {32, 16, 8};
 	static const int64_t sts[] = {3, 2, 1};
 	*why = "the warps' rings do not fit the shared memory";
 	for (size_t a = 0; a < sizeof(sts) / sizeof(sts[0]); a++)
 		for (size_t b = 0; b < sizeof(kts) / sizeof(kts[0]); b++) {
 			int64_t s = o->stages ? o->stages : sts[a];
 			int64_t kt = o->k_tile ? o->k_tile : kts[b];
-			int64_t bytes = used, ok = n->k % kt == 0 && kt % 16 == 0;
+			int64_t bytes = used,
+				ok = n->k % kt == 0 && kt % n->fk == 0;
 			for (int i = 0; i < n->nop && ok; i++) {
 				const struct operand *x = &n->op[i];
 				int64_t eq = x->q == x->kdim ? kt : x->ext;
 				int64_t ep = x->p == x->kdim ? kt : x->ext;
-				int64_t ch = ep * eq / 8;
-				ok = x->q == x->rank - 1 && eq % 8 == 0 &&
+				int64_t ce = chunk_of(x), ch = ep * eq / ce;
+				ok = x->q == x->rank - 1 && eq % ce == 0 &&
 				     (ch % 32 == 0 || ch < 32);
-				bytes += 2 * n->nw * s * slot_elems(x, kt);
+				bytes += x->eb * n->nw * s * slot_elems(x, kt);
 			}
 			if (ok && bytes <= t->smem_per_block) {
 				n->kt = kt;
@@ -285,7 +308,7 @@ static void ring_type(struct pb_buf *t, const struct mnest *n,
 	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
 	pb_buf_printf(t, "memref<%lldx%lldx%lldx%lldx", (long long)n->nw,
 		      (long long)n->stages, (long long)ep,
-		      (long long)(eq + PAD));
+		      (long long)(eq + pad_of(x)));
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), t);
 	pb_buf_puts(t, ", #gpu.address_space<workgroup>>");
 }
@@ -298,7 +321,7 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	const struct operand *x = &n->op[i];
 	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
 	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
-	int64_t cpr = eq / 8, ch = ep * cpr;
+	int64_t ce = chunk_of(x), cpr = eq / ce, ch = ep * cpr;
 	int64_t lanes = ch < 32 ? ch : 32, nq = ch < 32 ? 1 : ch / 32;
 	struct pb_buf g = {0}, r = {0}, e = {0};
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
@@ -310,8 +333,8 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_buf_printf(t, "          %%r = affine.apply affine_map<(q, l) -> "
 		      "((q * 32 + l) floordiv %lld)>(%%q, %%l)\n"
 		      "          %%c = affine.apply affine_map<(q, l) -> "
-		      "(((q * 32 + l) mod %lld) * 8)>(%%q, %%l)\n",
-		      (long long)cpr, (long long)cpr);
+		      "(((q * 32 + l) mod %lld) * %lld)>(%%q, %%l)\n",
+		      (long long)cpr, (long long)cpr, (long long)ce);
 	if (x->limit) {
 		/* rows past the buffer's end: zeros */
 		pb_buf_printf(t, "          %%g = affine.apply affine_map<(a, "
@@ -332,16 +355,19 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		else
 			pb_buf_printf(t, "%%u%d_%d", i, d);
 	}
-	pb_buf_printf(t, "] : %s, vector<8x%s>\n", g.data, e.data);
+	pb_buf_printf(t, "] : %s, vector<%lldx%s>\n", g.data, (long long)ce,
+		      e.data);
 	pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%w, %%%s, "
-		      "%%r, %%c] : %s, vector<8x%s>\n", i, slot, r.data, e.data);
+		      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot, r.data,
+		      (long long)ce, e.data);
 	if (x->limit)
 		pb_buf_printf(t, "          } else {\n"
 			      "            %%z = arith.constant dense<0.000000e+00> "
-			      ": vector<8x%s>\n"
+			      ": vector<%lldx%s>\n"
 			      "            affine.vector_store %%z, %%S%d[%%w, %%%s, "
-			      "%%r, %%c] : %s, vector<8x%s>\n          }\n",
-			      e.data, i, slot, r.data, e.data);
+			      "%%r, %%c] : %s, vector<%lldx%s>\n          }\n",
+			      (long long)ce, e.data, i, slot, r.data,
+			      (long long)ce, e.data);
 	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"%s}\n",
 		      async ? ", pb.async" : "");
 	pb_buf_free(&g);
@@ -434,8 +460,8 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 			copy_text(t, n, i, "kk", "slot", 0);
 		pb_buf_puts(t, "    gpu.barrier\n");
 	}
-	pb_buf_printf(t, "    %%in:%d = affine.for %%k = 0 to %lld step 16 "
-		      "iter_args(", nacc, (long long)kt);
+	pb_buf_printf(t, "    %%in:%d = affine.for %%k = 0 to %lld step %lld "
+		      "iter_args(", nacc, (long long)kt, (long long)n->fk);
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(t, "%s%%b%d = %%a%d", i ? ", " : "", i, i);
 	pb_buf_printf(t, ") -> (%s) {\n"

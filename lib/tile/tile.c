@@ -127,14 +127,14 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 {
 	struct pb_kernel_band b;
 	struct pb_tile_choice c;
-	const char *why;
+	const char *why, *kind;
 	if (!pb_kernel_band_of(op, &b))
 		return PB_OK;
 	int g = sz ? given(ctx, sz, k, nest, &b, &c) : 0;
 	if (g < 0)
 		return PB_ERR;
 	int mma = g == 0 && !o->no_tile && !o->no_mma &&
-		  pb_kernel_mma_candidate(op, t, &why);
+		  pb_kernel_mma_candidate(op, t, ctx->tf32, &kind, &why);
 	if (o->remarks && !mma && g == 0 && !o->no_tile && !o->no_mma &&
 	    pb_kernel_is_reduction_why(why))
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
@@ -146,7 +146,9 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 				     "left to pb-mma: a contraction for "
 				     "tensor cores");
 		pb_ir_set_attr(op, PB_ATTR_MMA,
-			       mlirUnitAttrGet(mlirOperationGetContext(op)));
+			       mlirStringAttrGet(
+				       mlirOperationGetContext(op),
+				       mlirStringRefCreateFromCString(kind)));
 		return PB_OK;
 	}
 	if (!o->no_tile && pb_tile_promote(ctx, module, func, &b))

@@ -34,7 +34,7 @@
 // TILE: mm.mlir:31:5: remark: left to pb-mma: a contraction for tensor cores
 // TILE: mm.mlir:57:5: remark: left to pb-mma: a contraction for tensor cores
 // MARK: affine.parallel (%{{.*}}) = (0) to (32) {
-// MARK: } {pb.mma}
+// MARK: } {pb.mma = "f16"}
 
 // REM: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile 16x16, warp tile 16x8 (2 warps)
 // REM: remark: on tensor cores: mma.sync m16n8k16 bf16 -> f32, block tile 16x8, warp tile 16x8 (1 warps)
