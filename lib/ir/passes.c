@@ -48,9 +48,11 @@ int pb_passes_nvvm(char *buf, size_t n, const char *arch, int isa)
  * LLVM intrinsics go to those and the rest (erf, tanh, ...)
  * to libm calls that the JIT resolves in the process, f16/bf16 math
  * through f32, then memref, vector, func, arith, ... to LLVM. */
+const char pb_passes_cpu_loops[] =
+	"builtin.module("
+	"func.func(convert-linalg-to-loops,convert-vector-to-scf))";
 const char pb_passes_cpu_lowering[] =
 	"builtin.module("
-	"func.func(convert-linalg-to-loops,convert-vector-to-scf),"
 	"lower-affine,convert-scf-to-cf,"
 	"func.func(math-extend-to-supported-types),"
 	"convert-math-to-llvm,convert-math-to-libm,"

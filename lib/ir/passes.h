@@ -33,7 +33,11 @@ extern const char pb_passes_inline[];
  * (times ten), into "buf" ("n" bytes); -1 when it does not fit. */
 int pb_passes_nvvm(char *buf, size_t n, const char *arch, int isa);
 
-/* pb-run on the CPU: a module with no GPU constructs left to LLVM. */
+/* pb-run on the CPU: a module with no GPU constructs left to LLVM, in
+ * two steps: linalg and vector transfers to loops (which may add
+ * temporary allocas inside loops, for the runtime to hoist), then the
+ * rest. */
+extern const char pb_passes_cpu_loops[];
 extern const char pb_passes_cpu_lowering[];
 
 #endif

@@ -133,20 +133,20 @@ int pb_kernel_is_acc(const struct pb_kernel_contraction *c, MlirOperation op)
 	if (mlirOperationIsNull(op) ||
 	    (!store && !pb_ir_op_is(op, "affine.load")))
 		return 0;
-	MlirValue acc = mlirOperationGetOperand(c->init, 1);
+	MlirValue acc = mlirOperationGetOperand(c->accref, 1);
 	if (!mlirValueEqual(mlirOperationGetOperand(op, store), acc))
 		return 0;
 	if (!mlirOperationIsNull(c->alloca))
 		return 1;
-	/* in place: the same subscripts as the zeroing store's */
+	/* in place: the same subscripts as the accumulator's store */
 	intptr_t n = mlirOperationGetNumOperands(op) - store;
-	if (n != mlirOperationGetNumOperands(c->init) - 1 ||
+	if (n != mlirOperationGetNumOperands(c->accref) - 1 ||
 	    !mlirAttributeEqual(pb_ir_attr(op, "map"),
-				pb_ir_attr(c->init, "map")))
+				pb_ir_attr(c->accref, "map")))
 		return 0;
 	for (intptr_t i = 1; i < n; i++)
 		if (!mlirValueEqual(mlirOperationGetOperand(op, store + i),
-				    mlirOperationGetOperand(c->init, 1 + i)))
+				    mlirOperationGetOperand(c->accref, 1 + i)))
 			return 0;
 	return 1;
 }
@@ -175,7 +175,18 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	int n = ops.n;
 	pb_ir_ops_free(&ops);
 	*why = "the reduction loop is not acc += a * b";
-	if (nst != 1 || !pb_kernel_is_acc(c, st) || n > 9)
+	if (nst != 1 || n > 9)
+		return 0;
+	if (mlirOperationIsNull(c->init)) {
+		/* in place from C's contents: the loop's store names C[..] */
+		MlirValue m = mlirOperationGetOperand(st, 1);
+		if (pb_ir_defined_in(m, c->b.root) ||
+		    !mlirTypeIsAF32(mlirShapedTypeGetElementType(
+			    mlirValueGetType(m))))
+			return 0;
+		c->accref = st;
+	}
+	if (!pb_kernel_is_acc(c, st))
 		return 0;
 	MlirOperation add = def_of(mlirOperationGetOperand(st, 0));
 	if (mlirOperationIsNull(add) || !pb_ir_op_is(add, "arith.addf"))
@@ -204,29 +215,32 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	       "(with batch dimensions)";
 	if (uses(&c->a, PB_KERNEL_SUB_K) != 1 || uses(&c->b_, PB_KERNEL_SUB_K) != 1)
 		return 0;
+	/* of the dimensions only A uses, C's rows are the one A's last
+	   subscript has (contiguous rows of A when it is stored [k][m]);
+	   C's columns likewise of B's; the others, like those both use,
+	   are batch dimensions (a 1x1 convolution's image rows) */
 	c->m = c->n = -1;
-	for (int d = 0; d < c->b.n; d++) {
-		int ia = uses(&c->a, d), ib = uses(&c->b_, d);
-		if (ia > 1 || ib > 1)
+	for (int d = 0; d < c->b.n; d++)
+		if (uses(&c->a, d) > 1 || uses(&c->b_, d) > 1)
 			return 0;
-		if (ia && !ib) {
-			if (c->m >= 0)
-				return 0;
+	for (int r = 0; r < c->a.rank; r++) {
+		int d = c->a.sub[r];
+		if (d >= 0 && !uses(&c->b_, d))
 			c->m = d;
-		} else if (ib && !ia) {
-			if (c->n >= 0)
-				return 0;
+	}
+	for (int r = 0; r < c->b_.rank; r++) {
+		int d = c->b_.sub[r];
+		if (d >= 0 && !uses(&c->a, d))
 			c->n = d;
-		}
 	}
 	if (c->m < 0 || c->n < 0)
 		return 0;
 	/* in place: C[..], no operand, subscripted by every band dimension
-	   once */
+	   once (and constants) */
 	struct pb_kernel_access x;
-	MlirValue acc = mlirOperationGetOperand(c->init, 1);
+	MlirValue acc = mlirOperationGetOperand(c->accref, 1);
 	if (mlirOperationIsNull(c->alloca) &&
-	    (!pb_kernel_access_of(c, c->init, &x) || x.rank != c->b.n ||
+	    (!pb_kernel_access_of(c, c->accref, &x) ||
 	     uses(&x, PB_KERNEL_SUB_K) || mlirValueEqual(acc, c->a.mem) ||
 	     mlirValueEqual(acc, c->b_.mem)))
 		return 0;
@@ -260,7 +274,7 @@ static int elementwise(MlirOperation op)
 static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 		      int from, const char **why)
 {
-	MlirValue acc = mlirOperationGetOperand(c->init, 1);
+	MlirValue acc = mlirOperationGetOperand(c->accref, 1);
 	/* in place, C[..] is stored at the end */
 	int stores = mlirOperationIsNull(c->alloca);
 	c->npost = 0;
@@ -322,6 +336,36 @@ static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 	return stores > 0;
 }
 
+/* The operations before the initial store "c->init": reads indexed by
+ * the band (each of m and n at most once, not k) and element-wise
+ * operations on them, ending in the value stored. */
+static int match_pre(struct pb_kernel_contraction *c, const char **why)
+{
+	*why = "the accumulator's initial value is not one tensor-core "
+	       "fragments can carry";
+	for (int i = 0; i < c->npre; i++) {
+		struct pb_kernel_access x;
+		MlirOperation op = c->pre[i];
+		if (pb_ir_op_is(op, "affine.load") &&
+		    (!pb_kernel_access_of(c, op, &x) ||
+		     uses(&x, PB_KERNEL_SUB_K) || uses(&x, c->m) > 1 ||
+		     uses(&x, c->n) > 1 || pb_kernel_is_acc(c, op)))
+			return 0;
+		for (intptr_t j = 0; j < mlirOperationGetNumOperands(op); j++) {
+			MlirValue v = mlirOperationGetOperand(op, j);
+			int ok = !pb_ir_defined_in(v, c->b.root) ||
+				 role_of(c, v) >= 0;
+			for (int p = 0; p < i && !ok; p++)
+				ok = mlirOperationEqual(def_of(v), c->pre[p]);
+			if (!ok)
+				return 0;
+		}
+	}
+	return !c->npre ||
+	       mlirOperationEqual(def_of(mlirOperationGetOperand(c->init, 0)),
+				  c->pre[c->npre - 1]);
+}
+
 static const char not_band[] = "not a band of parallel loops";
 static const char no_acc[] =
 	"no scalar accumulator zeroed before one reduction loop";
@@ -350,18 +394,41 @@ int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c
 	for (i = 0; i < ops.n && pb_ir_op_is(ops.v[i], "memref.alloca"); i++)
 		if (!is_local(mlirOperationGetResult(ops.v[i], 0)))
 			goto out;
-	if (i + 2 >= ops.n || !pb_ir_op_is(ops.v[i], "affine.store") ||
-	    !is_float_zero(mlirOperationGetOperand(ops.v[i], 0)))
+	/* the operations computing the initial value, if not 0 */
+	for (; i < ops.n && !pb_ir_op_is(ops.v[i], "affine.store") &&
+	       !pb_ir_op_is(ops.v[i], "affine.for");
+	     i++)
+		if (c->npre == (int)(sizeof(c->pre) / sizeof(c->pre[0])) ||
+		    !(pb_ir_op_is(ops.v[i], "affine.load") ||
+		      elementwise(ops.v[i])))
+			goto out;
+		else
+			c->pre[c->npre++] = ops.v[i];
+	/* no initial store: in place from C's contents (i steps back, so
+	   that the loop below finds the reduction loop at i + 1) */
+	if (!c->npre && i > 0 && i < ops.n &&
+	    pb_ir_op_is(ops.v[i], "affine.for"))
+		i--;
+	else if (i + 2 >= ops.n || !pb_ir_op_is(ops.v[i], "affine.store") ||
+		 (!c->npre &&
+		  !is_float_zero(mlirOperationGetOperand(ops.v[i], 0))))
 		goto out;
-	c->init = ops.v[i];
-	MlirValue acc = mlirOperationGetOperand(ops.v[i], 1);
-	MlirType at = mlirValueGetType(acc);
-	if (!mlirTypeIsAF32(mlirShapedTypeGetElementType(at)))
+	else
+		c->init = c->accref = ops.v[i];
+	MlirValue acc = mlirOperationIsNull(c->init)
+				? (MlirValue){NULL}
+				: mlirOperationGetOperand(ops.v[i], 1);
+	MlirType at = mlirValueIsNull(acc) ? (MlirType){NULL}
+					   : mlirValueGetType(acc);
+	if (!mlirValueIsNull(acc) &&
+	    !mlirTypeIsAF32(mlirShapedTypeGetElementType(at)))
 		goto out;
-	if (mlirValueIsAOpResult(acc) &&
+	if (mlirValueIsNull(acc))
+		; /* C's, checked with the loop's store */
+	else if (mlirValueIsAOpResult(acc) &&
 	    pb_ir_op_is(mlirOpResultGetOwner(acc), "memref.alloca") &&
 	    pb_ir_defined_in(acc, c->b.root)) {
-		if (mlirShapedTypeGetRank(at) != 0)
+		if (!is_local(acc))
 			goto out;
 		c->alloca = mlirOpResultGetOwner(acc);
 	} else if (pb_ir_defined_in(acc, c->b.root)) {
@@ -381,7 +448,8 @@ int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c
 	if (lb != 0 || step != 1)
 		goto out;
 	c->k = ub;
-	if (!match_update(c, why) || !match_post(c, &ops, i + 1, why))
+	if (!match_update(c, why) || !match_pre(c, why) ||
+	    !match_post(c, &ops, i + 1, why))
 		goto out;
 	ok = 1;
 out:

@@ -217,7 +217,12 @@ struct pb_kernel_access {
  *           ending in stores indexed by the band
  *   }
  *
- * or with the accumulator in place, an element C[..] of an f32 buffer
+ * The accumulator may start from a value other than 0, computed before
+ * its store from reads indexed by the band ("pre": a convolution's bias);
+ * it may live in an alloca of unit dimensions (memref<1xf32>); or in
+ * place (starting from its contents when nothing is stored before the
+ * loop: a bias another kernel put there), in an element C[..] of an f32
+ * buffer
  * subscripted by every band dimension once (pb-fuse's form of a float32
  * MatMul): C[..] = 0; affine.for k { C[..] += A[..] * B[..] }; post, in
  * which C[..] is read and written like acc[]; C[..] holds the
@@ -231,7 +236,14 @@ struct pb_kernel_contraction {
 	MlirOperation kloop;
 	int64_t k;		/* the reduction's trip count */
 	MlirOperation alloca;	/* the accumulator, or null when in place */
-	MlirOperation init;	/* the accumulator's zeroing store */
+	MlirOperation init;	/* the accumulator's initial store: of 0, or
+				   of a value computed by "pre"; null when it
+				   starts from C's contents (in place) */
+	MlirOperation accref;	/* the store naming the accumulator: "init",
+				   or the reduction loop's */
+	MlirOperation pre[16];	/* the operations before it: reads indexed
+				   by the band (a bias) and element-wise */
+	int npre;
 	struct pb_kernel_access a, b_;	/* the operands */
 	MlirType elt;		/* their element type: f16, bf16 or f32 */
 	MlirOperation post[64];	/* the operations after the k loop */

@@ -307,11 +307,20 @@ static void access_sig(struct pb_buf *t, struct frag *f, MlirType mt,
 	pb_buf_puts(t, ") {\n");
 }
 
-/* A vector of "v" (a scalar defined outside the nest). */
+/* A vector of "v" (a scalar defined outside the nest, or a constant in
+ * it: copied, as the nest goes). */
 static MlirValue broadcast(struct frag *f, MlirValue v)
 {
 	struct pb_buf t = {0};
 	MlirType ty = mlirValueGetType(v);
+	if (mlirValueIsAOpResult(v) &&
+	    pb_ir_op_is(mlirOpResultGetOwner(v), "arith.constant") &&
+	    pb_ir_defined_in(v, f->c->b.root)) {
+		MlirOperation k = mlirOperationClone(mlirOpResultGetOwner(v));
+		mlirBlockInsertOwnedOperationBefore(
+			mlirOperationGetBlock(f->yield), f->yield, k);
+		v = mlirOperationGetResult(k, 0);
+	}
 	pb_buf_puts(&t, "func.func @t(%x: ");
 	pb_ir_type_print(ty, &t);
 	pb_buf_puts(&t, ") {\n  %v = vector.broadcast %x : ");
@@ -500,9 +509,64 @@ static int epilogue(struct frag *f)
 		pb_ir_map_add(&f->map, mlirOperationGetResult(op, 0), v);
 	}
 	/* in place, C[..] holds the accumulator's last value */
-	if (mlirOperationIsNull(c->alloca) && write_text(f, c->init, f->acc))
-		return fail(f, c->init);
+	if (mlirOperationIsNull(c->alloca) && write_text(f, c->accref, f->acc))
+		return fail(f, c->accref);
 	return PB_OK;
+}
+
+/* The accumulator's initial value on fragment "f" (c->pre, or C's
+ * contents, inserted before the reduction loop) into f->acc. */
+static int start(struct frag *f)
+{
+	const struct pb_kernel_contraction *c = f->c;
+	if (mlirOperationIsNull(c->init)) {
+		f->acc = read_text(f, c->accref);
+		return mlirValueIsNull(f->acc) ? fail(f, c->accref) : PB_OK;
+	}
+	for (int i = 0; i < c->npre; i++) {
+		MlirOperation op = c->pre[i];
+		MlirValue v = pb_ir_op_is(op, "affine.load") ? read_text(f, op)
+							      : elementwise(f, op);
+		if (mlirValueIsNull(v))
+			return fail(f, op);
+		pb_ir_map_add(&f->map, mlirOperationGetResult(op, 0), v);
+	}
+	f->acc = pb_ir_map_lookup(&f->map, mlirOperationGetOperand(c->init, 0));
+	return mlirValueIsNull(f->acc) ? fail(f, c->init) : PB_OK;
+}
+
+/* Fragment (i, j) of the warp tile, its code inserted before "at":
+ * the band dimensions' values, C's rows and columns at the fragment's. */
+static void frag_init(struct frag *f, struct pb_ctx *ctx,
+		      const struct pb_kernel_contraction *c,
+		      const struct pb_kernel_mma_tiles *s, MlirOperation at,
+		      MlirBlock bb, MlirBlock wb, int i, int j)
+{
+	memset(f, 0, sizeof(*f));
+	f->ctx = ctx;
+	f->c = c;
+	f->yield = at;
+	f->loc = mlirOperationGetLocation(c->b.root);
+	f->masked = masked(c, s);
+	MlirValue rc2[4] = {mlirBlockGetArgument(bb, c->m),
+			    mlirBlockGetArgument(wb, 0),
+			    mlirBlockGetArgument(bb, c->n),
+			    mlirBlockGetArgument(wb, 1)};
+	char text[200];
+	for (int d = 0; d < c->b.n; d++)
+		f->sub[d] = mlirBlockGetArgument(bb, d);
+	snprintf(text, sizeof(text),
+		 "func.func @t(%%a: index, %%b: index) {\n"
+		 "  %%r = affine.apply affine_map<(a, b) -> "
+		 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
+		 16 * i);
+	f->sub[c->m] = emit(f, text, 2, rc2);
+	snprintf(text, sizeof(text),
+		 "func.func @t(%%a: index, %%b: index) {\n"
+		 "  %%r = affine.apply affine_map<(a, b) -> "
+		 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
+		 8 * j);
+	f->sub[c->n] = emit(f, text, 2, rc2 + 2);
 }
 
 /* The first operation in "root" (or "root") that is an affine.parallel
@@ -543,34 +607,20 @@ int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
 	for (int i = 0; i < fm && rc == PB_OK; i++)
 		for (int j = 0; j < fn && rc == PB_OK; j++) {
 			struct frag f;
-			memset(&f, 0, sizeof(f));
-			f.ctx = ctx;
-			f.c = c;
-			f.yield = mlirBlockGetTerminator(wb);
-			f.loc = loc;
-			f.masked = masked(c, s);
-			MlirValue rc2[4] = {
-				mlirBlockGetArgument(bb, c->m),
-				mlirBlockGetArgument(wb, 0),
-				mlirBlockGetArgument(bb, c->n),
-				mlirBlockGetArgument(wb, 1)};
-			char text[200];
-			for (int d = 0; d < c->b.n; d++)
-				f.sub[d] = mlirBlockGetArgument(bb, d);
-			snprintf(text, sizeof(text),
-				 "func.func @t(%%a: index, %%b: index) {\n"
-				 "  %%r = affine.apply affine_map<(a, b) -> "
-				 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
-				 16 * i);
-			f.sub[c->m] = emit(&f, text, 2, rc2);
-			snprintf(text, sizeof(text),
-				 "func.func @t(%%a: index, %%b: index) {\n"
-				 "  %%r = affine.apply affine_map<(a, b) -> "
-				 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
-				 8 * j);
-			f.sub[c->n] = emit(&f, text, 2, rc2 + 2);
+			/* the initial value, when not 0, before the loop */
+			if (c->npre || mlirOperationIsNull(c->init)) {
+				frag_init(&f, ctx, c, s, kloop, bb, wb, i, j);
+				rc = start(&f);
+				if (rc == PB_OK)
+					mlirOperationSetOperand(kloop, i * fn + j,
+								f.acc);
+				pb_ir_map_free(&f.map);
+			}
+			frag_init(&f, ctx, c, s, mlirBlockGetTerminator(wb), bb,
+				  wb, i, j);
 			f.acc = mlirOperationGetResult(kloop, i * fn + j);
-			rc = epilogue(&f);
+			if (rc == PB_OK)
+				rc = epilogue(&f);
 			pb_ir_map_free(&f.map);
 		}
 	if (rc == PB_OK)

@@ -334,7 +334,8 @@ static void keep_kernels_out_of_line(struct pb_ctx *ctx, MlirModule m)
  * function of "m" to the start of the function: on the CPU the iterations
  * run one after another, so one buffer serves them all, and LLVM can
  * promote the scalar ones to registers (allocas in loops would also grow
- * the stack on every iteration). */
+ * the stack on every iteration: vector-to-scf's buffers for a masked
+ * tensor-core tile overflowed it on SqueezeNet's classifier). */
 static void hoist_allocas(MlirModule m)
 {
 	for (MlirOperation fn = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
@@ -378,6 +379,8 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 	if (pb_runtime_cpu_strip_gpu(ctx, m) != PB_OK)
 		return PB_ERR;
 	keep_kernels_out_of_line(ctx, m);
+	if (pb_ir_run_pipeline(ctx, m, pb_passes_cpu_loops) != PB_OK)
+		return PB_ERR;
 	hoist_allocas(m);
 	MlirOperation fn = pb_ir_lookup_func(m, "main");
 	pb_ir_set_attr(fn, "llvm.emit_c_interface", mlirUnitAttrGet(ctx->mlir));

@@ -273,7 +273,8 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 {
 	static const int64_t kts[] = {32, 16, 8};
 	static const int64_t sts[] = {3, 2, 1};
-	*why = "the warps' rings do not fit the shared memory";
+	*why = "the warps' rings do not fit the shared memory, or a tile's "
+	       "rows are not whole 16-byte copies";
 	for (size_t a = 0; a < sizeof(sts) / sizeof(sts[0]); a++)
 		for (size_t b = 0; b < sizeof(kts) / sizeof(kts[0]); b++) {
 			int64_t s = o->stages ? o->stages : sts[a];
@@ -285,7 +286,11 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 				int64_t eq = x->q == x->kdim ? kt : x->ext;
 				int64_t ep = x->p == x->kdim ? kt : x->ext;
 				int64_t ce = chunk_of(x), ch = ep * eq / ce;
+				/* every row of the buffer 16-byte aligned */
+				int64_t last = mlirShapedTypeGetDimSize(
+					mlirValueGetType(x->mem), x->rank - 1);
 				ok = x->q == x->rank - 1 && eq % ce == 0 &&
+				     last % ce == 0 &&
 				     (ch % 32 == 0 || ch < 32);
 				bytes += x->eb * n->nw * s * slot_elems(x, kt);
 			}
