@@ -404,11 +404,10 @@ int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c
 			goto out;
 		else
 			c->pre[c->npre++] = ops.v[i];
-	/* no initial store: in place from C's contents (i steps back, so
-	   that the loop below finds the reduction loop at i + 1) */
-	if (!c->npre && i > 0 && i < ops.n &&
-	    pb_ir_op_is(ops.v[i], "affine.for"))
-		i--;
+	/* no initial store: in place from C's contents */
+	int from_c = !c->npre && i < ops.n && pb_ir_op_is(ops.v[i], "affine.for");
+	if (from_c)
+		;
 	else if (i + 2 >= ops.n || !pb_ir_op_is(ops.v[i], "affine.store") ||
 		 (!c->npre &&
 		  !is_float_zero(mlirOperationGetOperand(ops.v[i], 0))))
@@ -434,7 +433,8 @@ int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c
 	} else if (pb_ir_defined_in(acc, c->b.root)) {
 		goto out; /* in place: a buffer from outside the band */
 	}
-	for (i++; i < ops.n && pb_ir_op_is(ops.v[i], "arith.constant"); i++)
+	for (i += !from_c; i < ops.n && pb_ir_op_is(ops.v[i], "arith.constant");
+	     i++)
 		;
 	if (i == ops.n || !pb_ir_op_is(ops.v[i], "affine.for"))
 		goto out;

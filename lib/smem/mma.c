@@ -267,14 +267,28 @@ static int64_t slot_elems(const struct operand *o, int64_t kt)
 /* Choose the k-tile and the ring depth: the largest that fit the
  * target's shared memory per block beside what the block has already;
  * the innermost tile dimension must hold whole 16-byte chunks that the
- * warp's lanes copy evenly. 0 when none fits. */
+ * warp's lanes copy evenly. An operand whose tile rows are not rows of
+ * its buffer, or not 16-byte aligned ones, is left in global memory (a
+ * 1x1 convolution's weights [oc][ic][1][1]; rows of 12 halves). 0 when
+ * nothing is staged. */
 static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		struct mnest *n, int64_t used, const char **why)
 {
 	static const int64_t kts[] = {32, 16, 8};
 	static const int64_t sts[] = {3, 2, 1};
-	*why = "the warps' rings do not fit the shared memory, or a tile's "
-	       "rows are not whole 16-byte copies";
+	int keep = 0;
+	for (int i = 0; i < n->nop; i++) {
+		const struct operand *x = &n->op[i];
+		int64_t last = mlirShapedTypeGetDimSize(mlirValueGetType(x->mem),
+							x->rank - 1);
+		if (x->q == x->rank - 1 && last % chunk_of(x) == 0)
+			n->op[keep++] = *x;
+	}
+	n->nop = keep;
+	*why = "no operand tile is rows of whole 16-byte copies of its buffer";
+	if (!n->nop)
+		return 0;
+	*why = "the warps' rings do not fit the shared memory";
 	for (size_t a = 0; a < sizeof(sts) / sizeof(sts[0]); a++)
 		for (size_t b = 0; b < sizeof(kts) / sizeof(kts[0]); b++) {
 			int64_t s = o->stages ? o->stages : sts[a];
@@ -286,11 +300,7 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 				int64_t eq = x->q == x->kdim ? kt : x->ext;
 				int64_t ep = x->p == x->kdim ? kt : x->ext;
 				int64_t ce = chunk_of(x), ch = ep * eq / ce;
-				/* every row of the buffer 16-byte aligned */
-				int64_t last = mlirShapedTypeGetDimSize(
-					mlirValueGetType(x->mem), x->rank - 1);
-				ok = x->q == x->rank - 1 && eq % ce == 0 &&
-				     last % ce == 0 &&
+				ok = eq % ce == 0 &&
 				     (ch % 32 == 0 || ch < 32);
 				bytes += x->eb * n->nw * s * slot_elems(x, kt);
 			}
