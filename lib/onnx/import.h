@@ -72,6 +72,11 @@ struct text pb_imp_ty_rank(int rank, const int64_t *d);
 struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt);
 const char *pb_imp_elt(enum pb_dtype dt);
 int pb_imp_is_float(enum pb_dtype dt);
+int pb_imp_is_int(enum pb_dtype dt);
+void pb_imp_dtype_attr(struct pb_buf *b, enum pb_dtype dt);
+int pb_imp_is_unsigned(enum pb_dtype dt);
+const char *pb_imp_iop(enum pb_dtype dt, const char *op);
+void pb_imp_int_range(enum pb_dtype dt, double *lo, double *hi);
 struct text pb_imp_map(int ndims, int nres, const int *res);
 struct text pb_imp_map_mod(int ndims, int nres, const int *res,
 			   const int64_t *mod);
@@ -197,12 +202,17 @@ struct pb_imp_op {
  * type, as PyTorch computes such ops on half tensors (statistics and
  * accumulations in float32); PB_IMP_WIDEN_FIRST: only output 0 is
  * converted back (LayerNormalization's Mean and InvStdDev stay float32,
- * ONNX's stash_type). 0: the lowering handles every type itself. */
+ * ONNX's stash_type); PB_IMP_WIDEN_INT: as PB_IMP_WIDEN, and 8- and
+ * 16-bit integer inputs are widened too (exactly: float32 holds them), for
+ * ops whose results are some of their inputs' values (MaxPool). 0: the
+ * lowering handles every type itself. */
 enum pb_imp_widen {
 	PB_IMP_WIDEN = 1,
 	PB_IMP_WIDEN_FIRST = 2,
+	PB_IMP_WIDEN_INT = 3,
 };
-int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt);
+int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt,
+		 int ints);
 int pb_imp_narrow(struct imp *s, struct val **saved, enum pb_dtype dt,
 		  int first_only);
 /* The SSA tensor of contraction operand "v" in its storage type: a

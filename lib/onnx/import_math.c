@@ -429,17 +429,26 @@ static struct text legacy_map(const struct shape *out, const struct shape *b,
 	return pb_imp_map(out->rank, b->rank, res);
 }
 
-/* The arith op computing integer elementwise op "name" ("" when it has
- * its own body), or NULL when there is none. */
-static const char *int_ew_op(const char *name)
+/* The arith op computing integer elementwise op "name" on type "dt" (the
+ * unsigned form for unsigned "dt"; "" when it has its own body), or NULL
+ * when there is none. */
+static const char *int_ew_op(const char *name, enum pb_dtype dt)
 {
 	static const char *ops[][2] = {
 		{"Add", "arith.addi"}, {"Sub", "arith.subi"},
 		{"Mul", "arith.muli"}, {"Div", "arith.divsi"},
 		{"Max", "arith.maxsi"}, {"Min", "arith.minsi"},
 		{"Sum", "arith.addi"}, {"Neg", ""}, {"Abs", "math.absi"},
-		{"Relu", ""},
+		{"Relu", ""}, {"Clip", ""},
 	};
+	static const char *uops[][2] = {
+		{"Div", "arith.divui"}, {"Max", "arith.maxui"},
+		{"Min", "arith.minui"}, {"Abs", ""},
+	};
+	for (size_t i = 0;
+	     pb_imp_is_unsigned(dt) && i < sizeof(uops) / sizeof(*uops); i++)
+		if (!strcmp(uops[i][0], name))
+			return uops[i][1];
 	for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++)
 		if (!strcmp(ops[i][0], name))
 			return ops[i][1];
@@ -455,37 +464,54 @@ static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
 {
 	enum pb_dtype dt = in[0]->dtype;
 	const char *ins[PB_IMP_MAXIN], *el = pb_imp_elt(dt);
-	const char *op = pb_imp_is_float(dt) ? e->op : int_ew_op(e->name);
+	const char *op = pb_imp_is_float(dt) ? e->op : int_ew_op(e->name, dt);
 	struct shape in_sh[PB_IMP_MAXIN];
 	struct text maps[PB_IMP_MAXIN];
 	enum pb_dtype dts[PB_IMP_MAXIN];
 	int pw = !strcmp(e->name, "Pow");
+	int clip = !strcmp(e->name, "Clip") && !pb_imp_is_float(dt);
+	int slot[PB_IMP_MAXIN], nrt = 0;
 	for (int i = 0; i < nin; i++) {
+		if (!in[i]) /* Clip's absent bounds */
+			continue;
 		/* Pow's exponent may be float32 or another integer type */
 		if (in[i]->dtype != dt &&
 		    !(pw && (in[i]->dtype == PB_DT_F32 ||
-			     in[i]->dtype == PB_DT_I64 ||
-			     in[i]->dtype == PB_DT_I32)))
+			     pb_imp_is_int(in[i]->dtype))))
 			return pb_imp_node_error(s, "inputs of types %s and %s "
 						 "differ", pb_dtype_name(dt),
 						 pb_dtype_name(in[i]->dtype));
-		if (!(ins[i] = pb_imp_use_dt(s, in[i])))
+		if (!(ins[nrt] = pb_imp_use_dt(s, in[i])))
 			return PB_ERR;
-		in_sh[i] = in[i]->sh;
-		maps[i] = i == 1 && legacy >= 0
+		in_sh[nrt] = in[i]->sh;
+		maps[nrt] = i == 1 && legacy >= 0
 				  ? legacy_map(out, &in[i]->sh, legacy)
 				  : pb_imp_bcast_map(out, &in[i]->sh);
-		dts[i] = in[i]->dtype;
+		dts[nrt] = in[i]->dtype;
+		slot[i] = nrt++;
 	}
 	struct name init = pb_imp_empty_dt(s, out, dt);
 	struct text omap = pb_imp_bcast_map(out, out);
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', out->rank);
 	struct gen g;
-	pb_imp_gen_begin_dt(s, &g, out->rank, iters, nin, ins, in_sh, dts,
+	pb_imp_gen_begin_dt(s, &g, out->rank, iters, nrt, ins, in_sh, dts,
 			    maps, init.s, out, dt, &omap);
 	struct name r = g.arg[0];
-	if (pw && !pb_imp_is_float(dt)) {
+	if (clip) {
+		/* max(x, min) then min(.., max), each bound when given */
+		static const char *const bop[] = {NULL, "maxsi", "minsi"};
+		for (int i = 1; i < nin && i < 3; i++) {
+			if (!in[i])
+				continue;
+			struct name t = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.%s %s, %s : %s", t.s,
+				    pb_imp_iop(dt, bop[i]), r.s,
+				    g.arg[slot[i]].s, el);
+			r = t;
+		}
+		nin = 1;
+	} else if (pw && !pb_imp_is_float(dt)) {
 		/* in float64, truncated back to the base's type */
 		struct name x = pb_imp_convert(s, g.arg[0].s, dt, PB_DT_F64);
 		struct name y = pb_imp_convert(s, g.arg[1].s, dts[1],
@@ -502,8 +528,11 @@ static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
 			pb_imp_emit(s, "%s = arith.subi %s, %s : %s", r.s, z.s,
 				    g.arg[0].s, el);
 		else
-			pb_imp_emit(s, "%s = arith.maxsi %s, %s : %s", r.s,
-				    g.arg[0].s, z.s, el);
+			pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
+				    pb_imp_iop(dt, "maxsi"), g.arg[0].s, z.s,
+				    el);
+	} else if (!*op) { /* Abs of an unsigned value: itself */
+		nin = 1;
 	} else if (nin == 1) {
 		r = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = %s %s : %s", r.s, op, g.arg[0].s, el);
@@ -543,8 +572,8 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	    pb_imp_numel(&out) <= PB_FOLD_MAX)
 		return fold_ew(s, e->name, nin, in, &out);
 
-	if ((in[0]->dtype == PB_DT_I64 || in[0]->dtype == PB_DT_I32) &&
-	    (int_ew_op(e->name) || !strcmp(e->name, "Pow")))
+	if (pb_imp_is_int(in[0]->dtype) &&
+	    (int_ew_op(e->name, in[0]->dtype) || !strcmp(e->name, "Pow")))
 		return lower_ew_typed(s, e, nin, in, &out, legacy);
 	if (in[0]->dtype == PB_DT_F64 && e->op[0])
 		return lower_ew_typed(s, e, nin, in, &out, legacy);
@@ -563,8 +592,7 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 			continue;
 		/* Pow's exponent may be an integer */
 		int int_expo = i == 1 && !strcmp(e->name, "Pow") &&
-			       (in[i]->dtype == PB_DT_I64 ||
-				in[i]->dtype == PB_DT_I32);
+			       pb_imp_is_int(in[i]->dtype);
 		if (in[i]->dtype != PB_DT_F32 &&
 		    !pb_dtype_is_half(in[i]->dtype) && !int_expo)
 			return pb_imp_node_error(s, "input '%s' has type %s: "

@@ -1005,7 +1005,7 @@ const struct pb_imp_op pb_imp_ops_nn[] = {
 	{"ConvTranspose", op_conv_transpose, "auto_pad,dilations,group,"
 		"kernel_shape,output_padding,output_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
 	{"MaxPool", op_pool, "auto_pad,ceil_mode,dilations,kernel_shape,pads,"
-			     "storage_order,strides", 1, 0, PB_IMP_WIDEN},
+			     "storage_order,strides", 1, 0, PB_IMP_WIDEN_INT},
 	{"AveragePool", op_pool, "auto_pad,ceil_mode,count_include_pad,"
 				 "dilations,kernel_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
 	{"GlobalAveragePool", op_global_pool, "", 1, 0, PB_IMP_WIDEN},

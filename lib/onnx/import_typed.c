@@ -28,8 +28,8 @@ int pb_imp_check_type(struct imp *s, struct val *v, enum pb_dtype want)
 		return pb_imp_node_error(s, "input '%s' has type %s: %s",
 					 v->name, pb_dtype_name(v->dtype),
 					 want ? "expected bool" : "only "
-					 "float32, float16, float64, int64, "
-					 "int32 and bool are supported");
+					 "float, integer "
+					 "and bool are supported");
 	return PB_OK;
 }
 
@@ -176,7 +176,8 @@ static int op_compare(struct imp *s)
 	} else {
 		int fl = pb_imp_is_float(dt);
 		pb_imp_emit(s, "%s = arith.%s %s, %s, %s : %s", r.s,
-			    fl ? "cmpf" : "cmpi", fl ? c->fpred : c->ipred,
+			    fl ? "cmpf" : "cmpi",
+			    fl ? c->fpred : pb_imp_iop(dt, c->ipred),
 			    g.arg[0].s, g.arg[1].s, pb_imp_elt(dt));
 	}
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), PB_DT_BOOL,
@@ -368,9 +369,10 @@ static int op_mod(struct imp *s)
 		return PB_ERR;
 	const char *el = pb_imp_elt(dt);
 	struct name r = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s, fl ? "remf" : "remsi",
-		    g.arg[0].s, g.arg[1].s, el);
-	if (!fmod) {
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
+		    fl ? "remf" : pb_imp_iop(dt, "remsi"), g.arg[0].s,
+		    g.arg[1].s, el);
+	if (!fmod && !pb_imp_is_unsigned(dt)) {
 		/* r != 0 and sign(r) != sign(b): r + b */
 		struct name z = pb_imp_scalar_dt(s, dt, 0);
 		struct name nz = pb_imp_fresh(s), rn = pb_imp_fresh(s),
@@ -391,6 +393,38 @@ static int op_mod(struct imp *s)
 			    sum.s, r.s, el);
 		r = y;
 	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
+}
+
+/* BitShift (direction "LEFT" or "RIGHT") of unsigned integers,
+ * broadcast NumPy-style: arith.shli or arith.shrui. */
+static int op_bitshift(struct imp *s)
+{
+	struct bcast b = {.nin = 2};
+	const char *dir = pb_imp_attr_str(s, "direction", "");
+	int left = !strcmp(dir, "LEFT");
+	if (!left && strcmp(dir, "RIGHT"))
+		return pb_imp_node_error(s, "direction '%s': expected LEFT or "
+					 "RIGHT", dir);
+	if (pb_imp_nin(s) != 2)
+		return pb_imp_node_error(s, "expected 2 inputs, got %d",
+					 pb_imp_nin(s));
+	for (int i = 0; i < 2; i++)
+		if (pb_imp_check_type(s, b.in[i] = pb_imp_in(s, i), 0))
+			return PB_ERR;
+	enum pb_dtype dt = b.in[0]->dtype;
+	if (b.in[1]->dtype != dt || !pb_imp_is_unsigned(dt))
+		return pb_imp_node_error(s, "inputs must be unsigned integers "
+					 "of one type");
+	if (bcast_shape(s, &b))
+		return PB_ERR;
+	struct gen g;
+	if (bcast_begin(s, &b, &g, dt))
+		return PB_ERR;
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
+		    left ? "shli" : "shrui", g.arg[0].s, g.arg[1].s,
+		    pb_imp_elt(dt));
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
@@ -415,13 +449,17 @@ struct name pb_imp_index_of(struct imp *s, const char *idx, enum pb_dtype dt,
 	struct name neg = pb_imp_fresh(s), add = pb_imp_fresh(s),
 		    sel = pb_imp_fresh(s), lo = pb_imp_fresh(s),
 		    cl = pb_imp_fresh(s), r = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : %s", neg.s, idx, z.s, el);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", neg.s,
+		    pb_imp_iop(dt, "cmpi slt,"), idx, z.s, el);
 	pb_imp_emit(s, "%s = arith.addi %s, %s : %s", add.s, idx, nn.s, el);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", sel.s, neg.s,
 		    add.s, idx, el);
-	pb_imp_emit(s, "%s = arith.maxsi %s, %s : %s", lo.s, sel.s, z.s, el);
-	pb_imp_emit(s, "%s = arith.minsi %s, %s : %s", cl.s, lo.s, hi.s, el);
-	pb_imp_emit(s, "%s = arith.index_cast %s : %s to index", r.s, cl.s, el);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", lo.s,
+		    pb_imp_iop(dt, "maxsi"), sel.s, z.s, el);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", cl.s,
+		    pb_imp_iop(dt, "minsi"), lo.s, hi.s, el);
+	pb_imp_emit(s, "%s = arith.index_cast%s %s : %s to index", r.s,
+		    pb_imp_is_unsigned(dt) ? "ui" : "", cl.s, el);
 	return r;
 }
 
@@ -1488,6 +1526,7 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Upsample", op_resize, "mode,scales", 7, 9, PB_IMP_WIDEN},
 	{"Trilu", op_trilu, "upper", 14, 0, 0},
 	{"Mod", op_mod, "fmod", 10, 0, PB_IMP_WIDEN},
+	{"BitShift", op_bitshift, "direction", 11, 0, 0},
 	{"Hardmax", op_hardmax, "axis", 13, 0, PB_IMP_WIDEN},
 	{"DepthToSpace", op_depth_space, "blocksize,mode", 1, 0, 0},
 	{"SpaceToDepth", op_depth_space, "blocksize", 1, 0, 0},
