@@ -205,7 +205,7 @@ static int in_list(const char *list, const char *name)
 static const struct pb_imp_op *const op_tables[] = {
 	pb_imp_ops_math, pb_imp_ops_nn, pb_imp_ops_shape, pb_imp_ops_typed,
 	pb_imp_ops_scatter, pb_imp_ops_rnn, pb_imp_ops_loss, pb_imp_ops_gen,
-	pb_imp_ops_select, pb_imp_ops_grid};
+	pb_imp_ops_select, pb_imp_ops_grid, pb_imp_ops_quant};
 #define N_OP_TABLES (sizeof(op_tables) / sizeof(*op_tables))
 
 void pb_onnx_list_ops(struct pb_buf *out)

@@ -230,6 +230,24 @@ extern const struct pb_imp_op pb_imp_ops_loss[];
 extern const struct pb_imp_op pb_imp_ops_gen[];
 extern const struct pb_imp_op pb_imp_ops_select[];
 extern const struct pb_imp_op pb_imp_ops_grid[];
+extern const struct pb_imp_op pb_imp_ops_quant[];
+
+/* Quantization building blocks (import_quant.c): the map of a scale or
+ * zero point "p" (one element, or 1-d along "axis") in a generic over
+ * "out"; the quantization of f32 scalar "y" (divided by the scale) to
+ * "dt" with zero point "zp" (may be NULL) of type "zdt"; the i32 tensor
+ * "x - zp" of 8-bit "x", zp along "axis"; the requantization of an i32
+ * accumulator into output 0 (QLinearMatMul, QLinearConv). */
+int pb_imp_qparam_map(struct imp *s, const struct val *p,
+		      const struct shape *out, int axis, struct text *map);
+struct name pb_imp_requant(struct imp *s, const char *y, const char *zp,
+			   enum pb_dtype zdt, enum pb_dtype dt);
+struct name pb_imp_qshift(struct imp *s, struct val *x, struct val *zp,
+			  int axis);
+int pb_imp_requant_out(struct imp *s, const char *acc,
+		       const struct shape *out, struct val *xs,
+		       struct val *ws, int waxis, struct val *ys,
+		       struct val *yz, struct val *bias);
 
 /* Building blocks of the run-time indexing ops (import_typed.c): check
  * that input "v" is present and of a type the importer computes on (and
