@@ -179,17 +179,14 @@ static int conv_setup(struct imp *s, struct val *xv, struct val *wv,
 	*out = (struct shape){xv->sh.rank, {N, F}};
 	for (int i = 0; i < sr; i++)
 		out->d[2 + i] = w->out[i];
-	if (*G > 1 && sr != 2)
-		return pb_imp_node_error(s, "group=%lld: grouped convolutions "
-					 "are supported in 2-d only",
-					 (long long)*G);
 	return PB_OK;
 }
 
 /* Emit the convolution of the padded input "xp" (shape "xsh", type
  * "xdt") by weights "wt" ("wsh", "wdt") in "G" groups over window "w"
- * into "init" of shape "out" and type "odt": linalg.conv_* (the
- * depthwise and grouped forms for G > 1). */
+ * into "init" of shape "out" and type "odt": linalg.conv_* (for G > 1
+ * in 2-d the depthwise and grouped forms, in 1-d and 3-d one convolution
+ * per group on slices). */
 static struct name conv_emit(struct imp *s, const char *xp,
 			     const struct shape *xsh, enum pb_dtype xdt,
 			     const char *wt, const struct shape *wsh,
@@ -209,6 +206,53 @@ static struct name conv_emit(struct imp *s, const char *xp,
 			    "%s) -> %s", r.s, named[w->sr], attrs.s, xp, wt,
 			    pb_imp_ty_dt(xsh, xdt).s, pb_imp_ty_dt(wsh, wdt).s,
 			    init, oty.s, oty.s);
+	} else if (w->sr != 2) {
+		/* 1-d and 3-d groups: one convolution per group on slices of
+		 * x, w and the init, inserted into the result */
+		struct shape xg = *xsh, wg = *wsh, og = *out;
+		xg.d[1] = C / G, wg.d[0] = F / G, og.d[0] = N, og.d[1] = F / G;
+		int rank = xsh->rank;
+		char zeros[64] = "", ones[64] = "";
+		for (int i = 2; i < rank; i++) {
+			strcat(zeros, ", 0");
+			strcat(ones, ", 1");
+		}
+		snprintf(r.s, sizeof(r.s), "%s", init);
+		for (int64_t g = 0; g < G; g++) {
+			struct name xs = pb_imp_fresh(s), ws = pb_imp_fresh(s),
+				    is = pb_imp_fresh(s), c = pb_imp_fresh(s),
+				    t = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = tensor.extract_slice %s[0, %lld%s] "
+				    "%s [1, 1%s] : %s to %s", xs.s, xp,
+				    (long long)(g * (C / G)), zeros,
+				    pb_imp_ints(rank, xg.d).s, ones,
+				    pb_imp_ty_dt(xsh, xdt).s,
+				    pb_imp_ty_dt(&xg, xdt).s);
+			pb_imp_emit(s, "%s = tensor.extract_slice %s[%lld, 0%s] "
+				    "%s [1, 1%s] : %s to %s", ws.s, wt,
+				    (long long)(g * (F / G)), zeros,
+				    pb_imp_ints(rank, wg.d).s, ones,
+				    pb_imp_ty_dt(wsh, wdt).s,
+				    pb_imp_ty_dt(&wg, wdt).s);
+			pb_imp_emit(s, "%s = tensor.extract_slice %s[0, %lld%s] "
+				    "%s [1, 1%s] : %s to %s", is.s, init,
+				    (long long)(g * (F / G)), zeros,
+				    pb_imp_ints(rank, og.d).s, ones, oty.s,
+				    pb_imp_ty_dt(&og, odt).s);
+			struct text gty = pb_imp_ty_dt(&og, odt);
+			pb_imp_emit(s, "%s = linalg.%s %s ins(%s, %s : %s, %s) "
+				    "outs(%s : %s) -> %s", c.s, named[w->sr],
+				    attrs.s, xs.s, ws.s,
+				    pb_imp_ty_dt(&xg, xdt).s,
+				    pb_imp_ty_dt(&wg, wdt).s, is.s, gty.s,
+				    gty.s);
+			pb_imp_emit(s, "%s = tensor.insert_slice %s into %s[0, "
+				    "%lld%s] %s [1, 1%s] : %s into %s", t.s,
+				    c.s, r.s, (long long)(g * (F / G)), zeros,
+				    pb_imp_ints(rank, og.d).s, ones, gty.s,
+				    oty.s);
+			r = t;
+		}
 	} else if (depthwise) {
 		struct shape w3 = {3, {C, wsh->d[2], wsh->d[3]}};
 		struct name wc = pb_imp_reshape_dt(s, wt, wsh, &w3, wdt);
@@ -233,7 +277,7 @@ static struct name conv_emit(struct imp *s, const char *xp,
 	return r;
 }
 
-/* Conv (1-d, 2-d, 3-d; groups: 1, depthwise and grouped 2-d): padding
+/* Conv (1-d, 2-d, 3-d; any number of groups): padding
  * by tensor.pad, the bias as the init, then linalg.conv_*. */
 static int op_conv(struct imp *s)
 {
