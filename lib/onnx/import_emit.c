@@ -751,9 +751,36 @@ double pb_imp_elem_get(const struct pb_tensor *t, int64_t i)
 	}
 }
 
+/* "x" truncated toward zero to a 64-bit pattern, so that a narrower
+ * integer type keeps its low bits (NumPy's astype wraps alike); values
+ * beyond the 64-bit range saturate, NaN is 0 (a C conversion of them
+ * would be undefined). */
+static uint64_t int_pattern(double x)
+{
+	if (x != x)
+		return 0;
+	if (x >= 18446744073709551615.0)
+		return UINT64_MAX;
+	if (x >= 9223372036854775807.0)
+		return (uint64_t)x;
+	if (x <= -9223372036854775808.0)
+		return (uint64_t)INT64_MIN;
+	return (uint64_t)(int64_t)x;
+}
+
 /* Store "x" as element "i" of known "t". */
 void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x)
 {
+	if (pb_imp_is_int(t->dtype)) {
+		uint64_t u = int_pattern(x);
+		switch (pb_dtype_size(t->dtype)) {
+		case 1: ((uint8_t *)t->data)[i] = (uint8_t)u; break;
+		case 2: ((uint16_t *)t->data)[i] = (uint16_t)u; break;
+		case 4: ((uint32_t *)t->data)[i] = (uint32_t)u; break;
+		default: ((uint64_t *)t->data)[i] = u; break;
+		}
+		return;
+	}
 	switch (t->dtype) {
 	case PB_DT_F32: ((float *)t->data)[i] = (float)x; break;
 	case PB_DT_F64: ((double *)t->data)[i] = x; break;
@@ -763,14 +790,6 @@ void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x)
 	case PB_DT_BF16:
 		((uint16_t *)t->data)[i] = pb_bf16_from_float((float)x);
 		break;
-	case PB_DT_I64: ((int64_t *)t->data)[i] = (int64_t)x; break;
-	case PB_DT_I32: ((int32_t *)t->data)[i] = (int32_t)x; break;
-	case PB_DT_I16: ((int16_t *)t->data)[i] = (int16_t)x; break;
-	case PB_DT_I8: ((int8_t *)t->data)[i] = (int8_t)x; break;
-	case PB_DT_U64: ((uint64_t *)t->data)[i] = (uint64_t)x; break;
-	case PB_DT_U32: ((uint32_t *)t->data)[i] = (uint32_t)x; break;
-	case PB_DT_U16: ((uint16_t *)t->data)[i] = (uint16_t)x; break;
-	case PB_DT_U8: ((uint8_t *)t->data)[i] = (uint8_t)x; break;
 	case PB_DT_BOOL: ((uint8_t *)t->data)[i] = x != 0; break;
 	default: break;
 	}
