@@ -166,6 +166,7 @@ static int add_args(struct host *h, MlirOperation f)
 	for (intptr_t i = 0; i < mlirBlockGetNumArguments(body); i++) {
 		MlirValue v = mlirBlockGetArgument(body, i);
 		MlirAttribute d = {NULL}, name = {NULL}, param = {NULL};
+		MlirAttribute dt = {NULL};
 		struct layout l;
 		const char *why;
 		if (!mlirAttributeIsNull(all) && i < mlirArrayAttrGetNumElements(all))
@@ -173,6 +174,7 @@ static int add_args(struct host *h, MlirOperation f)
 		if (!mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d)) {
 			name = mlirDictionaryAttrGetElementByName(d, pb_str(PB_ATTR_NAME));
 			param = mlirDictionaryAttrGetElementByName(d, pb_str(PB_ATTR_PARAM));
+			dt = mlirDictionaryAttrGetElementByName(d, pb_str(PB_ATTR_DTYPE));
 		}
 		int out = !mlirAttributeIsNull(d) && mlirAttributeIsADictionary(d) &&
 			  !mlirAttributeIsNull(mlirDictionaryAttrGetElementByName(
@@ -196,8 +198,27 @@ static int add_args(struct host *h, MlirOperation f)
 		} else {
 			pb_buf_printf(&n, "arg%d", (int)i);
 		}
-		bind(h, v, pb_plan_add_buffer(h->p, k, n.data, i, l.dtype,
+		/* an unsigned type of the signless element type (pb.dtype) */
+		struct pb_buf u = {0};
+		if (!mlirAttributeIsNull(dt) && mlirAttributeIsAString(dt)) {
+			MlirStringRef r = mlirStringAttrGetValue(dt);
+			pb_buf_append(&u, r.data, r.length);
+			pb_buf_append(&u, "", 0);
+			if (pb_plan_dtype_size(u.data) !=
+			    pb_plan_dtype_size(l.dtype)) {
+				pb_buf_free(&u);
+				pb_buf_free(&n);
+				pb_error_at(h->ctx, mlirOperationGetLocation(f),
+					    "argument %d of @main: its "
+					    PB_ATTR_DTYPE " does not fit its "
+					    "element type %s", (int)i, l.dtype);
+				return PB_ERR;
+			}
+		}
+		bind(h, v, pb_plan_add_buffer(h->p, k, n.data, i,
+					      u.data ? u.data : l.dtype,
 					      l.rank, l.shape));
+		pb_buf_free(&u);
 		pb_buf_free(&n);
 	}
 	return PB_OK;

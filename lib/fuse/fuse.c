@@ -322,6 +322,7 @@ static int copies_to_linalg(struct pb_ctx *ctx, MlirModule m)
 struct result_names {
 	int n;
 	MlirAttribute *name; /* PB_ATTR_NAME of each result, or null */
+	MlirAttribute *dtype; /* PB_ATTR_DTYPE of each result, or null */
 };
 
 /* Check that @main "main" returns only tensors and record their names
@@ -332,7 +333,8 @@ static int record_results(struct pb_ctx *ctx, MlirOperation main,
 	MlirType ft = mlirTypeAttrGetValue(pb_ir_attr(main, "function_type"));
 	rn->n = mlirFunctionTypeGetNumResults(ft);
 	rn->name = calloc(rn->n ? rn->n : 1, sizeof(*rn->name));
-	if (!rn->name)
+	rn->dtype = calloc(rn->n ? rn->n : 1, sizeof(*rn->dtype));
+	if (!rn->name || !rn->dtype)
 		abort();
 	for (int i = 0; i < rn->n; i++) {
 		MlirType t = mlirFunctionTypeGetResult(ft, i);
@@ -347,6 +349,7 @@ static int record_results(struct pb_ctx *ctx, MlirOperation main,
 			return PB_ERR;
 		}
 		rn->name[i] = pb_ir_func_result_attr(main, i, PB_ATTR_NAME);
+		rn->dtype[i] = pb_ir_func_result_attr(main, i, PB_ATTR_DTYPE);
 	}
 	return PB_OK;
 }
@@ -385,6 +388,9 @@ static int fix_signature(struct pb_ctx *ctx, MlirOperation main, int nin,
 		if (!mlirAttributeIsNull(rn->name[i]))
 			pb_ir_func_set_arg_attr(main, nin + i, PB_ATTR_NAME,
 						rn->name[i]);
+		if (!mlirAttributeIsNull(rn->dtype[i]))
+			pb_ir_func_set_arg_attr(main, nin + i, PB_ATTR_DTYPE,
+						rn->dtype[i]);
 		pb_ir_func_set_arg_attr(main, nin + i, PB_ATTR_OUTPUT,
 					mlirUnitAttrGet(mctx));
 	}
@@ -897,6 +903,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main,
 			rc = PB_ERR;
 	}
 	free(rn.name);
+	free(rn.dtype);
 	return rc;
 }
 

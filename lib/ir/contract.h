@@ -16,6 +16,10 @@
  *   pb.param    argument of @main           string: ONNX initializer name
  *   pb.name     argument or result of @main string: ONNX input/output name
  *   pb.output   argument of @main           unit: an output buffer
+ *   pb.dtype    argument or result of @main string: the ONNX element type
+ *                                           ("u8", "u16", "u32", "u64")
+ *                                           of an unsigned integer tensor,
+ *                                           whose MLIR type is signless
  *
  * Operation locations of fused ops carry "pb.op:<op>" metadata names
  * (PB_LOC_OP_PREFIX). The names are string literals so that IR templates
@@ -34,6 +38,7 @@
 #define PB_ATTR_PARAM "pb.param"
 #define PB_ATTR_NAME "pb.name"
 #define PB_ATTR_OUTPUT "pb.output"
+#define PB_ATTR_DTYPE "pb.dtype"
 /* on a nest pb-tile leaves to pb-mma: a contraction for tensor cores */
 #define PB_ATTR_MMA "pb.mma"
 #define PB_LOC_OP_PREFIX "pb.op:"

@@ -164,10 +164,9 @@ static int add_inputs(struct imp *s)
 		enum pb_dtype dt = pb_imp_data_type(s,
 					vi->type->tensor_type->elem_type);
 		if (!pb_imp_elt(dt)) {
-			pb_error(s->ctx, "input '%s' has type %s: only float32, "
-				 "float16, bfloat16, float64, int64, int32 and "
-				 "bool inputs are supported", vi->name,
-				 pb_dtype_name(dt));
+			pb_error(s->ctx, "input '%s' has type %s: only float, "
+				 "integer and bool inputs are supported",
+				 vi->name, pb_dtype_name(dt));
 			return PB_ERR;
 		}
 		struct shape sh;
@@ -181,6 +180,7 @@ static int add_inputs(struct imp *s)
 			      s->nargs++ ? ",\n      " : "", v->ssa.s,
 			      pb_imp_ty_dt(&sh, dt).s);
 		pb_imp_str(&s->args, vi->name);
+		pb_imp_dtype_attr(&s->args, dt);
 		pb_buf_puts(&s->args, "} loc(unknown)");
 	}
 	return PB_OK;
@@ -205,7 +205,7 @@ static int in_list(const char *list, const char *name)
 static const struct pb_imp_op *const op_tables[] = {
 	pb_imp_ops_math, pb_imp_ops_nn, pb_imp_ops_shape, pb_imp_ops_typed,
 	pb_imp_ops_scatter, pb_imp_ops_rnn, pb_imp_ops_loss, pb_imp_ops_gen,
-	pb_imp_ops_select, pb_imp_ops_grid};
+	pb_imp_ops_select, pb_imp_ops_grid, pb_imp_ops_quant};
 #define N_OP_TABLES (sizeof(op_tables) / sizeof(*op_tables))
 
 void pb_onnx_list_ops(struct pb_buf *out)
@@ -229,8 +229,9 @@ static const struct pb_imp_op *lookup_op(const char *op_type)
 }
 
 /* Lower the current node by "op": around a lowering that computes on
- * float32 only, float16/bfloat16 inputs are widened and its results
- * narrowed back (pb_imp_widen, pb_imp_narrow). */
+ * float32 only, float16/bfloat16 inputs (and for PB_IMP_WIDEN_INT, 8- and
+ * 16-bit integers) are widened and its results narrowed back
+ * (pb_imp_widen, pb_imp_narrow). */
 static int lower(struct imp *s, const struct pb_imp_op *op)
 {
 	if (!op->widen)
@@ -241,7 +242,8 @@ static int lower(struct imp *s, const struct pb_imp_op *op)
 		fprintf(stderr, "pb: out of memory\n");
 		exit(PB_ERR);
 	}
-	int rc = pb_imp_widen(s, saved, &dt);
+	int rc = pb_imp_widen(s, saved, &dt,
+			      op->widen == PB_IMP_WIDEN_INT);
 	if (!rc)
 		rc = op->fn(s);
 	if (!rc && dt)
@@ -323,9 +325,8 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 		if (!v)
 			pb_error(s->ctx, "output '%s' is not defined", name);
 		else if (!pb_imp_elt(v->dtype))
-			pb_error(s->ctx, "output '%s' has type %s: only float32, "
-				 "float16, bfloat16, float64, int64, int32 and "
-				 "bool outputs are supported", name,
+			pb_error(s->ctx, "output '%s' has type %s: only float, "
+				 "integer and bool outputs are supported", name,
 				 pb_dtype_name(v->dtype));
 		else
 			x = pb_imp_use_dt(s, v);
@@ -340,6 +341,7 @@ static int add_outputs(struct imp *s, struct pb_buf *res)
 		pb_buf_printf(&tys, "%s%s", sep, ty.s);
 		pb_buf_printf(res, "%s%s {" PB_ATTR_NAME " = ", sep, ty.s);
 		pb_imp_str(res, name);
+		pb_imp_dtype_attr(res, v->dtype);
 		pb_buf_puts(res, "}");
 	}
 	if (s->g->n_output)

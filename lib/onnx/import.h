@@ -72,6 +72,11 @@ struct text pb_imp_ty_rank(int rank, const int64_t *d);
 struct text pb_imp_ty_dt(const struct shape *sh, enum pb_dtype dt);
 const char *pb_imp_elt(enum pb_dtype dt);
 int pb_imp_is_float(enum pb_dtype dt);
+int pb_imp_is_int(enum pb_dtype dt);
+void pb_imp_dtype_attr(struct pb_buf *b, enum pb_dtype dt);
+int pb_imp_is_unsigned(enum pb_dtype dt);
+const char *pb_imp_iop(enum pb_dtype dt, const char *op);
+void pb_imp_int_range(enum pb_dtype dt, double *lo, double *hi);
 struct text pb_imp_map(int ndims, int nres, const int *res);
 struct text pb_imp_map_mod(int ndims, int nres, const int *res,
 			   const int64_t *mod);
@@ -197,12 +202,17 @@ struct pb_imp_op {
  * type, as PyTorch computes such ops on half tensors (statistics and
  * accumulations in float32); PB_IMP_WIDEN_FIRST: only output 0 is
  * converted back (LayerNormalization's Mean and InvStdDev stay float32,
- * ONNX's stash_type). 0: the lowering handles every type itself. */
+ * ONNX's stash_type); PB_IMP_WIDEN_INT: as PB_IMP_WIDEN, and 8- and
+ * 16-bit integer inputs are widened too (exactly: float32 holds them), for
+ * ops whose results are some of their inputs' values (MaxPool). 0: the
+ * lowering handles every type itself. */
 enum pb_imp_widen {
 	PB_IMP_WIDEN = 1,
 	PB_IMP_WIDEN_FIRST = 2,
+	PB_IMP_WIDEN_INT = 3,
 };
-int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt);
+int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt,
+		 int ints);
 int pb_imp_narrow(struct imp *s, struct val **saved, enum pb_dtype dt,
 		  int first_only);
 /* The SSA tensor of contraction operand "v" in its storage type: a
@@ -220,6 +230,24 @@ extern const struct pb_imp_op pb_imp_ops_loss[];
 extern const struct pb_imp_op pb_imp_ops_gen[];
 extern const struct pb_imp_op pb_imp_ops_select[];
 extern const struct pb_imp_op pb_imp_ops_grid[];
+extern const struct pb_imp_op pb_imp_ops_quant[];
+
+/* Quantization building blocks (import_quant.c): the map of a scale or
+ * zero point "p" (one element, or 1-d along "axis") in a generic over
+ * "out"; the quantization of f32 scalar "y" (divided by the scale) to
+ * "dt" with zero point "zp" (may be NULL) of type "zdt"; the i32 tensor
+ * "x - zp" of 8-bit "x", zp along "axis"; the requantization of an i32
+ * accumulator into output 0 (QLinearMatMul, QLinearConv). */
+int pb_imp_qparam_map(struct imp *s, const struct val *p,
+		      const struct shape *out, int axis, struct text *map);
+struct name pb_imp_requant(struct imp *s, const char *y, const char *zp,
+			   enum pb_dtype zdt, enum pb_dtype dt);
+struct name pb_imp_qshift(struct imp *s, struct val *x, struct val *zp,
+			  int axis);
+int pb_imp_requant_out(struct imp *s, const char *acc,
+		       const struct shape *out, struct val *xs,
+		       struct val *ws, int waxis, struct val *ys,
+		       struct val *yz, struct val *bias);
 
 /* Building blocks of the run-time indexing ops (import_typed.c): check
  * that input "v" is present and of a type the importer computes on (and

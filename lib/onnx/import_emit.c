@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/contract.h"
 #include "onnx/import.h"
 
 /* A fresh SSA name "%v<N>". */
@@ -30,7 +31,10 @@ struct text pb_imp_ty_rank(int rank, const int64_t *d)
 }
 
 /* The MLIR element type of ONNX type "dt" ("f32", "i64", "i1", ..), or
- * NULL when the importer cannot compute on it. */
+ * NULL when the importer cannot compute on it. MLIR's integer types are
+ * signless: u8 and i8 are both "i8", and the importer picks the signed or
+ * unsigned arith op from "dt" (pb_imp_iop); @main's arguments and results
+ * of an unsigned type say so in PB_ATTR_DTYPE. */
 const char *pb_imp_elt(enum pb_dtype dt)
 {
 	switch (dt) {
@@ -38,10 +42,74 @@ const char *pb_imp_elt(enum pb_dtype dt)
 	case PB_DT_F64: return "f64";
 	case PB_DT_F16: return "f16";
 	case PB_DT_BF16: return "bf16";
-	case PB_DT_I64: return "i64";
-	case PB_DT_I32: return "i32";
+	case PB_DT_I64: case PB_DT_U64: return "i64";
+	case PB_DT_I32: case PB_DT_U32: return "i32";
+	case PB_DT_I16: case PB_DT_U16: return "i16";
+	case PB_DT_I8: case PB_DT_U8: return "i8";
 	case PB_DT_BOOL: return "i1";
 	default: return NULL;
+	}
+}
+
+/* Append ", pb.dtype = "u8"" to the attribute dictionary in "b" when "dt"
+ * is unsigned: the MLIR type of its tensors is signless (pb_imp_elt). */
+void pb_imp_dtype_attr(struct pb_buf *b, enum pb_dtype dt)
+{
+	if (pb_imp_is_unsigned(dt))
+		pb_buf_printf(b, ", " PB_ATTR_DTYPE " = \"%s\"",
+			      pb_dtype_name(dt));
+}
+
+/* Is "dt" an integer type (signed or unsigned, not bool)? */
+int pb_imp_is_int(enum pb_dtype dt)
+{
+	return dt == PB_DT_I8 || dt == PB_DT_I16 || dt == PB_DT_I32 ||
+	       dt == PB_DT_I64 || pb_imp_is_unsigned(dt);
+}
+
+/* Is "dt" an unsigned integer type? */
+int pb_imp_is_unsigned(enum pb_dtype dt)
+{
+	return dt == PB_DT_U8 || dt == PB_DT_U16 || dt == PB_DT_U32 ||
+	       dt == PB_DT_U64;
+}
+
+/* The arith op "op" ("divsi", "remsi", "maxsi", "minsi", "shrsi",
+ * "extsi", "sitofp", "fptosi", or a comparison "cmpi slt," and the like)
+ * for integer type "dt": its unsigned form ("divui", "cmpi ult,", ..) when
+ * "dt" is unsigned, "op" itself otherwise. */
+const char *pb_imp_iop(enum pb_dtype dt, const char *op)
+{
+	static const char *const pairs[][2] = {
+		{"divsi", "divui"},	  {"remsi", "remui"},
+		{"maxsi", "maxui"},	  {"minsi", "minui"},
+		{"shrsi", "shrui"},	  {"extsi", "extui"},
+		{"sitofp", "uitofp"},	  {"fptosi", "fptoui"},
+		{"ceildivsi", "ceildivui"}, {"cmpi slt,", "cmpi ult,"},
+		{"cmpi sle,", "cmpi ule,"}, {"cmpi sgt,", "cmpi ugt,"},
+		{"cmpi sge,", "cmpi uge,"}, {"slt", "ult"},
+		{"sle", "ule"},		  {"sgt", "ugt"},
+		{"sge", "uge"},
+	};
+	if (!pb_imp_is_unsigned(dt))
+		return op;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(*pairs); i++)
+		if (!strcmp(pairs[i][0], op))
+			return pairs[i][1];
+	return op;
+}
+
+/* The smallest and largest value of integer type "dt" (as doubles: the
+ * 64-bit bounds round to the nearest representable value). */
+void pb_imp_int_range(enum pb_dtype dt, double *lo, double *hi)
+{
+	int bits = 8 * (int)pb_dtype_size(dt);
+	if (pb_imp_is_unsigned(dt)) {
+		*lo = 0;
+		*hi = ldexp(1, bits) - 1;
+	} else {
+		*lo = -ldexp(1, bits - 1);
+		*hi = ldexp(1, bits - 1) - 1;
 	}
 }
 
@@ -296,6 +364,22 @@ struct name pb_imp_empty(struct imp *s, const struct shape *sh)
 	return pb_imp_empty_dt(s, sh, PB_DT_F32);
 }
 
+/* The bits of unsigned value "x" of type "dt" as a signed integer of
+ * its width (255 as u8 is -1), the form MLIR prints signless constants
+ * in; values outside the type are clamped. */
+static int64_t int_bits(enum pb_dtype dt, double x)
+{
+	double lo, hi;
+	pb_imp_int_range(dt, &lo, &hi);
+	uint64_t u = x <= lo ? 0 : x >= hi ? UINT64_MAX : (uint64_t)x;
+	int bits = 8 * (int)pb_dtype_size(dt);
+	if (bits < 64)
+		u &= ((uint64_t)1 << bits) - 1;
+	if (bits < 64 && (u >> (bits - 1)))
+		return (int64_t)u - ((int64_t)1 << bits);
+	return (int64_t)u;
+}
+
 /* Emit a scalar constant "x" of type "dt" (floats exactly, as hex). */
 struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
 {
@@ -314,6 +398,10 @@ struct name pb_imp_scalar_dt(struct imp *s, enum pb_dtype dt, double x)
 	} else if (dt == PB_DT_BOOL) {
 		pb_imp_emit(s, "%s = arith.constant %s", c.s,
 			    x != 0 ? "true" : "false");
+	} else if (pb_imp_is_unsigned(dt)) {
+		/* a signless constant holds the unsigned value's bits */
+		pb_imp_emit(s, "%s = arith.constant %lld : %s", c.s,
+			    (long long)int_bits(dt, x), pb_imp_elt(dt));
 	} else if (!pb_imp_is_float(dt)) {
 		pb_imp_emit(s, "%s = arith.constant %lld : %s", c.s,
 			    (long long)x, pb_imp_elt(dt));
@@ -653,15 +741,46 @@ double pb_imp_elem_get(const struct pb_tensor *t, int64_t i)
 	case PB_DT_BF16: return pb_bf16_to_float(((uint16_t *)t->data)[i]);
 	case PB_DT_I64: return (double)((int64_t *)t->data)[i];
 	case PB_DT_I32: return ((int32_t *)t->data)[i];
+	case PB_DT_I16: return ((int16_t *)t->data)[i];
 	case PB_DT_I8: return ((int8_t *)t->data)[i];
+	case PB_DT_U64: return (double)((uint64_t *)t->data)[i];
+	case PB_DT_U32: return ((uint32_t *)t->data)[i];
+	case PB_DT_U16: return ((uint16_t *)t->data)[i];
 	case PB_DT_U8: case PB_DT_BOOL: return ((uint8_t *)t->data)[i];
 	default: return NAN;
 	}
 }
 
+/* "x" truncated toward zero to a 64-bit pattern, so that a narrower
+ * integer type keeps its low bits (NumPy's astype wraps alike); values
+ * beyond the 64-bit range saturate, NaN is 0 (a C conversion of them
+ * would be undefined). */
+static uint64_t int_pattern(double x)
+{
+	if (x != x)
+		return 0;
+	if (x >= 18446744073709551615.0)
+		return UINT64_MAX;
+	if (x >= 9223372036854775807.0)
+		return (uint64_t)x;
+	if (x <= -9223372036854775808.0)
+		return (uint64_t)INT64_MIN;
+	return (uint64_t)(int64_t)x;
+}
+
 /* Store "x" as element "i" of known "t". */
 void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x)
 {
+	if (pb_imp_is_int(t->dtype)) {
+		uint64_t u = int_pattern(x);
+		switch (pb_dtype_size(t->dtype)) {
+		case 1: ((uint8_t *)t->data)[i] = (uint8_t)u; break;
+		case 2: ((uint16_t *)t->data)[i] = (uint16_t)u; break;
+		case 4: ((uint32_t *)t->data)[i] = (uint32_t)u; break;
+		default: ((uint64_t *)t->data)[i] = u; break;
+		}
+		return;
+	}
 	switch (t->dtype) {
 	case PB_DT_F32: ((float *)t->data)[i] = (float)x; break;
 	case PB_DT_F64: ((double *)t->data)[i] = x; break;
@@ -671,10 +790,6 @@ void pb_imp_elem_set(struct pb_tensor *t, int64_t i, double x)
 	case PB_DT_BF16:
 		((uint16_t *)t->data)[i] = pb_bf16_from_float((float)x);
 		break;
-	case PB_DT_I64: ((int64_t *)t->data)[i] = (int64_t)x; break;
-	case PB_DT_I32: ((int32_t *)t->data)[i] = (int32_t)x; break;
-	case PB_DT_I8: ((int8_t *)t->data)[i] = (int8_t)x; break;
-	case PB_DT_U8: ((uint8_t *)t->data)[i] = (uint8_t)x; break;
 	case PB_DT_BOOL: ((uint8_t *)t->data)[i] = x != 0; break;
 	default: break;
 	}
@@ -704,14 +819,19 @@ struct name pb_imp_convert(struct imp *s, const char *x, enum pb_dtype from,
 		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
 			    fb < tb ? "extf" : "truncf", x, f, t);
 	} else if (ff) {
-		pb_imp_emit(s, "%s = arith.fptosi %s : %s to %s", r.s, x, f, t);
+		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
+			    pb_imp_iop(to, "fptosi"), x, f, t);
 	} else if (tf) {
 		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
-			    from == PB_DT_BOOL ? "uitofp" : "sitofp", x, f, t);
+			    from == PB_DT_BOOL ? "uitofp"
+					       : pb_imp_iop(from, "sitofp"),
+			    x, f, t);
+	} else if (fb == tb) { /* the same bits: signedness only */
+		snprintf(r.s, sizeof(r.s), "%s", x);
 	} else {
 		pb_imp_emit(s, "%s = arith.%s %s : %s to %s", r.s,
 			    fb > tb ? "trunci" : from == PB_DT_BOOL ? "extui"
-								 : "extsi",
+					       : pb_imp_iop(from, "extsi"),
 			    x, f, t);
 	}
 	return r;

@@ -429,17 +429,26 @@ static struct text legacy_map(const struct shape *out, const struct shape *b,
 	return pb_imp_map(out->rank, b->rank, res);
 }
 
-/* The arith op computing integer elementwise op "name" ("" when it has
- * its own body), or NULL when there is none. */
-static const char *int_ew_op(const char *name)
+/* The arith op computing integer elementwise op "name" on type "dt" (the
+ * unsigned form for unsigned "dt"; "" when it has its own body), or NULL
+ * when there is none. */
+static const char *int_ew_op(const char *name, enum pb_dtype dt)
 {
 	static const char *ops[][2] = {
 		{"Add", "arith.addi"}, {"Sub", "arith.subi"},
 		{"Mul", "arith.muli"}, {"Div", "arith.divsi"},
 		{"Max", "arith.maxsi"}, {"Min", "arith.minsi"},
 		{"Sum", "arith.addi"}, {"Neg", ""}, {"Abs", "math.absi"},
-		{"Relu", ""},
+		{"Relu", ""}, {"Clip", ""},
 	};
+	static const char *uops[][2] = {
+		{"Div", "arith.divui"}, {"Max", "arith.maxui"},
+		{"Min", "arith.minui"}, {"Abs", ""},
+	};
+	for (size_t i = 0;
+	     pb_imp_is_unsigned(dt) && i < sizeof(uops) / sizeof(*uops); i++)
+		if (!strcmp(uops[i][0], name))
+			return uops[i][1];
 	for (size_t i = 0; i < sizeof(ops) / sizeof(*ops); i++)
 		if (!strcmp(ops[i][0], name))
 			return ops[i][1];
@@ -455,37 +464,54 @@ static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
 {
 	enum pb_dtype dt = in[0]->dtype;
 	const char *ins[PB_IMP_MAXIN], *el = pb_imp_elt(dt);
-	const char *op = pb_imp_is_float(dt) ? e->op : int_ew_op(e->name);
+	const char *op = pb_imp_is_float(dt) ? e->op : int_ew_op(e->name, dt);
 	struct shape in_sh[PB_IMP_MAXIN];
 	struct text maps[PB_IMP_MAXIN];
 	enum pb_dtype dts[PB_IMP_MAXIN];
 	int pw = !strcmp(e->name, "Pow");
+	int clip = !strcmp(e->name, "Clip") && !pb_imp_is_float(dt);
+	int slot[PB_IMP_MAXIN], nrt = 0;
 	for (int i = 0; i < nin; i++) {
+		if (!in[i]) /* Clip's absent bounds */
+			continue;
 		/* Pow's exponent may be float32 or another integer type */
 		if (in[i]->dtype != dt &&
 		    !(pw && (in[i]->dtype == PB_DT_F32 ||
-			     in[i]->dtype == PB_DT_I64 ||
-			     in[i]->dtype == PB_DT_I32)))
+			     pb_imp_is_int(in[i]->dtype))))
 			return pb_imp_node_error(s, "inputs of types %s and %s "
 						 "differ", pb_dtype_name(dt),
 						 pb_dtype_name(in[i]->dtype));
-		if (!(ins[i] = pb_imp_use_dt(s, in[i])))
+		if (!(ins[nrt] = pb_imp_use_dt(s, in[i])))
 			return PB_ERR;
-		in_sh[i] = in[i]->sh;
-		maps[i] = i == 1 && legacy >= 0
+		in_sh[nrt] = in[i]->sh;
+		maps[nrt] = i == 1 && legacy >= 0
 				  ? legacy_map(out, &in[i]->sh, legacy)
 				  : pb_imp_bcast_map(out, &in[i]->sh);
-		dts[i] = in[i]->dtype;
+		dts[nrt] = in[i]->dtype;
+		slot[i] = nrt++;
 	}
 	struct name init = pb_imp_empty_dt(s, out, dt);
 	struct text omap = pb_imp_bcast_map(out, out);
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', out->rank);
 	struct gen g;
-	pb_imp_gen_begin_dt(s, &g, out->rank, iters, nin, ins, in_sh, dts,
+	pb_imp_gen_begin_dt(s, &g, out->rank, iters, nrt, ins, in_sh, dts,
 			    maps, init.s, out, dt, &omap);
 	struct name r = g.arg[0];
-	if (pw && !pb_imp_is_float(dt)) {
+	if (clip) {
+		/* max(x, min) then min(.., max), each bound when given */
+		static const char *const bop[] = {NULL, "maxsi", "minsi"};
+		for (int i = 1; i < nin && i < 3; i++) {
+			if (!in[i])
+				continue;
+			struct name t = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = arith.%s %s, %s : %s", t.s,
+				    pb_imp_iop(dt, bop[i]), r.s,
+				    g.arg[slot[i]].s, el);
+			r = t;
+		}
+		nin = 1;
+	} else if (pw && !pb_imp_is_float(dt)) {
 		/* in float64, truncated back to the base's type */
 		struct name x = pb_imp_convert(s, g.arg[0].s, dt, PB_DT_F64);
 		struct name y = pb_imp_convert(s, g.arg[1].s, dts[1],
@@ -502,8 +528,11 @@ static int lower_ew_typed(struct imp *s, const struct ew *e, int nin,
 			pb_imp_emit(s, "%s = arith.subi %s, %s : %s", r.s, z.s,
 				    g.arg[0].s, el);
 		else
-			pb_imp_emit(s, "%s = arith.maxsi %s, %s : %s", r.s,
-				    g.arg[0].s, z.s, el);
+			pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
+				    pb_imp_iop(dt, "maxsi"), g.arg[0].s, z.s,
+				    el);
+	} else if (!*op) { /* Abs of an unsigned value: itself */
+		nin = 1;
 	} else if (nin == 1) {
 		r = pb_imp_fresh(s);
 		pb_imp_emit(s, "%s = %s %s : %s", r.s, op, g.arg[0].s, el);
@@ -543,8 +572,8 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 	    pb_imp_numel(&out) <= PB_FOLD_MAX)
 		return fold_ew(s, e->name, nin, in, &out);
 
-	if ((in[0]->dtype == PB_DT_I64 || in[0]->dtype == PB_DT_I32) &&
-	    (int_ew_op(e->name) || !strcmp(e->name, "Pow")))
+	if (pb_imp_is_int(in[0]->dtype) &&
+	    (int_ew_op(e->name, in[0]->dtype) || !strcmp(e->name, "Pow")))
 		return lower_ew_typed(s, e, nin, in, &out, legacy);
 	if (in[0]->dtype == PB_DT_F64 && e->op[0])
 		return lower_ew_typed(s, e, nin, in, &out, legacy);
@@ -563,8 +592,7 @@ static int lower_ew(struct imp *s, const struct ew *e, int nin,
 			continue;
 		/* Pow's exponent may be an integer */
 		int int_expo = i == 1 && !strcmp(e->name, "Pow") &&
-			       (in[i]->dtype == PB_DT_I64 ||
-				in[i]->dtype == PB_DT_I32);
+			       pb_imp_is_int(in[i]->dtype);
 		if (in[i]->dtype != PB_DT_F32 &&
 		    !pb_dtype_is_half(in[i]->dtype) && !int_expo)
 			return pb_imp_node_error(s, "input '%s' has type %s: "
@@ -919,16 +947,40 @@ static void reduce_maps(int n, unsigned red, struct text *id,
 	*proj = pb_imp_map(n, nk, kept);
 }
 
+/* Emit "%r = <op> <a>[, <b>] : <dt>" for float type "dt" (f32 or f64). */
+static struct name sop(struct imp *s, enum pb_dtype dt, const char *op,
+		       const char *a, const char *b)
+{
+	struct name r = pb_imp_fresh(s);
+	const char *el = pb_imp_elt(dt);
+	if (b)
+		pb_imp_emit(s, "%s = %s %s, %s : %s", r.s, op, a, b, el);
+	else
+		pb_imp_emit(s, "%s = %s %s : %s", r.s, op, a, el);
+	return r;
+}
+
+/* The SSA tensor of reduction input "x" (float32, or float64 that the
+ * reductions compute on in its own type) and its type into "*dt". */
+static const char *reduce_use(struct imp *s, struct val *x,
+			      enum pb_dtype *dt)
+{
+	*dt = x->dtype == PB_DT_F64 ? PB_DT_F64 : PB_DT_F32;
+	return *dt == PB_DT_F64 ? pb_imp_use_dt(s, x) : pb_imp_use(s, x);
+}
+
 /* Reduce "x" over the dims set in "red" with "kind" (sum, mean, max, min,
  * prod, sumsquare, meansquare, l1, l2, logsum) into "*res" of
- * shape "*res_sh" (the reduced dims kept as 1 when "keep"). */
+ * shape "*res_sh" (the reduced dims kept as 1 when "keep"), of x's type
+ * (float32, or float64). */
 int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		  const char *kind, int keep, struct name *res,
 		  struct shape *res_sh)
 {
 	struct shape full = x->sh, part;
 	struct text id, proj;
-	const char *in = pb_imp_use(s, x);
+	enum pb_dtype dt;
+	const char *in = reduce_use(s, x, &dt);
 	if (!in)
 		return PB_ERR;
 	reduce_maps(full.rank, red, &id, &proj, &full, &part);
@@ -942,28 +994,28 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 	int is_max = !strcmp(kind, "max"), is_min = !strcmp(kind, "min");
 	int is_prod = !strcmp(kind, "prod");
 	double start = is_max ? -INFINITY : is_min ? INFINITY : is_prod ? 1 : 0;
-	struct name init = pb_imp_fill(s, &part, start);
+	struct name init = pb_imp_fill_dt(s, &part, dt, start);
 	struct gen g;
-	pb_imp_gen_begin(s, &g, full.rank, iters, 1, &in, &full, &id, init.s,
-			 &part, &proj);
+	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 1, &in, &full, &dt, &id,
+			    init.s, &part, dt, &proj);
 	struct name e = g.arg[0], y;
 	int mean = !strcmp(kind, "mean") || !strcmp(kind, "meansquare");
 	if (!strcmp(kind, "sumsquare") || !strcmp(kind, "l2") ||
 	    !strcmp(kind, "meansquare"))
-		e = pb_imp_scalar_op(s, "arith.mulf", e.s, e.s);
+		e = sop(s, dt, "arith.mulf", e.s, e.s);
 	else if (!strcmp(kind, "l1"))
-		e = pb_imp_scalar_op(s, "math.absf", e.s, NULL);
+		e = sop(s, dt, "math.absf", e.s, NULL);
 	if (is_max)
-		y = pb_imp_scalar_op(s, "arith.maximumf", e.s, g.arg[1].s);
+		y = sop(s, dt, "arith.maximumf", e.s, g.arg[1].s);
 	else if (is_min)
-		y = pb_imp_scalar_op(s, "arith.minimumf", e.s, g.arg[1].s);
+		y = sop(s, dt, "arith.minimumf", e.s, g.arg[1].s);
 	else if (is_prod)
-		y = pb_imp_scalar_op(s, "arith.mulf", e.s, g.arg[1].s);
+		y = sop(s, dt, "arith.mulf", e.s, g.arg[1].s);
 	else
-		y = pb_imp_scalar_op(s, "arith.addf", e.s, g.arg[1].s);
+		y = sop(s, dt, "arith.addf", e.s, g.arg[1].s);
 	struct name r = pb_imp_gen_end(s, &g, y.s);
 	if (mean || !strcmp(kind, "l2") || !strcmp(kind, "logsum")) {
-		struct name e2 = pb_imp_empty(s, &part);
+		struct name e2 = pb_imp_empty_dt(s, &part, dt);
 		struct text pid = pb_imp_map(part.rank, part.rank,
 					     (int[PB_MAX_RANK]){0, 1, 2, 3, 4, 5,
 						     6, 7, 8, 9, 10, 11, 12,
@@ -971,15 +1023,15 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		char piters[PB_MAX_RANK + 1];
 		memset(piters, 'p', part.rank);
 		const char *rin = r.s;
-		pb_imp_gen_begin(s, &g, part.rank, piters, 1, &rin, &part, &pid,
-				 e2.s, &part, &pid);
+		pb_imp_gen_begin_dt(s, &g, part.rank, piters, 1, &rin, &part,
+				    &dt, &pid, e2.s, &part, dt, &pid);
 		if (mean)
-			y = pb_imp_scalar_op(s, "arith.divf", g.arg[0].s,
-				      cst(s, (double)count).s);
+			y = sop(s, dt, "arith.divf", g.arg[0].s,
+				pb_imp_scalar_dt(s, dt, (double)count).s);
 		else if (!strcmp(kind, "logsum"))
-			y = pb_imp_scalar_op(s, "math.log", g.arg[0].s, NULL);
+			y = sop(s, dt, "math.log", g.arg[0].s, NULL);
 		else
-			y = pb_imp_scalar_op(s, "math.sqrt", g.arg[0].s, NULL);
+			y = sop(s, dt, "math.sqrt", g.arg[0].s, NULL);
 		r = pb_imp_gen_end(s, &g, y.s);
 	}
 	*res_sh = part;
@@ -988,7 +1040,7 @@ int pb_imp_reduce(struct imp *s, struct val *x, unsigned red,
 		for (int i = 0; i < full.rank; i++)
 			if (red >> i & 1)
 				res_sh->d[i] = 1;
-		r = pb_imp_reshape(s, r.s, &part, res_sh);
+		r = pb_imp_reshape_dt(s, r.s, &part, res_sh, dt);
 	}
 	*res = r;
 	return PB_OK;
@@ -1003,23 +1055,25 @@ static int log_sum_exp(struct imp *s, struct val *x, unsigned red, int keep,
 {
 	struct name m;
 	struct shape msh, full = x->sh;
+	enum pb_dtype dt;
 	if (pb_imp_reduce(s, x, red, "max", 1, &m, &msh))
 		return PB_ERR;
-	const char *ins[2] = {pb_imp_use(s, x), m.s};
+	const char *ins[2] = {reduce_use(s, x, &dt), m.s};
+	enum pb_dtype dts[2] = {dt, dt};
 	struct shape shs[2] = {full, msh};
 	struct text maps[2] = {pb_imp_bcast_map(&full, &full),
 			       pb_imp_bcast_map(&full, &msh)};
 	char iters[PB_MAX_RANK + 1];
 	memset(iters, 'p', full.rank);
-	struct name e = pb_imp_empty(s, &full);
+	struct name e = pb_imp_empty_dt(s, &full, dt);
 	struct gen g;
-	pb_imp_gen_begin(s, &g, full.rank, iters, 2, ins, shs, maps, e.s,
-			 &full, &maps[0]);
-	struct name d = pb_imp_scalar_op(s, "arith.subf", g.arg[0].s, g.arg[1].s);
+	pb_imp_gen_begin_dt(s, &g, full.rank, iters, 2, ins, shs, dts, maps,
+			    e.s, &full, dt, &maps[0]);
+	struct name d = sop(s, dt, "arith.subf", g.arg[0].s, g.arg[1].s);
 	struct name ex = pb_imp_gen_end(s, &g,
-					pb_imp_scalar_op(s, "math.exp", d.s, NULL).s);
+					sop(s, dt, "math.exp", d.s, NULL).s);
 	/* the sum of exp(x - m), as a value of x's shape */
-	struct val tmp = {.name = x->name, .dtype = PB_DT_F32, .sh = full,
+	struct val tmp = {.name = x->name, .dtype = dt, .sh = full,
 			  .ssa = ex};
 	struct name sum;
 	if (pb_imp_reduce(s, &tmp, red, "sum", 1, &sum, &msh))
@@ -1028,19 +1082,19 @@ static int log_sum_exp(struct imp *s, struct val *x, unsigned red, int keep,
 	struct shape shs2[2] = {msh, msh};
 	struct text id = pb_imp_bcast_map(&msh, &msh), maps2[2] = {id, id};
 	memset(iters, 'p', msh.rank);
-	struct name e2 = pb_imp_empty(s, &msh);
-	pb_imp_gen_begin(s, &g, msh.rank, iters, 2, ins2, shs2, maps2, e2.s,
-			 &msh, &id);
-	struct name l = pb_imp_scalar_op(s, "math.log", g.arg[1].s, NULL);
+	struct name e2 = pb_imp_empty_dt(s, &msh, dt);
+	pb_imp_gen_begin_dt(s, &g, msh.rank, iters, 2, ins2, shs2, dts, maps2,
+			    e2.s, &msh, dt, &id);
+	struct name l = sop(s, dt, "math.log", g.arg[1].s, NULL);
 	struct name r = pb_imp_gen_end(
-		s, &g, pb_imp_scalar_op(s, "arith.addf", g.arg[0].s, l.s).s);
+		s, &g, sop(s, dt, "arith.addf", g.arg[0].s, l.s).s);
 	*res_sh = msh;
 	if (!keep) {
 		res_sh->rank = 0;
 		for (int i = 0; i < full.rank; i++)
 			if (!(red >> i & 1))
 				res_sh->d[res_sh->rank++] = full.d[i];
-		r = pb_imp_reshape(s, r.s, &msh, res_sh);
+		r = pb_imp_reshape_dt(s, r.s, &msh, res_sh, dt);
 	}
 	*res = r;
 	return PB_OK;
@@ -1125,7 +1179,8 @@ static int op_reduce(struct imp *s)
 	} else if (pb_imp_reduce(s, x, red, kind, keep, &r, &sh)) {
 		return PB_ERR;
 	}
-	return pb_imp_def_ssa(s, r, PB_DT_F32, &sh);
+	return pb_imp_def_ssa(s, r, x->dtype == PB_DT_F64 ? PB_DT_F64
+							 : PB_DT_F32, &sh);
 }
 
 /* Softmax and LogSoftmax over "axis": before opset 13 the input is seen

@@ -143,27 +143,26 @@ static struct name conv_init(struct imp *s, struct val *b,
 	return pb_imp_gen_end(s, &g, g.arg[0].s);
 }
 
-/* Conv (1-d, 2-d, 3-d; groups: 1, depthwise and grouped 2-d): padding
- * by tensor.pad, the bias as the init, then linalg.conv_*. */
-static int op_conv(struct imp *s)
+/* Check the input "xv" and weights "wv" (and bias "bv", may be NULL) of
+ * the current convolution node, set up its window "w" and output shape
+ * "out" and its group count "*G". */
+static int conv_setup(struct imp *s, struct val *xv, struct val *wv,
+		      struct val *bv, struct window *w, struct shape *out,
+		      int64_t *G)
 {
-	static const char *named[] = {"", "conv_1d_ncw_fcw", "conv_2d_nchw_fchw",
-				      "conv_3d_ncdhw_fcdhw"};
-	struct val *xv = pb_imp_in(s, 0), *wv = pb_imp_in(s, 1),
-		   *bv = pb_imp_in(s, 2);
 	if (!xv || !wv)
 		return pb_imp_node_error(s, "expected X and W");
 	int sr = xv->sh.rank - 2;
 	if (sr < 1 || sr > 3 || wv->sh.rank != xv->sh.rank)
 		return pb_imp_node_error(s, "only 1-d, 2-d and 3-d convolutions "
 					 "are supported");
-	int64_t G = pb_imp_attr_int(s, "group", 1);
+	*G = pb_imp_attr_int(s, "group", 1);
 	int64_t N = xv->sh.d[0], C = xv->sh.d[1], F = wv->sh.d[0];
-	if (G < 1 || C % G || F % G || wv->sh.d[1] != C / G)
+	if (*G < 1 || C % *G || F % *G || wv->sh.d[1] != C / *G)
 		return pb_imp_node_error(s, "W of shape %s does not match %lld "
 					 "input channels in %lld groups",
 					 pb_imp_ty(&wv->sh).s, (long long)C,
-					 (long long)G);
+					 (long long)*G);
 	if (bv && (bv->sh.rank != 1 || bv->sh.d[0] != F))
 		return pb_imp_node_error(s, "B must have shape [%lld]",
 					 (long long)F);
@@ -174,17 +173,121 @@ static int op_conv(struct imp *s)
 		if (ks[i] && ks[i] != wv->sh.d[2 + i])
 			return pb_imp_node_error(s, "kernel_shape does not match "
 						 "W");
-	struct window w = {.sr = sr};
-	if (window_setup(s, &w, &xv->sh, wv->sh.d + 2, 0))
+	*w = (struct window){.sr = sr};
+	if (window_setup(s, w, &xv->sh, wv->sh.d + 2, 0))
 		return PB_ERR;
-	struct shape out = {xv->sh.rank, {N, F}};
+	*out = (struct shape){xv->sh.rank, {N, F}};
 	for (int i = 0; i < sr; i++)
-		out.d[2 + i] = w.out[i];
-	int depthwise = G > 1 && G == C && F == C && sr == 2;
-	if (G > 1 && sr != 2)
-		return pb_imp_node_error(s, "group=%lld: grouped convolutions "
-					 "are supported in 2-d only",
-					 (long long)G);
+		out->d[2 + i] = w->out[i];
+	return PB_OK;
+}
+
+/* Emit the convolution of the padded input "xp" (shape "xsh", type
+ * "xdt") by weights "wt" ("wsh", "wdt") in "G" groups over window "w"
+ * into "init" of shape "out" and type "odt": linalg.conv_* (for G > 1
+ * in 2-d the depthwise and grouped forms, in 1-d and 3-d one convolution
+ * per group on slices). */
+static struct name conv_emit(struct imp *s, const char *xp,
+			     const struct shape *xsh, enum pb_dtype xdt,
+			     const char *wt, const struct shape *wsh,
+			     enum pb_dtype wdt, const char *init,
+			     const struct shape *out, enum pb_dtype odt,
+			     const struct window *w, int64_t G)
+{
+	static const char *named[] = {"", "conv_1d_ncw_fcw", "conv_2d_nchw_fchw",
+				      "conv_3d_ncdhw_fcdhw"};
+	int64_t N = xsh->d[0], C = xsh->d[1], F = wsh->d[0];
+	int depthwise = G > 1 && G == C && F == C && w->sr == 2;
+	struct text attrs = window_attrs(w);
+	struct text oty = pb_imp_ty_dt(out, odt);
+	struct name r = pb_imp_fresh(s);
+	if (G == 1) {
+		pb_imp_emit(s, "%s = linalg.%s %s ins(%s, %s : %s, %s) outs(%s : "
+			    "%s) -> %s", r.s, named[w->sr], attrs.s, xp, wt,
+			    pb_imp_ty_dt(xsh, xdt).s, pb_imp_ty_dt(wsh, wdt).s,
+			    init, oty.s, oty.s);
+	} else if (w->sr != 2) {
+		/* 1-d and 3-d groups: one convolution per group on slices of
+		 * x, w and the init, inserted into the result */
+		struct shape xg = *xsh, wg = *wsh, og = *out;
+		xg.d[1] = C / G, wg.d[0] = F / G, og.d[0] = N, og.d[1] = F / G;
+		int rank = xsh->rank;
+		char zeros[64] = "", ones[64] = "";
+		for (int i = 2; i < rank; i++) {
+			strcat(zeros, ", 0");
+			strcat(ones, ", 1");
+		}
+		snprintf(r.s, sizeof(r.s), "%s", init);
+		for (int64_t g = 0; g < G; g++) {
+			struct name xs = pb_imp_fresh(s), ws = pb_imp_fresh(s),
+				    is = pb_imp_fresh(s), c = pb_imp_fresh(s),
+				    t = pb_imp_fresh(s);
+			pb_imp_emit(s, "%s = tensor.extract_slice %s[0, %lld%s] "
+				    "%s [1, 1%s] : %s to %s", xs.s, xp,
+				    (long long)(g * (C / G)), zeros,
+				    pb_imp_ints(rank, xg.d).s, ones,
+				    pb_imp_ty_dt(xsh, xdt).s,
+				    pb_imp_ty_dt(&xg, xdt).s);
+			pb_imp_emit(s, "%s = tensor.extract_slice %s[%lld, 0%s] "
+				    "%s [1, 1%s] : %s to %s", ws.s, wt,
+				    (long long)(g * (F / G)), zeros,
+				    pb_imp_ints(rank, wg.d).s, ones,
+				    pb_imp_ty_dt(wsh, wdt).s,
+				    pb_imp_ty_dt(&wg, wdt).s);
+			pb_imp_emit(s, "%s = tensor.extract_slice %s[0, %lld%s] "
+				    "%s [1, 1%s] : %s to %s", is.s, init,
+				    (long long)(g * (F / G)), zeros,
+				    pb_imp_ints(rank, og.d).s, ones, oty.s,
+				    pb_imp_ty_dt(&og, odt).s);
+			struct text gty = pb_imp_ty_dt(&og, odt);
+			pb_imp_emit(s, "%s = linalg.%s %s ins(%s, %s : %s, %s) "
+				    "outs(%s : %s) -> %s", c.s, named[w->sr],
+				    attrs.s, xs.s, ws.s,
+				    pb_imp_ty_dt(&xg, xdt).s,
+				    pb_imp_ty_dt(&wg, wdt).s, is.s, gty.s,
+				    gty.s);
+			pb_imp_emit(s, "%s = tensor.insert_slice %s into %s[0, "
+				    "%lld%s] %s [1, 1%s] : %s into %s", t.s,
+				    c.s, r.s, (long long)(g * (F / G)), zeros,
+				    pb_imp_ints(rank, og.d).s, ones, gty.s,
+				    oty.s);
+			r = t;
+		}
+	} else if (depthwise) {
+		struct shape w3 = {3, {C, wsh->d[2], wsh->d[3]}};
+		struct name wc = pb_imp_reshape_dt(s, wt, wsh, &w3, wdt);
+		pb_imp_emit(s, "%s = linalg.depthwise_conv_2d_nchw_chw %s ins(%s, "
+			    "%s : %s, %s) outs(%s : %s) -> %s", r.s, attrs.s,
+			    xp, wc.s, pb_imp_ty_dt(xsh, xdt).s,
+			    pb_imp_ty_dt(&w3, wdt).s, init, oty.s, oty.s);
+	} else {
+		struct shape x5 = {5, {N, G, C / G, xsh->d[2], xsh->d[3]}};
+		struct shape w5 = {5, {G, F / G, C / G, wsh->d[2], wsh->d[3]}};
+		struct shape o5 = {5, {N, G, F / G, out->d[2], out->d[3]}};
+		struct name xe = pb_imp_reshape_dt(s, xp, xsh, &x5, xdt);
+		struct name we = pb_imp_reshape_dt(s, wt, wsh, &w5, wdt);
+		struct name ie = pb_imp_reshape_dt(s, init, out, &o5, odt);
+		struct text o5ty = pb_imp_ty_dt(&o5, odt);
+		pb_imp_emit(s, "%s = linalg.conv_2d_ngchw_gfchw %s ins(%s, %s : "
+			    "%s, %s) outs(%s : %s) -> %s", r.s, attrs.s, xe.s,
+			    we.s, pb_imp_ty_dt(&x5, xdt).s,
+			    pb_imp_ty_dt(&w5, wdt).s, ie.s, o5ty.s, o5ty.s);
+		r = pb_imp_reshape_dt(s, r.s, &o5, out, odt);
+	}
+	return r;
+}
+
+/* Conv (1-d, 2-d, 3-d; any number of groups): padding
+ * by tensor.pad, the bias as the init, then linalg.conv_*. */
+static int op_conv(struct imp *s)
+{
+	struct val *xv = pb_imp_in(s, 0), *wv = pb_imp_in(s, 1),
+		   *bv = pb_imp_in(s, 2);
+	struct window w;
+	struct shape out;
+	int64_t G;
+	if (conv_setup(s, xv, wv, bv, &w, &out, &G))
+		return PB_ERR;
 	/* float16/bfloat16 operands accumulate in the f32 init */
 	enum pb_dtype xdt, wdt;
 	const char *x = pb_imp_use_operand(s, xv, &xdt);
@@ -196,38 +299,67 @@ static int op_conv(struct imp *s)
 	struct name init = conv_init(s, bv, &out);
 	if (!init.s[0])
 		return PB_ERR;
-	struct text attrs = window_attrs(&w);
-	struct name r = pb_imp_fresh(s);
-	if (G == 1) {
-		pb_imp_emit(s, "%s = linalg.%s %s ins(%s, %s : %s, %s) outs(%s : "
-			    "%s) -> %s", r.s, named[sr], attrs.s, xp.s, wt,
-			    pb_imp_ty_dt(&xsh, xdt).s,
-			    pb_imp_ty_dt(&wv->sh, wdt).s, init.s,
-			    pb_imp_ty(&out).s, pb_imp_ty(&out).s);
-	} else if (depthwise) {
-		struct shape w3 = {3, {C, wv->sh.d[2], wv->sh.d[3]}};
-		struct name wc = pb_imp_reshape_dt(s, wt, &wv->sh, &w3, wdt);
-		pb_imp_emit(s, "%s = linalg.depthwise_conv_2d_nchw_chw %s ins(%s, "
-			    "%s : %s, %s) outs(%s : %s) -> %s", r.s, attrs.s,
-			    xp.s, wc.s, pb_imp_ty_dt(&xsh, xdt).s,
-			    pb_imp_ty_dt(&w3, wdt).s,
-			    init.s, pb_imp_ty(&out).s, pb_imp_ty(&out).s);
-	} else {
-		struct shape x5 = {5, {N, G, C / G, xsh.d[2], xsh.d[3]}};
-		struct shape w5 = {5, {G, F / G, C / G, wv->sh.d[2],
-				       wv->sh.d[3]}};
-		struct shape o5 = {5, {N, G, F / G, out.d[2], out.d[3]}};
-		struct name xe = pb_imp_reshape_dt(s, xp.s, &xsh, &x5, xdt);
-		struct name we = pb_imp_reshape_dt(s, wt, &wv->sh, &w5, wdt);
-		struct name ie = pb_imp_reshape(s, init.s, &out, &o5);
-		pb_imp_emit(s, "%s = linalg.conv_2d_ngchw_gfchw %s ins(%s, %s : "
-			    "%s, %s) outs(%s : %s) -> %s", r.s, attrs.s, xe.s,
-			    we.s, pb_imp_ty_dt(&x5, xdt).s,
-			    pb_imp_ty_dt(&w5, wdt).s, ie.s,
-			    pb_imp_ty(&o5).s, pb_imp_ty(&o5).s);
-		r = pb_imp_reshape(s, r.s, &o5, &out);
-	}
+	struct name r = conv_emit(s, xp.s, &xsh, xdt, wt, &wv->sh, wdt, init.s,
+				  &out, PB_DT_F32, &w, G);
 	return pb_imp_def_ssa(s, r, PB_DT_F32, &out);
+}
+
+/* The i32 convolution of the current node's 8-bit x and w shifted by
+ * their zero points (inputs "ix", "ixz", "iw", "iwz"; x's per tensor,
+ * w's per tensor or per output channel), padded with x's zero point
+ * (0 after the shift), into "r" of shape "out". */
+static int conv_integer(struct imp *s, int ix, int ixz, int iw, int iwz,
+			struct name *r, struct shape *out)
+{
+	struct val *xv = pb_imp_in(s, ix), *wv = pb_imp_in(s, iw);
+	struct window w;
+	int64_t G;
+	if (conv_setup(s, xv, wv, NULL, &w, out, &G))
+		return PB_ERR;
+	struct val *xz = pb_imp_in(s, ixz);
+	if (xz && pb_imp_numel(&xz->sh) != 1)
+		return pb_imp_node_error(s, "x_zero_point must have one "
+					 "element");
+	struct name x = pb_imp_qshift(s, xv, xz, 0);
+	if (!x.s[0])
+		return PB_ERR;
+	struct name wt = pb_imp_qshift(s, wv, pb_imp_in(s, iwz), 0);
+	if (!wt.s[0])
+		return PB_ERR;
+	struct shape xsh = xv->sh;
+	struct name xp = pad(s, x.s, &xsh, PB_DT_I32, &w, 0);
+	struct name init = pb_imp_fill_dt(s, out, PB_DT_I32, 0);
+	*r = conv_emit(s, xp.s, &xsh, PB_DT_I32, wt.s, &wv->sh, PB_DT_I32,
+		       init.s, out, PB_DT_I32, &w, G);
+	return PB_OK;
+}
+
+/* ConvInteger: x, w, x_zero_point, w_zero_point: the i32 convolution of
+ * the shifted operands (conv_integer). */
+static int op_conv_integer(struct imp *s)
+{
+	struct name r;
+	struct shape out;
+	if (conv_integer(s, 0, 2, 1, 3, &r, &out))
+		return PB_ERR;
+	return pb_imp_def_ssa(s, r, PB_DT_I32, &out);
+}
+
+/* QLinearConv: x, x_scale, x_zero_point, w, w_scale, w_zero_point,
+ * y_scale, y_zero_point, B: the i32 convolution of the shifted operands
+ * plus B, requantized (w_scale per tensor or per output channel). */
+static int op_qlinear_conv(struct imp *s)
+{
+	if (pb_imp_nin(s) < 8)
+		return pb_imp_node_error(s, "expected 8 or 9 inputs, got %d",
+					 pb_imp_nin(s));
+	struct name r;
+	struct shape out;
+	if (conv_integer(s, 0, 2, 3, 5, &r, &out))
+		return PB_ERR;
+	return pb_imp_requant_out(s, r.s, &out, pb_imp_in(s, 1),
+				  pb_imp_in(s, 4), 1, pb_imp_in(s, 6),
+				  pb_imp_in(s, 7), pb_imp_in(s, 8));
 }
 
 /* The number of input (or, with "incl", padded-input) elements under
@@ -1002,10 +1134,14 @@ static int op_conv_transpose(struct imp *s)
 
 const struct pb_imp_op pb_imp_ops_nn[] = {
 	{"Conv", op_conv, "auto_pad,dilations,group,kernel_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
+	{"ConvInteger", op_conv_integer, "auto_pad,dilations,group,"
+		"kernel_shape,pads,strides", 10, 0, 0},
+	{"QLinearConv", op_qlinear_conv, "auto_pad,dilations,group,"
+		"kernel_shape,pads,strides", 10, 0, 0},
 	{"ConvTranspose", op_conv_transpose, "auto_pad,dilations,group,"
 		"kernel_shape,output_padding,output_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
 	{"MaxPool", op_pool, "auto_pad,ceil_mode,dilations,kernel_shape,pads,"
-			     "storage_order,strides", 1, 0, PB_IMP_WIDEN},
+			     "storage_order,strides", 1, 0, PB_IMP_WIDEN_INT},
 	{"AveragePool", op_pool, "auto_pad,ceil_mode,count_include_pad,"
 				 "dilations,kernel_shape,pads,strides", 1, 0, PB_IMP_WIDEN},
 	{"GlobalAveragePool", op_global_pool, "", 1, 0, PB_IMP_WIDEN},

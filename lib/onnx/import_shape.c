@@ -965,8 +965,7 @@ static int op_expand(struct imp *s)
 /* Is "dt" a type Cast can fold between? */
 static int castable(enum pb_dtype dt)
 {
-	return dt == PB_DT_F32 || dt == PB_DT_F64 || dt == PB_DT_I64 ||
-	       dt == PB_DT_I32 || dt == PB_DT_I8 || dt == PB_DT_U8 ||
+	return dt == PB_DT_F32 || dt == PB_DT_F64 || pb_imp_is_int(dt) ||
 	       dt == PB_DT_BOOL || pb_dtype_is_half(dt);
 }
 

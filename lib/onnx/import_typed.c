@@ -28,8 +28,8 @@ int pb_imp_check_type(struct imp *s, struct val *v, enum pb_dtype want)
 		return pb_imp_node_error(s, "input '%s' has type %s: %s",
 					 v->name, pb_dtype_name(v->dtype),
 					 want ? "expected bool" : "only "
-					 "float32, float16, float64, int64, "
-					 "int32 and bool are supported");
+					 "float, integer "
+					 "and bool are supported");
 	return PB_OK;
 }
 
@@ -176,7 +176,8 @@ static int op_compare(struct imp *s)
 	} else {
 		int fl = pb_imp_is_float(dt);
 		pb_imp_emit(s, "%s = arith.%s %s, %s, %s : %s", r.s,
-			    fl ? "cmpf" : "cmpi", fl ? c->fpred : c->ipred,
+			    fl ? "cmpf" : "cmpi",
+			    fl ? c->fpred : pb_imp_iop(dt, c->ipred),
 			    g.arg[0].s, g.arg[1].s, pb_imp_elt(dt));
 	}
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), PB_DT_BOOL,
@@ -368,9 +369,10 @@ static int op_mod(struct imp *s)
 		return PB_ERR;
 	const char *el = pb_imp_elt(dt);
 	struct name r = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s, fl ? "remf" : "remsi",
-		    g.arg[0].s, g.arg[1].s, el);
-	if (!fmod) {
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
+		    fl ? "remf" : pb_imp_iop(dt, "remsi"), g.arg[0].s,
+		    g.arg[1].s, el);
+	if (!fmod && !pb_imp_is_unsigned(dt)) {
 		/* r != 0 and sign(r) != sign(b): r + b */
 		struct name z = pb_imp_scalar_dt(s, dt, 0);
 		struct name nz = pb_imp_fresh(s), rn = pb_imp_fresh(s),
@@ -391,6 +393,38 @@ static int op_mod(struct imp *s)
 			    sum.s, r.s, el);
 		r = y;
 	}
+	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
+}
+
+/* BitShift (direction "LEFT" or "RIGHT") of unsigned integers,
+ * broadcast NumPy-style: arith.shli or arith.shrui. */
+static int op_bitshift(struct imp *s)
+{
+	struct bcast b = {.nin = 2};
+	const char *dir = pb_imp_attr_str(s, "direction", "");
+	int left = !strcmp(dir, "LEFT");
+	if (!left && strcmp(dir, "RIGHT"))
+		return pb_imp_node_error(s, "direction '%s': expected LEFT or "
+					 "RIGHT", dir);
+	if (pb_imp_nin(s) != 2)
+		return pb_imp_node_error(s, "expected 2 inputs, got %d",
+					 pb_imp_nin(s));
+	for (int i = 0; i < 2; i++)
+		if (pb_imp_check_type(s, b.in[i] = pb_imp_in(s, i), 0))
+			return PB_ERR;
+	enum pb_dtype dt = b.in[0]->dtype;
+	if (b.in[1]->dtype != dt || !pb_imp_is_unsigned(dt))
+		return pb_imp_node_error(s, "inputs must be unsigned integers "
+					 "of one type");
+	if (bcast_shape(s, &b))
+		return PB_ERR;
+	struct gen g;
+	if (bcast_begin(s, &b, &g, dt))
+		return PB_ERR;
+	struct name r = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", r.s,
+		    left ? "shli" : "shrui", g.arg[0].s, g.arg[1].s,
+		    pb_imp_elt(dt));
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, r.s), dt, &b.out);
 }
 
@@ -415,13 +449,17 @@ struct name pb_imp_index_of(struct imp *s, const char *idx, enum pb_dtype dt,
 	struct name neg = pb_imp_fresh(s), add = pb_imp_fresh(s),
 		    sel = pb_imp_fresh(s), lo = pb_imp_fresh(s),
 		    cl = pb_imp_fresh(s), r = pb_imp_fresh(s);
-	pb_imp_emit(s, "%s = arith.cmpi slt, %s, %s : %s", neg.s, idx, z.s, el);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", neg.s,
+		    pb_imp_iop(dt, "cmpi slt,"), idx, z.s, el);
 	pb_imp_emit(s, "%s = arith.addi %s, %s : %s", add.s, idx, nn.s, el);
 	pb_imp_emit(s, "%s = arith.select %s, %s, %s : %s", sel.s, neg.s,
 		    add.s, idx, el);
-	pb_imp_emit(s, "%s = arith.maxsi %s, %s : %s", lo.s, sel.s, z.s, el);
-	pb_imp_emit(s, "%s = arith.minsi %s, %s : %s", cl.s, lo.s, hi.s, el);
-	pb_imp_emit(s, "%s = arith.index_cast %s : %s to index", r.s, cl.s, el);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", lo.s,
+		    pb_imp_iop(dt, "maxsi"), sel.s, z.s, el);
+	pb_imp_emit(s, "%s = arith.%s %s, %s : %s", cl.s,
+		    pb_imp_iop(dt, "minsi"), lo.s, hi.s, el);
+	pb_imp_emit(s, "%s = arith.index_cast%s %s : %s to index", r.s,
+		    pb_imp_is_unsigned(dt) ? "ui" : "", cl.s, el);
 	return r;
 }
 
@@ -1018,6 +1056,97 @@ int pb_imp_resample(struct imp *s, struct val *x, const struct shape *out,
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, acc.s), x->dtype, out);
 }
 
+/* Resample float32 "x" (shape "*sh") along dim "d" to "m" elements with
+ * "ntap" taps: output coordinate i along d is the sum over t of
+ * w[t][i] * x[.., idx[t][i], ..] (the tables are constants read through
+ * 1-d maps, the data with tensor.extract). Updates "*sh"; returns the
+ * result (empty after reporting an error). */
+static struct name resample_taps(struct imp *s, const char *x,
+				 struct shape *sh, int d, int64_t m, int ntap,
+				 double *const *idx, double *const *w)
+{
+	struct name bad = {{0}};
+	struct shape out = *sh;
+	int r = sh->rank;
+	if (r < 1 || r > PB_MAX_RANK || d < 0 || d >= r || ntap > 4)
+		return bad;
+	out.d[d] = m;
+	const char *ins[8];
+	struct name tn[8];
+	struct shape shs[8];
+	struct text maps[8];
+	enum pb_dtype dts[8];
+	for (int k = 0; k < 2 * ntap; k++) {
+		tn[k] = table(s, k < ntap ? idx[k] : w[k - ntap], m, k >= ntap);
+		if (!tn[k].s[0])
+			return bad;
+		ins[k] = tn[k].s;
+		shs[k] = (struct shape){1, {m}};
+		maps[k] = pb_imp_map(r, 1, &d);
+		dts[k] = k < ntap ? PB_DT_I64 : PB_DT_F32;
+	}
+	struct name e = pb_imp_empty(s, &out);
+	struct text om = id_map(r);
+	char iters[PB_MAX_RANK + 1];
+	memset(iters, 'p', r);
+	struct gen g;
+	pb_imp_gen_begin_dt(s, &g, r, iters, 2 * ntap, ins, shs, dts, maps, e.s,
+			    &out, PB_DT_F32, &om);
+	struct name ci[PB_MAX_RANK], acc = {{0}};
+	for (int j = 0; j < r; j++)
+		if (j != d)
+			ci[j] = pb_imp_loop_index(s, j);
+	for (int t = 0; t < ntap; t++) {
+		ci[d] = pb_imp_fresh(s);
+		pb_imp_emit(s, "%s = arith.index_cast %s : i64 to index",
+			    ci[d].s, g.arg[t].s);
+		struct name v = pb_imp_extract(s, x, sh, PB_DT_F32, ci);
+		struct name p = pb_imp_scalar_op(s, "arith.mulf", v.s,
+						 g.arg[ntap + t].s);
+		acc = t ? pb_imp_scalar_op(s, "arith.addf", acc.s, p.s) : p;
+	}
+	*sh = out;
+	return pb_imp_gen_end(s, &g, acc.s);
+}
+
+/* The cubic convolution weights (Keys, coefficient "a") of the four taps
+ * at distances 1 + ratio, ratio, 1 - ratio, 2 - ratio into "c". */
+static void cubic_coeffs(double ratio, double a, double *c)
+{
+	double x[4] = {1 + ratio, ratio, 1 - ratio, 2 - ratio};
+	for (int t = 0; t < 4; t++) {
+		double v = x[t];
+		c[t] = v <= 1 ? ((a + 2) * v - (a + 3)) * v * v + 1
+			      : ((a * v - 5 * a) * v + 8 * a) * v - 4 * a;
+	}
+}
+
+/* The four taps of cubic resampling at input coordinate "c" of a dim of
+ * "n" elements, as ONNX's reference picks them: ratio = c - floor(c) in
+ * (0, 1] (1 when c is whole: the taps floor(c) - 2 .. floor(c) + 1),
+ * the taps the four indices nearest c (ties to the lower), their
+ * weights cubic_coeffs; with "excl" the taps outside the input get 0 and
+ * the weights are renormalized; indices are clamped into the input
+ * (edge padding). */
+static void cubic_taps(double c, int64_t n, double a, int excl,
+		       double *idx, double *w)
+{
+	double f = floor(c), ratio = c == f ? 1 : c - f;
+	double first = c == f ? f - 2 : f - 1, sum = 0;
+	cubic_coeffs(ratio, a, w);
+	for (int t = 0; t < 4; t++) {
+		idx[t] = first + t;
+		if (excl && (idx[t] < 0 || idx[t] > n - 1))
+			w[t] = 0;
+		sum += w[t];
+	}
+	for (int t = 0; t < 4; t++) {
+		if (excl)
+			w[t] /= sum;
+		idx[t] = idx[t] < 0 ? 0 : idx[t] > n - 1 ? n - 1 : idx[t];
+	}
+}
+
 /* The input coordinate of output coordinate "i" along a dim resized from
  * "n" to "m" by "scale" under coordinate transformation "mode" (NULL
  * when the mode is not supported). */
@@ -1029,7 +1158,9 @@ static int src_coord(const char *mode, double i, int64_t n, int64_t m,
 	else if (!strcmp(mode, "pytorch_half_pixel"))
 		*x = m > 1 ? (i + 0.5) / scale - 0.5 : 0;
 	else if (!strcmp(mode, "align_corners"))
-		*x = m == 1 ? 0 : i * (double)(n - 1) / (double)(m - 1);
+		/* the resized length unrounded, as ONNX's reference has it
+		 * (m itself when sizes are given) */
+		*x = m == 1 ? 0 : i * (double)(n - 1) / (n * scale - 1);
 	else if (!strcmp(mode, "asymmetric"))
 		*x = i / scale;
 	else if (!strcmp(mode, "tf_half_pixel_for_nn"))
@@ -1055,6 +1186,58 @@ static int nearest(const char *mode, double x, double *r)
 	return PB_OK;
 }
 
+/* Cubic Resize of "x" into "out" (scales "scale", coordinate
+ * transformation "ctm", coefficient "a", exclude_outside "excl"): one
+ * four-tap resample_taps generic per resized dim, computed in float32.
+ * Defines output 0. */
+static int resize_cubic(struct imp *s, struct val *x, const struct shape *out,
+			const double *scale, const char *ctm, double a,
+			int excl)
+{
+	if (x->dtype != PB_DT_F32)
+		return pb_imp_node_error(s, "cubic interpolation of %s data is "
+					 "not supported",
+					 pb_dtype_name(x->dtype));
+	const char *cur = pb_imp_use(s, x);
+	if (!cur)
+		return PB_ERR;
+	struct name r;
+	snprintf(r.s, sizeof(r.s), "%s", cur);
+	struct shape sh = x->sh;
+	for (int d = 0; d < out->rank; d++) {
+		int64_t n = x->sh.d[d], mm = out->d[d];
+		if (n == mm && scale[d] == 1.0)
+			continue;
+		double *idx[4], *w[4];
+		int ok = 1;
+		for (int t = 0; t < 4; t++) {
+			idx[t] = calloc(mm ? mm : 1, sizeof(double));
+			w[t] = calloc(mm ? mm : 1, sizeof(double));
+			ok &= idx[t] && w[t];
+		}
+		for (int64_t i = 0; ok && i < mm; i++) {
+			double c, ti[4], tw[4];
+			src_coord(ctm, (double)i, n, mm, scale[d], &c);
+			cubic_taps(c, n, a, excl, ti, tw);
+			for (int t = 0; t < 4; t++) {
+				idx[t][i] = ti[t];
+				w[t][i] = tw[t];
+			}
+		}
+		if (ok)
+			r = resample_taps(s, r.s, &sh, d, mm, 4, idx, w);
+		for (int t = 0; t < 4; t++) {
+			free(idx[t]);
+			free(w[t]);
+		}
+		if (!ok)
+			return pb_imp_node_error(s, "out of memory");
+		if (!r.s[0])
+			return PB_ERR;
+	}
+	return pb_imp_def_ssa(s, r, PB_DT_F32, &sh);
+}
+
 /* Resize (opset 10 on) and Upsample: nearest and linear modes; scales
  * known (attribute of Upsample 7, else an input), or sizes known, or the
  * output's shape declared (then the scales are out / in). Coordinates
@@ -1067,7 +1250,10 @@ static int op_resize(struct imp *s)
 	int old = up || s->opset < 11;
 	const char *m = pb_imp_attr_str(s, "mode", "nearest");
 	int lin = !strcmp(m, "linear") || !strcmp(m, "bilinear");
-	if (!lin && strcmp(m, "nearest"))
+	int cubic = !strcmp(m, "cubic") && !old;
+	double ca = pb_imp_attr_float(s, "cubic_coeff_a", -0.75f);
+	int excl = pb_imp_attr_int(s, "exclude_outside", 0) != 0;
+	if (!lin && !cubic && strcmp(m, "nearest"))
 		return pb_imp_node_error(s, "mode '%s' is not supported", m);
 	char ctm[64], nm[64];
 	snprintf(ctm, sizeof(ctm), "%s", old ? "asymmetric"
@@ -1138,11 +1324,13 @@ static int op_resize(struct imp *s)
 	if (src_coord(ctm, 0, 1, 1, 1, &dummy))
 		return pb_imp_node_error(s, "coordinate_transformation_mode "
 					 "'%s' is not supported", ctm);
-	if (!lin && nearest(nm, 0, &dummy))
+	if (!lin && !cubic && nearest(nm, 0, &dummy))
 		return pb_imp_node_error(s, "nearest_mode '%s' is not supported",
 					 nm);
 	if (pb_imp_numel(&out) > ((int64_t)1 << 31))
 		return pb_imp_node_error(s, "the output is too large");
+	if (cubic)
+		return resize_cubic(s, x, &out, scale, ctm, ca, excl);
 	double *lo[PB_MAX_RANK] = {0}, *hi[PB_MAX_RANK] = {0},
 	       *w[PB_MAX_RANK] = {0};
 	int rc = PB_OK;
@@ -1488,6 +1676,7 @@ const struct pb_imp_op pb_imp_ops_typed[] = {
 	{"Upsample", op_resize, "mode,scales", 7, 9, PB_IMP_WIDEN},
 	{"Trilu", op_trilu, "upper", 14, 0, 0},
 	{"Mod", op_mod, "fmod", 10, 0, PB_IMP_WIDEN},
+	{"BitShift", op_bitshift, "direction", 11, 0, 0},
 	{"Hardmax", op_hardmax, "axis", 13, 0, PB_IMP_WIDEN},
 	{"DepthToSpace", op_depth_space, "blocksize,mode", 1, 0, 0},
 	{"SpaceToDepth", op_depth_space, "blocksize", 1, 0, 0},

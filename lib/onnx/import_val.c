@@ -148,6 +148,19 @@ static struct pb_tensor *converted(const struct pb_tensor *t,
 		return NULL;
 	*c = *t;
 	c->name = NULL;
+	if (!pb_imp_is_float(t->dtype) || !pb_imp_is_float(dt)) {
+		/* integers: element by element, exactly where "dt" holds them */
+		int64_t n = pb_tensor_numel(t);
+		c->dtype = dt;
+		c->nbytes = (size_t)n * pb_dtype_size(dt);
+		if (!(c->data = malloc(c->nbytes ? c->nbytes : 1))) {
+			free(c);
+			return NULL;
+		}
+		for (int64_t i = 0; i < n; i++)
+			pb_imp_elem_set(c, i, pb_imp_elem_get(t, i));
+		return c;
+	}
 	c->data = malloc(t->nbytes ? t->nbytes : 1);
 	if (!c->data || (memcpy(c->data, t->data, t->nbytes),
 			 pb_tensor_convert(c, dt))) {
@@ -272,6 +285,7 @@ static void add_param(struct imp *s, struct val *v)
 	pb_buf_printf(&s->args, "%s%s: %s {" PB_ATTR_PARAM " = ", s->nargs++ ? ",\n      " : "",
 		      v->ssa.s, pb_imp_ty_dt(&v->sh, v->dtype).s);
 	pb_imp_str(&s->args, v->name);
+	pb_imp_dtype_attr(&s->args, v->dtype);
 	pb_buf_puts(&s->args, "} loc(unknown)");
 }
 
@@ -292,10 +306,9 @@ const char *pb_imp_use_dt(struct imp *s, struct val *v)
 		return v->ssa.s;
 	}
 	if (!pb_imp_elt(v->dtype)) {
-		pb_imp_node_error(s, "tensor '%s' has type %s: only float32, "
-				  "float16, bfloat16, float64, int64, int32 "
-				  "and bool data is supported", v->name,
-				  pb_dtype_name(v->dtype));
+		pb_imp_node_error(s, "tensor '%s' has type %s: only float, "
+				  "integer and bool data is supported",
+				  v->name, pb_dtype_name(v->dtype));
 		return NULL;
 	}
 	if (v->init && !s->opts->inline_weights &&
@@ -412,16 +425,20 @@ struct val *pb_imp_def_known(struct imp *s, size_t i, struct pb_tensor *t)
  * that computes on float32 only: each such input name is bound, while
  * the node is lowered, to a new float32 value that converts the original
  * on first use (pb_imp_use_dt: a converting generic; pb_imp_known: its
- * contents converted). The original values go into "saved" (one per
- * input, NULL where nothing changed); the half type of the first widened
- * input into "*dt" (PB_DT_UNDEFINED when there is none). */
-int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt)
+ * contents converted); with "ints", 8- and 16-bit integer inputs too. The
+ * original values go into "saved" (one per input, NULL where nothing
+ * changed); the type of the first widened input into "*dt"
+ * (PB_DT_UNDEFINED when there is none). */
+int pb_imp_widen(struct imp *s, struct val **saved, enum pb_dtype *dt,
+		 int ints)
 {
 	*dt = PB_DT_UNDEFINED;
 	for (size_t i = 0; i < s->node->n_input; i++) {
 		struct val *v = pb_imp_in(s, i);
 		saved[i] = NULL;
-		if (!v || !pb_dtype_is_half(v->dtype))
+		if (!v || !(pb_dtype_is_half(v->dtype) ||
+			    (ints && pb_imp_is_int(v->dtype) &&
+			     pb_dtype_size(v->dtype) <= 2)))
 			continue;
 		/* bound by the node's name for it (Identity aliases) */
 		struct val *w = pb_imp_new_val(s, s->node->input[i],

@@ -95,6 +95,19 @@ static int dict_has(MlirAttribute dict, const char *name)
 		       mlirDictionaryAttrGetElementByName(dict, pb_str(name)));
 }
 
+/* The unsigned type "name" (PB_ATTR_DTYPE: "u8", "u16", "u32", "u64") of
+ * the same width as signless "dt", or PB_DT_UNDEFINED. */
+static enum pb_dtype unsigned_of(const char *name, enum pb_dtype dt)
+{
+	static const enum pb_dtype all[] = {PB_DT_U8, PB_DT_U16, PB_DT_U32,
+					    PB_DT_U64};
+	for (size_t i = 0; i < sizeof(all) / sizeof(*all); i++)
+		if (!strcmp(pb_dtype_name(all[i]), name) && dt != PB_DT_BOOL &&
+		    pb_dtype_size(all[i]) == pb_dtype_size(dt))
+			return all[i];
+	return PB_DT_UNDEFINED;
+}
+
 /* Fill "a" from argument "i" of type "t" with attributes "dict" of
  * @main "fn"; reports a type @main cannot take. */
 static int read_arg(struct pb_ctx *ctx, MlirOperation fn, int i, MlirType t,
@@ -113,6 +126,11 @@ static int read_arg(struct pb_ctx *ctx, MlirOperation fn, int i, MlirType t,
 	else if ((a->dtype = dtype_of(mlirShapedTypeGetElementType(t))) ==
 		 PB_DT_UNDEFINED)
 		why = "has an unsupported element type";
+	char *u = why ? NULL : dict_str(dict, PB_ATTR_DTYPE);
+	if (u && (a->dtype = unsigned_of(u, a->dtype)) == PB_DT_UNDEFINED)
+		why = "has a " PB_ATTR_DTYPE " that does not fit its element "
+		      "type";
+	free(u);
 	if (why) {
 		char *s = type_str(t);
 		pb_error_at(ctx, loc, "argument %d of @main %s: %s (run pb-fuse "
