@@ -87,6 +87,13 @@ static const struct {
 	 {{0, 2048, 0, 1}, {1, 1024, 0, 9}, {2, 1024, 0, 1}, {3, 1024, 0, 9},
 	  {4, 1024, 3, 9}},
 	 {0, 2048, 3072, 4096, 3072}, 5120},
+	/* largest first puts the 768-byte buffer at 0, the 512-byte ones at
+	 * 0 and 512, and the 256-byte one (live with the 768 and the second
+	 * 512) past both: 1280; another order reaches 1024, the most live at
+	 * once (launches 1 and 4) */
+	{"the best of several orders", 4,
+	 {{0, 512, 1, 2}, {1, 512, 0, 1}, {2, 256, 2, 4}, {3, 768, 4, 6}},
+	 {512, 0, 0, 256}, 1024},
 	{"a buffer no launch uses takes no space", 2,
 	 {{0, 512, 0, 3}, {1, 1 << 20, -1, -1}}, {0, 0}, 512},
 };
