@@ -77,17 +77,37 @@ static int64_t alloc_bytes(MlirOperation op)
 	return n > 0 ? n : -1;
 }
 
+/* The top-level operations of @main by address, for their positions. */
+struct pos {
+	const void *op;
+	int pos;
+};
+
+static int by_op(const void *x, const void *y)
+{
+	const struct pos *a = x, *b = y;
+	return a->op < b->op ? -1 : a->op > b->op;
+}
+
+/* The position of top-level operation "op" in the "n" sorted "index". */
+static int position(const struct pos *index, int n, MlirOperation op)
+{
+	struct pos key = {op.ptr, 0};
+	const struct pos *p = bsearch(&key, index, n, sizeof(key), by_op);
+	return p ? p->pos : -1;
+}
+
 /* One allocation of @main and what its live range needs. */
 struct cand {
 	MlirOperation alloc;
 	struct pb_ir_ops deallocs;
 };
 
-/* Find the live range of the allocation of "c" over the top-level
- * operations "ops" (positions) of "body" into "it"; 0, or -1 when a use
- * lets the buffer escape what the range can see (a memref result of an
- * operation other than a view, a yield or branch). */
-static int live_range(MlirBlock body, const struct pb_ir_ops *ops,
+/* Find the live range of the allocation of "c" over the "nops" top-level
+ * operations of "body" ("index": their positions) into "it"; 0, or -1
+ * when a use lets the buffer escape what the range can see (a memref
+ * result of an operation other than a view, a yield or branch). */
+static int live_range(MlirBlock body, const struct pos *index, int nops,
 		      struct cand *c, struct pb_arena_item *it)
 {
 	MlirValue *work = NULL;
@@ -128,10 +148,7 @@ static int live_range(MlirBlock body, const struct pb_ir_ops *ops,
 				rc = -1;
 				break;
 			}
-			int pos = -1;
-			for (int i = 0; i < ops->n && pos < 0; i++)
-				if (mlirOperationEqual(ops->v[i], top))
-					pos = i;
+			int pos = position(index, nops, top);
 			if (it->first < 0 || pos < it->first)
 				it->first = pos;
 			if (pos > it->last)
@@ -203,12 +220,16 @@ int pb_runtime_cpu_arena(struct pb_ctx *ctx, MlirModule m, int apply,
 	MlirBlock body = pb_ir_entry_block(main_fn);
 	struct pb_ir_ops ops = {0};
 	pb_ir_block_ops(body, &ops);
+	struct pos *index = calloc(ops.n + 1, sizeof(*index));
 	struct cand *c = calloc(ops.n + 1, sizeof(*c));
 	struct pb_arena_item *it = calloc(ops.n + 1, sizeof(*it));
 	int64_t *off = calloc(ops.n + 1, sizeof(*off));
 	int n = 0;
-	if (!c || !it || !off)
+	if (!index || !c || !it || !off)
 		abort();
+	for (int i = 0; i < ops.n; i++)
+		index[i] = (struct pos){ops.v[i].ptr, i};
+	qsort(index, ops.n, sizeof(*index), by_op);
 	for (int i = 0; i < ops.n; i++) {
 		if (!pb_ir_op_is(ops.v[i], "memref.alloc"))
 			continue;
@@ -218,7 +239,8 @@ int pb_runtime_cpu_arena(struct pb_ctx *ctx, MlirModule m, int apply,
 		mem->intermediates += bytes;
 		c[n] = (struct cand){ops.v[i], {0}};
 		it[n] = (struct pb_arena_item){n, bytes, -1, -1};
-		if (live_range(body, &ops, &c[n], &it[n]) || it[n].first < 0) {
+		if (live_range(body, index, ops.n, &c[n], &it[n]) ||
+		    it[n].first < 0) {
 			mem->peak += bytes; /* kept whole */
 			pb_ir_ops_free(&c[n].deallocs);
 			continue;
@@ -247,16 +269,21 @@ int pb_runtime_cpu_arena(struct pb_ctx *ctx, MlirModule m, int apply,
 				body, ret, pb_ir_op_create(loc, "memref.dealloc",
 							   1, &arena));
 	}
-	/* the most bytes live at one operation */
+	/* the most bytes live at one operation: a sweep over the starts
+	 * and ends ("off" reused for the changes) */
+	memset(off, 0, sizeof(*off) * (ops.n + 1));
+	for (int i = 0; i < n; i++) {
+		off[it[i].first] += it[i].bytes;
+		off[it[i].last + 1] -= it[i].bytes;
+	}
+	int64_t live = 0;
 	for (int p = 0; p < ops.n; p++) {
-		int64_t live = 0;
-		for (int i = 0; i < n; i++)
-			if (it[i].first <= p && p <= it[i].last)
-				live += it[i].bytes;
+		live += off[p];
 		mem->live_max = live > mem->live_max ? live : mem->live_max;
 	}
 	for (int i = 0; i < n; i++)
 		pb_ir_ops_free(&c[i].deallocs);
+	free(index);
 	free(c);
 	free(it);
 	free(off);
