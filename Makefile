@@ -127,6 +127,7 @@ LITE_SRC := lib/core/buf.c lib/core/ctx.c lib/core/diag.c lib/driver/driver.c \
 	lib/core/json.c \
 	lib/core/npy.c \
 	lib/core/tensor.c lib/onnx/tensor.c lib/onnx/weights.c lib/plan/plan.c \
+	lib/plan/arena.c \
 	lib/runtime/run.c lib/runtime/cuda.c lib/runtime/gpurun.c \
 	lib/runtime/prof.c lib/runtime/roofline.c lib/target/target.c
 LITE_OBJ := $(LITE_SRC:%.c=$(B)/lite/%.o) $(B)/obj/gen/onnx.pb-c.o \

@@ -164,6 +164,24 @@ int pb_codegen_run(struct pb_ctx *ctx, MlirModule m,
 	return lower(ctx, m);
 }
 
+/* Plan "p" (may be NULL) with its scratch buffers packed into one arena
+ * by liveness (lib/plan/arena.c), unless "opts" says --no-memory-plan;
+ * NULL after reporting when the packing fails its check. */
+static struct pb_plan *memory_plan(struct pb_ctx *ctx, struct pb_plan *p,
+				   const struct pb_codegen_opts *opts)
+{
+	char err[256];
+	if (!p || (opts && opts->no_memory_plan))
+		return p;
+	pb_plan_pack(p);
+	if (pb_plan_check_arena(p, err, sizeof(err))) {
+		pb_error(ctx, "internal: inconsistent memory plan: %s", err);
+		pb_plan_free(p);
+		return NULL;
+	}
+	return p;
+}
+
 /* The tile backend's output of "m" (at the fuse stage) into "out": the
  * tile artifact, or the bytecode with --emit=tileirbc (lib/tileir). */
 static int emit_tile(struct pb_ctx *ctx, MlirModule m,
@@ -172,7 +190,8 @@ static int emit_tile(struct pb_ctx *ctx, MlirModule m,
 	struct pb_tileir_opts t = {
 		opts->tileiras, opts->opt_level < 0 ? 3 : (int)opts->opt_level,
 		opts->emit && !strcmp(opts->emit, "tileirbc"), opts->tile_tma};
-	struct pb_plan *plan = pb_codegen_plan_calls(ctx, m);
+	struct pb_plan *plan = memory_plan(ctx, pb_codegen_plan_calls(ctx, m),
+					   opts);
 	int rc = plan ? pb_tileir_emit(ctx, m, plan, &t, out) : PB_ERR;
 	if (rc == PB_OK && opts->plan && !t.emit_bytecode)
 		rc = write_plan(ctx, plan, opts->plan);
@@ -191,7 +210,7 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	if (tile(opts))
 		return pb_ir_print(ctx, m, out);
 	struct pb_buf ptx = {0};
-	struct pb_plan *plan = pb_codegen_plan(ctx, m);
+	struct pb_plan *plan = memory_plan(ctx, pb_codegen_plan(ctx, m), opts);
 	int rc = plan ? PB_OK : PB_ERR;
 	if (rc == PB_OK && mlir)
 		rc = pb_ir_print(ctx, m, out);

@@ -14,6 +14,8 @@ struct pb_codegen_opts {
 	const char *tileiras; /* --tileiras=PATH */
 	long opt_level;	      /* --opt-level for tileiras (0..3; -1: 3) */
 	int tile_tma;	      /* --tile-tma (with --emit=tileirbc only) */
+	int no_memory_plan;   /* --no-memory-plan: one allocation per
+				 scratch buffer, no arena */
 };
 
 /* The last stage a module must have been through before pb-codegen with

@@ -60,6 +60,7 @@ struct pb_plan *pb_plan_alloc(const char *arch, const char *source)
 	if (!p)
 		abort();
 	p->version = PB_PLAN_VERSION;
+	p->arena = -1;
 	p->arch = dup(arch);
 	p->source = dup(source);
 	return p;
@@ -124,6 +125,7 @@ static struct pb_plan_buffer *add(struct pb_plan *p, enum pb_plan_kind kind,
 	b->kind = kind;
 	b->arg = -1;
 	b->base = -1;
+	b->arena_offset = -1;
 	b->dtype = dup(dtype);
 	b->rank = rank;
 	b->shape = calloc(rank + 1, sizeof(int64_t));
@@ -351,7 +353,7 @@ int pb_plan_check(const struct pb_plan *p, char *err, size_t errlen)
 	for (int i = 0; i < p->nlaunches; i++)
 		if (check_launch(p, &p->launches[i], i, err, errlen))
 			return -1;
-	return 0;
+	return pb_plan_check_arena(p, err, errlen);
 }
 
 /* ---- writer ---- */
@@ -364,7 +366,10 @@ static json_t *int_array(int n, const int64_t *v)
 	return a;
 }
 
-static json_t *buffer_json(const struct pb_plan_buffer *b)
+/* Buffer "b" as JSON; a scratch buffer that launches use gets its live
+ * range "first".."last" (launch indices). */
+static json_t *buffer_json(const struct pb_plan_buffer *b, int first,
+			   int last)
 {
 	json_t *o = json_object();
 	json_object_set_new(o, "id", json_integer(b->id));
@@ -376,6 +381,13 @@ static json_t *buffer_json(const struct pb_plan_buffer *b)
 	json_object_set_new(o, "dtype", json_string(b->dtype));
 	json_object_set_new(o, "shape", int_array(b->rank, b->shape));
 	json_object_set_new(o, "bytes", json_integer(b->bytes));
+	if (b->arena_offset >= 0)
+		json_object_set_new(o, "arena_offset",
+				    json_integer(b->arena_offset));
+	if (b->kind == PB_PLAN_SCRATCH && first >= 0) {
+		int64_t live[2] = {first, last};
+		json_object_set_new(o, "live", int_array(2, live));
+	}
 	if (b->kind != PB_PLAN_VIEW)
 		return o;
 	json_object_set_new(o, "base", json_integer(b->base));
@@ -473,6 +485,23 @@ static void put_list(struct strbuf *s, const char *prefix, const char *key,
 	put(s, end);
 }
 
+/* The memory footprint of "p" as JSON (derived: readers ignore it). */
+static json_t *memory_json(const struct pb_plan *p)
+{
+	struct pb_plan_memory m;
+	json_t *o = json_object();
+	pb_plan_memory(p, &m);
+	json_object_set_new(o, "peak", json_integer(m.peak));
+	json_object_set_new(o, "arena", m.arena >= 0 ? json_integer(m.arena)
+						     : json_null());
+	json_object_set_new(o, "intermediates", json_integer(m.intermediates));
+	json_object_set_new(o, "live_max", json_integer(m.live_max));
+	json_object_set_new(o, "inputs", json_integer(m.inputs));
+	json_object_set_new(o, "outputs", json_integer(m.outputs));
+	json_object_set_new(o, "params", json_integer(m.params));
+	return o;
+}
+
 char *pb_plan_to_json(const struct pb_plan *p, const char *prefix)
 {
 	struct strbuf s = {0};
@@ -485,10 +514,27 @@ char *pb_plan_to_json(const struct pb_plan *p, const char *prefix)
 	put_json(&s, p->arch ? json_string(p->arch) : json_null());
 	put(&s, ", \"source\": ");
 	put_json(&s, p->source ? json_string(p->source) : json_null());
+	if (p->arena >= 0) {
+		snprintf(num, sizeof(num), "%lld", (long long)p->arena);
+		put(&s, ", \"arena\": ");
+		put(&s, num);
+	}
 	put(&s, ",");
+	line(&s, prefix);
+	put(&s, " \"memory\": ");
+	put_json(&s, memory_json(p));
+	put(&s, ",");
+	int *first = malloc(sizeof(int) * (p->nbuffers + 1));
+	int *last = malloc(sizeof(int) * (p->nbuffers + 1));
+	if (!first || !last)
+		abort();
+	pb_plan_liveness(p, first, last);
 	json_t *bufs = json_array(), *launches = json_array();
 	for (int i = 0; i < p->nbuffers; i++)
-		json_array_append_new(bufs, buffer_json(&p->buffers[i]));
+		json_array_append_new(bufs, buffer_json(&p->buffers[i],
+							first[i], last[i]));
+	free(first);
+	free(last);
 	for (int i = 0; i < p->nlaunches; i++)
 		json_array_append_new(launches, launch_json(&p->launches[i]));
 	put_list(&s, prefix, " \"buffers\": [", bufs, "],");
@@ -567,7 +613,7 @@ static int read_buffer(struct pb_plan *p, json_t *o, int i, char *err,
 		       size_t errlen)
 {
 	enum pb_plan_kind kind;
-	int64_t id, arg = -1, bytes, base = -1, off = 0, eoff = 0;
+	int64_t id, arg = -1, bytes, base = -1, off = 0, eoff = 0, aoff = -1;
 	int rank, nstrides = -1;
 	int64_t *shape = NULL, *strides = NULL;
 	const char *dtype = get_str(o, "dtype");
@@ -580,6 +626,10 @@ static int read_buffer(struct pb_plan *p, json_t *o, int i, char *err,
 	    get_int(o, "bytes", &bytes, 1) || !dtype)
 		return fail(err, errlen, "buffers[%d]: missing or malformed "
 			    "'id', 'arg', 'dtype' or 'bytes'", i);
+	if (get_int(o, "arena_offset", &aoff, 0) ||
+	    (json_object_get(o, "arena_offset") && aoff < 0))
+		return fail(err, errlen, "buffers[%d]: malformed "
+			    "'arena_offset'", i);
 	if (get_ints(o, "shape", &rank, &shape))
 		return fail(err, errlen, "buffers[%d]: missing or malformed "
 			    "'shape'", i);
@@ -611,6 +661,7 @@ static int read_buffer(struct pb_plan *p, json_t *o, int i, char *err,
 	b->base = base;
 	b->offset = off;
 	b->elem_offset = eoff;
+	b->arena_offset = aoff;
 	if (nstrides == rank && rank)
 		memcpy(b->strides, strides, rank * sizeof(int64_t));
 	else
@@ -708,6 +759,9 @@ static int read_plan(struct pb_plan *p, json_t *root, char *err,
 			    (long long)version);
 	if (!json_is_array(bufs) || !json_is_array(launches))
 		return fail(err, errlen, "missing 'buffers' or 'launches'");
+	if (get_int(root, "arena", &p->arena, 0) ||
+	    (json_object_get(root, "arena") && p->arena < 0))
+		return fail(err, errlen, "malformed 'arena'");
 	p->arch = dup(get_str(root, "arch"));
 	p->source = dup(get_str(root, "source"));
 	json_array_foreach(bufs, i, x)

@@ -47,6 +47,8 @@ struct pb_plan_buffer {
 	int base;               /* views: id of the root buffer, else -1 */
 	int64_t offset;         /* views: bytes from the root's address */
 	int64_t elem_offset;    /* views: layout offset in elements */
+	int64_t arena_offset;   /* scratch buffers of a plan with an arena:
+				   bytes from the arena's address; else -1 */
 };
 
 enum pb_plan_arg_kind { PB_PLAN_ARG_BUFFER, PB_PLAN_ARG_SCALAR };
@@ -82,6 +84,9 @@ struct pb_plan {
 	struct pb_plan_buffer *buffers;
 	int nlaunches;
 	struct pb_plan_launch *launches;
+	int64_t arena;          /* bytes of the one allocation that holds every
+				   scratch buffer (at its arena_offset), or
+				   -1: one allocation per buffer */
 };
 
 /* A new empty plan for "arch" and "source" (either may be NULL). */
@@ -144,6 +149,56 @@ void pb_plan_put_cubin(char **text, size_t *tlen, const void *cubin,
  * section (a PTX file), -1 with a message in "err" when it is malformed. */
 int pb_plan_get_cubin(const char *text, size_t len, unsigned char **cubin,
 		      size_t *n, char *err, size_t errlen);
+
+/* ---- arena.c: memory planning ---- */
+
+/* The alignment of every buffer in the arena, as of every allocation. */
+#define PB_PLAN_ALIGN 256
+
+/* One buffer to place in an arena: "bytes" live from launch "first" to
+ * launch "last" (both included; "first" -1 when never used: it takes no
+ * space). "id" names it in messages. */
+struct pb_arena_item {
+	int id;
+	int64_t bytes;
+	int first, last;
+};
+/* Pack the "n" "items" into one arena, each at an "align"-aligned offset
+ * (into "offset"; 0 for items never used) such that items live at the
+ * same launch never share a byte: largest first, best fit. Returns the
+ * arena's size. */
+int64_t pb_arena_pack(int n, const struct pb_arena_item *items,
+		      int64_t align, int64_t *offset);
+/* Check a packing: every used item lies "align"-aligned inside the arena
+ * of "arena" bytes and no two items live at the same launch overlap in
+ * memory. 0, or -1 with a message in "err". */
+int pb_arena_check(int n, const struct pb_arena_item *items,
+		   const int64_t *offset, int64_t arena, int64_t align,
+		   char *err, size_t errlen);
+/* The live range of every scratch buffer of "p" over its launches, into
+ * "first" and "last" (indexed by buffer id; -1 for other buffers and for
+ * scratch buffers no launch uses): the first and last launch with an
+ * argument that is the buffer or a view of it. Returns the number of
+ * scratch buffers. */
+int pb_plan_liveness(const struct pb_plan *p, int *first, int *last);
+/* Give "p" an arena: pack its scratch buffers by liveness (arena and
+ * arena_offset set). */
+void pb_plan_pack(struct pb_plan *p);
+/* Check the arena of "p" (when it has one) against the live ranges its
+ * launches imply; 0, or -1 with a message in "err". */
+int pb_plan_check_arena(const struct pb_plan *p, char *err, size_t errlen);
+
+/* The device memory a plan needs, in bytes. */
+struct pb_plan_memory {
+	int64_t inputs, outputs, params; /* the roots of each kind */
+	int64_t intermediates; /* all scratch buffers: one allocation each */
+	int64_t arena;         /* the arena, or -1 without one */
+	int64_t live_max;      /* the most scratch bytes live at one launch
+				  (what no packing can go below) */
+	int64_t peak;          /* inputs + outputs + params + the arena (or
+				  the intermediates without one) */
+};
+void pb_plan_memory(const struct pb_plan *p, struct pb_plan_memory *m);
 
 /* Read a plan from JSON "text" of "len" bytes; NULL with a message in
  * "err" (size "errlen") when it is malformed or inconsistent. */

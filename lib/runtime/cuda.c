@@ -169,6 +169,7 @@ struct pb_runtime_gpu {
 	int cc;            /* compute capability, 90 for sm_90 */
 	CUdeviceptr *addr; /* per buffer: root address (+ offset for views) */
 	int *owned;        /* per buffer: 1 when addr is an allocation */
+	CUdeviceptr arena; /* the plan's arena, or 0 */
 	struct launch *launches;
 };
 
@@ -269,15 +270,31 @@ static int load_module(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 	return PB_ERR;
 }
 
-/* Allocate and zero every root buffer of the plan in "g", and point each
- * view at its root's address plus its byte offset. */
+/* Allocate and zero every root buffer of the plan in "g" (the scratch
+ * buffers of a plan with an arena: the arena, each buffer at its
+ * arena_offset), and point each view at its root's address plus its byte
+ * offset. */
 static int alloc_buffers(struct pb_ctx *ctx, struct pb_runtime_gpu *g)
 {
 	const struct pb_plan *p = g->plan;
+	if (p->arena >= 0) {
+		size_t n = p->arena > 0 ? (size_t)p->arena : 1;
+		CUresult r = cu.MemAlloc(&g->arena, n);
+		if (r)
+			return cu_fail(ctx, r, "cannot allocate the arena of "
+				       "%zu bytes", n);
+		r = cu.MemsetD8(g->arena, 0, n);
+		if (r)
+			return cu_fail(ctx, r, "cannot zero the arena");
+	}
 	for (int i = 0; i < p->nbuffers; i++) {
 		const struct pb_plan_buffer *b = &p->buffers[i];
 		if (b->kind == PB_PLAN_VIEW)
 			continue;
+		if (b->arena_offset >= 0) {
+			g->addr[i] = g->arena + (CUdeviceptr)b->arena_offset;
+			continue;
+		}
 		size_t n = b->bytes > 0 ? (size_t)b->bytes : 1;
 		CUresult r = cu.MemAlloc(&g->addr[i], n);
 		if (r)
@@ -384,6 +401,8 @@ void pb_runtime_gpu_free(struct pb_runtime_gpu *g)
 	for (int i = 0; g->owned && i < g->plan->nbuffers; i++)
 		if (g->owned[i])
 			cu.MemFree(g->addr[i]);
+	if (g->arena)
+		cu.MemFree(g->arena);
 	if (g->mod)
 		cu.ModuleUnload(g->mod);
 	if (g->cx)

@@ -90,6 +90,12 @@ int pb_runtime_ptx_bind(struct pb_ctx *ctx, const char *ptx, size_t len,
 		pb_error(ctx, "cannot read the launch plan of the PTX: %s", err);
 		return PB_ERR;
 	}
+	if (o->no_memory_plan) {
+		/* one allocation per scratch buffer, as without an arena */
+		r->plan->arena = -1;
+		for (int i = 0; i < r->plan->nbuffers; i++)
+			r->plan->buffers[i].arena_offset = -1;
+	}
 	if (pb_runtime_plan_signature(ctx, r->plan, &r->sig) != PB_OK)
 		return PB_ERR;
 	r->vals = calloc(r->sig.nargs + 1, sizeof(*r->vals));

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "codegen/codegen.h"
 #include "ir/contract.h"
 #include "ir/ir.h"
 #include "onnx/onnx.h"
@@ -223,15 +224,17 @@ static int compile_input(struct pb_ctx *ctx, const struct pb_input *in,
 {
 	MlirModule m;
 	struct pb_tile_opts to = {.report = tile_report};
+	struct pb_codegen_opts co = {.opt_level = -1,
+				     .no_memory_plan = o->no_memory_plan};
 	int rc = load(ctx, in, k, pipeline, o, &m);
 	if (rc == PB_OK && costs)
 		rc = pb_runtime_costs(ctx, m, costs);
 	if (rc == PB_OK && tile_report)
 		rc = pb_pipeline_run(ctx, m, PB_STAGE_TILE, &to);
 	if (rc == PB_OK)
-		rc = pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, NULL);
+		rc = pb_pipeline_run(ctx, m, PB_STAGE_CODEGEN, &co);
 	if (rc == PB_OK)
-		rc = pb_pipeline_emit(ctx, m, PB_STAGE_CODEGEN, NULL, ptx);
+		rc = pb_pipeline_emit(ctx, m, PB_STAGE_CODEGEN, &co, ptx);
 	if (!mlirModuleIsNull(m))
 		mlirModuleDestroy(m);
 	return rc;
@@ -301,6 +304,7 @@ struct cpu {
 	struct pb_runtime_sig sig;
 	struct pb_tensor *vals;
 	char *weights;
+	struct pb_plan_memory mem; /* the arena's footprint */
 };
 
 /* Load "in" (through "pipeline", NULL: none) into "c", read its
@@ -318,6 +322,18 @@ static int cpu_prepare(struct pb_ctx *ctx, const struct pb_input *in,
 		rc = c->vals ? pb_runtime_bind(ctx, &c->sig, o, c->weights,
 					       c->vals)
 			     : PB_ERR;
+	}
+	if (rc == PB_OK)
+		rc = pb_runtime_cpu_arena(ctx, c->m, !o->no_memory_plan,
+					  &c->mem);
+	for (int i = 0; rc == PB_OK && i < c->sig.nargs; i++) {
+		int64_t *k = c->sig.args[i].role == PB_RUNTIME_INPUT
+				     ? &c->mem.inputs
+			     : c->sig.args[i].role == PB_RUNTIME_OUTPUT
+				     ? &c->mem.outputs
+				     : &c->mem.params;
+		*k += (int64_t)c->vals[i].nbytes;
+		c->mem.peak += (int64_t)c->vals[i].nbytes;
 	}
 	return rc;
 }
@@ -401,6 +417,10 @@ static int profile(struct pb_ctx *ctx, const struct pb_input *in,
 	if (rc == PB_OK)
 		rc = pb_runtime_cpu_profile(ctx, c.m, &c.sig, c.vals,
 					    (int)o->warmup, (int)o->repeat, p);
+	if (rc == PB_OK) {
+		(*p)->memory = c.mem;
+		(*p)->has_memory = 1;
+	}
 	if (rc == PB_OK)
 		rc = pb_runtime_finish(ctx, &c.sig, &o->run, c.vals, report);
 	cpu_clear(&c);

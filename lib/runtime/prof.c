@@ -177,6 +177,8 @@ int pb_prof_gpu(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 		return PB_ERR;
 	}
 	pb_prof_summarize(p);
+	pb_plan_memory(plan, &p->memory);
+	p->has_memory = 1;
 	*out = p;
 	return PB_OK;
 }
@@ -260,6 +262,40 @@ static double secs(double ms)
 	return ms > 0 ? ms / 1e3 : 0;
 }
 
+/* "bytes" for people into "out" (of "n" bytes): "900 B", "12.0 KiB",
+ * "44.8 MiB", "1.25 GiB". */
+static const char *mib(char *out, size_t n, int64_t bytes)
+{
+	double k = 1024.0;
+	if (bytes < 1024)
+		snprintf(out, n, "%lld B", (long long)bytes);
+	else if (bytes < 1024 * 1024)
+		snprintf(out, n, "%.1f KiB", bytes / k);
+	else if (bytes < 1024LL * 1024 * 1024)
+		snprintf(out, n, "%.1f MiB", bytes / (k * k));
+	else
+		snprintf(out, n, "%.2f GiB", bytes / (k * k * k));
+	return out;
+}
+
+void pb_prof_memory_line(const struct pb_prof *p, struct pb_buf *b)
+{
+	const struct pb_plan_memory *m = &p->memory;
+	char pk[32], ar[32], in[32], io[32], pa[32], lv[32];
+	if (!p->has_memory)
+		return;
+	pb_buf_printf(b, "memory: peak %s = %s %s + inputs/outputs %s + "
+		      "weights %s; intermediates %s without reuse, %s live at "
+		      "most\n", mib(pk, sizeof(pk), m->peak),
+		      m->arena >= 0 ? "arena" : "intermediates (no arena)",
+		      mib(ar, sizeof(ar), m->arena >= 0 ? m->arena
+							: m->intermediates),
+		      mib(io, sizeof(io), m->inputs + m->outputs),
+		      mib(pa, sizeof(pa), m->params),
+		      mib(in, sizeof(in), m->intermediates),
+		      mib(lv, sizeof(lv), m->live_max));
+}
+
 void pb_prof_table(const struct pb_prof *p, struct pb_buf *b)
 {
 	char med[32], mn[32], gb[32], gf[32], nodes[32], gr[48], bl[48];
@@ -267,6 +303,7 @@ void pb_prof_table(const struct pb_prof *p, struct pb_buf *b)
 		      "%.2f us per run (median; min %.2f)\n", p->device, p->n,
 		      p->n == 1 ? "" : "s", p->warmup, p->repeat,
 		      p->total_median * 1e3, p->total_min * 1e3);
+	pb_prof_memory_line(p, b);
 	int w = 6;
 	for (int i = 0; i < p->n; i++) {
 		int n = (int)strlen(p->k[i].name);
@@ -484,6 +521,21 @@ int pb_prof_write_json(struct pb_ctx *ctx, const struct pb_prof *p,
 	json_object_set_new(root, "repeat", json_integer(p->repeat));
 	json_object_set_new(root, "total_median_ms", json_real(p->total_median));
 	json_object_set_new(root, "total_min_ms", json_real(p->total_min));
+	if (p->has_memory) {
+		const struct pb_plan_memory *m = &p->memory;
+		json_t *mo = json_object();
+		json_object_set_new(mo, "peak", json_integer(m->peak));
+		json_object_set_new(mo, "arena", m->arena >= 0
+							 ? json_integer(m->arena)
+							 : json_null());
+		json_object_set_new(mo, "intermediates",
+				    json_integer(m->intermediates));
+		json_object_set_new(mo, "live_max", json_integer(m->live_max));
+		json_object_set_new(mo, "inputs", json_integer(m->inputs));
+		json_object_set_new(mo, "outputs", json_integer(m->outputs));
+		json_object_set_new(mo, "params", json_integer(m->params));
+		json_object_set_new(root, "memory", mo);
+	}
 	for (int i = 0; i < p->n; i++)
 		json_array_append_new(ks, kernel_json(p, &p->k[i], i));
 	json_object_set_new(root, "kernels", ks);

@@ -57,6 +57,9 @@ void pb_runtime_opts_table(struct pb_runtime_opts *o,
 		 "static shape of input NAME of an .onnx model (repeatable; "
 		 "binds dynamic dims, which are otherwise bound from the "
 		 "inputs given)"},
+		{"no-memory-plan", PB_OPT_FLAG, &o->no_memory_plan, NULL,
+		 "one allocation per intermediate buffer, no arena (a PTX's "
+		 "plan too)"},
 		{NULL, 0, NULL, NULL, NULL},
 	};
 	memcpy(table, t, sizeof(t));

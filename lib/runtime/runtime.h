@@ -23,6 +23,7 @@
 #include "core/pb.h"
 #include "core/tensor.h"
 #include "driver/driver.h"
+#include "plan/plan.h"
 
 /* The role of one argument of @main after pb-fuse. */
 enum pb_runtime_role {
@@ -64,6 +65,8 @@ struct pb_runtime_opts {
 	double rtol, atol;        /* --rtol, --atol */
 	int print;                /* --print */
 	struct pb_strlist shapes; /* --shape NAME=DxD..: as pb-import's */
+	int no_memory_plan;       /* --no-memory-plan: one allocation per
+				     intermediate buffer (no arena) */
 };
 /* Set the defaults (device auto; tolerances by type, see
  * pb_runtime_tolerance) in "o". */
@@ -71,9 +74,9 @@ void pb_runtime_opts_init(struct pb_runtime_opts *o);
 
 /* The command-line options of pb-run that pb-prof shares (--input, --data,
  * --random, --output, --check, --rtol, --atol, --weights, --device,
- * --print, --pipeline, --shape): fill "table" (PB_RUNTIME_NOPTS entries plus the terminating
+ * --print, --pipeline, --shape, --no-memory-plan): fill "table" (PB_RUNTIME_NOPTS entries plus the terminating
  * one) with options bound to "o". Tools include it with PB_OPT_GROUP. */
-#define PB_RUNTIME_NOPTS 12
+#define PB_RUNTIME_NOPTS 13
 void pb_runtime_opts_table(struct pb_runtime_opts *o,
 			   struct pb_opt table[PB_RUNTIME_NOPTS + 1]);
 
@@ -256,6 +259,8 @@ struct pb_prof {
 	struct pb_prof_kernel *k;
 	double total_median, total_min; /* of the per-run sums */
 	double sum_median;              /* sum of the kernel medians */
+	int has_memory;                 /* "memory" is known */
+	struct pb_plan_memory memory;   /* device memory of the run */
 };
 /* The flops of one pb.kernel function, estimated from its loop nests
  * (cost.c): in all and per top-level loop nest. */
@@ -297,7 +302,11 @@ int pb_prof_read_costs(struct pb_ctx *ctx, struct pb_prof *p,
 int pb_prof_gpu(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 		const struct pb_plan *plan, int warmup, int repeat,
 		struct pb_prof **out);
-/* Print the table of "p" into "b". */
+/* The line "memory: peak ..." of "p" into "b" (nothing when its memory
+ * is unknown). */
+void pb_prof_memory_line(const struct pb_prof *p, struct pb_buf *b);
+/* Print the table of "p" into "b": the header line, the memory line, one
+ * line per kernel. */
 void pb_prof_table(const struct pb_prof *p, struct pb_buf *b);
 /* The profiles "p" of one model compiled through the "n" pipelines
  * "names" side by side into "b": the kernels grouped by the ONNX nodes
@@ -372,6 +381,16 @@ int pb_runtime_cpu_signature(struct pb_ctx *ctx, MlirModule m,
  * memory spaces (#gpu.address_space<workgroup>, ...) are dropped from
  * memref types. pb.map attributes need nothing. */
 int pb_runtime_cpu_strip_gpu(struct pb_ctx *ctx, MlirModule m);
+
+/* memplan.c: with "apply", pack the intermediate buffers of @main of
+ * "m" (its top-level memref.alloc of static shape) by liveness into one
+ * arena, as pb-codegen packs a plan's scratch buffers (lib/plan/arena.c):
+ * each becomes a memref.view of the arena. The footprint, with or
+ * without, into "*mem" (arena (-1 without), intermediates, live_max;
+ * "peak" holds the arena and the allocations kept whole, the caller adds
+ * inputs, outputs and params). */
+int pb_runtime_cpu_arena(struct pb_ctx *ctx, MlirModule m, int apply,
+			 struct pb_plan_memory *mem);
 
 /* Strip GPU constructs from "m", lower it to the LLVM dialect, JIT it at
  * -O3 and call @main once with the tensors "vals" (one per argument of

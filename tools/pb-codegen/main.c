@@ -10,6 +10,9 @@ static const struct pb_opt options[] = {
 	 "host+device module"},
 	{"plan", PB_OPT_STR, &opts.plan, "FILE",
 	 "also write the launch plan (JSON) to FILE"},
+	{"no-memory-plan", PB_OPT_FLAG, &opts.no_memory_plan, NULL,
+	 "one allocation per intermediate buffer instead of an arena "
+	 "planned by liveness"},
 	{"ptxas-report", PB_OPT_FLAG, &opts.ptxas_report, NULL,
 	 "run ptxas -v; print registers, spills, smem per kernel to stderr"},
 	{"backend", PB_OPT_STR, &opts.backend, "NAME",

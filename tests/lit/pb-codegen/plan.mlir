@@ -3,18 +3,20 @@
 // RUN: %python -c "import json,sys; p=json.load(open(sys.argv[1])); print(len(p['buffers']), len(p['launches']))" %t.json | FileCheck --check-prefix=PARSE %s
 
 // The launch plan rides in the PTX header: every buffer (graph inputs,
-// weights, outputs, scratch buffers and views with their base and
-// offsets) and every launch in order, with its kernel symbol, origin,
+// weights, outputs, scratch buffers with their place in the arena and
+// their live range, views with their base and offsets), the memory it
+// needs, and every launch in order, with its kernel symbol, origin,
 // ONNX nodes, grid, block and arguments. --plan writes the same JSON.
 
 // CHECK: // pb-plan-begin
-// CHECK-NEXT: // {"version": 1, "arch": "sm_90", "source": "tiny.onnx",
+// CHECK-NEXT: // {"version": 1, "arch": "sm_90", "source": "tiny.onnx", "arena": 2560,
+// CHECK-NEXT: //  "memory": {"peak": 7372, "arena": 2560, "intermediates": 2400, "live_max": 2400, "inputs": 2400, "outputs": 2404, "params": 8},
 // CHECK-NEXT: //  "buffers": [
 // CHECK-NEXT: //   {"id": 0, "kind": "input", "name": "x", "arg": 0, "dtype": "f32", "shape": [1, 2, 3, 100], "bytes": 2400},
 // CHECK-NEXT: //   {"id": 1, "kind": "param", "name": "conv.bias", "arg": 1, "dtype": "f32", "shape": [2], "bytes": 8},
 // CHECK-NEXT: //   {"id": 2, "kind": "output", "name": "y", "arg": 2, "dtype": "f32", "shape": [2, 300], "bytes": 2400},
 // CHECK-NEXT: //   {"id": 3, "kind": "output", "name": "s", "arg": 3, "dtype": "f32", "shape": [], "bytes": 4},
-// CHECK-NEXT: //   {"id": 4, "kind": "scratch", "dtype": "f32", "shape": [1, 2, 3, 100], "bytes": 2400},
+// CHECK-NEXT: //   {"id": 4, "kind": "scratch", "dtype": "f32", "shape": [1, 2, 3, 100], "bytes": 2400, "arena_offset": 0, "live": [0, 2]},
 // CHECK-NEXT: //   {"id": 5, "kind": "view", "dtype": "f32", "shape": [2, 300], "bytes": 2400, "base": 4, "offset": 0, "elem_offset": 0, "strides": [300, 1]},
 // CHECK-NEXT: //   {"id": 6, "kind": "view", "dtype": "f32", "shape": [1, 300], "bytes": 1200, "base": 4, "offset": 0, "elem_offset": 300, "strides": [300, 1]}],
 // CHECK-NEXT: //  "launches": [
@@ -26,7 +28,8 @@
 // CHECK: .entry k1_copy_kernel(
 // CHECK: .entry k2_sum_kernel(
 
-// JSON: {"version": 1, "arch": "sm_90", "source": "tiny.onnx",
+// JSON: {"version": 1, "arch": "sm_90", "source": "tiny.onnx", "arena": 2560,
+// JSON-NEXT: "memory": {"peak": 7372,
 // JSON-NEXT: "buffers": [
 // JSON: {"id": 6, "kind": "view",
 // JSON: "launches": [
