@@ -469,6 +469,75 @@ static double tile_efficiency(int64_t fm, int64_t fn)
 	return mma / (mma + 1.5 * (double)(fm + fn) + 40.0);
 }
 
+/* The registers of a thread of a warp tile of fm x fn fragments: 4 per
+ * accumulator fragment, the operand fragments, 40 more. */
+static int tile_regs(int64_t fm, int64_t fn)
+{
+	return (int)(4 * fm * fn + 4 * fm + 2 * fn + 40);
+}
+
+/* The tensor-core rate of "c"'s operands on "t", flops per second. */
+static double tc_rate(const struct pb_target *t,
+		      const struct pb_kernel_contraction *c)
+{
+	return mlirTypeIsAF32(c->elt)	 ? t->tc_tf32_flops
+	       : mlirTypeIsABF16(c->elt) ? t->tc_bf16_flops
+					 : t->tc_fp16_flops;
+}
+
+static int64_t elt_bytes(MlirValue mem)
+{
+	MlirType e = mlirShapedTypeGetElementType(mlirValueGetType(mem));
+	return mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8 : 4;
+}
+
+void pb_kernel_mma_predict(const struct pb_target *t,
+			   const struct pb_kernel_contraction *c,
+			   const struct pb_kernel_mma_tiles *s,
+			   struct pb_kernel_summary *sum)
+{
+	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
+	for (int d = 0; d < c->b.n; d++)
+		if (d != c->m && d != c->n)
+			rest *= c->b.extent[d];
+	int64_t fm = s->wm / PB_KERNEL_FRAG_M, fn = s->wn / PB_KERNEL_FRAG_N;
+	int64_t warps = (s->bm / s->wm) * (s->bn / s->wn);
+	int64_t bm = (em + s->bm - 1) / s->bm, bn = en / s->bn;
+	pb_kernel_summary_init(sum);
+	sum->grid = rest * bm * bn;
+	sum->res.threads = (int)(32 * warps);
+	sum->res.regs = tile_regs(fm, fn);
+	sum->res.smem = 0;
+	pb_kernel_summary_occupancy(t, sum);
+	/* compute: the blocks an SM runs one after another, each the tile's
+	   flops at the SM's share of the rate over the warp tile's issue
+	   efficiency, slowed when fewer than 8 warps are resident */
+	double block_flops = 2.0 * (double)(s->bm * s->bn * c->k);
+	int64_t per_sm = (sum->grid + t->sm_count - 1) / t->sm_count;
+	int64_t resident = warps * (per_sm < sum->occ.blocks_per_sm
+					    ? per_sm
+					    : sum->occ.blocks_per_sm);
+	double eff = tile_efficiency(fm, fn);
+	if (resident < 8)
+		eff *= (double)resident / 8.0;
+	double compute = (double)per_sm * block_flops /
+			 (tc_rate(t, c) / (double)t->sm_count) / eff;
+	/* memory: A, B and C once from DRAM; A again for each column of
+	   blocks and B for each row of them from L2 */
+	double a = (double)(rest * em * c->k * elt_bytes(c->a.mem));
+	double b = (double)(rest * en * c->k * elt_bytes(c->b_.mem));
+	double cc = (double)(rest * em * en * 4);
+	double unique = a + b + cc;
+	double moved = a * (double)bn + b * (double)bm + cc;
+	double memory = unique / (t->dram_bytes_per_s * t->model.dram_efficiency);
+	double l2 = moved / (t->dram_bytes_per_s * t->model.l2_over_dram);
+	if (l2 > memory)
+		memory = l2;
+	sum->flops = 2.0 * (double)(rest * em * en * c->k);
+	sum->bytes = unique;
+	sum->predicted_s = t->launch_s + (compute > memory ? compute : memory);
+}
+
 int pb_kernel_mma_tiles(const struct pb_target *t,
 			const struct pb_kernel_contraction *c,
 			struct pb_kernel_mma_tiles *s, const char **why)
@@ -505,7 +574,7 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 		int64_t grid = rest * ((em + x->bm - 1) / x->bm) * (en / x->bn);
 		struct pb_kernel_resources r = {
 			.threads = 32 * warps,
-			.regs = (int)(4 * fm * fn + 4 * fm + 2 * fn + 40),
+			.regs = tile_regs(fm, fn),
 			.smem = 0,
 		};
 		struct pb_kernel_occupancy o;

@@ -349,4 +349,12 @@ struct json_t;
 void pb_kernel_summary_json(const struct pb_target *t,
 			    const struct pb_kernel_summary *s, struct json_t *o);
 
+/* The predicted time of "c" on tensor cores with tiles "s" on "t", with
+ * the block's resources, grid, occupancy, flops and global bytes, into
+ * "sum" (docs/pb-mma.md, "Predicted time"). */
+void pb_kernel_mma_predict(const struct pb_target *t,
+			   const struct pb_kernel_contraction *c,
+			   const struct pb_kernel_mma_tiles *s,
+			   struct pb_kernel_summary *sum);
+
 #endif

@@ -91,6 +91,10 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 /* report.c: the --report JSON. */
 struct pb_tile_report;
 struct pb_tile_report *pb_tile_report_new(const struct pb_target *t);
+/* The report's entry of contraction "op" pb-tile leaves to pb-mma: the
+ * tiles pb-mma will choose and their predicted time on tensor cores. */
+void pb_tile_report_add_mma(struct pb_tile_report *r, MlirOperation func,
+			    int k, int nest, MlirOperation op);
 void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 			int nest, const struct pb_kernel_band *b,
 			const struct pb_tile_choice *c);

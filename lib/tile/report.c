@@ -80,6 +80,35 @@ void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 	json_array_append_new(r->kernels, o);
 }
 
+void pb_tile_report_add_mma(struct pb_tile_report *r, MlirOperation func,
+			    int k, int nest, MlirOperation op)
+{
+	struct pb_kernel_contraction c;
+	struct pb_kernel_mma_tiles s;
+	struct pb_kernel_summary sum;
+	const char *why;
+	if (!pb_kernel_contraction_of(op, &c, &why) ||
+	    !pb_kernel_mma_tiles(r->t, &c, &s, &why))
+		return;
+	pb_kernel_mma_predict(r->t, &c, &s, &sum);
+	json_t *o = json_object();
+	MlirStringRef n = mlirStringAttrGetValue(pb_ir_attr(func, "sym_name"));
+	int64_t tiles[4] = {s.bm, s.bn, s.wm, s.wn};
+	json_object_set_new(o, "kernel", json_stringn(n.data, n.length));
+	json_object_set_new(o, "index", json_integer(k));
+	json_object_set_new(o, "nest", json_integer(nest));
+	json_object_set_new(o, "mapping", json_string("mma"));
+	json_object_set_new(o, "band", ints(c.b.extent, c.b.n));
+	json_object_set_new(o, "mma", ints(tiles, 4));
+	json_object_set_new(o, "grid", json_integer(sum.grid));
+	pb_kernel_summary_json(r->t, &sum, o);
+	json_object_set_new(o, "global_bytes", json_integer((int64_t)sum.bytes));
+	json_object_set_new(o, "flops", json_integer((int64_t)sum.flops));
+	json_object_set_new(o, "intensity",
+			    json_real(sum.bytes > 0 ? sum.flops / sum.bytes : 0));
+	json_array_append_new(r->kernels, o);
+}
+
 int pb_tile_report_write(struct pb_ctx *ctx, struct pb_tile_report *r,
 			 const char *path)
 {

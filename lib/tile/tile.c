@@ -145,6 +145,8 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 			pb_remark_at(ctx, mlirOperationGetLocation(op),
 				     "left to pb-mma: a contraction for "
 				     "tensor cores");
+		if (rep)
+			pb_tile_report_add_mma(rep, func, k, nest, op);
 		pb_ir_set_attr(op, PB_ATTR_MMA,
 			       mlirStringAttrGet(
 				       mlirOperationGetContext(op),

@@ -2,6 +2,17 @@
 // RUN: pb-tile --remarks %t/mm.mlir -o %t/tile.mlir 2>%t/tile.rem
 // RUN: FileCheck --check-prefix=TILE %s < %t/tile.rem
 // RUN: FileCheck --check-prefix=MARK %s < %t/tile.mlir
+// pb-tile's report predicts the contractions' time on tensor cores, with
+// the tiles pb-mma will choose.
+// RUN: pb-tile --report=%t/rep.json %t/mm.mlir -o /dev/null
+// RUN: FileCheck --check-prefix=REP %s < %t/rep.json
+// REP: "mapping": "mma"
+// REP: "mma": [
+// REP-NEXT: 16,
+// REP-NEXT: 16,
+// REP-NEXT: 16,
+// REP-NEXT: 8
+// REP: "predicted_s":
 // RUN: pb-mma --remarks %t/tile.mlir -o %t/mma.mlir 2>%t/mma.rem
 // RUN: FileCheck %s < %t/mma.mlir
 // RUN: FileCheck --check-prefix=REM %s < %t/mma.rem
