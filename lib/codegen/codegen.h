@@ -14,6 +14,8 @@ struct pb_codegen_opts {
 	const char *tileiras; /* --tileiras=PATH */
 	long opt_level;	      /* --opt-level for tileiras (0..3; -1: 3) */
 	int tile_tma;	      /* --tile-tma (with --emit=tileirbc only) */
+	int no_dedup;	      /* --no-dedup: compile every kernel, also
+				 those identical to an earlier one */
 };
 
 /* The last stage a module must have been through before pb-codegen with
