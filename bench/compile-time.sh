@@ -5,26 +5,33 @@
 #
 # 1. Generated chains of N ONNX ops, N/2 times MatMul (64x64 weight) then
 #    Relu (one kernel each pair): the time per op must stay flat as N
-#    grows (linear growth).
+#    grows (linear growth). The kernels of such a chain are all the same,
+#    which pb-codegen compiles once (docs/pb-codegen.md); with --distinct
+#    the Relu is an Add of the scalar i instead, and every kernel differs.
 # 2. The models of the zoo (tests/zoo/export.py; cached under
 #    $PB_ZOO, default ~/.cache/pb-zoo, exported when python3-torch is
 #    there), each stage on the previous stage's output.
 #
 #   bench/compile-time.sh [--build DIR] [--chains "N ..."] [--models "NAME ..."]
+#                         [--distinct] [--no-dedup]
 #   (defaults: chains 100 1000 5000; models resnet18 resnet50 densenet121
-#   convnext_tiny inception_v3)
+#   convnext_tiny inception_v3; --no-dedup is passed to pb-codegen)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 build=${PB_BUILD:-$root/build}
 chains="100 1000 5000"
 models="resnet18 resnet50 densenet121 convnext_tiny inception_v3"
+distinct=0
+codegen_flags=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--build) build=$2; shift 2 ;;
 	--chains) chains=$2; shift 2 ;;
 	--models) models=$2; shift 2 ;;
-	*) echo "usage: $0 [--build DIR] [--chains \"N ...\"] [--models \"NAME ...\"]" >&2; exit 2 ;;
+	--distinct) distinct=1; shift ;;
+	--no-dedup) codegen_flags=--no-dedup; shift ;;
+	*) echo "usage: $0 [--build DIR] [--chains \"N ...\"] [--models \"NAME ...\"] [--distinct] [--no-dedup]" >&2; exit 2 ;;
 	esac
 done
 bin=$build/bin
@@ -48,7 +55,7 @@ pipeline() {
 	for s in $stages; do
 		case $s in
 		import) out=$tmp/import.mlir; t=$(cpu "$bin/pb-import" "$in" -o "$out") ;;
-		codegen) t=$(cpu "$bin/pb-codegen" "$prev" -o "$tmp/k.ptx") ;;
+		codegen) t=$(cpu "$bin/pb-codegen" $codegen_flags "$prev" -o "$tmp/k.ptx") ;;
 		*) out=$tmp/$s.mlir; t=$(cpu "$bin/pb-$s" "$prev" -o "$out") ;;
 		esac || { echo "| $s failed |"; return 1; }
 		prev=$out
@@ -60,29 +67,37 @@ pipeline() {
 	printf '%s | %s | %s |' "$row" "$total" "$k"
 }
 
-echo "## Chains of N ops (MatMul 64x64 + Relu pairs)"
+if [ $distinct = 1 ]; then
+	echo "## Chains of N ops (MatMul 64x64 + Add of the scalar i pairs: every kernel differs)"
+else
+	echo "## Chains of N ops (MatMul 64x64 + Relu pairs)"
+fi
 echo
 printf '| N | import | fuse | tile | mma | smem | codegen | total | kernels | ms per op |\n'
 printf '|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $chains; do
-	"$python" - "$n" "$tmp/chain.onnx" <<'PY' || exit 1
+	"$python" - "$n" "$tmp/chain.onnx" "$distinct" <<'PY' || exit 1
 import sys
 import numpy as np
 import onnx
 from onnx import helper as h, numpy_helper as nh, TensorProto as T
-n, out = int(sys.argv[1]), sys.argv[2]
+n, out, distinct = int(sys.argv[1]), sys.argv[2], sys.argv[3] == '1'
 rng = np.random.default_rng(0)
 w = nh.from_array((rng.standard_normal((64, 64)) / 8).astype(np.float32), 'w')
+inits = [w]
 nodes = []
 for i in range(n):
     if i % 2 == 0:
         nodes.append(h.make_node('MatMul', [f'x{i}', 'w'], [f'x{i + 1}']))
+    elif distinct:
+        inits.append(nh.from_array(np.array(i, dtype=np.float32), f'c{i}'))
+        nodes.append(h.make_node('Add', [f'x{i}', f'c{i}'], [f'x{i + 1}']))
     else:
         nodes.append(h.make_node('Relu', [f'x{i}'], [f'x{i + 1}']))
 g = h.make_graph(nodes, 'chain',
                  [h.make_tensor_value_info('x0', T.FLOAT, [64, 64])],
                  [h.make_tensor_value_info(f'x{n}', T.FLOAT, [64, 64])],
-                 initializer=[w])
+                 initializer=inits)
 onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), out)
 PY
 	row=$(pipeline "$tmp/chain.onnx") || { echo "$row"; exit 1; }

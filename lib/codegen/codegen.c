@@ -215,7 +215,7 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	if (rc == PB_OK && mlir)
 		rc = pb_ir_print(ctx, m, out);
 	if (rc == PB_OK && !mlir)
-		rc = pb_codegen_ptx(ctx, m, &ptx);
+		rc = pb_codegen_ptx(ctx, m, !(opts && opts->no_dedup), &ptx);
 	if (rc == PB_OK && !mlir && opts && opts->ptxas_report)
 		rc = pb_codegen_ptxas_report(ctx, ptx.data, ptx.len);
 	if (rc == PB_OK && !mlir) {

@@ -16,6 +16,8 @@ struct pb_codegen_opts {
 	int tile_tma;	      /* --tile-tma (with --emit=tileirbc only) */
 	int no_memory_plan;   /* --no-memory-plan: one allocation per
 				 scratch buffer, no arena */
+	int no_dedup;	      /* --no-dedup: compile every kernel, also
+				 those identical to an earlier one */
 };
 
 /* The last stage a module must have been through before pb-codegen with

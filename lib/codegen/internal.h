@@ -58,8 +58,23 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m);
  * pb.kernel function from @main is one launch of a kernel named as the
  * function, with the call's operands as arguments and grid and block 1. */
 struct pb_plan *pb_codegen_plan_calls(struct pb_ctx *ctx, MlirModule m);
-/* Lower the kernels of "m" to PTX for ctx->arch into "out". */
-int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out);
+/* Lower the kernels of "m" to PTX for ctx->arch into "out", each group
+ * of identical kernels compiled once if "dedup" (dedup.c). */
+int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int dedup,
+		   struct pb_buf *out);
+/* The kernels of gpu.module "mod" grouped by identical bodies (their
+ * text less name and provenance), each group compiled once (dedup.c):
+ * find them; count the kernels that repeat an earlier one; erase those
+ * from "mod"'s clone "copy"; and write into "out" the PTX of every kernel
+ * from "ptx", that of the first of each group (-1, nothing written, when
+ * "ptx" is not in the form expected). */
+struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod);
+int pb_codegen_dedup_count(const struct pb_codegen_dedup *d);
+void pb_codegen_dedup_erase(const struct pb_codegen_dedup *d,
+			    MlirOperation copy);
+int pb_codegen_dedup_expand(const struct pb_codegen_dedup *d, const char *ptx,
+			    size_t len, struct pb_buf *out);
+void pb_codegen_dedup_free(struct pb_codegen_dedup *d);
 /* Run ptxas -v on "ptx" for ctx->arch and print a per-kernel summary of
  * registers, spills and shared memory to stderr. */
 int pb_codegen_ptxas_report(struct pb_ctx *ctx, const char *ptx, size_t len);

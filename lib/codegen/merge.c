@@ -1,5 +1,6 @@
 /* After gpu-kernel-outlining: one gpu.module for all kernels (one PTX
  * module), and the provenance of each kernel recorded on it. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -13,23 +14,75 @@ static MlirBlock body_of(MlirOperation op)
 	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
 }
 
-/* Does "blk" hold an operation with symbol name "name"? */
-static int has_symbol(MlirBlock blk, MlirStringRef name)
+/* The symbols of the merged module by name (open addressing; the names
+ * are those of the symbols' StringAttrs, which live as long as the
+ * context): one lookup per symbol moved and per launch, instead of a
+ * walk of the merged module each. */
+struct symtab {
+	size_t cap, n;
+	MlirStringRef *name;
+	MlirOperation *op;
+};
+
+static size_t sym_hash(MlirStringRef s)
 {
-	for (MlirOperation op = mlirBlockGetFirstOperation(blk);
-	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
-		if (s.data && s.length == name.length &&
-		    !strncmp(s.data, name.data, s.length))
-			return 1;
+	size_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < s.length; i++)
+		h = (h ^ (unsigned char)s.data[i]) * 1099511628211ull;
+	return h;
+}
+
+/* The slot of "s" in "t": where it is, or the empty one where it goes. */
+static size_t sym_slot(const struct symtab *t, MlirStringRef s)
+{
+	size_t i = sym_hash(s) & (t->cap - 1);
+	while (t->name[i].data && (t->name[i].length != s.length ||
+				   memcmp(t->name[i].data, s.data, s.length)))
+		i = (i + 1) & (t->cap - 1);
+	return i;
+}
+
+/* The operation named "s" in "t", or a null operation. */
+static MlirOperation sym_find(const struct symtab *t, MlirStringRef s)
+{
+	if (!t->cap)
+		return (MlirOperation){NULL};
+	return t->op[sym_slot(t, s)];
+}
+
+/* Record "op", named "s", in "t" (the first of a name stays). */
+static void sym_add(struct symtab *t, MlirStringRef s, MlirOperation op)
+{
+	if (2 * (t->n + 1) > t->cap) {
+		struct symtab g = {t->cap ? 2 * t->cap : 64, 0, NULL, NULL};
+		g.name = calloc(g.cap, sizeof(*g.name));
+		g.op = calloc(g.cap, sizeof(*g.op));
+		for (size_t i = 0; i < t->cap; i++)
+			if (t->name[i].data)
+				sym_add(&g, t->name[i], t->op[i]);
+		free(t->name);
+		free(t->op);
+		*t = g;
 	}
-	return 0;
+	size_t i = sym_slot(t, s);
+	if (t->name[i].data)
+		return;
+	t->name[i] = s;
+	t->op[i] = op;
+	t->n++;
+}
+
+static void sym_free(struct symtab *t)
+{
+	free(t->name);
+	free(t->op);
 }
 
 /* Move the symbols of gpu.module "from" into the body "to" of the merged
- * module; its kernel gpu.func takes the name of "from" (unique), other
- * symbols already present (the same global cloned twice) are dropped. */
-static void move_module(MlirOperation from, MlirBlock to)
+ * module, whose symbols "t" holds; its kernel gpu.func takes the name of
+ * "from" (unique), other symbols already present (the same global cloned
+ * twice) are dropped. */
+static void move_module(MlirOperation from, MlirBlock to, struct symtab *t)
 {
 	MlirContext mctx = mlirOperationGetContext(from);
 	MlirStringRef mname = pb_ir_str_attr(from, "sym_name");
@@ -43,12 +96,14 @@ static void move_module(MlirOperation from, MlirBlock to)
 		    !mlirAttributeIsNull(pb_ir_attr(op, "gpu.kernel")))
 			pb_ir_set_attr(op, "sym_name", name);
 		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
-		if (s.data && has_symbol(to, s)) {
+		if (s.data && !mlirOperationIsNull(sym_find(t, s))) {
 			mlirOperationDestroy(op);
 			continue;
 		}
 		mlirOperationRemoveFromParent(op);
 		mlirBlockAppendOwnedOperation(to, op);
+		if (s.data)
+			sym_add(t, s, op);
 	}
 }
 
@@ -60,22 +115,9 @@ static MlirOperation parent_func(MlirOperation op)
 	return op;
 }
 
-/* The gpu.func named "name" in "blk". */
-static MlirOperation find_func(MlirBlock blk, MlirStringRef name)
-{
-	for (MlirOperation op = mlirBlockGetFirstOperation(blk);
-	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
-		if (pb_ir_op_is(op, "gpu.func") && s.data &&
-		    s.length == name.length && !strncmp(s.data, name.data, s.length))
-			return op;
-	}
-	return (MlirOperation){NULL};
-}
-
-/* Point launch "l" at the merged module "mod" and record where it came
- * from on it and on its kernel. */
-static void retarget(MlirOperation l, MlirOperation mod)
+/* Point launch "l" at the merged module, whose symbols "t" holds, and
+ * record where it came from on it and on its kernel. */
+static void retarget(MlirOperation l, const struct symtab *t)
 {
 	MlirContext mctx = mlirOperationGetContext(l);
 	MlirAttribute k = pb_ir_attr(l, "kernel");
@@ -83,7 +125,9 @@ static void retarget(MlirOperation l, MlirOperation mod)
 	MlirAttribute leaf = mlirFlatSymbolRefAttrGet(mctx, modname);
 	MlirAttribute ref = mlirSymbolRefAttrGet(mctx, pb_str(PB_CODEGEN_MODULE),
 						 1, &leaf);
-	MlirOperation kernel = find_func(body_of(mod), modname);
+	MlirOperation kernel = sym_find(t, modname);
+	if (!mlirOperationIsNull(kernel) && !pb_ir_op_is(kernel, "gpu.func"))
+		kernel = (MlirOperation){NULL};
 	pb_ir_set_attr(l, "kernel", ref);
 	MlirOperation f = parent_func(l);
 	if (mlirOperationIsNull(f))
@@ -145,19 +189,28 @@ int pb_codegen_merge(struct pb_ctx *ctx, MlirModule m)
 		pb_error(ctx, "internal: cannot create the kernel module");
 		return PB_ERR;
 	}
+	struct symtab t = {0};
+	for (MlirOperation op = fresh ? mlirBlockGetFirstOperation(body_of(target))
+				      : (MlirOperation){NULL};
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
+		if (s.data)
+			sym_add(&t, s, op);
+	}
 	for (int i = 0; fresh && i < mods.n; i++)
 		if (pb_ir_op_is(mods.v[i], "gpu.module") && !is_merged(mods.v[i]))
-			move_module(mods.v[i], body_of(target));
+			move_module(mods.v[i], body_of(target), &t);
 	for (int i = 0; fresh && i < launches.n; i++) {
 		MlirStringRef root = mlirSymbolRefAttrGetRootReference(
 			pb_ir_attr(launches.v[i], "kernel"));
 		if (root.length != strlen(PB_CODEGEN_MODULE) ||
 		    strncmp(root.data, PB_CODEGEN_MODULE, root.length))
-			retarget(launches.v[i], target);
+			retarget(launches.v[i], &t);
 	}
 	for (int i = 0; i < mods.n; i++)
 		if (pb_ir_op_is(mods.v[i], "gpu.module") && !is_merged(mods.v[i]))
 			mlirOperationDestroy(mods.v[i]);
+	sym_free(&t);
 	pb_ir_ops_free(&mods);
 	pb_ir_ops_free(&launches);
 	return PB_OK;

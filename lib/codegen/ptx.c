@@ -97,17 +97,13 @@ static MlirWalkResult extract_cb(MlirOperation op, void *user)
 	return MlirWalkResultAdvance;
 }
 
-int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
+/* Compile gpu.module "mod" of "m" (a null operation: none, an empty PTX
+ * module) to PTX into "out", without the kernels that repeat an earlier
+ * one in "d" (if not NULL). */
+static int compile(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
+		   const struct pb_codegen_dedup *d, int isa, struct pb_buf *out)
 {
-	int isa = pb_target_ptx_isa(ctx, ctx->arch);
-	MlirOperation mod = {NULL};
 	char pipe[256];
-	if (isa < 0)
-		return PB_ERR;
-	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
-	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-		if (pb_ir_op_is(op, "gpu.module"))
-			mod = op;
 	MlirModule dev = mlirModuleCreateEmpty(mlirOperationGetLocation(
 		mlirModuleGetOperation(m)));
 	pb_ir_set_attr(mlirModuleGetOperation(dev), "gpu.container_module",
@@ -122,8 +118,10 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
 		mlirModuleDestroy(t);
 		mlirBlockAppendOwnedOperation(mlirModuleGetBody(dev), empty);
 	} else {
-		mlirBlockAppendOwnedOperation(mlirModuleGetBody(dev),
-					      mlirOperationClone(mod));
+		MlirOperation copy = mlirOperationClone(mod);
+		if (d)
+			pb_codegen_dedup_erase(d, copy);
+		mlirBlockAppendOwnedOperation(mlirModuleGetBody(dev), copy);
 	}
 	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
 	char *saved[3];
@@ -138,8 +136,45 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out)
 		pb_error(ctx, "internal: expected one PTX object, got %d", e.n);
 		rc = PB_ERR;
 	}
-	if (rc == PB_OK)
-		rc = check_externs(ctx, out->data);
 	mlirModuleDestroy(dev);
+	return rc;
+}
+
+int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int dedup,
+		   struct pb_buf *out)
+{
+	int isa = pb_target_ptx_isa(ctx, ctx->arch);
+	MlirOperation mod = {NULL};
+	if (isa < 0)
+		return PB_ERR;
+	for (MlirOperation op = mlirBlockGetFirstOperation(mlirModuleGetBody(m));
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		if (pb_ir_op_is(op, "gpu.module"))
+			mod = op;
+	struct pb_codegen_dedup *d = NULL;
+	if (dedup && !mlirOperationIsNull(mod))
+		d = pb_codegen_dedup_find(mod);
+	if (d && !pb_codegen_dedup_count(d)) {
+		pb_codegen_dedup_free(d);
+		d = NULL;
+	}
+	size_t start = out->len;
+	int rc;
+	if (d) {
+		/* the kernels that repeat another are written from its PTX;
+		   should that PTX not be in the form expected, every kernel
+		   is compiled */
+		struct pb_buf reps = {0};
+		rc = compile(ctx, m, mod, d, isa, &reps);
+		if (rc == PB_OK &&
+		    pb_codegen_dedup_expand(d, reps.data, reps.len, out) < 0)
+			rc = compile(ctx, m, mod, NULL, isa, out);
+		pb_buf_free(&reps);
+		pb_codegen_dedup_free(d);
+	} else {
+		rc = compile(ctx, m, mod, NULL, isa, out);
+	}
+	if (rc == PB_OK)
+		rc = check_externs(ctx, out->data + start);
 	return rc;
 }

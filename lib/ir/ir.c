@@ -160,6 +160,8 @@ int pb_ir_run_pipeline(struct pb_ctx *ctx, MlirModule m, const char *pipeline)
 	MlirPassManager pm = mlirPassManagerCreate(ctx->mlir);
 	MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
 	int rc = PB_OK;
+	if (getenv("PB_TIMING"))
+		mlirPassManagerEnableTiming(pm);
 	if (mlirLogicalResultIsFailure(
 		    mlirParsePassPipeline(opm, pb_str(pipeline), to_stderr, NULL))) {
 		pb_error(ctx, "internal: bad pass pipeline '%s'", pipeline);

@@ -23,10 +23,15 @@ struct calls {
 	struct pb_ir_ops v;
 };
 
-/* Walk callback: collect the func.call operations of "c->name". */
+/* Walk callback: collect the func.call operations of "c->name"; the
+ * kernels' bodies (most of a module, and no kernel calls one) are
+ * skipped. */
 static MlirWalkResult call_cb(MlirOperation op, void *user)
 {
 	struct calls *c = user;
+	if (pb_ir_op_is(op, "func.func") &&
+	    !mlirAttributeIsNull(pb_ir_attr(op, "pb.kernel")))
+		return MlirWalkResultSkip;
 	if (pb_ir_op_is(op, "func.call")) {
 		MlirAttribute a = pb_ir_attr(op, "callee");
 		MlirStringRef s = mlirFlatSymbolRefAttrGetValue(a);

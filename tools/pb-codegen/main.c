@@ -24,6 +24,8 @@ static const struct pb_opt options[] = {
 	 "tileiras's optimization level, 0 to 3 (default 3)"},
 	{"tile-tma", PB_OPT_FLAG, &opts.tile_tma, NULL,
 	 "with --emit=tileirbc: buffers assumed aligned on sm_90 too (TMA)"},
+	{"no-dedup", PB_OPT_FLAG, &opts.no_dedup, NULL,
+	 "compile every kernel, also those identical to an earlier one"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 
