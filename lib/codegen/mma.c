@@ -273,7 +273,8 @@ static int access_args(struct lower *lw, MlirOperation op, int first,
 /* Can the fragment of a read in layout "l" come from ldmatrix: a
  * workgroup buffer whose last dimension is one the tile runs along
  * (contiguous rows of 8 elements)? 1: the tile's columns are the last
- * dimension; 2: its rows are (B stored n-major, k innermost). */
+ * dimension; 2: its rows are (B stored n-major, k innermost); 3: A's
+ * rows are (A stored [k][m], a 1x1 convolution's input: transposed). */
 static int ldmatrix_kind(MlirOperation op, enum layout l)
 {
 	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
@@ -296,6 +297,8 @@ static int ldmatrix_kind(MlirOperation op, enum layout l)
 		return 1;
 	if (d0 == rank - 1 && l == L_B)
 		return 2;
+	if (d0 == rank - 1 && l == L_A && bytes == 2)
+		return 3;
 	return 0;
 }
 
@@ -354,6 +357,13 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 			coff = b2;
 			rd = d1;
 			cd = d0;
+		} else if (kind == 3) {
+			/* A as [k][m], transposed: matrix q = l / 8 holds k
+			   rows 8 (q / 2) on, m columns 8 (q mod 2) on */
+			roff = "l mod 8 + (l floordiv 16) * 8";
+			coff = "((l floordiv 8) mod 2) * 8";
+			rd = d1;
+			cd = d0;
 		} else if (l == L_B) {
 			coff = NULL;
 		}
@@ -362,7 +372,8 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		subs_of(&t, 0, rank, rd, coff ? cd : -1, 0);
 		pb_buf_printf(&t, "] {numTiles = %d : i32, transpose = %s} : ",
 			      l == L_A ? 4 : 2,
-			      l == L_B && kind == 1 ? "true" : "false");
+			      (l == L_B && kind == 1) || kind == 3 ? "true"
+								     : "false");
 		pb_codegen_type_str(mt, &t);
 		pb_buf_puts(&t, " -> ");
 		pb_codegen_type_str(ft, &t);

@@ -28,6 +28,9 @@
 // SMEM: remark: warp tiles staged: 1 operands
 // NUM: output 'y': {{.*}}: ok
 // NUM: output 'z': {{.*}}: ok
+// k2's input is staged [k][m] (the image columns innermost): its A
+// fragments come from ldmatrix, transposed.
+// PTX: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
 // PTX-COUNT-2: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 // CHECK-LABEL: func.func private @k0_conv
