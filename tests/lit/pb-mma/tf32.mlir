@@ -14,6 +14,7 @@
 // RUN: pb-smem --remarks %t/mma.mlir -o %t/smem.mlir 2>&1 | FileCheck --check-prefix=SMEM %s
 // RUN: pb-run --random=1 --check %t/ref/C.npy --check %t/ref/D.npy %t/smem.mlir | FileCheck --check-prefix=NUM %s
 // RUN: pb-run --random=1 --precision=tf32 --pipeline=default --check %t/ref/C.npy --check %t/ref/D.npy %t/mm.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-run --random=1 --pipeline=tf32 --check %t/ref/C.npy --check %t/ref/D.npy %t/mm.mlir | FileCheck --check-prefix=NUM %s
 // Exact float32 differs from tf32 by more than the default tolerance.
 // RUN: not pb-run --random=1 --check %t/ref/C.npy %t/mm.mlir 2>&1 | FileCheck --check-prefix=DIFF %s
 
