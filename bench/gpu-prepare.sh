@@ -56,7 +56,7 @@ ok=0 failed=0
 # predictions on $target (predicted.json, pb-tile's --report)
 compile() {
 	if (cd "$1" && PATH=$bin:$PATH && "$bin/pb-import" ${2:-} model.onnx |
-	    "$pipeline" --arch="$arch" |
+	    "$pipeline" --arch="$arch" ${precision:+--precision=$precision} |
 	    "$bin/pb-codegen" --arch="$arch" -o k.ptx) 2>"$1/compile.err"; then
 		rm -f "$1/compile.err"
 		ok=$((ok + 1))
@@ -69,10 +69,11 @@ compile() {
 	# shellcheck disable=SC2086
 	(cd "$1" && "$bin/pb-import" ${2:-} model.onnx |
 	    "$bin/pb-fuse" --arch="$arch" $fuse_opts >fuse.tmp &&
-	    "$bin/pb-tile" --arch="$arch" --dump-sizes -o /dev/null \
-		<fuse.tmp 2>sizes.txt &&
+	    "$bin/pb-tile" --arch="$arch" ${precision:+--precision=$precision} \
+		--dump-sizes -o /dev/null <fuse.tmp 2>sizes.txt &&
 	    if [ -s sizes.txt ]; then set -- "--sizes=$(cat sizes.txt)"; else set --; fi &&
-	    "$bin/pb-tile" --arch="$arch" --target-file "$target" "$@" \
+	    "$bin/pb-tile" --arch="$arch" ${precision:+--precision=$precision} \
+		--target-file "$target" "$@" \
 		--report predicted.json -o /dev/null <fuse.tmp) 2>"$1/predict.err" ||
 		echo "gpu-prepare: $(basename "$1"): no prediction: $(head -1 "$1/predict.err")" >&2
 	rm -f "$1/fuse.tmp" "$1/predict.err"
@@ -92,6 +93,24 @@ PY
 	compile "$h" --cast=f16
 }
 
+# tf32 DIR: DIR@tf32 beside DIR, the same model compiled with
+# --precision=tf32 (float32 contractions on tensor cores; gpu_check.py
+# times torch with TF32 allowed for it, tolerances 1e-2)
+tf32() {
+	h=$1@tf32
+	mkdir -p "$h" && cp "$1"/*.onnx "$1"/*.npy "$h/" 2>/dev/null
+	"$python" - "$1/meta.json" "$h/meta.json" <<'PY' || exit 1
+import json, os, sys
+m = json.load(open(sys.argv[1])) if os.path.exists(sys.argv[1]) else {}
+m.update(precision="tf32", rtol=1e-2, atol=1e-2)
+json.dump(m, open(sys.argv[2], "w"))
+PY
+	precision=tf32
+	compile "$h"
+	precision=
+}
+precision=
+
 for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
 	[ -f "$models/$m.onnx" ] || { echo "gpu-prepare: no $models/$m.onnx" >&2; continue; }
 	d=$out/models/$m
@@ -101,6 +120,7 @@ for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
 	cp "$models/$m.out.npy" "$d/out.npy"
 	compile "$d"
 	[ -d "$d" ] && half "$d"
+	[ -d "$d" ] && tf32 "$d"
 done
 
 "$python" "$here/gen_cases.py" "$out/ops" >/dev/null || exit 1
@@ -112,6 +132,7 @@ done
 for d in "$out"/tile/*/; do
 	compile "${d%/}"
 	[ -d "$d" ] && half "${d%/}"
+	case $d in */gemm_*) [ -d "$d" ] && tf32 "${d%/}" ;; esac
 done
 
 for t in $(grep -v '^#' "$here/node-tests.txt"); do

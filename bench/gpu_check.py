@@ -473,7 +473,8 @@ def check_case(args, torch, kind, name, d):
     rtol, atol = meta.get("rtol", RTOL), meta.get("atol", ATOL)
     repeat = meta.get("repeat", args.repeat)
     half = meta.get("cast") == "f16"
-    row["dtype"] = "f16" if half else "f32"
+    tf32 = meta.get("precision") == "tf32"
+    row["dtype"] = "f16" if half else "tf32" if tf32 else "f32"
     tmp = os.path.join(args.tmp, name)
     xs, opts, checks, refs = inputs_of(kind, d, model, tmp,
                                        np.float16 if half else np.float32)
@@ -519,8 +520,16 @@ def check_case(args, torch, kind, name, d):
     elif "error" not in row:
         row["error"] = first_error(err2)
     if torch is not None and torch.cuda.is_available():
-        baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat,
-                  torch.float16 if half else torch.float32)
+        # a NAME@tf32 case (pb's --precision=tf32) against torch with TF32
+        # allowed, every other against exact fp32 or half
+        torch.backends.cuda.matmul.allow_tf32 = tf32
+        torch.backends.cudnn.allow_tf32 = tf32
+        try:
+            baselines(args, torch, row, model, meta, xs, refs, rtol, atol,
+                      repeat, torch.float16 if half else torch.float32)
+        finally:
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
     # achieved rates: GFLOP/s of the products, GB/s (least traffic) of the rest
     work, unit = (meta.get("flops"), "GF/s") if meta.get("group") in ("gemm", "conv", "attention") \
         else (meta.get("bytes"), "GB/s")
@@ -618,7 +627,7 @@ def table(rows):
         n, ok, n - ok, sum(1 for r in timed if r["pb_ms"] < r["torch_ms"]), len(timed)))
     for key, what in (("torch_ms", "torch eager"), ("compile_ms", "torch.compile"),
                       ("lib_ms", "the library kernel (Triton matmul, SDPA)")):
-        for dt in ("f32", "f16"):
+        for dt in ("f32", "tf32", "f16"):
             rs = [r[key] / r["pb_ms"] for r in rows if r.get(key) and r.get("pb_ms")
                   and r.get("dtype", "f32") == dt and r["kind"] in ("tile", "model")]
             if rs:
