@@ -546,6 +546,10 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 		{128, 128, 64, 64}, {128, 64, 64, 32}, {64, 64, 32, 32},
 		{64, 32, 32, 16},   {32, 32, 16, 16},  {16, 16, 16, 8},
 		{16, 8, 16, 8},
+		/* C's columns a multiple of 24, not 16 (MobileNetV2's 24
+		   and 96 channels, 144 = 6 x 24): three fragments wide */
+		{128, 96, 64, 48},  {64, 48, 32, 24},  {64, 24, 32, 24},
+		{32, 24, 16, 24},
 	};
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
 	double best_cost = 0;
