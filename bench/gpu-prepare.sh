@@ -79,37 +79,37 @@ compile() {
 	rm -f "$1/fuse.tmp" "$1/predict.err"
 }
 
-# half DIR: DIR@f16 beside DIR, the same model compiled with pb-import
-# --cast=f16 (inputs rounded to float16 by gpu_check.py, tolerances 1e-2)
-half() {
-	h=$1@f16
+# variant DIR NAME KEY VALUE: DIR@NAME beside DIR, a copy whose meta.json
+# says KEY: VALUE with tolerances 1e-2, compiled by compile with the
+# options of $import and $precision set for it
+variant() {
+	h=$1@$2
 	mkdir -p "$h" && cp "$1"/*.onnx "$1"/*.npy "$h/" 2>/dev/null
-	"$python" - "$1/meta.json" "$h/meta.json" <<'PY' || exit 1
+	"$python" - "$1/meta.json" "$h/meta.json" "$3" "$4" <<'PY' || exit 1
 import json, os, sys
 m = json.load(open(sys.argv[1])) if os.path.exists(sys.argv[1]) else {}
-m.update(cast="f16", rtol=1e-2, atol=1e-2)
+m.update({sys.argv[3]: sys.argv[4]}, rtol=1e-2, atol=1e-2)
 json.dump(m, open(sys.argv[2], "w"))
 PY
-	compile "$h" --cast=f16
+	compile "$h" $import
+	import= precision=
+}
+import= precision=
+
+# half DIR: DIR@f16, the same model compiled with pb-import --cast=f16
+# (inputs rounded to float16 by gpu_check.py)
+half() {
+	import=--cast=f16
+	variant "$1" f16 cast f16
 }
 
-# tf32 DIR: DIR@tf32 beside DIR, the same model compiled with
-# --precision=tf32 (float32 contractions on tensor cores; gpu_check.py
-# times torch with TF32 allowed for it, tolerances 1e-2)
+# tf32 DIR: DIR@tf32, the same model compiled with --precision=tf32
+# (float32 contractions on tensor cores; gpu_check.py times torch with
+# TF32 allowed for it)
 tf32() {
-	h=$1@tf32
-	mkdir -p "$h" && cp "$1"/*.onnx "$1"/*.npy "$h/" 2>/dev/null
-	"$python" - "$1/meta.json" "$h/meta.json" <<'PY' || exit 1
-import json, os, sys
-m = json.load(open(sys.argv[1])) if os.path.exists(sys.argv[1]) else {}
-m.update(precision="tf32", rtol=1e-2, atol=1e-2)
-json.dump(m, open(sys.argv[2], "w"))
-PY
 	precision=tf32
-	compile "$h"
-	precision=
+	variant "$1" tf32 precision tf32
 }
-precision=
 
 for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
 	[ -f "$models/$m.onnx" ] || { echo "gpu-prepare: no $models/$m.onnx" >&2; continue; }
