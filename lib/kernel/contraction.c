@@ -491,6 +491,40 @@ static int64_t elt_bytes(MlirValue mem)
 	return mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8 : 4;
 }
 
+/* The product of "c" on "t" with tiles "s": its blocks' grid, a block's
+ * resources and its occupancy into "sum"; returned, the mma steps of one
+ * SM: the blocks it runs one after another (ceil(blocks / SMs)) times a
+ * block's fragments, over the warp tile's issue efficiency, times 8 /
+ * (resident warps) when fewer than 8 are resident to hide the latency of
+ * the pipeline. */
+static double sm_steps(const struct pb_target *t,
+		       const struct pb_kernel_contraction *c,
+		       const struct pb_kernel_mma_tiles *s,
+		       struct pb_kernel_summary *sum)
+{
+	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
+	for (int d = 0; d < c->b.n; d++)
+		if (d != c->m && d != c->n)
+			rest *= c->b.extent[d];
+	int64_t fm = s->wm / PB_KERNEL_FRAG_M, fn = s->wn / PB_KERNEL_FRAG_N;
+	int64_t warps = (s->bm / s->wm) * (s->bn / s->wn);
+	pb_kernel_summary_init(sum);
+	sum->grid = rest * ((em + s->bm - 1) / s->bm) * (en / s->bn);
+	sum->res.threads = (int)(32 * warps);
+	sum->res.regs = tile_regs(fm, fn);
+	sum->res.smem = 0;
+	pb_kernel_summary_occupancy(t, sum);
+	int64_t per_sm = (sum->grid + t->sm_count - 1) / t->sm_count;
+	int64_t resident = warps * (per_sm < sum->occ.blocks_per_sm
+					    ? per_sm
+					    : sum->occ.blocks_per_sm);
+	double steps = (double)per_sm * (double)(fm * fn * warps) /
+		       tile_efficiency(fm, fn);
+	if (resident < 8)
+		steps *= 8.0 / (double)resident;
+	return steps;
+}
+
 void pb_kernel_mma_predict(const struct pb_target *t,
 			   const struct pb_kernel_contraction *c,
 			   const struct pb_kernel_mma_tiles *s,
@@ -500,28 +534,13 @@ void pb_kernel_mma_predict(const struct pb_target *t,
 	for (int d = 0; d < c->b.n; d++)
 		if (d != c->m && d != c->n)
 			rest *= c->b.extent[d];
-	int64_t fm = s->wm / PB_KERNEL_FRAG_M, fn = s->wn / PB_KERNEL_FRAG_N;
-	int64_t warps = (s->bm / s->wm) * (s->bn / s->wn);
 	int64_t bm = (em + s->bm - 1) / s->bm, bn = en / s->bn;
-	pb_kernel_summary_init(sum);
-	sum->grid = rest * bm * bn;
-	sum->res.threads = (int)(32 * warps);
-	sum->res.regs = tile_regs(fm, fn);
-	sum->res.smem = 0;
-	pb_kernel_summary_occupancy(t, sum);
-	/* compute: the blocks an SM runs one after another, each the tile's
-	   flops at the SM's share of the rate over the warp tile's issue
-	   efficiency, slowed when fewer than 8 warps are resident */
-	double block_flops = 2.0 * (double)(s->bm * s->bn * c->k);
-	int64_t per_sm = (sum->grid + t->sm_count - 1) / t->sm_count;
-	int64_t resident = warps * (per_sm < sum->occ.blocks_per_sm
-					    ? per_sm
-					    : sum->occ.blocks_per_sm);
-	double eff = tile_efficiency(fm, fn);
-	if (resident < 8)
-		eff *= (double)resident / 8.0;
-	double compute = (double)per_sm * block_flops /
-			 (tc_rate(t, c) / (double)t->sm_count) / eff;
+	/* compute: an SM's mma steps, each a fragment's flops over K at the
+	   SM's share of the tensor-core rate */
+	double frag_flops = 2.0 * (double)(PB_KERNEL_FRAG_M *
+					   PB_KERNEL_FRAG_N * c->k);
+	double compute = sm_steps(t, c, s, sum) * frag_flops /
+			 (tc_rate(t, c) / (double)t->sm_count);
 	/* memory: A, B and C once from DRAM; A again for each column of
 	   blocks and B for each row of them from L2 */
 	double a = (double)(rest * em * c->k * elt_bytes(c->a.mem));
@@ -551,48 +570,28 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 		{128, 96, 64, 48},  {64, 48, 32, 24},  {64, 24, 32, 24},
 		{32, 24, 16, 24},
 	};
-	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
+	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n];
 	double best_cost = 0;
 	int best = -1;
-	for (int d = 0; d < c->b.n; d++)
-		if (d != c->m && d != c->n)
-			rest *= c->b.extent[d];
 	*why = pb_kernel_frag_k(c->elt) == 16
 		       ? "the reduction length is not a multiple of 16"
 		       : "the reduction length is not a multiple of 8";
 	if (c->k % pb_kernel_frag_k(c->elt))
 		return 0;
 	*why = "C's columns are not a multiple of 8";
-	/* The least predicted time: the blocks an SM runs one after another
-	   (ceil(blocks / SMs)) times a block's fragments over the tile's
-	   efficiency, slowed when too few warps are resident to hide the
-	   latency of the pipeline (fewer than 8 per SM). */
+	/* the least predicted time: the fewest mma steps per SM */
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
 		const struct pb_kernel_mma_tiles *x = &cand[i];
+		struct pb_kernel_summary sum;
 		/* C's rows need not fill the last block: its fragments are
 		   masked (docs/pb-mma.md); the columns must */
 		if (en % x->bn || (em % x->bm && x->bm > 16 * ((em + 15) / 16)))
 			continue;
-		int64_t fm = x->wm / PB_KERNEL_FRAG_M, fn = x->wn / PB_KERNEL_FRAG_N;
-		int64_t warps = (x->bm / x->wm) * (x->bn / x->wn);
-		int64_t grid = rest * ((em + x->bm - 1) / x->bm) * (en / x->bn);
-		struct pb_kernel_resources r = {
-			.threads = 32 * warps,
-			.regs = tile_regs(fm, fn),
-			.smem = 0,
-		};
-		struct pb_kernel_occupancy o;
-		if (r.regs > t->max_regs_per_thread)
-			continue; /* tensor-core tiles may use them all */
-		pb_kernel_occupancy(t, &r, grid, &o);
-		int64_t per_sm = (grid + t->sm_count - 1) / t->sm_count;
-		int64_t resident = warps * (per_sm < o.blocks_per_sm
-						    ? per_sm
-						    : o.blocks_per_sm);
-		double cost = (double)per_sm * (double)(fm * fn * warps) /
-			      tile_efficiency(fm, fn);
-		if (resident < 8)
-			cost *= 8.0 / (double)resident;
+		/* tensor-core tiles may use every register */
+		if (tile_regs(x->wm / PB_KERNEL_FRAG_M,
+			      x->wn / PB_KERNEL_FRAG_N) > t->max_regs_per_thread)
+			continue;
+		double cost = sm_steps(t, c, x, &sum);
 		if (best < 0 || cost < best_cost) {
 			best = (int)i;
 			best_cost = cost;
