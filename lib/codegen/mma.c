@@ -119,6 +119,20 @@ static MlirValue emit(struct lower *lw, const char *text, MlirOperation op,
 	return v;
 }
 
+/* Replace "op" by the result of template "t" (with "n" arguments),
+ * instantiated before it; "t" is freed. */
+static int replace(struct lower *lw, struct pb_buf *t, MlirOperation op,
+		   int n, const MlirValue *args)
+{
+	MlirValue v = emit(lw, t->data, op, n, args);
+	pb_buf_free(t);
+	if (mlirValueIsNull(v))
+		return PB_ERR;
+	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
+	mlirOperationDestroy(op);
+	return PB_OK;
+}
+
 /* The element at [r][c] of a lane's fragment in layout "l" (of 32-bit
  * tf32 operands when "w"): its row and column offsets in the warp's tile,
  * as affine expressions of the lane "l" (text). */
@@ -426,13 +440,7 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		pb_buf_puts(&t, "\n");
 	}
 	pb_buf_puts(&t, "  return\n}\n");
-	MlirValue v = emit(lw, t.data, op, n, args);
-	pb_buf_free(&t);
-	if (mlirValueIsNull(v))
-		return PB_ERR;
-	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
-	mlirOperationDestroy(op);
-	return PB_OK;
+	return replace(lw, &t, op, n, args);
 }
 
 /* A write of a C-layout fragment (vector.transfer_write "op"). */
@@ -556,13 +564,7 @@ static int lower_contract(struct lower *lw, MlirOperation op)
 		pb_codegen_type_str(mlirValueGetType(args[2]), &t);
 		pb_buf_puts(&t, "\n  return\n}\n");
 	}
-	MlirValue v = emit(lw, t.data, op, 3, args);
-	pb_buf_free(&t);
-	if (mlirValueIsNull(v))
-		return PB_ERR;
-	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
-	mlirOperationDestroy(op);
-	return PB_OK;
+	return replace(lw, &t, op, 3, args);
 }
 
 /* A splat constant of a warp-level vector type: the same splat of the
