@@ -548,25 +548,22 @@ static void frag_init(struct frag *f, struct pb_ctx *ctx,
 	f->yield = at;
 	f->loc = mlirOperationGetLocation(c->b.root);
 	f->masked = masked(c, s);
-	MlirValue rc2[4] = {mlirBlockGetArgument(bb, c->m),
-			    mlirBlockGetArgument(wb, 0),
-			    mlirBlockGetArgument(bb, c->n),
-			    mlirBlockGetArgument(wb, 1)};
-	char text[200];
+	/* C's rows and columns: the block's origin + the warp's + the
+	   fragment's offset */
+	int dim[2] = {c->m, c->n}, off[2] = {16 * i, 8 * j};
 	for (int d = 0; d < c->b.n; d++)
 		f->sub[d] = mlirBlockGetArgument(bb, d);
-	snprintf(text, sizeof(text),
-		 "func.func @t(%%a: index, %%b: index) {\n"
-		 "  %%r = affine.apply affine_map<(a, b) -> "
-		 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
-		 16 * i);
-	f->sub[c->m] = emit(f, text, 2, rc2);
-	snprintf(text, sizeof(text),
-		 "func.func @t(%%a: index, %%b: index) {\n"
-		 "  %%r = affine.apply affine_map<(a, b) -> "
-		 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
-		 8 * j);
-	f->sub[c->n] = emit(f, text, 2, rc2 + 2);
+	for (int r = 0; r < 2; r++) {
+		char text[200];
+		MlirValue ab[2] = {mlirBlockGetArgument(bb, dim[r]),
+				   mlirBlockGetArgument(wb, r)};
+		snprintf(text, sizeof(text),
+			 "func.func @t(%%a: index, %%b: index) {\n"
+			 "  %%r = affine.apply affine_map<(a, b) -> "
+			 "(a + b + %d)>(%%a, %%b)\n  return\n}\n",
+			 off[r]);
+		f->sub[dim[r]] = emit(f, text, 2, ab);
+	}
 }
 
 /* The first operation in "root" (or "root") that is an affine.parallel
