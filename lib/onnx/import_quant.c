@@ -140,6 +140,21 @@ static int op_quantize(struct imp *s)
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), odt, &x->sh);
 }
 
+/* In generic "g": its argument "sx" (an element of "x") minus argument
+ * "sz" (of the zero point "zp", when not NULL), both widened to i32,
+ * which holds the difference exactly. */
+static struct name minus_zp(struct imp *s, struct gen *g, struct val *x,
+			    int sx, struct val *zp, int sz)
+{
+	struct name d = pb_imp_convert(s, g->arg[sx].s, x->dtype, PB_DT_I32);
+	if (!zp)
+		return d;
+	struct name z = pb_imp_convert(s, g->arg[sz].s, zp->dtype, PB_DT_I32);
+	struct name t = pb_imp_fresh(s);
+	pb_imp_emit(s, "%s = arith.subi %s, %s : i32", t.s, d.s, z.s);
+	return t;
+}
+
 /* DequantizeLinear: y = (x - x_zero_point) * x_scale in float32, x of
  * type u8, i8 or i32; scale and zero point per tensor or along "axis". */
 static int op_dequantize(struct imp *s)
@@ -176,14 +191,7 @@ static int op_dequantize(struct imp *s)
 	pb_imp_gen_begin_dt(s, &g, x->sh.rank, iters, n, ins, sh, dt, maps,
 			    e.s, &x->sh, PB_DT_F32, &om);
 	/* the difference in i32 is exact; then one conversion */
-	struct name d = pb_imp_convert(s, g.arg[sx].s, x->dtype, PB_DT_I32);
-	if (zp) {
-		struct name z = pb_imp_convert(s, g.arg[sz].s, x->dtype,
-					       PB_DT_I32);
-		struct name t = pb_imp_fresh(s);
-		pb_imp_emit(s, "%s = arith.subi %s, %s : i32", t.s, d.s, z.s);
-		d = t;
-	}
+	struct name d = minus_zp(s, &g, x, sx, zp, sz);
 	struct name f = pb_imp_convert(s, d.s, PB_DT_I32, PB_DT_F32);
 	struct name y = pb_imp_scalar_op(s, "arith.mulf", f.s, g.arg[ss].s);
 	return pb_imp_def_ssa(s, pb_imp_gen_end(s, &g, y.s), PB_DT_F32,
@@ -294,14 +302,7 @@ struct name pb_imp_qshift(struct imp *s, struct val *x, struct val *zp,
 	struct gen g;
 	pb_imp_gen_begin_dt(s, &g, x->sh.rank, iters, n, ins, sh, dt, maps,
 			    e.s, &x->sh, PB_DT_I32, &om);
-	struct name d = pb_imp_convert(s, g.arg[sx].s, x->dtype, PB_DT_I32);
-	if (zp) {
-		struct name z = pb_imp_convert(s, g.arg[sz].s, zp->dtype,
-					       PB_DT_I32);
-		struct name t = pb_imp_fresh(s);
-		pb_imp_emit(s, "%s = arith.subi %s, %s : i32", t.s, d.s, z.s);
-		d = t;
-	}
+	struct name d = minus_zp(s, &g, x, sx, zp, sz);
 	return pb_imp_gen_end(s, &g, d.s);
 }
 
