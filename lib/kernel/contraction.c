@@ -250,6 +250,16 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	return 1;
 }
 
+/* Is affine.load/store "op" (outside the reduction loop of "c") one a
+ * fragment can carry: subscripted by band dimensions and constants, not
+ * k, each of C's rows and columns at most once? Its access into "x". */
+static int fragment_access(const struct pb_kernel_contraction *c,
+			   MlirOperation op, struct pb_kernel_access *x)
+{
+	return pb_kernel_access_of(c, op, x) && !uses(x, PB_KERNEL_SUB_K) &&
+	       uses(x, c->m) <= 1 && uses(x, c->n) <= 1;
+}
+
 /* Is "op" one the epilogue can apply to a fragment element by element:
  * a pure arith or math operation on scalars? */
 static int elementwise(MlirOperation op)
@@ -302,9 +312,7 @@ static int match_post(struct pb_kernel_contraction *c, struct pb_ir_ops *ops,
 		}
 		if (pb_ir_op_is(op, "affine.load") ||
 		    pb_ir_op_is(op, "affine.store")) {
-			if (!pb_kernel_access_of(c, op, &x) ||
-			    uses(&x, PB_KERNEL_SUB_K) || uses(&x, c->m) > 1 ||
-			    uses(&x, c->n) > 1)
+			if (!fragment_access(c, op, &x))
 				return 0;
 			if (pb_ir_op_is(op, "affine.store")) {
 				if (!uses(&x, c->m) || !uses(&x, c->n))
@@ -347,9 +355,7 @@ static int match_pre(struct pb_kernel_contraction *c, const char **why)
 		struct pb_kernel_access x;
 		MlirOperation op = c->pre[i];
 		if (pb_ir_op_is(op, "affine.load") &&
-		    (!pb_kernel_access_of(c, op, &x) ||
-		     uses(&x, PB_KERNEL_SUB_K) || uses(&x, c->m) > 1 ||
-		     uses(&x, c->n) > 1 || pb_kernel_is_acc(c, op)))
+		    (!fragment_access(c, op, &x) || pb_kernel_is_acc(c, op)))
 			return 0;
 		for (intptr_t j = 0; j < mlirOperationGetNumOperands(op); j++) {
 			MlirValue v = mlirOperationGetOperand(op, j);
