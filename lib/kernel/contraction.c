@@ -497,6 +497,17 @@ static int64_t elt_bytes(MlirValue mem)
 	return mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8 : 4;
 }
 
+/* The points of the batch dimensions of "c" (all but C's rows and
+ * columns). */
+static int64_t batch_points(const struct pb_kernel_contraction *c)
+{
+	int64_t n = 1;
+	for (int d = 0; d < c->b.n; d++)
+		if (d != c->m && d != c->n)
+			n *= c->b.extent[d];
+	return n;
+}
+
 /* The product of "c" on "t" with tiles "s": its blocks' grid, a block's
  * resources and its occupancy into "sum"; returned, the mma steps of one
  * SM: the blocks it runs one after another (ceil(blocks / SMs)) times a
@@ -508,14 +519,11 @@ static double sm_steps(const struct pb_target *t,
 		       const struct pb_kernel_mma_tiles *s,
 		       struct pb_kernel_summary *sum)
 {
-	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
-	for (int d = 0; d < c->b.n; d++)
-		if (d != c->m && d != c->n)
-			rest *= c->b.extent[d];
+	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n];
 	int64_t fm = s->wm / PB_KERNEL_FRAG_M, fn = s->wn / PB_KERNEL_FRAG_N;
 	int64_t warps = (s->bm / s->wm) * (s->bn / s->wn);
 	pb_kernel_summary_init(sum);
-	sum->grid = rest * ((em + s->bm - 1) / s->bm) * (en / s->bn);
+	sum->grid = batch_points(c) * ((em + s->bm - 1) / s->bm) * (en / s->bn);
 	sum->res.threads = (int)(32 * warps);
 	sum->res.regs = tile_regs(fm, fn);
 	sum->res.smem = 0;
@@ -536,10 +544,8 @@ void pb_kernel_mma_predict(const struct pb_target *t,
 			   const struct pb_kernel_mma_tiles *s,
 			   struct pb_kernel_summary *sum)
 {
-	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
-	for (int d = 0; d < c->b.n; d++)
-		if (d != c->m && d != c->n)
-			rest *= c->b.extent[d];
+	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n];
+	int64_t rest = batch_points(c);
 	int64_t bm = (em + s->bm - 1) / s->bm, bn = en / s->bn;
 	/* compute: an SM's mma steps, each a fragment's flops over K at the
 	   SM's share of the tensor-core rate */
