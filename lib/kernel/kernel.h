@@ -184,6 +184,10 @@ int pb_kernel_sizes_get(struct pb_kernel_sizes *s, int k, int nest,
 #define PB_KERNEL_FRAG_M 16
 #define PB_KERNEL_FRAG_N 8
 int64_t pb_kernel_frag_k(MlirType elt);
+struct pb_kernel_contraction;
+/* The reduction's trip count on tensor cores: the k of "c" rounded up to
+ * a whole mma step (the last step's operands masked past K). */
+int64_t pb_kernel_mma_k(const struct pb_kernel_contraction *c);
 /* An f32 operand as a tf32 tensor core reads it: bits & 0xffffe000 (the
  * 13 low mantissa bits dropped), the mask as an i32. pb-mma writes this
  * cut in the warp-level code, so that the CPU computes what the GPU does;

@@ -31,12 +31,12 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 	s->wn = v[3];
 	if (n != 4 || s->wm <= 0 || s->wn <= 0 ||
 	    s->wm % PB_KERNEL_FRAG_M || s->wn % PB_KERNEL_FRAG_N ||
-	    s->bm % s->wm || s->bn % s->wn || c->b.extent[c->n] % s->bn ||
+	    s->bm % s->wm || s->bn % s->wn ||
 	    (s->bm / s->wm) * (s->bn / s->wn) > 32) {
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> mma[BM, BN, WM, "
 			    "WN] takes 4 sizes: warp tiles of multiples of "
-			    "16x8 that divide the block tile, block columns that "
-			    "divide C's (%lldx%lld), at most 32 warps",
+			    "16x8 that divide the block tile, at most 32 warps "
+			    "(C is %lldx%lld)",
 			    k, (long long)c->b.extent[c->m],
 			    (long long)c->b.extent[c->n]);
 		return -1;

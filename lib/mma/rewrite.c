@@ -105,6 +105,24 @@ static int masked(const struct pb_kernel_contraction *c,
 	return c->b.extent[c->m] % s->bm != 0;
 }
 
+/* Does the last block of "s" overrun C's columns? */
+static int masked_cols(const struct pb_kernel_contraction *c,
+		       const struct pb_kernel_mma_tiles *s)
+{
+	return c->b.extent[c->n] % s->bn != 0;
+}
+
+/* Does the last mma step overrun K (its operands masked along k)? */
+static int masked_k(const struct pb_kernel_contraction *c)
+{
+	return c->k % pb_kernel_frag_k(c->elt) != 0;
+}
+
+static const char *in_bounds(int masked)
+{
+	return masked ? "false" : "true";
+}
+
 /* The text of "%<v><i>": "%<v>x<i>" (a rows x cols f32 operand fragment)
  * as a tf32 tensor core reads it: its 13 low mantissa bits dropped
  * (PB_KERNEL_TF32_MASK). */
@@ -145,9 +163,11 @@ static void skeleton_text(struct pb_buf *t,
 	pb_buf_puts(t, ") to (");
 	for (int d = 0; d < c->b.n; d++)
 		pb_buf_printf(t, "%s%lld", d ? ", " : "",
-			      (long long)(d == c->m ? round_up(c->b.extent[d],
-							       s->bm)
-						    : c->b.extent[d]));
+			      (long long)(d == c->m   ? round_up(c->b.extent[d],
+								 s->bm)
+					  : d == c->n ? round_up(c->b.extent[d],
+								 s->bn)
+						      : c->b.extent[d]));
 	pb_buf_puts(t, ") step (");
 	for (int d = 0; d < c->b.n; d++)
 		pb_buf_printf(t, "%s%lld", d ? ", " : "",
@@ -164,7 +184,7 @@ static void skeleton_text(struct pb_buf *t,
 	cst_text(t, &c->a, "ca");
 	cst_text(t, &c->b_, "cb");
 	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step %d "
-		      "iter_args(", nf, (long long)c->k, fk);
+		      "iter_args(", nf, (long long)pb_kernel_mma_k(c), fk);
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%s%%c%d = %%z", f ? ", " : "", f);
 	pb_buf_puts(t, ") -> (");
@@ -180,8 +200,9 @@ static void skeleton_text(struct pb_buf *t,
 		char rows[16];
 		snprintf(rows, sizeof(rows), "row%d", i);
 		subs_text(t, c, &c->a, rows, NULL, "ca");
-		pb_buf_printf(t, "], %%pad {in_bounds = [%s, true], "
-			      "permutation_map = ", masked(c, s) ? "false" : "true");
+		pb_buf_printf(t, "], %%pad {in_bounds = [%s, %s], "
+			      "permutation_map = ", in_bounds(masked(c, s)),
+			      in_bounds(masked_k(c)));
 		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
 			  pos_of(&c->a, PB_KERNEL_SUB_K));
 		pb_buf_printf(t, "} : %s, vector<16x%dx%s>\n", ta.data, fk,
@@ -198,8 +219,9 @@ static void skeleton_text(struct pb_buf *t,
 		pb_buf_printf(t, "        %%b%s%d = vector.transfer_read %%B[",
 			      tf32 ? "x" : "", j);
 		subs_text(t, c, &c->b_, NULL, cols, "cb");
-		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
-			    "permutation_map = ");
+		pb_buf_printf(t, "], %%pad {in_bounds = [%s, %s], "
+			      "permutation_map = ", in_bounds(masked_k(c)),
+			      in_bounds(masked_cols(c, s)));
 		perm_text(t, c->b_.rank, pos_of(&c->b_, PB_KERNEL_SUB_K),
 			  pos_of(&c->b_, c->n));
 		pb_buf_printf(t, "} : %s, vector<%dx8x%s>\n", tb.data, fk,
@@ -245,7 +267,8 @@ struct frag {
 	struct pb_ir_map map;	       /* epilogue values to vectors */
 	MlirValue local[16], lval[16]; /* scalar temporaries, their values */
 	int nlocal;
-	int masked;		       /* the rows may overrun C */
+	int masked, masked_cols;       /* the rows, the columns may
+					  overrun C */
 };
 
 /* The slot of scalar temporary "m" in "f" (a new one when absent); -1
@@ -362,9 +385,10 @@ static MlirValue read_text(struct frag *f, MlirOperation op)
 		pb_ir_type_print(e, &t);
 		pb_buf_puts(&t, "\n  %v = vector.transfer_read %X[");
 		subs_text(&t, f->c, &x, NULL, NULL, "x");
-		pb_buf_printf(&t, "], %%p {in_bounds = [%s, true], "
+		pb_buf_printf(&t, "], %%p {in_bounds = [%s, %s], "
 			      "permutation_map = ",
-			      r0 >= 0 && f->masked ? "false" : "true");
+			      in_bounds(r0 >= 0 && f->masked),
+			      in_bounds(r1 >= 0 && f->masked_cols));
 		perm_text(&t, x.rank, r0, r1);
 		pb_buf_puts(&t, "} : ");
 		pb_ir_type_print(mt, &t);
@@ -390,8 +414,8 @@ static int write_text(struct frag *f, MlirOperation op, MlirValue v)
 	cst_text(&t, &x, "x");
 	pb_buf_puts(&t, "  vector.transfer_write %v, %X[");
 	subs_text(&t, f->c, &x, NULL, NULL, "x");
-	pb_buf_printf(&t, "] {in_bounds = [%s, true], permutation_map = ",
-		      f->masked ? "false" : "true");
+	pb_buf_printf(&t, "] {in_bounds = [%s, %s], permutation_map = ",
+		      in_bounds(f->masked), in_bounds(f->masked_cols));
 	perm_text(&t, x.rank, pos_of(&x, f->c->m), pos_of(&x, f->c->n));
 	pb_buf_puts(&t, "} : ");
 	pb_ir_type_print(mlirValueGetType(v), &t);
@@ -548,6 +572,7 @@ static void frag_init(struct frag *f, struct pb_ctx *ctx,
 	f->yield = at;
 	f->loc = mlirOperationGetLocation(c->b.root);
 	f->masked = masked(c, s);
+	f->masked_cols = masked_cols(c, s);
 	/* C's rows and columns: the block's origin + the warp's + the
 	   fragment's offset */
 	int dim[2] = {c->m, c->n}, off[2] = {16 * i, 8 * j};

@@ -59,6 +59,8 @@ struct operand {
 	int64_t ext;
 	int64_t limit;	      /* >0: the buffer's size along tdim, which the
 				 tile may overrun (copies guarded) */
+	int64_t klimit;	      /* >0: likewise along kdim (K is not a
+				 multiple of the mma step) */
 	int64_t eb;	      /* bytes per element: 2 or 4 */
 	MlirValue ring;
 };
@@ -166,12 +168,16 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
 	}
-	/* a tile that may overrun the buffer along its tile dimension */
+	/* a tile that may overrun the buffer along its tile dimension or
+	   along k */
 	MlirAttribute ib = pb_ir_attr(r, "in_bounds");
 	int tv = isa ? 0 : 1; /* the vector dimension along td */
 	if (!mlirAttributeIsNull(ib) && mlirAttributeIsAArray(ib) &&
 	    !mlirBoolAttrGetValue(mlirArrayAttrGetElement(ib, tv)))
 		o->limit = mlirShapedTypeGetDimSize(mt, td);
+	if (!mlirAttributeIsNull(ib) && mlirAttributeIsAArray(ib) &&
+	    !mlirBoolAttrGetValue(mlirArrayAttrGetElement(ib, 1 - tv)))
+		o->klimit = mlirShapedTypeGetDimSize(mt, kd);
 	/* the same origin, the same other subscripts */
 	int64_t x = o->boff;
 	if (!mlirValueEqual(o->bops[0], ops[0]) ||
@@ -350,14 +356,25 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		      "          %%c = affine.apply affine_map<(q, l) -> "
 		      "(((q * 32 + l) mod %lld) * %lld)>(%%q, %%l)\n",
 		      (long long)cpr, (long long)cpr, (long long)ce);
-	if (x->limit) {
-		/* rows past the buffer's end: zeros */
+	if (x->limit || x->klimit) {
+		/* chunks past the buffer's end (along the tile or along k):
+		   zeros; a chunk is wholly in or out, as the buffer's
+		   innermost dimension holds whole chunks (plan) */
 		pb_buf_printf(t, "          %%g = affine.apply affine_map<(a, "
 			      "b) -> (a + b)>(%%base%d, %s)\n"
-			      "          affine.if affine_set<(d0) : (%lld - d0 "
-			      ">= 0)>(%%g) {\n", i,
-			      x->tdim == x->p ? "%r" : "%c",
-			      (long long)(x->limit - 1));
+			      "          %%gk = affine.apply affine_map<(a, "
+			      "b) -> (a + b)>(%%%s, %s)\n"
+			      "          affine.if affine_set<(d0, d1) : (", i,
+			      x->tdim == x->p ? "%r" : "%c", kt,
+			      x->kdim == x->p ? "%r" : "%c");
+		if (x->limit)
+			pb_buf_printf(t, "%lld - d0 >= 0%s",
+				      (long long)(x->limit - 1),
+				      x->klimit ? ", " : "");
+		if (x->klimit)
+			pb_buf_printf(t, "%lld - d1 >= 0",
+				      (long long)(x->klimit - 1));
+		pb_buf_puts(t, ")>(%g, %gk) {\n");
 	}
 	pb_buf_printf(t, "          %%v = affine.vector_load %%G%d[", i);
 	for (int d = 0; d < x->rank; d++) {
@@ -375,7 +392,7 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%w, %%%s, "
 		      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot, r.data,
 		      (long long)ce, e.data);
-	if (x->limit)
+	if (x->limit || x->klimit)
 		pb_buf_printf(t, "          } else {\n"
 			      "            %%z = arith.constant dense<0.000000e+00> "
 			      ": vector<%lldx%s>\n"
