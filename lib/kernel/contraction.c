@@ -204,6 +204,7 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	if (!pb_kernel_access_of(c, la, &c->a) || !pb_kernel_access_of(c, lb, &c->b_))
 		return 0;
 	c->elt = mlirShapedTypeGetElementType(mlirValueGetType(c->a.mem));
+	c->tc = c->elt;
 	MlirType eb = mlirShapedTypeGetElementType(mlirValueGetType(c->b_.mem));
 	*why = "the operands are not both f16, bf16 or f32";
 	if (!mlirTypeEqual(c->elt, eb) ||
@@ -486,8 +487,8 @@ static int tile_regs(int64_t fm, int64_t fn)
 static double tc_rate(const struct pb_target *t,
 		      const struct pb_kernel_contraction *c)
 {
-	return mlirTypeIsAF32(c->elt)	 ? t->tc_tf32_flops
-	       : mlirTypeIsABF16(c->elt) ? t->tc_bf16_flops
+	return mlirTypeIsAF32(c->tc)	 ? t->tc_tf32_flops
+	       : mlirTypeIsABF16(c->tc) ? t->tc_bf16_flops
 					 : t->tc_fp16_flops;
 }
 
@@ -601,12 +602,12 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 	int best = -1;
 	/* the last mma step reads past K: zeros there, as both operands
 	   end at K (their reads masked, docs/pb-mma.md) */
-	*why = pb_kernel_frag_k(c->elt) == 16
+	*why = pb_kernel_frag_k(c->tc) == 16
 		       ? "the reduction length is not a multiple of 16 and an "
 			 "operand extends past it"
 		       : "the reduction length is not a multiple of 8 and an "
 			 "operand extends past it";
-	if (c->k % pb_kernel_frag_k(c->elt) &&
+	if (c->k % pb_kernel_frag_k(c->tc) &&
 	    (k_extent(&c->a) != c->k || k_extent(&c->b_) != c->k))
 		return 0;
 	*why = "no tile fits C's rows and columns";
@@ -648,7 +649,7 @@ int64_t pb_kernel_frag_k(MlirType elt)
 
 int64_t pb_kernel_mma_k(const struct pb_kernel_contraction *c)
 {
-	int64_t fk = pb_kernel_frag_k(c->elt);
+	int64_t fk = pb_kernel_frag_k(c->tc);
 	return (c->k + fk - 1) / fk * fk;
 }
 
@@ -657,18 +658,32 @@ const char *pb_kernel_mma_kind(MlirType elt)
 	return mlirTypeIsAF32(elt) ? "tf32" : mlirTypeIsAF16(elt) ? "f16" : "bf16";
 }
 
+int pb_kernel_mma_operands(struct pb_kernel_contraction *c,
+			   enum pb_precision p, const char **why)
+{
+	MlirContext ctx = mlirTypeGetContext(c->elt);
+	c->tc = c->elt;
+	if (!mlirTypeIsAF32(c->elt))
+		return 1;
+	*why = "f32 operands, computed exactly (--precision=tf32, fp16 or "
+	       "bf16 runs them on tensor cores)";
+	if (p == PB_PRECISION_FP16)
+		c->tc = mlirF16TypeGet(ctx);
+	else if (p == PB_PRECISION_BF16)
+		c->tc = mlirBF16TypeGet(ctx);
+	return p != PB_PRECISION_FP32;
+}
+
 int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
-			    int tf32, const char **kind, const char **why)
+			    enum pb_precision p, const char **kind,
+			    const char **why)
 {
 	struct pb_kernel_contraction c;
 	struct pb_kernel_mma_tiles s;
-	if (!pb_kernel_contraction_of(nest, &c, why))
+	if (!pb_kernel_contraction_of(nest, &c, why) ||
+	    !pb_kernel_mma_operands(&c, p, why))
 		return 0;
-	*why = "f32 operands, computed exactly (--precision=tf32 runs them "
-	       "on tensor cores)";
-	if (mlirTypeIsAF32(c.elt) && !tf32)
-		return 0;
-	*kind = pb_kernel_mma_kind(c.elt);
+	*kind = pb_kernel_mma_kind(c.tc);
 	return pb_kernel_mma_tiles(t, &c, &s, why);
 }
 

@@ -115,7 +115,7 @@ static int masked_cols(const struct pb_kernel_contraction *c,
 /* Does the last mma step overrun K (its operands masked along k)? */
 static int masked_k(const struct pb_kernel_contraction *c)
 {
-	return c->k % pb_kernel_frag_k(c->elt) != 0;
+	return c->k % pb_kernel_frag_k(c->tc) != 0;
 }
 
 static const char *in_bounds(int masked)
@@ -141,18 +141,32 @@ static void round_text(struct pb_buf *t, const char *v, int i, int rows,
 		      v, i, v, i, v, i, vt, v, i, v, i, vt, rows, cols);
 }
 
+/* The text of "%<v><i>": "%<v>x<i>" (a rows x cols f32 operand fragment)
+ * rounded to the tensor cores' half type "tc" (--precision=fp16|bf16), to
+ * nearest even as cvt.rn does on the GPU. */
+static void trunc_text(struct pb_buf *t, const char *v, int i, int rows,
+		       int cols, const char *tc)
+{
+	pb_buf_printf(t, "        %%%s%d = arith.truncf %%%sx%d : "
+		      "vector<%dx%dxf32> to vector<%dx%dx%s>\n",
+		      v, i, v, i, rows, cols, rows, cols, tc);
+}
+
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
 			  const struct pb_kernel_contraction *c,
 			  const struct pb_kernel_mma_tiles *s)
 {
 	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
-	int nf = fm * fn, fk = (int)pb_kernel_frag_k(c->elt);
-	int tf32 = mlirTypeIsAF32(c->elt);
-	struct pb_buf ta = {0}, tb = {0}, e = {0};
+	int nf = fm * fn, fk = (int)pb_kernel_frag_k(c->tc);
+	/* f32 operands: cut to tf32, or rounded to f16/bf16 */
+	int tf32 = mlirTypeIsAF32(c->tc);
+	int cut = tf32 || !mlirTypeEqual(c->elt, c->tc);
+	struct pb_buf ta = {0}, tb = {0}, e = {0}, tc = {0};
 	pb_ir_type_print(mlirValueGetType(c->a.mem), &ta);
 	pb_ir_type_print(mlirValueGetType(c->b_.mem), &tb);
 	pb_ir_type_print(c->elt, &e);
+	pb_ir_type_print(c->tc, &tc);
 	pb_buf_printf(t, "func.func @t(%%A: %s, %%B: %s) {\n", ta.data, tb.data);
 	pb_buf_puts(t, "  affine.parallel (");
 	for (int d = 0; d < c->b.n; d++)
@@ -196,7 +210,7 @@ static void skeleton_text(struct pb_buf *t,
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wm)\n", i,
 			      16 * i, c->m);
 		pb_buf_printf(t, "        %%a%s%d = vector.transfer_read %%A[",
-			      tf32 ? "x" : "", i);
+			      cut ? "x" : "", i);
 		char rows[16];
 		snprintf(rows, sizeof(rows), "row%d", i);
 		subs_text(t, c, &c->a, rows, NULL, "ca");
@@ -209,6 +223,8 @@ static void skeleton_text(struct pb_buf *t,
 			      e.data);
 		if (tf32)
 			round_text(t, "a", i, 16, fk);
+		else if (cut)
+			trunc_text(t, "a", i, 16, fk, tc.data);
 	}
 	for (int j = 0; j < fn; j++) {
 		char cols[16];
@@ -217,7 +233,7 @@ static void skeleton_text(struct pb_buf *t,
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wn)\n", j,
 			      8 * j, c->n);
 		pb_buf_printf(t, "        %%b%s%d = vector.transfer_read %%B[",
-			      tf32 ? "x" : "", j);
+			      cut ? "x" : "", j);
 		subs_text(t, c, &c->b_, NULL, cols, "cb");
 		pb_buf_printf(t, "], %%pad {in_bounds = [%s, %s], "
 			      "permutation_map = ", in_bounds(masked_k(c)),
@@ -228,6 +244,8 @@ static void skeleton_text(struct pb_buf *t,
 			      e.data);
 		if (tf32)
 			round_text(t, "b", j, fk, 8);
+		else if (cut)
+			trunc_text(t, "b", j, fk, 8, tc.data);
 	}
 	for (int i = 0; i < fm; i++)
 		for (int j = 0; j < fn; j++)
@@ -241,8 +259,8 @@ static void skeleton_text(struct pb_buf *t,
 				"\"reduction\"], kind = #vector.kind<add>} "
 				"%%a%d, %%b%d, %%c%d : vector<16x%dx%s>, "
 				"vector<%dx8x%s> into vector<16x8xf32>\n",
-				i * fn + j, i, j, i * fn + j, fk, e.data, fk,
-				e.data);
+				i * fn + j, i, j, i * fn + j, fk, tc.data, fk,
+				tc.data);
 	pb_buf_puts(t, "        affine.yield ");
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%s%%n%d", f ? ", " : "", f);
@@ -254,6 +272,7 @@ static void skeleton_text(struct pb_buf *t,
 	pb_buf_free(&ta);
 	pb_buf_free(&tb);
 	pb_buf_free(&e);
+	pb_buf_free(&tc);
 }
 
 /* The epilogue of one fragment, built before "yield". */

@@ -133,9 +133,12 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 	if (pb_kernel_is_workgroup(mt) || rank > PB_KERNEL_MAXD ||
 	    mlirOperationGetNumOperands(r) != (intptr_t)(2 + rank) ||
 	    !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)) ||
-	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)) ||
-	    mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt)) !=
-		    (n->fk == 16 ? 16 : 32))
+	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)))
+		return 0;
+	/* 16-bit operands, or 32-bit ones (tf32 steps of 8, or rounded to
+	   16 bits in registers: --precision=fp16|bf16) */
+	unsigned width = mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt));
+	if (width != 32 && (width != 16 || n->fk != 16))
 		return 0;
 	int d0 = pb_kernel_transfer_dim(r, 0), d1 = pb_kernel_transfer_dim(r, 1);
 	if (d0 < 0 || d1 < 0)
@@ -170,7 +173,7 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		o->bops[0] = ops[0];
 		o->bops[1] = ops[1];
 		o->boff = off;
-		o->eb = n->fk == 16 ? 2 : 4;
+		o->eb = width / 8;
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
 	}

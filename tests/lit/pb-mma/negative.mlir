@@ -3,7 +3,7 @@
 
 // Reductions pb-tile keeps for CUDA cores, with the reason; nothing is
 // left marked for pb-mma.
-// CHECK: negative.mlir:[[# @LINE + 12]]:5: remark: not for tensor cores: f32 operands, computed exactly (--precision=tf32 runs them on tensor cores)
+// CHECK: negative.mlir:[[# @LINE + 12]]:5: remark: not for tensor cores: f32 operands, computed exactly (--precision=tf32, fp16 or bf16 runs them on tensor cores)
 // CHECK: negative.mlir:[[# @LINE + 31]]:5: remark: not for tensor cores: the reduction length is not a multiple of 16 and an operand extends past it
 // CHECK: negative.mlir:[[# @LINE + 53]]:5: remark: not for tensor cores: the subscripts are not those of C[m,n] += A[m,k] * B[k,n] (with batch dimensions)
 // CHECK-NOT: left to pb-mma
