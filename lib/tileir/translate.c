@@ -874,12 +874,14 @@ static int reduce_dim(struct tr *t, MlirOperation at, const char *op,
 	return PB_OK;
 }
 
-/* Loop level of the outermost enclosing inner loop whose dimension the
- * pattern "l" does not follow; -1 when it follows all. */
-static int carried_level(const struct tr *t, const struct loc *l)
+/* Loop level of the outermost enclosing inner loop at level "from" or
+ * deeper whose dimension the pattern "l" does not follow; -1 when it
+ * follows all. A location last stored at level L is carried only by the
+ * loops below L: those above store it anew at each iteration. */
+static int carried_level(const struct tr *t, const struct loc *l, int from)
 {
 	uint32_t m = loc_mask(l);
-	for (int i = 0; i < t->nloops; i++)
+	for (int i = from > 0 ? from : 0; i < t->nloops; i++)
 		if (!(m & (1u << t->loops[i])))
 			return i;
 	return -1;
@@ -1032,13 +1034,175 @@ static int gather(struct tr *t, MlirOperation op, MlirValue mem,
 	return PB_OK;
 }
 
+/* Does loop "loop" store into buffer "mem"? */
+static int stores_to(MlirOperation loop, MlirValue mem)
+{
+	struct pb_ir_ops st = {0};
+	int found = 0;
+	pb_ir_collect(loop, "affine.store", &st);
+	for (int i = 0; i < st.n && !found; i++)
+		found = mlirValueEqual(mlirOperationGetOperand(st.v[i], 1), mem);
+	pb_ir_ops_free(&st);
+	return found;
+}
+
+/* Is subscript "e" of affine.load "op" (its map's dimensions operands
+ * 1..) "c * i + k" with the loop of "k" exactly "c" iterations (its
+ * whole tile)? Then the dimensions of "i" and "k" into "outer" and
+ * "inner" and "c" into "*c". */
+static int split_of(struct tr *t, MlirOperation op, MlirAffineExpr e,
+		    int *outer, int *inner, int64_t *c)
+{
+	if (!mlirAffineExprIsAAdd(e))
+		return 0;
+	for (int swap = 0; swap < 2; swap++) {
+		MlirAffineExpr m = swap ? mlirAffineBinaryOpExprGetRHS(e)
+					: mlirAffineBinaryOpExprGetLHS(e);
+		MlirAffineExpr k = swap ? mlirAffineBinaryOpExprGetLHS(e)
+					: mlirAffineBinaryOpExprGetRHS(e);
+		if (!mlirAffineExprIsAMul(m) || !mlirAffineExprIsADim(k))
+			continue;
+		MlirAffineExpr ml = mlirAffineBinaryOpExprGetLHS(m);
+		MlirAffineExpr mr = mlirAffineBinaryOpExprGetRHS(m);
+		if (mlirAffineExprIsAConstant(ml)) {
+			MlirAffineExpr x = ml;
+			ml = mr;
+			mr = x;
+		}
+		if (!mlirAffineExprIsADim(ml) || !mlirAffineExprIsAConstant(mr))
+			continue;
+		int di = iv_dim(t, mlirOperationGetOperand(
+					   op, 1 + mlirAffineDimExprGetPosition(ml)));
+		int dk = iv_dim(t, mlirOperationGetOperand(
+					   op, 1 + mlirAffineDimExprGetPosition(k)));
+		*c = mlirAffineConstantExprGetValue(mr);
+		if (di >= 0 && dk >= 0 && di != dk && t->d[dk].extent == *c &&
+		    t->d[dk].tile == *c) {
+			*outer = di;
+			*inner = dk;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* affine.load "op" of a private buffer "mem" through subscripts that
+ * split the dimensions of its state ("c * i + k": a pooling window as
+ * wide as its stride, the state's tile seen as i by k) or rename them
+ * (a loop of the same tile): the state reshaped and permuted into the
+ * order of the dimensions, into "x". 1 when done, 0 when "op" is not
+ * such a load (nothing written). */
+static int window(struct tr *t, MlirOperation op, MlirValue mem,
+		  struct tval *x)
+{
+	int li = -1;
+	for (int i = 0; i < t->nlocs; i++)
+		if (mlirValueEqual(t->locs[i].mem, mem)) {
+			if (li >= 0)
+				return 0;
+			li = i;
+		}
+	if (li < 0 || !pb_ir_op_is(op, "affine.load"))
+		return 0;
+	const struct loc *s = &t->locs[li];
+	uint32_t pm = loc_mask(s), band = (1u << t->nband) - 1;
+	if (s->global || s->val.id < 0 || s->val.kind != VAL ||
+	    (s->val.mask & ~pm & ~band))
+		return 0;
+	for (int i = 0; i < t->nloops; i++)
+		if (stores_to(t->loop_ops[i], mem))
+			return 0;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	if (mlirAffineMapGetNumResults(map) != s->n)
+		return 0;
+	int outer[MAXR], inner[MAXR];
+	uint32_t seen = 0;
+	for (int k = 0; k < s->n; k++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, k);
+		int64_t c;
+		inner[k] = -1;
+		if (s->sub[k] < 0) {
+			if (!mlirAffineExprIsAConstant(e) ||
+			    mlirAffineConstantExprGetValue(e) != s->cst[k])
+				return 0;
+			continue;
+		}
+		int64_t tile = t->d[s->sub[k]].tile;
+		if (mlirAffineExprIsADim(e)) {
+			outer[k] = iv_dim(t, mlirOperationGetOperand(
+						     op, 1 + mlirAffineDimExprGetPosition(e)));
+			if (outer[k] < 0 || t->d[outer[k]].tile != tile)
+				return 0;
+		} else if (!split_of(t, op, e, &outer[k], &inner[k], &c) ||
+			   t->d[outer[k]].tile * c != tile) {
+			return 0;
+		}
+		for (int j = 0; j < 2; j++) {
+			int d = j ? inner[k] : outer[k];
+			if (d < 0)
+				continue;
+			if (seen & (1u << d) || d < t->nband)
+				return 0;
+			seen |= 1u << d;
+		}
+	}
+	/* the state's axes in dimension order (the band's as they are),
+	 * each of the pattern's split in two or renamed */
+	struct tval v = s->val;
+	uint32_t vb = v.mask & band;
+	int id = bring(t, &v, pm | vb), axes[MAXD], na = 0;
+	int64_t shape[MAXD], perm[MAXD], sorted[MAXD];
+	for (int d = 0; d < t->ndims; d++) {
+		if (vb & (1u << d)) {
+			axes[na] = d;
+			shape[na++] = t->d[d].tile;
+		}
+		if (!(pm & (1u << d)))
+			continue;
+		for (int k = 0; k < s->n; k++) {
+			if (s->sub[k] != d)
+				continue;
+			axes[na] = outer[k];
+			shape[na++] = t->d[outer[k]].tile;
+			if (inner[k] >= 0) {
+				axes[na] = inner[k];
+				shape[na++] = t->d[inner[k]].tile;
+			}
+		}
+	}
+	int el = pb_tileir_type_elem(t->w, v.elem);
+	id = pb_tileir_reshape(t->w, pb_tileir_type_tile(t->w, el, shape, na), id);
+	int moved = 0;
+	for (int i = 0; i < na; i++) { /* perm[i]: the axis of the i-th dim */
+		int rank = 0;
+		for (int j = 0; j < na; j++)
+			rank += axes[j] < axes[i];
+		perm[rank] = i;
+	}
+	for (int i = 0; i < na; i++) {
+		sorted[i] = shape[perm[i]];
+		moved |= perm[i] != i;
+	}
+	if (moved)
+		id = pb_tileir_permute(t->w, pb_tileir_type_tile(t->w, el, sorted,
+								 na),
+				       id, perm, na);
+	*x = (struct tval){id, seen | vb, v.elem, VAL, -1, NULL};
+	return 1;
+}
+
 /* memref.load, or an affine.load whose subscripts are not all counters
- * and constants: a gather of the subscripts' index tiles. */
+ * and constants: a gather of the subscripts' index tiles (or a window of
+ * a private buffer's state). */
 static int do_gather(struct tr *t, MlirOperation op)
 {
-	struct tval idx[MAXR], ops[MAXD + MAXR];
+	struct tval idx[MAXR], ops[MAXD + MAXR], w;
 	MlirValue mem = mlirOperationGetOperand(op, 0);
 	int n = mlirOperationGetNumOperands(op) - 1;
+	if (window(t, op, mem, &w)) {
+		set_val(t, mlirOperationGetResult(op, 0), w);
+		return PB_OK;
+	}
 	if (n > MAXD + MAXR)
 		return fail(t, op, "too many subscripts");
 	for (int i = 0; i < n; i++)
@@ -1069,18 +1233,6 @@ static int do_gather(struct tr *t, MlirOperation op)
 	return PB_OK;
 }
 
-/* Does loop "loop" store into buffer "mem"? */
-static int stores_to(MlirOperation loop, MlirValue mem)
-{
-	struct pb_ir_ops st = {0};
-	int found = 0;
-	pb_ir_collect(loop, "affine.store", &st);
-	for (int i = 0; i < st.n && !found; i++)
-		found = mlirValueEqual(mlirOperationGetOperand(st.v[i], 1), mem);
-	pb_ir_ops_free(&st);
-	return found;
-}
-
 static int do_load(struct tr *t, MlirOperation op)
 {
 	struct loc l;
@@ -1098,7 +1250,7 @@ static int do_load(struct tr *t, MlirOperation op)
 					   "written");
 		/* a buffer the kernel writes in a loop this read does not
 		 * follow: state (a reduction begun by an earlier kernel) */
-		int lvl = carried_level(t, &l);
+		int lvl = carried_level(t, &l, 0);
 		if (lvl < 0 || !stores_to(t->loop_ops[lvl], l.mem)) {
 			if (load(t, op, &l, &x))
 				return PB_ERR;
@@ -1117,7 +1269,7 @@ static int do_load(struct tr *t, MlirOperation op)
 			return PB_ERR;
 	}
 	x = s->val;
-	int lvl = carried_level(t, s);
+	int lvl = carried_level(t, s, s->store_level);
 	if (lvl >= 0 && s->store_level <= lvl &&
 	    stores_to(t->loop_ops[lvl], s->mem)) {
 		x.kind = CARRIED;
@@ -1146,12 +1298,17 @@ static int do_store(struct tr *t, MlirOperation op)
 		struct tval r = x;
 		r.kind = VAL;
 		uint32_t carried = 0, pm = loc_mask(s);
-		for (int i = carried_level(t, s); i >= 0 && i < t->nloops; i++)
+		for (int i = carried_level(t, s, s->store_level);
+		     i >= 0 && i < t->nloops; i++)
 			if (!(pm & (1u << t->loops[i])))
 				carried |= 1u << t->loops[i];
+		/* it may vary along the band and the loops around the store
+		 * that began it (it is theirs, begun anew at each iteration) */
 		uint32_t stray = r.mask & ~carried & ~pm;
 		for (int i = 0; i < t->nband; i++)
 			stray &= ~(1u << i);
+		for (int i = 0; i < s->store_level && i < t->nloops; i++)
+			stray &= ~(1u << t->loops[i]);
 		if (stray)
 			return fail(t, op, "the reduced value varies along a "
 					   "loop it is not reduced over");

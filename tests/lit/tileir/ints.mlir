@@ -2,10 +2,10 @@
 // RUN: pb-codegen --backend=tile --emit=tileirbc --arch=sm_80 %s -o %t.bc
 // RUN: %tileirdisasm %t.bc | FileCheck %s
 // RUN: rm -rf %t.d && mkdir -p %t.d && %python %S/Inputs/ints_ref.py %t.d
-// RUN: pb-run %s --input %t.d/c.npy --input %t.d/x.npy --input %t.d/y.npy --input %t.d/p.npy --input %t.d/q.npy --input %t.d/idx.npy --input %t.d/data.npy --input %t.d/am.npy --input %t.d/ua.npy --input %t.d/ub.npy --input %t.d/tx.npy --check %t.d/z.npy --check %t.d/e.npy --check %t.d/g.npy --check %t.d/r.npy --check %t.d/uo.npy --check %t.d/um.npy --check %t.d/ty.npy --check %t.d/ts.npy | FileCheck --check-prefix=NUM %s
+// RUN: pb-run %s --input %t.d/c.npy --input %t.d/x.npy --input %t.d/y.npy --input %t.d/p.npy --input %t.d/q.npy --input %t.d/idx.npy --input %t.d/data.npy --input %t.d/am.npy --input %t.d/ua.npy --input %t.d/ub.npy --input %t.d/tx.npy --input %t.d/px.npy --check %t.d/z.npy --check %t.d/e.npy --check %t.d/g.npy --check %t.d/r.npy --check %t.d/uo.npy --check %t.d/um.npy --check %t.d/ty.npy --check %t.d/ts.npy --check %t.d/py.npy | FileCheck --check-prefix=NUM %s
 
-// Integer and boolean tensors, constant buffers and scalar work in the
-// Tile IR translation (docs/tileir.md), read back by tileirdisasm; the
+// Integer and boolean tensors, constant buffers, scalar work and a
+// window of a private buffer in the Tile IR translation (docs/tileir.md), read back by tileirdisasm; the
 // module, the block-level program the bytecode translates, runs on the
 // CPU against numpy (NUM).
 
@@ -74,6 +74,18 @@
 // CHECK: make_tensor_view %[[G]], shape = [5], strides = [1] : tensor_view<5xi64, strides=[1]>
 // CHECK: itof %{{.*}} signed : tile<8xi64> -> tile<8xf32>
 
+// k5: a 2x2 max pool (stride 2) over a private buffer the kernel
+// filled: the subscripts 2 * i + k, 2 * j + l read its 8x8 state as
+// 4x2x4x2 (reshape), permuted to the loops' order and reduced over the
+// window (no gather).
+// CHECK-LABEL: entry @k5_pool
+// CHECK: %[[W:.*]] = reshape %{{.*}} : tile<2x8x8xf32> -> tile<2x4x2x4x2xf32>
+// CHECK: %[[P:.*]] = permute %[[W]] [0, 1, 3, 2, 4] : tile<2x4x2x4x2xf32> -> tile<2x4x4x2x2xf32>
+// CHECK: reduce %[[P]] dim=4 identities=[0xFF800000 : f32]
+// CHECK: reduce %{{.*}} dim=3 identities=[0xFF800000 : f32]
+// CHECK-NOT: load_ptr_tko
+// CHECK: store_view_tko {{.*}} tile<2x4x4xf32>
+
 // NUM: output 'z': {{.*}}: ok
 // NUM: output 'e': {{.*}}: ok
 // NUM: output 'g': {{.*}}: ok
@@ -82,6 +94,7 @@
 // NUM: output 'um': {{.*}}: ok
 // NUM: output 'ty': {{.*}}: ok
 // NUM: output 'ts': {{.*}}: ok
+// NUM: output 'py': {{.*}}: ok
 
 module attributes {pb.stage = "fuse"} {
   memref.global "private" constant @table : memref<5xi64> = dense<[4, -1, 0, 3, -5]> {alignment = 64 : i64}
@@ -185,22 +198,55 @@ module attributes {pb.stage = "fuse"} {
     }
     return
   }
+  func.func private @k5_pool(%x: memref<2x8x8xf32>, %y: memref<2x4x4xf32>) attributes {pb.kernel, pb.nodes = ["relu", "pool"]} {
+    %zero = arith.constant 0.000000e+00 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    affine.parallel (%b) = (0) to (2) {
+      %p = memref.alloca() : memref<8x8xf32>
+      affine.for %i = 0 to 8 {
+        affine.for %j = 0 to 8 {
+          %0 = affine.load %x[%b, %i, %j] : memref<2x8x8xf32>
+          %1 = arith.maximumf %0, %zero : f32
+          affine.store %1, %p[%i, %j] : memref<8x8xf32>
+        }
+      }
+      affine.for %i = 0 to 4 {
+        affine.for %j = 0 to 4 {
+          %m = memref.alloca() : memref<f32>
+          affine.store %ninf, %m[] : memref<f32>
+          affine.for %k = 0 to 2 {
+            affine.for %l = 0 to 2 {
+              %0 = affine.load %p[%i * 2 + %k, %j * 2 + %l] : memref<8x8xf32>
+              %1 = affine.load %m[] : memref<f32>
+              %2 = arith.maximumf %1, %0 : f32
+              affine.store %2, %m[] : memref<f32>
+            }
+          }
+          %0 = affine.load %m[] : memref<f32>
+          affine.store %0, %y[%b, %i, %j] : memref<2x4x4xf32>
+        }
+      }
+    }
+    return
+  }
   func.func @main(%c: memref<4x8xi1> {pb.name = "c"}, %x: memref<4x8xf32> {pb.name = "x"}, %y: memref<4x8xf32> {pb.name = "y"},
                   %p: memref<4x8xi32> {pb.name = "p"}, %q: memref<8xi32> {pb.name = "q"},
                   %idx: memref<3xi64> {pb.name = "idx"}, %data: memref<5x4xf32> {pb.name = "data"},
                   %am: memref<4x6xf32> {pb.name = "am"},
                   %ua: memref<16xi32> {pb.name = "ua"}, %ub: memref<16xi32> {pb.name = "ub"},
-                  %tx: memref<5xf32> {pb.name = "tx"},
+                  %tx: memref<5xf32> {pb.name = "tx"}, %px: memref<2x8x8xf32> {pb.name = "px"},
                   %z: memref<4x8xf32> {pb.name = "z", pb.output}, %e: memref<4x8xi1> {pb.name = "e", pb.output},
                   %g: memref<3x4xf32> {pb.name = "g", pb.output}, %r: memref<4xi64> {pb.name = "r", pb.output},
                   %uo: memref<16xf32> {pb.name = "uo", pb.output}, %um: memref<16xi64> {pb.name = "um", pb.output},
-                  %ty: memref<5xf32> {pb.name = "ty", pb.output}, %ts: memref<1xf32> {pb.name = "ts", pb.output}) {
+                  %ty: memref<5xf32> {pb.name = "ty", pb.output}, %ts: memref<1xf32> {pb.name = "ts", pb.output},
+                  %py: memref<2x4x4xf32> {pb.name = "py", pb.output}) {
     call @k0_where(%c, %x, %y, %p, %q, %z, %e) : (memref<4x8xi1>, memref<4x8xf32>, memref<4x8xf32>, memref<4x8xi32>, memref<8xi32>, memref<4x8xf32>, memref<4x8xi1>) -> ()
     call @k1_gather(%idx, %data, %g) : (memref<3xi64>, memref<5x4xf32>, memref<3x4xf32>) -> ()
     call @k2_argmax(%am, %r) : (memref<4x6xf32>, memref<4xi64>) -> ()
     call @k3_unsigned(%ua, %ub, %uo, %um) : (memref<16xi32>, memref<16xi32>, memref<16xf32>, memref<16xi64>) -> ()
     %t = memref.get_global @table : memref<5xi64>
     call @k4_table(%t, %tx, %ty, %ts) : (memref<5xi64>, memref<5xf32>, memref<5xf32>, memref<1xf32>) -> ()
+    call @k5_pool(%px, %py) : (memref<2x8x8xf32>, memref<2x4x4xf32>) -> ()
     return
   }
 }

@@ -1,7 +1,8 @@
 """Inputs and numpy references of tests/lit/tileir/ints.mlir: Where with
 an Equal and an And of booleans, a Gather of int64 indices (negative ones
 counted from the end), an ArgMax (the first maximum, int64), unsigned
-int32 arithmetic and conversions, and a constant int64 table.
+int32 arithmetic and conversions, a constant int64 table and a 2x2 max
+pool of a private buffer.
 Usage: ints_ref.py DIR"""
 import sys
 
@@ -31,8 +32,10 @@ um = ua.astype(np.int64) - np.trunc(sb).astype(np.int64)
 tx = r.uniform(-1, 1, (5,)).astype(np.float32)
 ty = np.array([4, -1, 0, 3, -5], np.float32) * tx
 ts = np.array([2.5], np.float32)
+px = r.uniform(-1, 1, (2, 8, 8)).astype(np.float32)
+py = np.maximum(px, 0).reshape(2, 4, 2, 4, 2).max(axis=(2, 4))
 out = dict(c=c, x=x, y=y, p=p, q=q, idx=idx, data=data, am=am,
            ua=ua.view(np.int32), ub=ub.view(np.int32), tx=tx, z=z, e=e, g=g,
-           r=ar, uo=uo, um=um, ty=ty, ts=ts)
+           r=ar, uo=uo, um=um, ty=ty, ts=ts, px=px, py=py)
 for n, v in out.items():
     np.save(f"{d}/{n}.npy", v)
