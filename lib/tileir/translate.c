@@ -124,6 +124,7 @@ struct tr {
 
 static int body(struct tr *t, MlirBlock b);
 static int loop(struct tr *t, MlirOperation op, int64_t extent, MlirBlock b);
+static int inner_parallel(struct tr *t, MlirOperation op);
 
 /* Report "msg" at "op". */
 static int fail(struct tr *t, MlirOperation op, const char *msg)
@@ -1543,6 +1544,8 @@ static int do_op(struct tr *t, MlirOperation op)
 	if (!strcmp(name, "memref.alloca") || !strcmp(name, "arith.constant") ||
 	    !strcmp(name, "affine.yield") || !strcmp(name, "memref.get_global"))
 		return PB_OK;
+	if (!strcmp(name, "affine.parallel"))
+		return inner_parallel(t, op);
 	if (!strcmp(name, "affine.for")) {
 		MlirRegion reg = mlirOperationGetRegion(op, 0);
 		int64_t lb, ub, step;
@@ -1909,6 +1912,39 @@ static int loop(struct tr *t, MlirOperation op, int64_t extent, MlirBlock b)
 	return rc;
 }
 
+/* An affine.parallel "op" inside the band (below a private buffer's
+ * allocation, say): its loops as inner loops, one dimension each, nested
+ * in order, each covered by one tile; its body once over them. */
+static int inner_parallel(struct tr *t, MlirOperation op)
+{
+	int64_t lb[MAXD], step[MAXD], count[MAXD];
+	MlirValue iv[MAXD];
+	int n = pb_ir_parallel_dims(op, MAXD, lb, step, count, iv);
+	if (n < 0 || mlirOperationGetNumResults(op))
+		return fail(t, op, "expected a parallel loop with constant "
+				   "bounds, without results");
+	int nloops = t->nloops, niv = t->niv, rc;
+	for (int i = 0; i < n; i++) {
+		int dim = loop_dim(t, count[i]);
+		if (lb[i] != 0 || step[i] != 1)
+			return fail(t, op, "expected a parallel loop from 0 with "
+					   "step 1");
+		if (dim < 0 || t->niv == 64)
+			return fail(t, op, "too many loop dimensions");
+		t->iv[t->niv].v = iv[i];
+		t->iv[t->niv++].dim = dim;
+		t->loop_ops[t->nloops] = op;
+		t->loops[t->nloops++] = dim;
+	}
+	rc = body(t, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+	t->nloops = nloops;
+	t->niv = niv;
+	for (int i = 0; i < t->nlocs; i++)
+		if (t->locs[i].store_level > t->nloops)
+			t->locs[i].store_level = t->nloops;
+	return rc;
+}
+
 /* Find the contraction of the nest below "b" (its m and n dimensions
  * are the band's loops "iv"): sets t->mm_m, mm_n, mm_elem. */
 static void find_mm(struct tr *t, MlirOperation root)
@@ -1947,7 +1983,8 @@ static void find_mm(struct tr *t, MlirOperation root)
 }
 
 /* The product of the padded extents of the deepest chain of inner loops
- * in "op" (1 for none). */
+ * (affine.for, and affine.parallel inside the band) in "op" (1 for
+ * none). */
 static int64_t loop_volume(MlirOperation op)
 {
 	int64_t best = 1;
@@ -1958,9 +1995,17 @@ static int64_t loop_volume(MlirOperation op)
 			     !mlirOperationIsNull(o);
 			     o = mlirOperationGetNextInBlock(o)) {
 				int64_t v = loop_volume(o), ub;
+				int64_t lb[MAXD], step[MAXD], count[MAXD];
+				MlirValue iv[MAXD];
+				int n = pb_ir_op_is(o, "affine.parallel")
+						? pb_ir_parallel_dims(o, MAXD, lb, step,
+								      count, iv)
+						: 0;
 				if (pb_ir_op_is(o, "affine.for") &&
 				    !pb_ir_const_map(o, "upperBoundMap", 1, &ub))
 					v *= pow2ceil(ub);
+				for (int i = 0; i < n; i++)
+					v *= pow2ceil(count[i]);
 				if (v > best)
 					best = v;
 			}
@@ -2127,7 +2172,7 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 	for (int i = 0; i < MAXD; i++)
 		t.dimidx[i] = -1;
 	find_mm(&t, root);
-	if (choose_tiles(&t, root, grid))
+	if (choose_tiles(&t, inner, grid))
 		return PB_ERR;
 
 	int np = pb_ir_func_num_args(func);

@@ -2,7 +2,7 @@
 // RUN: pb-codegen --backend=tile --emit=tileirbc --arch=sm_80 %s -o %t.bc
 // RUN: %tileirdisasm %t.bc | FileCheck %s
 // RUN: rm -rf %t.d && mkdir -p %t.d && %python %S/Inputs/ints_ref.py %t.d
-// RUN: pb-run %s --input %t.d/c.npy --input %t.d/x.npy --input %t.d/y.npy --input %t.d/p.npy --input %t.d/q.npy --input %t.d/idx.npy --input %t.d/data.npy --input %t.d/am.npy --input %t.d/ua.npy --input %t.d/ub.npy --input %t.d/tx.npy --input %t.d/px.npy --check %t.d/z.npy --check %t.d/e.npy --check %t.d/g.npy --check %t.d/r.npy --check %t.d/uo.npy --check %t.d/um.npy --check %t.d/ty.npy --check %t.d/ts.npy --check %t.d/py.npy | FileCheck --check-prefix=NUM %s
+// RUN: pb-run %s --input %t.d/c.npy --input %t.d/x.npy --input %t.d/y.npy --input %t.d/p.npy --input %t.d/q.npy --input %t.d/idx.npy --input %t.d/data.npy --input %t.d/am.npy --input %t.d/ua.npy --input %t.d/ub.npy --input %t.d/tx.npy --input %t.d/px.npy --input %t.d/qx.npy --check %t.d/z.npy --check %t.d/e.npy --check %t.d/g.npy --check %t.d/r.npy --check %t.d/uo.npy --check %t.d/um.npy --check %t.d/ty.npy --check %t.d/ts.npy --check %t.d/py.npy --check %t.d/qy.npy | FileCheck --check-prefix=NUM %s
 
 // Integer and boolean tensors, constant buffers, scalar work and a
 // window of a private buffer in the Tile IR translation (docs/tileir.md), read back by tileirdisasm; the
@@ -86,6 +86,16 @@
 // CHECK-NOT: load_ptr_tko
 // CHECK: store_view_tko {{.*}} tile<2x4x4xf32>
 
+// k6: a parallel loop inside the band (under a private buffer's
+// allocation, as pb-fuse leaves a max pool): its loops are inner
+// dimensions (3x3 in tiles of 4), the accumulator it begins at each of
+// their points reduced over the window only.
+// CHECK-LABEL: entry @k6_pool
+// CHECK: load_ptr_tko weak {{.*}} -> tile<4x4x4x2x2xf32>, token
+// CHECK: reduce %{{.*}} dim=4 identities=[0xFF800000 : f32]
+// CHECK: reduce %{{.*}} dim=3 identities=[0xFF800000 : f32] : tile<4x4x4x2xf32> -> tile<4x4x4xf32>
+// CHECK: store_view_tko {{.*}} tile<4x4x4xf32>
+
 // NUM: output 'z': {{.*}}: ok
 // NUM: output 'e': {{.*}}: ok
 // NUM: output 'g': {{.*}}: ok
@@ -95,6 +105,7 @@
 // NUM: output 'ty': {{.*}}: ok
 // NUM: output 'ts': {{.*}}: ok
 // NUM: output 'py': {{.*}}: ok
+// NUM: output 'qy': {{.*}}: ok
 
 module attributes {pb.stage = "fuse"} {
   memref.global "private" constant @table : memref<5xi64> = dense<[4, -1, 0, 3, -5]> {alignment = 64 : i64}
@@ -229,17 +240,39 @@ module attributes {pb.stage = "fuse"} {
     }
     return
   }
+  func.func private @k6_pool(%x: memref<4x6x6xf32>, %y: memref<4x3x3xf32>) attributes {pb.kernel, pb.nodes = ["pool"]} {
+    %ninf = arith.constant 0xFF800000 : f32
+    affine.parallel (%c) = (0) to (4) {
+      %acc = memref.alloca() : memref<3x3xf32>
+      affine.parallel (%i, %j) = (0, 0) to (3, 3) {
+        affine.store %ninf, %acc[%i, %j] : memref<3x3xf32>
+        affine.for %k = 0 to 2 {
+          affine.for %l = 0 to 2 {
+            %0 = affine.load %x[%c, %i * 2 + %k, %j * 2 + %l] : memref<4x6x6xf32>
+            %1 = affine.load %acc[%i, %j] : memref<3x3xf32>
+            %2 = arith.maximumf %1, %0 : f32
+            affine.store %2, %acc[%i, %j] : memref<3x3xf32>
+          }
+        }
+        %0 = affine.load %acc[%i, %j] : memref<3x3xf32>
+        affine.store %0, %y[%c, %i, %j] : memref<4x3x3xf32>
+      }
+    }
+    return
+  }
   func.func @main(%c: memref<4x8xi1> {pb.name = "c"}, %x: memref<4x8xf32> {pb.name = "x"}, %y: memref<4x8xf32> {pb.name = "y"},
                   %p: memref<4x8xi32> {pb.name = "p"}, %q: memref<8xi32> {pb.name = "q"},
                   %idx: memref<3xi64> {pb.name = "idx"}, %data: memref<5x4xf32> {pb.name = "data"},
                   %am: memref<4x6xf32> {pb.name = "am"},
                   %ua: memref<16xi32> {pb.name = "ua"}, %ub: memref<16xi32> {pb.name = "ub"},
                   %tx: memref<5xf32> {pb.name = "tx"}, %px: memref<2x8x8xf32> {pb.name = "px"},
+                  %qx: memref<4x6x6xf32> {pb.name = "qx"},
                   %z: memref<4x8xf32> {pb.name = "z", pb.output}, %e: memref<4x8xi1> {pb.name = "e", pb.output},
                   %g: memref<3x4xf32> {pb.name = "g", pb.output}, %r: memref<4xi64> {pb.name = "r", pb.output},
                   %uo: memref<16xf32> {pb.name = "uo", pb.output}, %um: memref<16xi64> {pb.name = "um", pb.output},
                   %ty: memref<5xf32> {pb.name = "ty", pb.output}, %ts: memref<1xf32> {pb.name = "ts", pb.output},
-                  %py: memref<2x4x4xf32> {pb.name = "py", pb.output}) {
+                  %py: memref<2x4x4xf32> {pb.name = "py", pb.output},
+                  %qy: memref<4x3x3xf32> {pb.name = "qy", pb.output}) {
     call @k0_where(%c, %x, %y, %p, %q, %z, %e) : (memref<4x8xi1>, memref<4x8xf32>, memref<4x8xf32>, memref<4x8xi32>, memref<8xi32>, memref<4x8xf32>, memref<4x8xi1>) -> ()
     call @k1_gather(%idx, %data, %g) : (memref<3xi64>, memref<5x4xf32>, memref<3x4xf32>) -> ()
     call @k2_argmax(%am, %r) : (memref<4x6xf32>, memref<4xi64>) -> ()
@@ -247,6 +280,7 @@ module attributes {pb.stage = "fuse"} {
     %t = memref.get_global @table : memref<5xi64>
     call @k4_table(%t, %tx, %ty, %ts) : (memref<5xi64>, memref<5xf32>, memref<5xf32>, memref<1xf32>) -> ()
     call @k5_pool(%px, %py) : (memref<2x8x8xf32>, memref<2x4x4xf32>) -> ()
+    call @k6_pool(%qx, %qy) : (memref<4x6x6xf32>, memref<4x3x3xf32>) -> ()
     return
   }
 }

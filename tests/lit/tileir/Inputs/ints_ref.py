@@ -1,8 +1,8 @@
 """Inputs and numpy references of tests/lit/tileir/ints.mlir: Where with
 an Equal and an And of booleans, a Gather of int64 indices (negative ones
 counted from the end), an ArgMax (the first maximum, int64), unsigned
-int32 arithmetic and conversions, a constant int64 table and a 2x2 max
-pool of a private buffer.
+int32 arithmetic and conversions, a constant int64 table and two 2x2 max
+pools (of a private buffer; under a parallel loop inside the band).
 Usage: ints_ref.py DIR"""
 import sys
 
@@ -34,8 +34,10 @@ ty = np.array([4, -1, 0, 3, -5], np.float32) * tx
 ts = np.array([2.5], np.float32)
 px = r.uniform(-1, 1, (2, 8, 8)).astype(np.float32)
 py = np.maximum(px, 0).reshape(2, 4, 2, 4, 2).max(axis=(2, 4))
+qx = r.uniform(-1, 1, (4, 6, 6)).astype(np.float32)
+qy = qx.reshape(4, 3, 2, 3, 2).max(axis=(2, 4))
 out = dict(c=c, x=x, y=y, p=p, q=q, idx=idx, data=data, am=am,
            ua=ua.view(np.int32), ub=ub.view(np.int32), tx=tx, z=z, e=e, g=g,
-           r=ar, uo=uo, um=um, ty=ty, ts=ts, px=px, py=py)
+           r=ar, uo=uo, um=um, ty=ty, ts=ts, px=px, py=py, qx=qx, qy=qy)
 for n, v in out.items():
     np.save(f"{d}/{n}.npy", v)
