@@ -14,11 +14,13 @@
 #                                for sm_90 and sm_80: kernels assembled, time
 #   bench/tileir.sh --e2e [--zoo] the e2e cases (tests/e2e: the ONNX node
 #                                tests of node-tests.txt that import, the
-#                                shared models, half.py's models; with --zoo
-#                                also ~/.cache/pb-zoo's models) through
+#                                shared models, half.py's models) through
 #                                --backend=tile for sm_90 and sm_80: one line
 #                                per case and arch (translated, assembled, or
-#                                the first error) and the counts
+#                                the first error) and the counts; with --zoo
+#                                also ~/.cache/pb-zoo's models, translated
+#                                only (--emit=tileirbc: tileiras would take
+#                                minutes per model)
 # Needs: build/ (make), tileiras (PATH, $PB_TILEIRAS or build/venv-tile),
 # ptxas (/usr/local/cuda), nvdisasm ($PB_NVDISASM or PATH).
 set -eo pipefail
@@ -44,7 +46,7 @@ trap 'rm -rf "$t"' EXIT
 if [ -n "$e2e" ]; then
 	# case NAME MODEL: import and fuse, then translate and assemble for
 	# each arch; a case that does not import is not counted
-	cases=0 translated=0 assembled=0
+	cases=0 translated=0 assembled=0 zcases=0 ztranslated=0
 	case_() {
 		if ! pb-import "$2" </dev/null 2>/dev/null | pb-fuse >"$t/m.mlir" 2>/dev/null; then
 			echo "SKIP: $1 (does not import)"
@@ -76,12 +78,26 @@ if [ -n "$e2e" ]; then
 	for m in $(awk '{print $1}' "$t/half.list"); do
 		case_ "half/$m" "$t/half/$m.onnx"
 	done
+	echo "$cases cases, 2 archs: $translated translated, $assembled assembled by tileiras (of $((2 * cases)))"
 	if [ -n "$zoo" ]; then
 		for m in "${PB_ZOO:-$HOME/.cache/pb-zoo}"/*.onnx; do
-			case_ "zoo/$(basename "$m" .onnx)" "$m"
+			n=zoo/$(basename "$m" .onnx)
+			if ! pb-import "$m" </dev/null 2>/dev/null | pb-fuse >"$t/m.mlir" 2>/dev/null; then
+				echo "SKIP: $n (does not import)"
+				continue
+			fi
+			zcases=$((zcases + 1))
+			for arch in sm_90 sm_80; do
+				if pb-codegen --backend=tile --emit=tileirbc --arch=$arch "$t/m.mlir" -o "$t/m.bc" 2>"$t/err"; then
+					ztranslated=$((ztranslated + 1))
+					echo "PASS: $arch/$n (translated, $(grep -c '^  func.func private' "$t/m.mlir") kernel functions)"
+				else
+					echo "FAIL: $arch/$n: $(head -1 "$t/err")"
+				fi
+			done
 		done
+		echo "zoo: $zcases models, 2 archs: $ztranslated translated (of $((2 * zcases)))"
 	fi
-	echo "$cases cases, 2 archs: $translated translated, $assembled assembled by tileiras (of $((2 * cases)))"
 	exit 0
 fi
 if [ -n "$models" ]; then

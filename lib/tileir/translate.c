@@ -30,9 +30,14 @@
  * - a loop whose body is "acc += ext(A[.., k]) * ext(B[k, ..])" is a
  *   contraction: a Tile IR for over k tiles with two loads and mmaf.
  *
- * What this cannot express (a subscript that is not a counter or a
- * constant, such as a convolution's h + kh; a loop-carried value that is
- * not a reduction; integer arithmetic) is reported at the operation. */
+ * - integers and booleans are tiles of i1 .. i64 (index as i32; a
+ *   boolean buffer holds bytes), signedness the operation's, as in arith;
+ *   a constant buffer is a global of the module (get_global); a run of
+ *   top-level operations outside loops is a nest of 0-d tiles.
+ *
+ * What this cannot express (a loop-carried value that is neither a
+ * reduction nor a select of one: a scan; a store through a subscript
+ * that is not a counter or a constant) is reported at the operation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -834,8 +839,8 @@ static int reduce_dim(struct tr *t, MlirOperation at, const char *op,
 		      struct tval *x, int dim)
 {
 	const struct dim *d = &t->d[dim];
-	struct tval idv = identity(t, op, x->elem);
 	if (d->extent < d->tile) {
+		struct tval idv = identity(t, op, x->elem);
 		/* iota < extent along dim, broadcast: select x or identity */
 		int64_t n = d->tile;
 		int i32 = pb_tileir_type_elem(t->w, PB_TILEIR_I32);
@@ -1468,22 +1473,21 @@ static int do_cast(struct tr *t, MlirOperation op, const char *name)
 	int ty = tile_ty(t, e, a.mask);
 	r = a;
 	r.elem = e;
-	if ((int)a.elem == e)
-		;
-	else if (is_float(a.elem) && is_float(e))
+	if (a.elem == PB_TILEIR_I1 && is_float(e)) {
+		/* via i32: 0 or 1 (-1 when signed) */
+		a.id = pb_tileir_exti(t->w, tile_ty(t, PB_TILEIR_I32, a.mask),
+				      a.id, uns);
+		a.elem = PB_TILEIR_I32;
+	}
+	if ((int)a.elem != e && is_float(a.elem) && is_float(e))
 		r.id = pb_tileir_ftof(t->w, ty, a.id);
-	else if (is_float(a.elem))
+	else if (is_float(a.elem) && !is_float(e))
 		r.id = pb_tileir_ftoi(t->w, ty, a.id, uns);
-	else if (is_float(e)) {
-		if (a.elem == PB_TILEIR_I1) { /* via i32: 0 or 1 (-1 signed) */
-			a.id = pb_tileir_exti(t->w, tile_ty(t, PB_TILEIR_I32, a.mask),
-					      a.id, uns);
-			a.elem = PB_TILEIR_I32;
-		}
+	else if (!is_float(a.elem) && is_float(e))
 		r.id = pb_tileir_itof(t->w, ty, a.id, uns);
-	} else if (bits_of(e) > bits_of(a.elem))
+	else if (bits_of(e) > bits_of(a.elem))
 		r.id = pb_tileir_exti(t->w, ty, a.id, uns);
-	else
+	else if (bits_of(e) < bits_of(a.elem))
 		r.id = pb_tileir_trunci(t->w, ty, a.id);
 	set_val(t, mlirOperationGetResult(op, 0), r);
 	return PB_OK;
