@@ -1299,8 +1299,9 @@ static int do_store(struct tr *t, MlirOperation op)
 		x.kind = VAL; /* stores back what it read */
 	} else if (x.kind == RED) {
 		if (x.loc != li)
-			return fail(t, op, "a reduction is stored elsewhere "
-					   "than where it accumulates");
+			return fail(t, op, "a running reduction is stored "
+					   "into another buffer (a scan: not "
+					   "translated)");
 		struct tval r = x;
 		r.kind = VAL;
 		uint32_t carried = 0, pm = loc_mask(s);
@@ -1330,7 +1331,8 @@ static int do_store(struct tr *t, MlirOperation op)
 			return PB_ERR;
 	} else if (x.kind != VAL) {
 		return fail(t, op, "stores a value read in a loop it does not "
-				   "follow into another buffer");
+				   "follow into another buffer (an exclusive "
+				   "scan: not translated)");
 	}
 	s->val = x;
 	s->store_level = t->nloops;
