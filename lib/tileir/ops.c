@@ -37,6 +37,7 @@ enum {
 	OP_RESHAPE = 91,
 	OP_RETURN = 92,
 	OP_RSQRT = 93,
+	OP_SCAN = 94,
 	OP_SELECT = 95,
 	OP_SQRT = 100,
 	OP_STORE_VIEW_TKO = 102,
@@ -481,16 +482,11 @@ void pb_tileir_return(struct pb_tileir *w)
 	terminator(w, OP_RETURN, NULL, 0);
 }
 
-void pb_tileir_reduce(struct pb_tileir *w, int ty, int x, int dim,
-		      int elem_ty, int is_int, uint64_t identity, int bits,
-		      int scalar_ty, int *first)
+/* The identities of a reduce or scan: an array of one boolean, integer
+ * or float attribute. */
+static void identities(struct pb_tileir *w, int elem_ty, int is_int,
+		       uint64_t identity, int bits)
 {
-	int args[2] = {scalar_ty, scalar_ty};
-	v(w, OP_REDUCE);
-	v(w, 1);
-	v(w, ty);
-	v(w, dim);
-	/* identities: an array of one boolean, integer or float attribute */
 	v(w, 1);
 	if (is_int && bits == 1) {
 		byte(w, ATTR_BOOL);
@@ -505,6 +501,34 @@ void pb_tileir_reduce(struct pb_tileir *w, int ty, int x, int dim,
 		v(w, elem_ty);
 		ap_int(w, identity, bits);
 	}
+}
+
+void pb_tileir_reduce(struct pb_tileir *w, int ty, int x, int dim,
+		      int elem_ty, int is_int, uint64_t identity, int bits,
+		      int scalar_ty, int *first)
+{
+	int args[2] = {scalar_ty, scalar_ty};
+	v(w, OP_REDUCE);
+	v(w, 1);
+	v(w, ty);
+	v(w, dim);
+	identities(w, elem_ty, is_int, identity, bits);
+	v(w, 1); /* one operand */
+	v(w, x);
+	pb_tileir_block_begin(w, args, 2, first);
+}
+
+void pb_tileir_scan(struct pb_tileir *w, int ty, int x, int dim,
+		    int elem_ty, int is_int, uint64_t identity, int bits,
+		    int scalar_ty, int *first)
+{
+	int args[2] = {scalar_ty, scalar_ty};
+	v(w, OP_SCAN);
+	v(w, 1);
+	v(w, ty);
+	v(w, dim);
+	byte(w, 0); /* forward */
+	identities(w, elem_ty, is_int, identity, bits);
 	v(w, 1); /* one operand */
 	v(w, x);
 	pb_tileir_block_begin(w, args, 2, first);

@@ -145,6 +145,11 @@ void pb_tileir_continue(struct pb_tileir *w, const int *v, int n);
 void pb_tileir_reduce(struct pb_tileir *w, int ty, int x, int dim,
 		      int elem_ty, int is_int, uint64_t identity, int bits,
 		      int scalar_ty, int *first);
+/* scan "x" along "dim" (inclusive, forward) into a tile of type "ty",
+ * the identity as for pb_tileir_reduce; the combiner's block likewise. */
+void pb_tileir_scan(struct pb_tileir *w, int ty, int x, int dim,
+		    int elem_ty, int is_int, uint64_t identity, int bits,
+		    int scalar_ty, int *first);
 void pb_tileir_yield(struct pb_tileir *w, const int *v, int n);
 void pb_tileir_return(struct pb_tileir *w);
 

@@ -36,8 +36,9 @@
  *   top-level operations outside loops is a nest of 0-d tiles.
  *
  * What this cannot express (a loop-carried value that is neither a
- * reduction nor a select of one: a scan; a store through a subscript
- * that is not a counter or a constant) is reported at the operation. */
+ * reduction, a select of one nor an inclusive scan; a store through a
+ * subscript that is not a counter or a constant) is reported at the
+ * operation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1285,6 +1286,45 @@ static int do_load(struct tr *t, MlirOperation op)
 	return PB_OK;
 }
 
+/* The running reduction "x" (accumulating into location x->loc) stored
+ * at each step of the one loop that carries it into location "l": its
+ * inclusive scan along that loop (a tile's padding comes after the
+ * extent, so it does not reach the elements stored) combined with the
+ * state before the loop, into "x". */
+static int scan(struct tr *t, MlirOperation op, const struct loc *l,
+		struct tval *x)
+{
+	const struct loc *a = &t->locs[x->loc];
+	uint32_t carried = 0, am = loc_mask(a);
+	for (int i = carried_level(t, a, a->store_level);
+	     i >= 0 && i < t->nloops; i++)
+		if (!(am & (1u << t->loops[i])))
+			carried |= 1u << t->loops[i];
+	if (popcount(carried) != 1 || !(loc_mask(l) & carried))
+		return fail(t, op, "a running reduction is stored into another "
+				   "buffer that does not follow the one loop it "
+				   "runs over (a scan of several: not "
+				   "translated)");
+	int k = __builtin_ctz(carried), first;
+	struct tval r = *x, p, q, c, old = a->val;
+	r.kind = VAL;
+	r.id = bring(t, &r, r.mask | carried);
+	r.mask |= carried;
+	int el = pb_tileir_type_elem(t->w, r.elem);
+	pb_tileir_scan(t->w, tile_ty(t, r.elem, r.mask), r.id, pos_in(r.mask, k),
+		       el, !is_float(r.elem), identity_bits(x->op, r.elem),
+		       bits_of(r.elem), pb_tileir_type_tile(t->w, el, NULL, 0),
+		       &first);
+	p = (struct tval){first, 0, r.elem, VAL, -1, NULL};
+	q = (struct tval){first + 1, 0, r.elem, VAL, -1, NULL};
+	if (combine(t, op, x->op, &p, &q, &c))
+		return PB_ERR;
+	pb_tileir_yield(t->w, &c.id, 1);
+	r.id = pb_tileir_block_end(t->w, 1);
+	old.kind = VAL;
+	return combine(t, op, x->op, &old, &r, x);
+}
+
 static int do_store(struct tr *t, MlirOperation op)
 {
 	struct loc l;
@@ -1297,11 +1337,10 @@ static int do_store(struct tr *t, MlirOperation op)
 	struct loc *s = &t->locs[li];
 	if (x.kind == CARRIED && x.loc == li) {
 		x.kind = VAL; /* stores back what it read */
+	} else if (x.kind == RED && x.loc != li) {
+		if (scan(t, op, s, &x))
+			return PB_ERR;
 	} else if (x.kind == RED) {
-		if (x.loc != li)
-			return fail(t, op, "a running reduction is stored "
-					   "into another buffer (a scan: not "
-					   "translated)");
 		struct tval r = x;
 		r.kind = VAL;
 		uint32_t carried = 0, pm = loc_mask(s);

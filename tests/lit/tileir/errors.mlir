@@ -15,8 +15,8 @@
 // EMIT: pb-codegen: error: bad value 'tileirbc' for option '--emit' (expected ptx or mlir)
 // TMA: pb-codegen: error: --tile-tma needs --backend=tile --emit=tileirbc (pb's runtime does not build TMA descriptors)
 
-// A loop-carried value that is not a reduction (a running sum written
-// out at every step: a scan).
+// A loop-carried value that is not a reduction (the running sum before
+// each step written out: an exclusive scan).
 // CHECK: errors.mlir:[[@LINE+9]]:{{[0-9]+}}: error: cannot translate 'affine.store' to Tile IR: stores a value read in a loop it does not follow into another buffer (an exclusive scan: not translated)
 module attributes {pb.stage = "fuse"} {
   func.func private @k0_scan(%x: memref<4x16xf32>, %y: memref<4x16xf32>) attributes {pb.kernel} {
@@ -36,32 +36,6 @@ module attributes {pb.stage = "fuse"} {
   }
   func.func @main(%x: memref<4x16xf32> {pb.name = "x"}, %y: memref<4x16xf32> {pb.name = "y", pb.output}) {
     call @k0_scan(%x, %y) : (memref<4x16xf32>, memref<4x16xf32>) -> ()
-    return
-  }
-}
-
-// -----
-
-// An inclusive scan: the running sum stored at every step.
-// CHECK: errors.mlir:[[@LINE+11]]:{{[0-9]+}}: error: cannot translate 'affine.store' to Tile IR: a running reduction is stored into another buffer (a scan: not translated)
-module attributes {pb.stage = "fuse"} {
-  func.func private @k0_cumsum(%x: memref<4x16xf32>, %y: memref<4x16xf32>) attributes {pb.kernel} {
-    %zero = arith.constant 0.000000e+00 : f32
-    affine.parallel (%r) = (0) to (4) {
-      %acc = memref.alloca() : memref<f32>
-      affine.store %zero, %acc[] : memref<f32>
-      affine.for %c = 0 to 16 {
-        %0 = affine.load %x[%r, %c] : memref<4x16xf32>
-        %1 = affine.load %acc[] : memref<f32>
-        %2 = arith.addf %1, %0 : f32
-        affine.store %2, %y[%r, %c] : memref<4x16xf32>
-        affine.store %2, %acc[] : memref<f32>
-      }
-    }
-    return
-  }
-  func.func @main(%x: memref<4x16xf32> {pb.name = "x"}, %y: memref<4x16xf32> {pb.name = "y", pb.output}) {
-    call @k0_cumsum(%x, %y) : (memref<4x16xf32>, memref<4x16xf32>) -> ()
     return
   }
 }

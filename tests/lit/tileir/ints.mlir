@@ -2,7 +2,7 @@
 // RUN: pb-codegen --backend=tile --emit=tileirbc --arch=sm_80 %s -o %t.bc
 // RUN: %tileirdisasm %t.bc | FileCheck %s
 // RUN: rm -rf %t.d && mkdir -p %t.d && %python %S/Inputs/ints_ref.py %t.d
-// RUN: pb-run %s --input %t.d/c.npy --input %t.d/x.npy --input %t.d/y.npy --input %t.d/p.npy --input %t.d/q.npy --input %t.d/idx.npy --input %t.d/data.npy --input %t.d/am.npy --input %t.d/ua.npy --input %t.d/ub.npy --input %t.d/tx.npy --input %t.d/px.npy --input %t.d/qx.npy --check %t.d/z.npy --check %t.d/e.npy --check %t.d/g.npy --check %t.d/r.npy --check %t.d/uo.npy --check %t.d/um.npy --check %t.d/ty.npy --check %t.d/ts.npy --check %t.d/py.npy --check %t.d/qy.npy | FileCheck --check-prefix=NUM %s
+// RUN: pb-run %s --input %t.d/c.npy --input %t.d/x.npy --input %t.d/y.npy --input %t.d/p.npy --input %t.d/q.npy --input %t.d/idx.npy --input %t.d/data.npy --input %t.d/am.npy --input %t.d/ua.npy --input %t.d/ub.npy --input %t.d/tx.npy --input %t.d/px.npy --input %t.d/qx.npy --input %t.d/cx.npy --check %t.d/z.npy --check %t.d/e.npy --check %t.d/g.npy --check %t.d/r.npy --check %t.d/uo.npy --check %t.d/um.npy --check %t.d/ty.npy --check %t.d/ts.npy --check %t.d/py.npy --check %t.d/qy.npy --check %t.d/cy.npy | FileCheck --check-prefix=NUM %s
 
 // Integer and boolean tensors, constant buffers, scalar work and a
 // window of a private buffer in the Tile IR translation (docs/tileir.md), read back by tileirdisasm; the
@@ -96,6 +96,15 @@
 // CHECK: reduce %{{.*}} dim=3 identities=[0xFF800000 : f32] : tile<4x4x4x2xf32> -> tile<4x4x4xf32>
 // CHECK: store_view_tko {{.*}} tile<4x4x4xf32>
 
+// k7: a running sum stored at every step (an inclusive scan, int32): Tile
+// IR's scan along the loop (12 in a tile of 16: the padding comes after
+// the elements stored), added to the state before the loop.
+// CHECK-LABEL: entry @k7_cumsum
+// CHECK: %[[S:.*]] = scan %{{.*}} dim=1 reverse=false identities=[0 : i32] : tile<4x16xi32> -> tile<4x16xi32>
+// CHECK: addi %{{.*}}, %{{.*}} : tile<i32>
+// CHECK: %[[Y:.*]] = addi %{{.*}}, %[[S]] : tile<4x16xi32>
+// CHECK: store_view_tko weak %[[Y]]
+
 // NUM: output 'z': {{.*}}: ok
 // NUM: output 'e': {{.*}}: ok
 // NUM: output 'g': {{.*}}: ok
@@ -106,6 +115,7 @@
 // NUM: output 'ts': {{.*}}: ok
 // NUM: output 'py': {{.*}}: ok
 // NUM: output 'qy': {{.*}}: ok
+// NUM: output 'cy': {{.*}}: ok
 
 module attributes {pb.stage = "fuse"} {
   memref.global "private" constant @table : memref<5xi64> = dense<[4, -1, 0, 3, -5]> {alignment = 64 : i64}
@@ -260,19 +270,35 @@ module attributes {pb.stage = "fuse"} {
     }
     return
   }
+  func.func private @k7_cumsum(%x: memref<4x12xi32>, %y: memref<4x12xi32>) attributes {pb.kernel, pb.nodes = ["cumsum"]} {
+    %zero = arith.constant 0 : i32
+    affine.parallel (%r) = (0) to (4) {
+      %acc = memref.alloca() : memref<i32>
+      affine.store %zero, %acc[] : memref<i32>
+      affine.for %c = 0 to 12 {
+        %0 = affine.load %x[%r, %c] : memref<4x12xi32>
+        %1 = affine.load %acc[] : memref<i32>
+        %2 = arith.addi %1, %0 : i32
+        affine.store %2, %y[%r, %c] : memref<4x12xi32>
+        affine.store %2, %acc[] : memref<i32>
+      }
+    }
+    return
+  }
   func.func @main(%c: memref<4x8xi1> {pb.name = "c"}, %x: memref<4x8xf32> {pb.name = "x"}, %y: memref<4x8xf32> {pb.name = "y"},
                   %p: memref<4x8xi32> {pb.name = "p"}, %q: memref<8xi32> {pb.name = "q"},
                   %idx: memref<3xi64> {pb.name = "idx"}, %data: memref<5x4xf32> {pb.name = "data"},
                   %am: memref<4x6xf32> {pb.name = "am"},
                   %ua: memref<16xi32> {pb.name = "ua"}, %ub: memref<16xi32> {pb.name = "ub"},
                   %tx: memref<5xf32> {pb.name = "tx"}, %px: memref<2x8x8xf32> {pb.name = "px"},
-                  %qx: memref<4x6x6xf32> {pb.name = "qx"},
+                  %qx: memref<4x6x6xf32> {pb.name = "qx"}, %cx: memref<4x12xi32> {pb.name = "cx"},
                   %z: memref<4x8xf32> {pb.name = "z", pb.output}, %e: memref<4x8xi1> {pb.name = "e", pb.output},
                   %g: memref<3x4xf32> {pb.name = "g", pb.output}, %r: memref<4xi64> {pb.name = "r", pb.output},
                   %uo: memref<16xf32> {pb.name = "uo", pb.output}, %um: memref<16xi64> {pb.name = "um", pb.output},
                   %ty: memref<5xf32> {pb.name = "ty", pb.output}, %ts: memref<1xf32> {pb.name = "ts", pb.output},
                   %py: memref<2x4x4xf32> {pb.name = "py", pb.output},
-                  %qy: memref<4x3x3xf32> {pb.name = "qy", pb.output}) {
+                  %qy: memref<4x3x3xf32> {pb.name = "qy", pb.output},
+                  %cy: memref<4x12xi32> {pb.name = "cy", pb.output}) {
     call @k0_where(%c, %x, %y, %p, %q, %z, %e) : (memref<4x8xi1>, memref<4x8xf32>, memref<4x8xf32>, memref<4x8xi32>, memref<8xi32>, memref<4x8xf32>, memref<4x8xi1>) -> ()
     call @k1_gather(%idx, %data, %g) : (memref<3xi64>, memref<5x4xf32>, memref<3x4xf32>) -> ()
     call @k2_argmax(%am, %r) : (memref<4x6xf32>, memref<4xi64>) -> ()
@@ -281,6 +307,7 @@ module attributes {pb.stage = "fuse"} {
     call @k4_table(%t, %tx, %ty, %ts) : (memref<5xi64>, memref<5xf32>, memref<5xf32>, memref<1xf32>) -> ()
     call @k5_pool(%px, %py) : (memref<2x8x8xf32>, memref<2x4x4xf32>) -> ()
     call @k6_pool(%qx, %qy) : (memref<4x6x6xf32>, memref<4x3x3xf32>) -> ()
+    call @k7_cumsum(%cx, %cy) : (memref<4x12xi32>, memref<4x12xi32>) -> ()
     return
   }
 }

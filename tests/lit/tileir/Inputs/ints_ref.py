@@ -2,7 +2,8 @@
 an Equal and an And of booleans, a Gather of int64 indices (negative ones
 counted from the end), an ArgMax (the first maximum, int64), unsigned
 int32 arithmetic and conversions, a constant int64 table and two 2x2 max
-pools (of a private buffer; under a parallel loop inside the band).
+pools (of a private buffer; under a parallel loop inside the band) and
+a running sum (a scan).
 Usage: ints_ref.py DIR"""
 import sys
 
@@ -36,8 +37,10 @@ px = r.uniform(-1, 1, (2, 8, 8)).astype(np.float32)
 py = np.maximum(px, 0).reshape(2, 4, 2, 4, 2).max(axis=(2, 4))
 qx = r.uniform(-1, 1, (4, 6, 6)).astype(np.float32)
 qy = qx.reshape(4, 3, 2, 3, 2).max(axis=(2, 4))
+cx = r.integers(-100, 100, (4, 12)).astype(np.int32)
+cy = np.cumsum(cx, axis=1).astype(np.int32)
 out = dict(c=c, x=x, y=y, p=p, q=q, idx=idx, data=data, am=am,
            ua=ua.view(np.int32), ub=ub.view(np.int32), tx=tx, z=z, e=e, g=g,
-           r=ar, uo=uo, um=um, ty=ty, ts=ts, px=px, py=py, qx=qx, qy=qy)
+           r=ar, uo=uo, um=um, ty=ty, ts=ts, px=px, py=py, qx=qx, qy=qy, cx=cx, cy=cy)
 for n, v in out.items():
     np.save(f"{d}/{n}.npy", v)
