@@ -41,6 +41,9 @@
 #define PB_ATTR_DTYPE "pb.dtype"
 /* on a nest pb-tile leaves to pb-mma: a contraction for tensor cores */
 #define PB_ATTR_MMA "pb.mma"
+/* on a block loop pb-tile mapped: the k-tile and the ring slots its cost
+ * model priced for pb-smem (array<i64: KT, S>; empty: do not stage) */
+#define PB_ATTR_SMEM "pb.smem"
 #define PB_LOC_OP_PREFIX "pb.op:"
 
 /* The levels of the GPU hierarchy a parallel loop may be mapped to (the
