@@ -61,6 +61,9 @@
  * are the values this file had as constants, the H200's are fitted to
  * measurements by bench/fit.py. */
 #define MAXACC 64
+/* The cycles of a global load's round trip (what a synchronous copy of
+ * a staged tile waits for, once per k-tile). */
+#define GLOBAL_LATENCY_CYCLES 600.0
 
 /* An interval of index values. */
 struct ival {
@@ -101,6 +104,8 @@ struct stats {
 	MlirOperation kloop;
 	MlirValue kiv;
 	int64_t ktrip;
+	int kinner;		/* the reduction loop holds loops (a
+				   convolution's window) */
 	int nstageable;
 	double guard_ops;	/* of "ops": a folded pad's clamps and
 				   selects in the reduction loop, which a
@@ -694,10 +699,14 @@ static void stats_of(const struct pb_kernel_band *b, struct stats *st)
 		if (pb_ir_op_is(op, "affine.for") && for_range(op, &r, &trip) &&
 		    r.lo == 0 && trip >= 2 && !mlirAttributeIsNull(step) &&
 		    mlirIntegerAttrGetValueInt(step) == 1) {
+			struct pb_ir_ops inner = {0};
 			st->kloop = op;
 			st->kiv = mlirBlockGetArgument(mlirRegionGetFirstBlock(
 				mlirOperationGetRegion(op, 0)), 0);
 			st->ktrip = trip;
+			pb_ir_collect(op, "affine.for", &inner);
+			st->kinner = inner.n > 1;
+			pb_ir_ops_free(&inner);
 		}
 	}
 	walk(st, &sc, pb_kernel_band_body(b), 1.0);
@@ -967,6 +976,21 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 		regs += (int)rt * (1 + st->index_ops);
 		for (int d = 0; d < c->n; d++)
 			regs += (int)(c->tile[d] / c->block[d]) - 1;
+		/* the points of a linear tile are not affine in one another:
+		 * each keeps its band indices (floordiv and mod) and an
+		 * address per access that moves with the band, two registers
+		 * each (indices and addresses are 64-bit) */
+		if (c->linear) {
+			int moving = 0;
+			for (int i = 0; i < st->nacc; i++) {
+				int uses = 0;
+				for (int k = 0; k < st->acc[i].rank; k++)
+					for (int d = 0; d < b->n; d++)
+						uses |= st->acc[i].coef[k][d] != 0;
+				moving += uses && !repeated(st, i);
+			}
+			regs += (int)rt * 2 * (b->n + moving);
+		}
 	}
 	c->regs = regs;
 	ring_size(st, c);
@@ -978,31 +1002,36 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 	c->waves = occ.waves;
 	c->grid = grid;
 
-	/* operations per point, loads shared by jammed points; staged
-	 * reads are shared-memory loads (one issue, not "mem_cycles"), and
-	 * only a full tile shares them: a partial tile's points are each
-	 * guarded (map.c) and pb-smem unrolls no guarded k-tile */
+	/* operations per point, loads shared by jammed points, but only in
+	 * a full tile: a partial tile's points are each guarded (map.c), and
+	 * pb-smem unrolls no guarded k-tile; staged reads are shared-memory
+	 * loads (one issue, not "mem_cycles") */
 	double ops = st->ops, mem = st->mem, full = 1;
 	int ring[MAXACC] = {0};
-	if (c->skt > 0) {
+	if (c->mode == PB_TILE_TILE) {
+		/* the fraction of blocks that are full tiles */
 		double all = 1, whole = 1;
-		for (int d = 0; d < b->n; d++) {
-			all *= (double)((b->extent[d] + c->tile[d] - 1) /
-					c->tile[d]);
-			whole *= (double)(b->extent[d] / c->tile[d]);
+		for (int d = 0; d < c->n; d++) {
+			int64_t e = c->linear ? points : b->extent[d];
+			all *= (double)((e + c->tile[d] - 1) / c->tile[d]);
+			whole *= (double)(e / c->tile[d]);
 		}
 		full = whole / all;
+	}
+	if (c->skt > 0) {
 		for (int i = 0; i < st->nacc; i++) {
 			double by, units;
 			if (!staged(st, i, c, c->skt, &by, &units))
 				continue;
 			/* the copies: per unit a load and a store (one
-			 * cp.async), the unit's address (a floordiv or mod
-			 * per dimension of the tile) and its guard, shared
+			 * cp.async), the copy loop's step, the unit's
+			 * address (a floordiv, a mod and a multiply-add per
+			 * dimension of the tile; about 10 instructions per
+			 * 16x256 unit in the SASS of a staged GEMM), shared
 			 * by the block's points once per k-tile */
 			ring[i] = 1;
 			ops += (double)(st->ktrip / c->skt) * units *
-			       (2.0 + 2.0 * st->acc[i].rank) /
+			       (4.0 + 3.0 * st->acc[i].rank) /
 			       ((double)threads * (double)rt);
 		}
 		/* a staged window reads its tile unclamped: no guard */
@@ -1034,7 +1063,14 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 			if (c->linear)
 				shared = shared < 0 ? 1 : rt;
 		}
-		double w = a->weight * (full / (double)shared + (1.0 - full));
+		/* pb-smem unrolls a k-tile loop that holds no other loop,
+		 * and its layouts then read a staged tile 16 bytes at a time
+		 * along the reduction (lib/smem/plan.c, read_width) */
+		double vec = 1;
+		if (ring[i] && !st->kinner && c->skt % (16 / a->elem) == 0)
+			vec = 16.0 / a->elem;
+		double w = a->weight * (full / ((double)shared * vec) +
+					(1.0 - full));
 		ops -= a->weight - w;
 		mem -= ring[i] ? a->weight : a->weight - w;
 	}
@@ -1083,6 +1119,12 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 		compute = c->waves * per_sm_blocks * (double)threads * ops /
 			  (lanes * hide) / t->clock_hz;
 	}
+	/* a ring of one slot copies synchronously: every k-tile waits for
+	 * its copy's global round trip, which no other k-tile's work hides
+	 * within the block */
+	if (c->skt > 0 && c->sst == 1)
+		chain += c->waves * (double)(st->ktrip / c->skt) *
+			 GLOBAL_LATENCY_CYCLES / t->clock_hz;
 	if (chain > compute)
 		compute = chain;
 
@@ -1157,7 +1199,9 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	if (c->sgiven)
 		return;
 	struct pb_tile_choice best = *c;
-	for (int s = ns; s >= 1; s--)
+	/* two slots at least where cp.async gives a ring: one slot is
+	 * pb-smem's choice only when no ring fits */
+	for (int s = ns; s >= (ns > 1 ? 2 : 1); s--)
 		for (int64_t k = kt; k >= 4; k /= 2) {
 			if ((s == ns && k == kt) || st->ktrip % k ||
 			    ring_bytes(st, c, k) <= 0)
@@ -1208,7 +1252,15 @@ static void consider(const struct pb_target *t, const struct stats *st,
 	predict(t, st, c);
 	if (!pb_kernel_regs_fit(t, c->regs))
 		return;
-	if (c->predicted_s < best->predicted_s * 0.999)
+	/* within 2% a staged tile wins over one that is not: the model
+	 * prices a global and a shared load alike (mem_cycles 1 unless
+	 * fitted), but the staged one is served by shared memory, not by
+	 * L1 and the load path, and its copies hide their latency */
+	if ((c->predicted_s < best->predicted_s * 0.999 &&
+	     (c->skt > 0 || best->skt <= 0 ||
+	      c->predicted_s < best->predicted_s * 0.98)) ||
+	    (c->skt > 0 && best->skt <= 0 &&
+	     c->predicted_s <= best->predicted_s * 1.02))
 		*best = *c;
 }
 
