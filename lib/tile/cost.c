@@ -106,6 +106,8 @@ struct stats {
 	int64_t ktrip;
 	int kinner;		/* the reduction loop holds loops (a
 				   convolution's window) */
+	int several;		/* the body has several loops: priced, and
+				   handed to pb-smem, unstaged */
 	int nstageable;
 	double guard_ops;	/* of "ops": a folded pad's clamps and
 				   selects in the reduction loop, which a
@@ -711,6 +713,20 @@ static void stats_of(const struct pb_kernel_band *b, struct stats *st)
 	}
 	walk(st, &sc, pb_kernel_band_body(b), 1.0);
 	st->jammable = pb_tile_jam_ok(b);
+	/* pb-smem stages one reduction loop of a thread's work, and only
+	 * when the work's other parts keep their values to themselves: a
+	 * body with several loops (a fire module's two convolutions) is
+	 * priced unstaged */
+	int loops = 0;
+	for (MlirOperation op = mlirBlockGetFirstOperation(pb_kernel_band_body(b));
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		loops += pb_ir_op_is(op, "affine.for");
+	st->several = loops > 1;
+	if (loops > 1) {
+		st->nstageable = 0;
+		for (int i = 0; i < st->nacc; i++)
+			st->acc[i].stageable = 0;
+	}
 }
 
 int64_t pb_tile_threads(const struct pb_tile_choice *c)
@@ -1187,7 +1203,8 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	    want < 0 || !pb_kernel_ring_search(t, st->ktrip, want, wants,
 					     ring_fits, &f, &kt, &ns)) {
 		if (!c->sgiven)
-			c->skt = 0;
+			c->skt = c->mode == PB_TILE_TILE && !c->linear &&
+					 st->several ? -1 : 0;
 		if (c->skt > 0)
 			c->skt = 0; /* forced, but nothing to stage */
 		predict_one(t, st, c);
@@ -1199,20 +1216,32 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	if (c->sgiven)
 		return;
 	struct pb_tile_choice best = *c;
-	/* two slots at least where cp.async gives a ring: one slot is
-	 * pb-smem's choice only when no ring fits */
-	for (int s = ns; s >= (ns > 1 ? 2 : 1); s--)
-		for (int64_t k = kt; k >= 4; k /= 2) {
-			if ((s == ns && k == kt) || st->ktrip % k ||
-			    ring_bytes(st, c, k) <= 0)
-				continue;
+	/* the smaller rings: k-tiles down to 4, each with the slots its
+	 * k-tiles allow (at most pb-smem's), two at least where cp.async
+	 * gives a ring; one slot is pb-smem's choice only when no ring
+	 * fits */
+	int async = pb_kernel_async(t);
+	for (int64_t k = kt; k >= 4; k /= 2) {
+		int64_t tiles = st->ktrip / k;
+		int top = async ? 3 : 1;
+		if (st->ktrip % k || ring_bytes(st, c, k) <= 0)
+			continue;
+		for (int s = top < tiles ? top : (int)tiles;
+		     s >= (async && tiles > 1 ? 2 : 1); s--) {
 			struct pb_tile_choice o = *c;
+			if ((s == ns && k == kt) || !ring_fits(&f, k, s))
+				continue;
 			o.skt = k;
 			o.sst = s;
 			predict_one(t, st, &o);
-			if (o.predicted_s < best.predicted_s * 0.999)
+			/* at an equal prediction, a ring over synchronous
+			 * copies: its copies overlap the work */
+			if (o.predicted_s < best.predicted_s * 0.999 ||
+			    (o.sst > 1 && best.sst == 1 &&
+			     o.predicted_s <= best.predicted_s * 1.001))
 				best = o;
 		}
+	}
 	*c = best;
 }
 
