@@ -216,7 +216,10 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	if (rc == PB_OK && mlir)
 		rc = pb_ir_print(ctx, m, out);
 	if (rc == PB_OK && !mlir)
-		rc = pb_codegen_ptx(ctx, m, !(opts && opts->no_dedup), &ptx);
+		rc = pb_codegen_ptx(ctx, m,
+				    (opts && opts->no_dedup ? 0 : PB_CODEGEN_DEDUP) |
+				    (opts && opts->index32 ? PB_CODEGEN_INDEX32 : 0),
+				    &ptx);
 	if (rc == PB_OK && !mlir && opts && opts->ptxas_report)
 		rc = pb_codegen_ptxas_report(ctx, ptx.data, ptx.len);
 	if (rc == PB_OK && !mlir) {

@@ -18,6 +18,8 @@ struct pb_codegen_opts {
 				 scratch buffer, no arena */
 	int no_dedup;	      /* --no-dedup: compile every kernel, also
 				 those identical to an earlier one */
+	int index32;	      /* --index32: 32-bit index arithmetic in the
+				 kernels where the buffers allow */
 };
 
 /* The last stage a module must have been through before pb-codegen with

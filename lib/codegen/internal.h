@@ -38,6 +38,16 @@ int pb_codegen_map(struct pb_ctx *ctx, MlirModule m);
  * pb-smem's pipelines (docs/pb-smem.md). */
 int pb_codegen_private(struct pb_ctx *ctx, MlirOperation root);
 int pb_codegen_async(struct pb_ctx *ctx, MlirOperation root);
+/* 32-bit indices (index32.c). Can every index of the kernels of
+ * gpu.module "mod" be computed in 32 bits: every buffer of static shape
+ * below 2^30 elements, every launch's grid and block known and below
+ * 2^30 threads? */
+int pb_codegen_index32_ok(MlirOperation mod);
+/* Lower the gpu.module of "dev" to a gpu.binary of PTX for "arch" (PTX
+ * ISA "isa"), as gpu-lower-to-nvvm-pipeline does but with 32-bit index
+ * arithmetic. */
+int pb_codegen_index32_lower(struct pb_ctx *ctx, MlirModule dev,
+			     const char *arch, int isa);
 /* Distribute pb-mma's warp-level vector tiles in the gpu.launch
  * operations of "m" to the lanes as mma.sync fragments (mma.c). */
 int pb_codegen_mma(struct pb_ctx *ctx, MlirModule m);
@@ -59,8 +69,12 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m);
  * function, with the call's operands as arguments and grid and block 1. */
 struct pb_plan *pb_codegen_plan_calls(struct pb_ctx *ctx, MlirModule m);
 /* Lower the kernels of "m" to PTX for ctx->arch into "out", each group
- * of identical kernels compiled once if "dedup" (dedup.c). */
-int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int dedup,
+ * of identical kernels compiled once if "flags" has PB_CODEGEN_DEDUP
+ * (dedup.c), with 32-bit index arithmetic where the buffers allow if it
+ * has PB_CODEGEN_INDEX32 (index32.c). */
+#define PB_CODEGEN_DEDUP 1
+#define PB_CODEGEN_INDEX32 2
+int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags,
 		   struct pb_buf *out);
 /* The kernels of gpu.module "mod" grouped by identical bodies (their
  * text less name and provenance), each group compiled once (dedup.c):

@@ -101,7 +101,8 @@ static MlirWalkResult extract_cb(MlirOperation op, void *user)
  * module) to PTX into "out", without the kernels that repeat an earlier
  * one in "d" (if not NULL). */
 static int compile(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
-		   const struct pb_codegen_dedup *d, int isa, struct pb_buf *out)
+		   const struct pb_codegen_dedup *d, int isa, int index32,
+		   struct pb_buf *out)
 {
 	char pipe[256];
 	MlirModule dev = mlirModuleCreateEmpty(mlirOperationGetLocation(
@@ -126,7 +127,11 @@ static int compile(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
 	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
 	char *saved[3];
 	find_toolkit(saved);
-	int rc = pb_ir_run_pipeline(ctx, dev, pipe);
+	/* 32-bit index arithmetic where the buffers allow (index32.c) */
+	int rc = index32 && !mlirOperationIsNull(mod) &&
+			 pb_codegen_index32_ok(mod)
+			 ? pb_codegen_index32_lower(ctx, dev, ctx->arch, isa)
+			 : pb_ir_run_pipeline(ctx, dev, pipe);
 	restore_toolkit(saved);
 	struct extract e = {out, 0};
 	if (rc == PB_OK)
@@ -140,9 +145,11 @@ static int compile(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
 	return rc;
 }
 
-int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int dedup,
+int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags,
 		   struct pb_buf *out)
 {
+	int dedup = flags & PB_CODEGEN_DEDUP;
+	int index32 = (flags & PB_CODEGEN_INDEX32) != 0;
 	int isa = pb_target_ptx_isa(ctx, ctx->arch);
 	MlirOperation mod = {NULL};
 	if (isa < 0)
@@ -165,14 +172,14 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int dedup,
 		   should that PTX not be in the form expected, every kernel
 		   is compiled */
 		struct pb_buf reps = {0};
-		rc = compile(ctx, m, mod, d, isa, &reps);
+		rc = compile(ctx, m, mod, d, isa, index32, &reps);
 		if (rc == PB_OK &&
 		    pb_codegen_dedup_expand(d, reps.data, reps.len, out) < 0)
-			rc = compile(ctx, m, mod, NULL, isa, out);
+			rc = compile(ctx, m, mod, NULL, isa, index32, out);
 		pb_buf_free(&reps);
 		pb_codegen_dedup_free(d);
 	} else {
-		rc = compile(ctx, m, mod, NULL, isa, out);
+		rc = compile(ctx, m, mod, NULL, isa, index32, out);
 	}
 	if (rc == PB_OK)
 		rc = check_externs(ctx, out->data + start);

@@ -50,6 +50,9 @@
  * work every warp needs done, such as a cooperative copy into a buffer
  * they all read after a barrier: its effect is the same either way. */
 #define PB_ATTR_SHARE "pb.share"
+/* on a block loop pb-tile mapped: the k-tile and the ring slots its cost
+ * model priced for pb-smem (array<i64: KT, S>; empty: do not stage) */
+#define PB_ATTR_SMEM "pb.smem"
 #define PB_LOC_OP_PREFIX "pb.op:"
 
 /* The levels of the GPU hierarchy a parallel loop may be mapped to (the

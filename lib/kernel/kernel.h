@@ -372,4 +372,22 @@ void pb_kernel_mma_predict(const struct pb_target *t,
 			   const struct pb_kernel_mma_tiles *s,
 			   struct pb_kernel_summary *sum);
 
+/* The ring of a staged nest (ring.c), shared by pb-smem's plan and
+ * pb-tile's cost model. */
+/* Has "t" asynchronous copies (cp.async: sm_80 and later)? */
+int pb_kernel_async(const struct pb_target *t);
+/* Search the k-tile and the slots of the ring of a reduction loop of
+ * "trip" iterations on "t": the first k-tile of 16, 32, 8, 4 (and the
+ * whole loop when it is at most 32) that divides the loop and lets a
+ * ring of 3, else 2 slots fit ("fits" says 1), never more slots than
+ * k-tiles; one slot only when no ring fits or "t" has no cp.async.
+ * "k_tile" and "stages" (0: free) force either. "fits" returns 1 when
+ * the nest's tiles fit with k-tile "kt" and "stages" slots, 0 when not,
+ * -1 when nothing is left to stage at that k-tile (the next k-tile is
+ * tried). Returns 1 with "*kt" and "*ns" set, 0 when nothing fits. */
+int pb_kernel_ring_search(const struct pb_target *t, int64_t trip,
+			int64_t k_tile, int stages,
+			int (*fits)(void *user, int64_t kt, int stages),
+			void *user, int64_t *kt, int *ns);
+
 #endif

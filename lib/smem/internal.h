@@ -74,6 +74,10 @@ struct nest {
 	int at, nwarp, unroll;
 	int64_t threads, trip, kt;
 	int stages;
+	int64_t want_kt;	/* pb-tile's choice (pb.smem on the block
+				   loop): k-tile and slots; 0 none, -1 do
+				   not stage */
+	int want_stages;
 	struct pb_poly_local *l;
 	int ng;
 	struct group g[MAXG];

@@ -889,52 +889,68 @@ static int64_t block_bytes(struct nest *n)
 	return bytes;
 }
 
-/* Choose the k-tile and the stages of "n" (--k-tile, --stages, or: the
- * first k-tile of {16, 32, 8, 4, the loop when at most 32} that
- * divides the loop and lets a ring
- * of 3, else 2, slots fit the target's shared memory per block, or one
- * slot when no ring fits). 0 when nothing is staged. */
+/* pb_kernel_ring_search's question for "n" (struct plan_fit): do its
+ * groups, sized for k-tile "kt", fit the block's shared memory in a ring
+ * of "stages" slots? */
+struct plan_fit {
+	struct promote *p;
+	struct nest *n;
+	struct group saved[MAXG];
+	int nsaved;
+};
+
+static int plan_fits(void *user, int64_t kt, int stages)
+{
+	struct plan_fit *f = user;
+	struct nest *n = f->n;
+	n->kt = kt;
+	memcpy(n->g, f->saved, sizeof(f->saved));
+	n->ng = f->nsaved;
+	size_groups(f->p, n, 0);
+	n->stages = stages;
+	if (!n->ng)
+		return -1;
+	return block_bytes(n) <= f->p->t->smem_per_block;
+}
+
+/* Choose the k-tile and the stages of "n" (--k-tile, --stages, pb-tile's
+ * "pb.smem" choice on the block loop, or pb_kernel_ring_search's). 0 when
+ * nothing is staged. */
 int pb_smem_plan(struct promote *p, struct nest *n)
 {
-	/* the whole loop when it is short and no other tile divides it */
 	int64_t kts[] = {16, 32, 8, 4, n->trip <= 32 ? n->trip : 4};
 	int64_t limit = p->t->smem_per_block;
-	int nk = p->o->k_tile ? 1 : (int)(sizeof(kts) / sizeof(kts[0]));
-	struct group saved[MAXG];
-	int nsaved = n->ng;
-	memcpy(saved, n->g, sizeof(saved));
-	/* a ring first (3 slots, then 2), the largest k-tile in the order of
-	 * kts first within it; one slot only when no ring fits */
-	int top = p->o->stages ? (int)p->o->stages : p->async ? 3 : 1;
-	for (int pass = 0; pass < 2; pass++)
-		for (int i = 0; i < nk; i++)
-			for (int want = top; want >= 1; want--) {
-				if (!p->o->stages && (pass == 0) != (want > 1))
-					continue;
-				if (p->o->stages && pass)
-					continue;
-				n->kt = p->o->k_tile ? p->o->k_tile : kts[i];
-				if (n->kt > n->trip || n->trip % n->kt)
-					continue;
-				memcpy(n->g, saved, sizeof(saved));
-				n->ng = nsaved;
-				size_groups(p, n, 0);
-				int64_t tiles = n->trip / n->kt;
-				n->stages = want < tiles ? want : (int)tiles;
-				if (!n->ng)
-					break;
-				if (block_bytes(n) > limit)
-					continue;
-				for (int d = 0; d < n->ndropped; d++)
-					pb_smem_remark(p, n->dropped[d], "not staged: %s",
-					       n->why[d]);
-				return 1;
-			}
+	int nk = (int)(sizeof(kts) / sizeof(kts[0]));
+	int64_t k_tile = p->o->k_tile, kt;
+	int stages = (int)p->o->stages, ns;
+	struct plan_fit f;
+	f.p = p;
+	f.n = n;
+	f.nsaved = n->ng;
+	memcpy(f.saved, n->g, sizeof(f.saved));
+	if (!k_tile && !stages && n->want_kt > 0) {
+		/* pb-tile's choice first (exactly: the --stages rule of trying
+	 * fewer slots is the search's), the search when it does not fit */
+		k_tile = n->want_kt;
+		stages = n->want_stages;
+		int64_t tiles = n->trip / k_tile;
+		if (pb_kernel_ring_search(p->t, n->trip, k_tile, stages,
+					  plan_fits, &f, &kt, &ns) &&
+		    (!stages || ns == (stages < tiles ? stages : tiles)))
+			goto found; /* as pb-tile priced it */
+		k_tile = 0;
+		stages = 0;
+	}
+	if (pb_kernel_ring_search(p->t, n->trip, k_tile, stages, plan_fits, &f,
+				&kt, &ns))
+		goto found;
+	if (k_tile)
+		nk = 1;
 	/* nothing fits: say why with the preferred tile */
-	memcpy(n->g, saved, sizeof(saved));
-	n->ng = nsaved;
-	n->kt = p->o->k_tile ? p->o->k_tile : kts[0];
-	for (int i = 0; i < nk && !p->o->k_tile; i++)
+	memcpy(n->g, f.saved, sizeof(f.saved));
+	n->ng = f.nsaved;
+	n->kt = k_tile ? k_tile : kts[0];
+	for (int i = 0; i < nk && !k_tile; i++)
 		if (kts[i] <= n->trip && n->trip % kts[i] == 0) {
 			n->kt = kts[i];
 			break;
@@ -946,7 +962,7 @@ int pb_smem_plan(struct promote *p, struct nest *n)
 		return 0;
 	}
 	size_groups(p, n, 1);
-	n->stages = p->o->stages ? (int)p->o->stages : 1;
+	n->stages = stages ? stages : 1;
 	if (n->ng)
 		pb_smem_remark(p, n->loop, "not staged: %lld bytes of shared memory "
 		       "(%d stage%s of k-tile %lld) do not fit %lld bytes per "
@@ -954,6 +970,11 @@ int pb_smem_plan(struct promote *p, struct nest *n)
 		       n->stages > 1 ? "s" : "", (long long)n->kt,
 		       (long long)limit, p->t->arch);
 	return 0;
+found:
+	/* the search returned at the accepted try: "n" is sized for it */
+	for (int d = 0; d < n->ndropped; d++)
+		pb_smem_remark(p, n->dropped[d], "not staged: %s", n->why[d]);
+	return 1;
 }
 
 /* Is the k-tile loop of "n" worth unrolling fully: every read of a

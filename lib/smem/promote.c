@@ -692,9 +692,21 @@ static int promote_nest(struct promote *p, MlirOperation block,
 	n.block = block;
 	n.top = top;
 	pb_kernel_band_add(block, &n.blk);
+	/* pb-tile's choice of k-tile and slots, priced by its cost model */
+	MlirAttribute want = pb_ir_attr(block, PB_ATTR_SMEM);
+	if (!mlirAttributeIsNull(want) && mlirAttributeIsADenseI64Array(want)) {
+		intptr_t nw = mlirDenseArrayGetNumElements(want);
+		n.want_kt = nw ? mlirDenseI64ArrayGetElement(want, 0) : -1;
+		n.want_stages = nw > 1 ? (int)mlirDenseI64ArrayGetElement(want, 1)
+				       : 0;
+		if (n.want_stages < 0 || n.want_stages > 4)
+			n.want_stages = 0;
+	}
+	if (n.want_kt < 0 && !p->o->k_tile && !p->o->stages)
+		why = "pb-tile's sizes say not to stage this nest (smem[])";
 	pb_ir_collect(top, "gpu.barrier", &busy);
 	pb_ir_collect(top, "memref.alloc", &busy);
-	if (busy.n)
+	if (!why && busy.n)
 		why = "the nest already has barriers or shared memory";
 	pb_ir_ops_free(&busy);
 	if (!why && !pb_smem_find_chain(top, &n))
@@ -785,7 +797,7 @@ int pb_smem_promote(struct pb_ctx *ctx, MlirModule m,
 	int rc = PB_OK;
 	if (!p.t)
 		return PB_ERR;
-	p.async = atoi(p.t->arch + 3) >= 80;
+	p.async = pb_kernel_async(p.t);
 	pb_ir_block_ops(mlirModuleGetBody(m), &funcs);
 	for (int f = 0; f < funcs.n && rc == PB_OK; f++) {
 		struct pb_ir_ops loops = {0};
@@ -801,6 +813,10 @@ int pb_smem_promote(struct pb_ctx *ctx, MlirModule m,
 			top_nests(loops.v[i], &tops);
 			for (int j = 0; j < tops.n && rc == PB_OK; j++)
 				rc = promote_nest(&p, loops.v[i], tops.v[j]);
+			/* pb-tile's k-tile and slots are consumed here */
+			mlirOperationRemoveAttributeByName(
+				loops.v[i],
+				mlirStringRefCreateFromCString(PB_ATTR_SMEM));
 			pb_ir_ops_free(&tops);
 		}
 		pb_ir_ops_free(&loops);

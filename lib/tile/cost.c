@@ -61,6 +61,9 @@
  * are the values this file had as constants, the H200's are fitted to
  * measurements by bench/fit.py. */
 #define MAXACC 64
+/* The cycles of a global load's round trip (what a synchronous copy of
+ * a staged tile waits for, once per k-tile). */
+#define GLOBAL_LATENCY_CYCLES 600.0
 
 /* An interval of index values. */
 struct ival {
@@ -77,6 +80,11 @@ struct acc {
 	 * absent; INT64_MAX when not affine in it) */
 	int64_t coef[PB_TILE_MAXD][PB_TILE_MAXD];
 	struct ival box[PB_TILE_MAXD]; /* subscript ranges, band ivs at 0 */
+	/* a read pb-smem may stage: of a kernel argument never written, in
+	 * the reduction loop, with the coefficient of the loop's counter
+	 * in each subscript */
+	int stageable;
+	int64_t kcoef[PB_TILE_MAXD];
 };
 
 struct stats {
@@ -90,6 +98,20 @@ struct stats {
 	int index_ops;		/* index arithmetic inside inner loops: live
 				   per point of a jammed thread tile */
 	struct pb_poly_local *model; /* lib/poly's accesses, while walking */
+	/* the reduction loop pb-smem strip-mines into k-tiles: the first
+	 * affine.for of the band's body from 0 by 1 with a constant trip
+	 * count of 2 or more (its counter "kiv") */
+	MlirOperation kloop;
+	MlirValue kiv;
+	int64_t ktrip;
+	int kinner;		/* the reduction loop holds loops (a
+				   convolution's window) */
+	int several;		/* the body has several loops: priced, and
+				   handed to pb-smem, unstaged */
+	int nstageable;
+	double guard_ops;	/* of "ops": a folded pad's clamps and
+				   selects in the reduction loop, which a
+				   staged window leaves behind (pad.c) */
 };
 
 /* Loop ivs and their ranges while walking the body. */
@@ -396,6 +418,66 @@ static struct ival clamp(const struct acc *a, int i, struct ival r)
 	return r;
 }
 
+/* Is "v" an argument of the kernel function around the nest of "st"
+ * that the kernel only reads (every use a load)? */
+static int read_only_arg(const struct stats *st, MlirValue v)
+{
+	if (!mlirValueIsABlockArgument(v))
+		return 0;
+	MlirOperation f = mlirBlockGetParentOperation(
+		mlirBlockArgumentGetOwner(v));
+	if (mlirOperationIsNull(f) || !pb_ir_op_is(f, "func.func") ||
+	    !pb_ir_is_inside(st->b->root, f))
+		return 0;
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation op = mlirOpOperandGetOwner(u);
+		if (!pb_ir_op_is(op, "affine.load") &&
+		    !pb_ir_op_is(op, "memref.load"))
+			return 0;
+	}
+	return 1;
+}
+
+/* Mark load "op" of "a" (its subscripts from operand 1) stageable when
+ * pb-smem may stage it: a read of a kernel argument the kernel never
+ * writes, in the reduction loop, each subscript affine in the band's and
+ * the loop's counters (a folded pad's clamps included: pb-smem stages
+ * those windows with their halo, lib/smem/pad.c). */
+static void stageable(struct stats *st, MlirOperation op, struct acc *a)
+{
+	if (mlirOperationIsNull(st->kloop) || !pb_ir_is_inside(op, st->kloop) ||
+	    !read_only_arg(st, a->mem))
+		return;
+	int affine = pb_ir_op_is(op, "affine.load");
+	MlirAffineMap m = {0};
+	int nin = 0, nd = 0;
+	int64_t cin[32];
+	if (affine) {
+		m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+		nin = mlirAffineMapGetNumInputs(m);
+		nd = mlirAffineMapGetNumDims(m);
+		if (nin > 32)
+			return;
+		for (int k = 0; k < nin; k++)
+			cin[k] = coef_of(mlirOperationGetOperand(op, 1 + k),
+					 st->kiv, 0);
+	}
+	for (int i = 0; i < a->rank; i++) {
+		a->kcoef[i] = affine ? expr_coef(mlirAffineMapGetResult(m, i), nd,
+						 cin, nin)
+				     : coef_of(mlirOperationGetOperand(op, 1 + i),
+					       st->kiv, 0);
+		if (a->kcoef[i] == INT64_MAX)
+			return;
+		for (int d = 0; d < st->b->n; d++)
+			if (a->coef[i][d] == INT64_MAX)
+				return;
+	}
+	a->stageable = 1;
+	st->nstageable++;
+}
+
 /* Record access "op" (a load or store) executed "w" times per point. */
 static void add_access(struct stats *st, const struct scope *sc,
 		       MlirOperation op, double w)
@@ -433,6 +515,8 @@ static void add_access(struct stats *st, const struct scope *sc,
 	if (!poly_access(st, sc, op, mem, first, a)) {
 		for (int i = 0; i < a->rank; i++)
 			a->box[i] = clamp(a, i, a->box[i]);
+		if (!store)
+			stageable(st, op, a);
 		st->nacc++;
 		return;
 	}
@@ -458,6 +542,8 @@ static void add_access(struct stats *st, const struct scope *sc,
 		}
 		a->box[i] = clamp(a, i, r);
 	}
+	if (!store)
+		stageable(st, op, a);
 	st->nacc++;
 }
 
@@ -500,6 +586,12 @@ static int fused(MlirOperation op)
 			return 1;
 	}
 	return 0;
+}
+
+/* Is "op" in the reduction loop of "st"? */
+static int in_kloop(const struct stats *st, MlirOperation op)
+{
+	return !mlirOperationIsNull(st->kloop) && pb_ir_is_inside(op, st->kloop);
 }
 
 /* Walk block "blk" executed "w" times per band point. */
@@ -547,9 +639,16 @@ static void walk_block(struct stats *st, struct scope *sc, MlirBlock blk, double
 			/* index arithmetic: a folded pad's clamps */
 			st->ops += w;
 			st->index_ops += sc->n > 0;
+			if (!pb_ir_op_is(op, "affine.apply") && in_kloop(st, op))
+				st->guard_ops += w;
 		} else if (is_arith(op)) {
 			if (!fused(op))
 				st->ops += w;
+			if ((pb_ir_op_is(op, "arith.cmpi") ||
+			     pb_ir_op_is(op, "arith.andi") ||
+			     pb_ir_op_is(op, "arith.select")) &&
+			    in_kloop(st, op))
+				st->guard_ops += w;
 			if (sc->n > 0 && (pb_ir_op_is(op, "arith.cmpi") ||
 					  pb_ir_op_is(op, "arith.andi") ||
 					  pb_ir_op_is(op, "arith.select")))
@@ -593,8 +692,41 @@ static void stats_of(const struct pb_kernel_band *b, struct stats *st)
 	struct scope sc = {0};
 	memset(st, 0, sizeof(*st));
 	st->b = b;
+	for (MlirOperation op = mlirBlockGetFirstOperation(pb_kernel_band_body(b));
+	     !mlirOperationIsNull(op) && mlirOperationIsNull(st->kloop);
+	     op = mlirOperationGetNextInBlock(op)) {
+		struct ival r;
+		int64_t trip;
+		MlirAttribute step = pb_ir_attr(op, "step");
+		if (pb_ir_op_is(op, "affine.for") && for_range(op, &r, &trip) &&
+		    r.lo == 0 && trip >= 2 && !mlirAttributeIsNull(step) &&
+		    mlirIntegerAttrGetValueInt(step) == 1) {
+			struct pb_ir_ops inner = {0};
+			st->kloop = op;
+			st->kiv = mlirBlockGetArgument(mlirRegionGetFirstBlock(
+				mlirOperationGetRegion(op, 0)), 0);
+			st->ktrip = trip;
+			pb_ir_collect(op, "affine.for", &inner);
+			st->kinner = inner.n > 1;
+			pb_ir_ops_free(&inner);
+		}
+	}
 	walk(st, &sc, pb_kernel_band_body(b), 1.0);
 	st->jammable = pb_tile_jam_ok(b);
+	/* pb-smem stages one reduction loop of a thread's work, and only
+	 * when the work's other parts keep their values to themselves: a
+	 * body with several loops (a fire module's two convolutions) is
+	 * priced unstaged */
+	int loops = 0;
+	for (MlirOperation op = mlirBlockGetFirstOperation(pb_kernel_band_body(b));
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		loops += pb_ir_op_is(op, "affine.for");
+	st->several = loops > 1;
+	if (loops > 1) {
+		st->nstageable = 0;
+		for (int i = 0; i < st->nacc; i++)
+			st->acc[i].stageable = 0;
+	}
 }
 
 int64_t pb_tile_threads(const struct pb_tile_choice *c)
@@ -719,9 +851,105 @@ static void linear_shape(const struct pb_kernel_band *b,
 	}
 }
 
-/* Predict "c" for "st" on "t"; fills the cost fields of "c". */
-static void predict(const struct pb_target *t, const struct stats *st,
-		    struct pb_tile_choice *c)
+/* The tile of stageable access "a" per block of "c" (n-d) and k-tile
+ * "kt": its elements into "*elems", those of its innermost dimension
+ * into "*row"; returns the reads of it per block and k-tile. The box
+ * over the whole loop (a->box) shrinks by the loop's coefficient times
+ * the iterations left out and grows by each band dimension's times the
+ * tile's span, as pb-smem's isl box does (lib/smem/plan.c). */
+static double staged_tile(const struct stats *st, const struct acc *a,
+			  const struct pb_tile_choice *c, int64_t kt,
+			  double *elems, double *row)
+{
+	double e = 1, points = 1, ext = 1;
+	for (int i = 0; i < a->rank; i++) {
+		int64_t k = a->kcoef[i] < 0 ? -a->kcoef[i] : a->kcoef[i];
+		ext = (double)(a->box[i].hi - a->box[i].lo + 1) -
+		      (double)k * (double)(st->ktrip - kt);
+		for (int d = 0; d < st->b->n; d++) {
+			int64_t cd = a->coef[i][d] < 0 ? -a->coef[i][d]
+						       : a->coef[i][d];
+			int64_t span = c->tile[d] < st->b->extent[d]
+					       ? c->tile[d] : st->b->extent[d];
+			ext += (double)cd * (double)(span - 1);
+		}
+		if (ext > (double)a->shape[i])
+			ext = (double)a->shape[i];
+		if (ext < 1)
+			ext = 1;
+		e *= ext;
+	}
+	for (int d = 0; d < st->b->n; d++)
+		points *= (double)(c->tile[d] < st->b->extent[d]
+					   ? c->tile[d] : st->b->extent[d]);
+	*elems = e;
+	*row = ext;
+	return a->weight * (double)kt / (double)st->ktrip * points;
+}
+
+/* Is stageable access "i" of "st" staged under "c" at k-tile "kt": read
+ * at least twice per element per block (reuse across threads, pb-smem's
+ * rule) and not the same tile as an earlier access? Its tile's bytes
+ * with a row padding of 16 bytes (pb-smem's usual layout) into
+ * "*bytes", and its copy units into "*units". */
+static int staged(const struct stats *st, int i,
+		  const struct pb_tile_choice *c, int64_t kt, double *bytes,
+		  double *units)
+{
+	const struct acc *a = &st->acc[i];
+	double elems, row;
+	if (!a->stageable || repeated(st, i))
+		return 0;
+	double reads = staged_tile(st, a, c, kt, &elems, &row);
+	if (reads < 2 * elems)
+		return 0;
+	double pad = 16.0 / a->elem;
+	*bytes = (elems + elems / row * pad) * a->elem;
+	*units = elems / (fmod(row, pad) == 0 ? pad : 1);
+	return 1;
+}
+
+/* The shared memory of one slot of the ring of "c" at k-tile "kt". */
+static double ring_bytes(const struct stats *st,
+			 const struct pb_tile_choice *c, int64_t kt)
+{
+	double all = 0, b, u;
+	for (int i = 0; i < st->nacc; i++)
+		if (staged(st, i, c, kt, &b, &u))
+			all += b;
+	return all;
+}
+
+/* pb_kernel_ring_search's question for a candidate (struct ring_fit). */
+struct ring_fit {
+	const struct stats *st;
+	const struct pb_tile_choice *c;
+	const struct pb_target *t;
+};
+
+static int ring_fits(void *user, int64_t kt, int stages)
+{
+	const struct ring_fit *f = user;
+	double b = ring_bytes(f->st, f->c, kt);
+	if (b <= 0)
+		return -1;
+	return b * stages + (double)f->c->smem <=
+	       (double)f->t->smem_per_block;
+}
+
+/* The bytes of the ring of "c" (c->skt > 0: its k-tile and slots)
+ * into c->staged_bytes. */
+static void ring_size(const struct stats *st, struct pb_tile_choice *c)
+{
+	c->staged_bytes = c->skt > 0 ? (int64_t)ceil(ring_bytes(st, c, c->skt) *
+						     c->sst)
+				     : 0;
+}
+
+/* Predict "c" for "st" on "t" with the staging c->skt, c->sst says;
+ * fills the cost fields of "c". */
+static void predict_one(const struct pb_target *t, const struct stats *st,
+			struct pb_tile_choice *c)
 {
 	const struct pb_kernel_band *b = st->b;
 	int64_t grid = 1, rt = 1, points = 1;
@@ -764,21 +992,80 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		regs += (int)rt * (1 + st->index_ops);
 		for (int d = 0; d < c->n; d++)
 			regs += (int)(c->tile[d] / c->block[d]) - 1;
+		/* the points of a linear tile are not affine in one another:
+		 * each keeps its band indices (floordiv and mod) and an
+		 * address per access that moves with the band, two registers
+		 * each (indices and addresses are 64-bit) */
+		if (c->linear) {
+			int moving = 0;
+			for (int i = 0; i < st->nacc; i++) {
+				int uses = 0;
+				for (int k = 0; k < st->acc[i].rank; k++)
+					for (int d = 0; d < b->n; d++)
+						uses |= st->acc[i].coef[k][d] != 0;
+				moving += uses && !repeated(st, i);
+			}
+			regs += (int)rt * 2 * (b->n + moving);
+		}
 	}
 	c->regs = regs;
-	struct pb_kernel_resources res = {threads, regs, c->smem};
+	ring_size(st, c);
+	struct pb_kernel_resources res = {threads, regs,
+					  c->smem + c->staged_bytes};
 	struct pb_kernel_occupancy occ;
 	pb_kernel_occupancy(t, &res, grid, &occ);
 	c->occupancy = occ.occupancy;
 	c->waves = occ.waves;
 	c->grid = grid;
 
-	/* operations per point, loads shared by jammed points */
-	double ops = st->ops, mem = st->mem;
-	if (c->mode == PB_TILE_TILE && c->jam)
+	/* operations per point, loads shared by jammed points, but only in
+	 * a full tile: a partial tile's points are each guarded (map.c), and
+	 * pb-smem unrolls no guarded k-tile; staged reads are shared-memory
+	 * loads (one issue, not "mem_cycles") */
+	double ops = st->ops, mem = st->mem, full = 1;
+	int ring[MAXACC] = {0};
+	if (c->mode == PB_TILE_TILE) {
+		/* the fraction of blocks that are full tiles */
+		double all = 1, whole = 1;
+		for (int d = 0; d < c->n; d++) {
+			int64_t e = c->linear ? points : b->extent[d];
+			all *= (double)((e + c->tile[d] - 1) / c->tile[d]);
+			whole *= (double)(e / c->tile[d]);
+		}
+		full = whole / all;
+	}
+	if (c->skt > 0) {
 		for (int i = 0; i < st->nacc; i++) {
-			const struct acc *a = &st->acc[i];
-			int64_t shared = 1;
+			double by, units;
+			if (!staged(st, i, c, c->skt, &by, &units))
+				continue;
+			/* the copies: per unit a load and a store (one
+			 * cp.async), the copy loop's step, the unit's
+			 * address (a floordiv, a mod and a multiply-add per
+			 * dimension of the tile; about 10 instructions per
+			 * 16x256 unit in the SASS of a staged GEMM), shared
+			 * by the block's points once per k-tile */
+			ring[i] = 1;
+			ops += (double)(st->ktrip / c->skt) * units *
+			       (4.0 + 3.0 * st->acc[i].rank) /
+			       ((double)threads * (double)rt);
+		}
+		/* a staged window reads its tile unclamped: no guard */
+		ops -= st->guard_ops;
+		/* per k-tile and thread: the barrier, the wait for and the
+		 * commit of the copies, the slot's arithmetic (about 32
+		 * issue slots, shared by the thread's points) */
+		ops += (double)(st->ktrip / c->skt) * 32.0 / (double)rt;
+		for (int i = 0; i < st->nacc; i++) /* the same tile */
+			for (int j = 0; j < i && !ring[i]; j++)
+				ring[i] = ring[j] && st->acc[i].stageable &&
+					  mlirValueEqual(st->acc[i].mem,
+							 st->acc[j].mem);
+	}
+	for (int i = 0; i < st->nacc; i++) {
+		const struct acc *a = &st->acc[i];
+		int64_t shared = 1;
+		if (c->mode == PB_TILE_TILE && c->jam) {
 			for (int d = 0; d < b->n; d++) {
 				int uses = 0;
 				for (int k = 0; k < a->rank; k++)
@@ -791,14 +1078,25 @@ static void predict(const struct pb_target *t, const struct stats *st,
 			}
 			if (c->linear)
 				shared = shared < 0 ? 1 : rt;
-			ops -= a->weight * (1.0 - 1.0 / (double)shared);
-			mem -= a->weight * (1.0 - 1.0 / (double)shared);
 		}
+		/* pb-smem unrolls a k-tile loop that holds no other loop,
+		 * and its layouts then read a staged tile 16 bytes at a time
+		 * along the reduction (lib/smem/plan.c, read_width) */
+		double vec = 1;
+		if (ring[i] && !st->kinner && c->skt % (16 / a->elem) == 0)
+			vec = 16.0 / a->elem;
+		double w = a->weight * (full / ((double)shared * vec) +
+					(1.0 - full));
+		ops -= a->weight - w;
+		mem -= ring[i] ? a->weight : a->weight - w;
+	}
 	/* a warp's access to more than 4 sectors (128 bytes) takes one
 	 * more pass of the load/store unit per 4 sectors */
 	if (c->mode != PB_TILE_REDUCE)
 		for (int i = 0; i < st->nacc; i++) {
 			double nsec;
+			if (ring[i])
+				continue;
 			sectors(&st->acc[i], g, &nsec);
 			if (nsec > 4) {
 				ops += st->acc[i].weight * (ceil(nsec / 4) - 1);
@@ -837,6 +1135,12 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		compute = c->waves * per_sm_blocks * (double)threads * ops /
 			  (lanes * hide) / t->clock_hz;
 	}
+	/* a ring of one slot copies synchronously: every k-tile waits for
+	 * its copy's global round trip, which no other k-tile's work hides
+	 * within the block */
+	if (c->skt > 0 && c->sst == 1)
+		chain += c->waves * (double)(st->ktrip / c->skt) *
+			 GLOBAL_LATENCY_CYCLES / t->clock_hz;
 	if (chain > compute)
 		compute = chain;
 
@@ -882,6 +1186,65 @@ static void predict(const struct pb_target *t, const struct stats *st,
 	c->predicted_s = t->launch_s + (compute > memory ? compute : memory);
 }
 
+/* Predict "c" for "st" on "t" with the staging pb-smem will do: for a
+ * tile (n-d, not linear) with reads worth staging, the ring of
+ * pb_kernel_ring_search (the k-tile and slots pb-smem takes by default, or
+ * those --sizes' smem[KT, S] forces) and, when not forced, the smaller
+ * rings (fewer slots, smaller k-tiles down to 4) that cost less shared
+ * memory and so less occupancy: the fastest prediction sets c->skt and
+ * c->sst, which pb-tile hands to pb-smem (pb.smem). */
+static void predict(const struct pb_target *t, const struct stats *st,
+		    struct pb_tile_choice *c)
+{
+	struct ring_fit f = {st, c, t};
+	int64_t want = c->sgiven ? c->skt : 0, kt;
+	int wants = c->sgiven ? c->sst : 0, ns;
+	if (c->mode != PB_TILE_TILE || c->linear || !st->nstageable ||
+	    want < 0 || !pb_kernel_ring_search(t, st->ktrip, want, wants,
+					     ring_fits, &f, &kt, &ns)) {
+		if (!c->sgiven)
+			c->skt = c->mode == PB_TILE_TILE && !c->linear &&
+					 st->several ? -1 : 0;
+		if (c->skt > 0)
+			c->skt = 0; /* forced, but nothing to stage */
+		predict_one(t, st, c);
+		return;
+	}
+	c->skt = kt;
+	c->sst = ns;
+	predict_one(t, st, c);
+	if (c->sgiven)
+		return;
+	struct pb_tile_choice best = *c;
+	/* the smaller rings: k-tiles down to 4, each with the slots its
+	 * k-tiles allow (at most pb-smem's), two at least where cp.async
+	 * gives a ring; one slot is pb-smem's choice only when no ring
+	 * fits */
+	int async = pb_kernel_async(t);
+	for (int64_t k = kt; k >= 4; k /= 2) {
+		int64_t tiles = st->ktrip / k;
+		int top = async ? 3 : 1;
+		if (st->ktrip % k || ring_bytes(st, c, k) <= 0)
+			continue;
+		for (int s = top < tiles ? top : (int)tiles;
+		     s >= (async && tiles > 1 ? 2 : 1); s--) {
+			struct pb_tile_choice o = *c;
+			if ((s == ns && k == kt) || !ring_fits(&f, k, s))
+				continue;
+			o.skt = k;
+			o.sst = s;
+			predict_one(t, st, &o);
+			/* at an equal prediction, a ring over synchronous
+			 * copies: its copies overlap the work */
+			if (o.predicted_s < best.predicted_s * 0.999 ||
+			    (o.sst > 1 && best.sst == 1 &&
+			     o.predicted_s <= best.predicted_s * 1.001))
+				best = o;
+		}
+	}
+	*c = best;
+}
+
 void pb_tile_predict(const struct pb_target *t, const struct pb_kernel_band *b,
 		     struct pb_tile_choice *c)
 {
@@ -918,7 +1281,15 @@ static void consider(const struct pb_target *t, const struct stats *st,
 	predict(t, st, c);
 	if (!pb_kernel_regs_fit(t, c->regs))
 		return;
-	if (c->predicted_s < best->predicted_s * 0.999)
+	/* within 2% a staged tile wins over one that is not: the model
+	 * prices a global and a shared load alike (mem_cycles 1 unless
+	 * fitted), but the staged one is served by shared memory, not by
+	 * L1 and the load path, and its copies hide their latency */
+	if ((c->predicted_s < best->predicted_s * 0.999 &&
+	     (c->skt > 0 || best->skt <= 0 ||
+	      c->predicted_s < best->predicted_s * 0.98)) ||
+	    (c->skt > 0 && best->skt <= 0 &&
+	     c->predicted_s <= best->predicted_s * 1.02))
 		*best = *c;
 }
 

@@ -35,9 +35,16 @@ struct pb_tile_choice {
 	int nk;				/* TILE: loops strip-mined below */
 	int64_t ktile[PB_TILE_MAXD];	/* the band (first inner nest) */
 	int threads;			/* REDUCE: threads per block */
+	/* TILE: the staging pb-smem will do, priced by the cost model: the
+	 * k-tile of the reduction loop and the slots of the ring (0: none
+	 * planned; when given by --sizes' smem[KT, S], forced; skt -1:
+	 * smem[], do not stage) */
+	int64_t skt;
+	int sst, sgiven;
 	/* the cost model's view (report.c) */
 	double predicted_s, occupancy, waves;
 	int64_t grid, global_bytes, flops, smem;
+	int64_t staged_bytes;		/* the ring's, in smem */
 	int regs;
 };
 

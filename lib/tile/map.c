@@ -833,6 +833,13 @@ int pb_tile_apply(struct pb_ctx *ctx, const struct pb_kernel_band *band,
 	}
 	MlirOperation blk = out.v[out.n - 1];
 	MlirValue bivs[PB_KERNEL_MAXD];
+	if (c->skt) {
+		/* the k-tile and slots priced for pb-smem (empty: none) */
+		int64_t v[2] = {c->skt, c->sst};
+		pb_ir_set_attr(blk, PB_ATTR_SMEM,
+			       mlirDenseI64ArrayGet(mlirOperationGetContext(blk),
+						    c->skt > 0 ? 2 : 0, v));
+	}
 	for (int d = 0; d < n; d++)
 		bivs[d] = mlirBlockGetArgument(body_of(blk), d);
 	pb_ir_ops_free(&out);

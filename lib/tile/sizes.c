@@ -41,6 +41,13 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 		print_one(out, k, nest, "block", c->block, c->n);
 		one = c->jam;
 		print_one(out, k, nest, "jam", &one, 1);
+		if (c->skt > 0) {
+			t[0] = c->skt;
+			t[1] = c->sst;
+			print_one(out, k, nest, "smem", t, 2);
+		} else if (c->skt < 0) {
+			print_one(out, k, nest, "smem", t, 0);
+		}
 		break;
 	}
 	case PB_TILE_REDUCE:

@@ -26,22 +26,37 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 {
 	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
 	int64_t jam[PB_TILE_MAXD], none[PB_TILE_MAXD], lin[PB_TILE_MAXD];
+	int64_t sm[PB_TILE_MAXD];
 	int nt = pb_kernel_sizes_get(sz, k, nest, "tile", tile);
 	int nb = pb_kernel_sizes_get(sz, k, nest, "block", block);
 	int nr = pb_kernel_sizes_get(sz, k, nest, "reduce", red);
 	int nj = pb_kernel_sizes_get(sz, k, nest, "jam", jam);
 	int nn = pb_kernel_sizes_get(sz, k, nest, "none", none);
 	int nl = pb_kernel_sizes_get(sz, k, nest, "linear", lin);
+	int ns = pb_kernel_sizes_get(sz, k, nest, "smem", sm);
 	MlirLocation loc = mlirOperationGetLocation(b->root);
 	memset(c, 0, sizeof(*c));
 	c->n = b->n;
-	if (nt < -1 || nb < -1 || nr < -1 || nj < -1 || nn < -1 || nl < -1) {
+	if (nt < -1 || nb < -1 || nr < -1 || nj < -1 || nn < -1 || nl < -1 ||
+	    ns < -1) {
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] is given one kind "
 			    "of size twice", k);
 		return -1;
 	}
-	if (nn < 0 && nt < 0 && nb < 0 && nr < 0 && nj < 0 && nl < 0)
+	if (nn < 0 && nt < 0 && nb < 0 && nr < 0 && nj < 0 && nl < 0 &&
+	    ns < 0)
 		return 0;
+	if (ns > 2 || (ns > 0 && sm[0] < 1) ||
+	    (ns == 2 && (sm[1] < 1 || sm[1] > 4)) ||
+	    (ns >= 0 && (nt < 0 || nl >= 0))) {
+		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> smem[KT, S] takes "
+			    "a k-tile of 1 or more and 1 to 4 slots (or "
+			    "smem[] for none), with tile[...]", k);
+		return -1;
+	}
+	c->sgiven = ns >= 0;
+	c->skt = ns > 0 ? sm[0] : ns == 0 ? -1 : 0;
+	c->sst = ns == 2 ? (int)sm[1] : 0;
 	if (nn >= 0) {
 		c->mode = PB_TILE_NONE;
 		return 1;
