@@ -116,6 +116,12 @@ static int emit_mlir(struct pb_ctx *ctx, const struct pb_codegen_opts *opts)
 			opts->opt_level);
 		return -1;
 	}
+	if (opts && opts->jobs < 0) {
+		fprintf(stderr, "%s: error: bad value '%ld' for option "
+			"'--jobs' (expected a positive number)\n", ctx->tool,
+			opts->jobs);
+		return -1;
+	}
 	const char *emit = opts && opts->emit ? opts->emit
 					      : tile(opts) ? "tile" : "ptx";
 	if (opts && opts->tile_tma && (!tile(opts) || strcmp(emit, "tileirbc"))) {
@@ -215,7 +221,11 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	if (rc == PB_OK && mlir)
 		rc = pb_ir_print(ctx, m, out);
 	if (rc == PB_OK && !mlir)
-		rc = pb_codegen_ptx(ctx, m, !(opts && opts->no_dedup), &ptx);
+		rc = pb_codegen_ptx(ctx, m, !(opts && opts->no_dedup),
+				    opts && opts->jobs > 0
+					    ? (int)opts->jobs
+					    : pb_codegen_jobs_default(),
+				    &ptx);
 	if (rc == PB_OK && !mlir && opts && opts->ptxas_report)
 		rc = pb_codegen_ptxas_report(ctx, ptx.data, ptx.len);
 	if (rc == PB_OK && !mlir) {

@@ -18,6 +18,8 @@ struct pb_codegen_opts {
 				 scratch buffer, no arena */
 	int no_dedup;	      /* --no-dedup: compile every kernel, also
 				 those identical to an earlier one */
+	long jobs;	      /* --jobs=N: kernels compiled on N threads
+				 (0: as many as CPUs) */
 };
 
 /* The last stage a module must have been through before pb-codegen with

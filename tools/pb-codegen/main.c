@@ -26,6 +26,8 @@ static const struct pb_opt options[] = {
 	 "with --emit=tileirbc: buffers assumed aligned on sm_90 too (TMA)"},
 	{"no-dedup", PB_OPT_FLAG, &opts.no_dedup, NULL,
 	 "compile every kernel, also those identical to an earlier one"},
+	{"jobs", PB_OPT_INT, &opts.jobs, "N",
+	 "compile the kernels on N threads (default: one per CPU)"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 
