@@ -68,10 +68,19 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 				      "verify");
 		return PB_ERR;
 	}
-	if (pb_ir_run_pipeline(ctx, m, pb_passes_outline) || pb_codegen_merge(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, pb_passes_inline) ||
+	/* verified once at the end: verifying a module of gpu.launch_func
+	   after each pass costs time quadratic in the kernels */
+	if (pb_ir_run_pipeline_unverified(ctx, m, pb_passes_outline) ||
+	    pb_codegen_merge(ctx, m) ||
+	    pb_ir_run_pipeline_unverified(ctx, m, pb_passes_inline) ||
 	    pb_codegen_arg_attrs(m))
 		return PB_ERR;
+	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "internal: the outlined module does not "
+				      "verify");
+		return PB_ERR;
+	}
 	pb_ir_set_stage(m, PB_STAGE_CODEGEN);
 	return PB_OK;
 }

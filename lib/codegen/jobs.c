@@ -96,6 +96,8 @@ static void *worker(void *user)
 	MlirDiagnosticHandlerID h =
 		mlirContextAttachDiagnosticHandler(mctx, diag, &cur, NULL);
 	MlirPassManager pm = mlirPassManagerCreate(mctx);
+	/* the module is not verified after each pass (as ptx.c's compile) */
+	mlirPassManagerEnableVerifier(pm, false);
 	struct pb_buf perr = {0};
 	int bad = mlirLogicalResultIsFailure(mlirParsePassPipeline(
 		mlirPassManagerGetAsOpPassManager(pm),
