@@ -111,6 +111,14 @@ tf32() {
 	variant "$1" tf32 precision tf32
 }
 
+# autocast DIR: DIR@fp16, the same model compiled with --precision=fp16
+# (float32 contractions on f16 tensor cores, the rest float32;
+# gpu_check.py times torch under torch.autocast for it)
+autocast() {
+	precision=fp16
+	variant "$1" fp16 precision fp16
+}
+
 for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
 	[ -f "$models/$m.onnx" ] || { echo "gpu-prepare: no $models/$m.onnx" >&2; continue; }
 	d=$out/models/$m
@@ -121,6 +129,7 @@ for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
 	compile "$d"
 	[ -d "$d" ] && half "$d"
 	[ -d "$d" ] && tf32 "$d"
+	[ -d "$d" ] && autocast "$d"
 done
 
 "$python" "$here/gen_cases.py" "$out/ops" >/dev/null || exit 1
@@ -132,7 +141,7 @@ done
 for d in "$out"/tile/*/; do
 	compile "${d%/}"
 	[ -d "$d" ] && half "${d%/}"
-	case $d in */gemm_*) [ -d "$d" ] && tf32 "${d%/}" ;; esac
+	case $d in */gemm_*) [ -d "$d" ] && tf32 "${d%/}" && autocast "${d%/}" ;; esac
 done
 
 for t in $(grep -v '^#' "$here/node-tests.txt"); do

@@ -24,6 +24,7 @@ test_data_set_0). A folder NAME@f16 is NAME compiled with pb-import
 here, and torch runs it in float16.
 """
 import argparse
+import contextlib
 import glob
 import json
 import math
@@ -448,7 +449,8 @@ def baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat, dt):
             timed("compile", lambda: cf(feeds))
         except Exception as e:  # noqa: BLE001
             note("compile", e)
-    if "lib" in args.baselines and group == "gemm":
+    if "lib" in args.baselines and group == "gemm" and \
+            meta.get("precision") not in ("fp16", "bf16"):
         try:
             a, b = (feeds[n] for n in g.inputs)
             timed("lib", triton_matmul(torch, a, b, dt))
@@ -474,7 +476,9 @@ def check_case(args, torch, kind, name, d):
     repeat = meta.get("repeat", args.repeat)
     half = meta.get("cast") == "f16"
     tf32 = meta.get("precision") == "tf32"
-    row["dtype"] = "f16" if half else "tf32" if tf32 else "f32"
+    amp = meta.get("precision") in ("fp16", "bf16")
+    row["dtype"] = ("f16" if half else "tf32" if tf32 else
+                    "f32/" + meta["precision"] if amp else "f32")
     tmp = os.path.join(args.tmp, name)
     xs, opts, checks, refs = inputs_of(kind, d, model, tmp,
                                        np.float16 if half else np.float32)
@@ -522,11 +526,17 @@ def check_case(args, torch, kind, name, d):
     if torch is not None and torch.cuda.is_available():
         # a NAME@tf32 case (pb's --precision=tf32) against torch with TF32
         # allowed, every other against exact fp32 or half
+        # a NAME@fp16 case (pb's --precision=fp16) against torch under
+        # autocast, which runs a float32 model's products in half too
         torch.backends.cuda.matmul.allow_tf32 = tf32
         torch.backends.cudnn.allow_tf32 = tf32
+        ctx = (torch.autocast("cuda", dtype=getattr(torch, "float16" if meta["precision"] == "fp16"
+                                                    else "bfloat16"))
+               if amp else contextlib.nullcontext())
         try:
-            baselines(args, torch, row, model, meta, xs, refs, rtol, atol,
-                      repeat, torch.float16 if half else torch.float32)
+            with ctx:
+                baselines(args, torch, row, model, meta, xs, refs, rtol, atol,
+                          repeat, torch.float16 if half else torch.float32)
         finally:
             torch.backends.cuda.matmul.allow_tf32 = False
             torch.backends.cudnn.allow_tf32 = False
@@ -627,7 +637,7 @@ def table(rows):
         n, ok, n - ok, sum(1 for r in timed if r["pb_ms"] < r["torch_ms"]), len(timed)))
     for key, what in (("torch_ms", "torch eager"), ("compile_ms", "torch.compile"),
                       ("lib_ms", "the library kernel (Triton matmul, SDPA)")):
-        for dt in ("f32", "tf32", "f16"):
+        for dt in ("f32", "tf32", "f32/fp16", "f16"):
             rs = [r[key] / r["pb_ms"] for r in rows if r.get(key) and r.get("pb_ms")
                   and r.get("dtype", "f32") == dt and r["kind"] in ("tile", "model")]
             if rs:

@@ -12,6 +12,15 @@
 #   bench/tileir.sh [--size N] [--md]
 #   bench/tileir.sh --models     the shared models through --backend=tile
 #                                for sm_90 and sm_80: kernels assembled, time
+#   bench/tileir.sh --e2e [--zoo] the e2e cases (tests/e2e: the ONNX node
+#                                tests of node-tests.txt that import, the
+#                                shared models, half.py's models) through
+#                                --backend=tile for sm_90 and sm_80: one line
+#                                per case and arch (translated, assembled, or
+#                                the first error) and the counts; with --zoo
+#                                also ~/.cache/pb-zoo's models, translated
+#                                only (--emit=tileirbc: tileiras would take
+#                                minutes per model)
 # Needs: build/ (make), tileiras (PATH, $PB_TILEIRAS or build/venv-tile),
 # ptxas (/usr/local/cuda), nvdisasm ($PB_NVDISASM or PATH).
 set -eo pipefail
@@ -23,7 +32,9 @@ while [ $# -gt 0 ]; do
 	--size) N=$2; shift 2 ;;
 	--md) shift ;;
 	--models) models=1; shift ;;
-	*) echo "usage: bench/tileir.sh [--size N] [--md]" >&2; exit 2 ;;
+	--e2e) e2e=1; shift ;;
+	--zoo) zoo=1; shift ;;
+	*) echo "usage: bench/tileir.sh [--size N] [--md] | --models | --e2e [--zoo]" >&2; exit 2 ;;
 	esac
 done
 export PATH="$root/build/bin:$PATH"
@@ -32,6 +43,63 @@ PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 TILEIRAS=${PB_TILEIRAS:-$(command -v tileiras || ls "$root"/build/venv-tile/lib/python3*/site-packages/nvidia/cu*/bin/tileiras 2>/dev/null | tail -1)}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
+if [ -n "$e2e" ]; then
+	# case NAME MODEL: import and fuse, then translate and assemble for
+	# each arch; a case that does not import is not counted
+	cases=0 translated=0 assembled=0 zcases=0 ztranslated=0
+	case_() {
+		if ! pb-import "$2" </dev/null 2>/dev/null | pb-fuse >"$t/m.mlir" 2>/dev/null; then
+			echo "SKIP: $1 (does not import)"
+			return
+		fi
+		cases=$((cases + 1))
+		for arch in sm_90 sm_80; do
+			if ! pb-codegen --backend=tile --emit=tileirbc --arch=$arch "$t/m.mlir" -o "$t/m.bc" 2>"$t/err"; then
+				echo "FAIL: $arch/$1: $(head -1 "$t/err")"
+				continue
+			fi
+			translated=$((translated + 1))
+			if pb-codegen --backend=tile --tileiras="$TILEIRAS" --arch=$arch "$t/m.mlir" -o "$t/m.tile" 2>"$t/err"; then
+				assembled=$((assembled + 1))
+				echo "PASS: $arch/$1 ($(grep -c '"kernel":' "$t/m.tile") launches)"
+			else
+				echo "FAIL: $arch/$1: $(head -1 "$t/err")"
+			fi
+		done
+	}
+	data=${ONNX_DATA:-/usr/share/libonnx-testdata/data}/node
+	for n in $(grep -v '^#' "$root/tests/e2e/node-tests.txt"); do
+		case_ "node/$n" "$data/$n/model.onnx"
+	done
+	for m in $(grep -v '^#' "$root/tests/e2e/models.txt" | awk '{print $1}'); do
+		case_ "models/$m" "$root/../shared/models/$m.onnx"
+	done
+	/usr/bin/python3 "$root/tests/e2e/half.py" "$t/half" >"$t/half.list"
+	for m in $(awk '{print $1}' "$t/half.list"); do
+		case_ "half/$m" "$t/half/$m.onnx"
+	done
+	echo "$cases cases, 2 archs: $translated translated, $assembled assembled by tileiras (of $((2 * cases)))"
+	if [ -n "$zoo" ]; then
+		for m in "${PB_ZOO:-$HOME/.cache/pb-zoo}"/*.onnx; do
+			n=zoo/$(basename "$m" .onnx)
+			if ! pb-import "$m" </dev/null 2>/dev/null | pb-fuse >"$t/m.mlir" 2>/dev/null; then
+				echo "SKIP: $n (does not import)"
+				continue
+			fi
+			zcases=$((zcases + 1))
+			for arch in sm_90 sm_80; do
+				if pb-codegen --backend=tile --emit=tileirbc --arch=$arch "$t/m.mlir" -o "$t/m.bc" 2>"$t/err"; then
+					ztranslated=$((ztranslated + 1))
+					echo "PASS: $arch/$n (translated, $(grep -c '^  func.func private' "$t/m.mlir") kernel functions)"
+				else
+					echo "FAIL: $arch/$n: $(head -1 "$t/err")"
+				fi
+			done
+		done
+		echo "zoo: $zcases models, 2 archs: $ztranslated translated (of $((2 * zcases)))"
+	fi
+	exit 0
+fi
 if [ -n "$models" ]; then
 	echo "| model | arch | kernels (entries) | launches | tileiras + pb-codegen s | cubin bytes |"
 	echo "|---|---|---|---|---|---|"

@@ -218,6 +218,7 @@ static int emit_tile(struct pb_ctx *ctx, MlirModule m,
 	struct pb_tileir_opts t = {
 		opts->tileiras, opts->opt_level < 0 ? 3 : (int)opts->opt_level,
 		opts->emit && !strcmp(opts->emit, "tileirbc"), opts->tile_tma};
+	pb_tileir_sink_globals(m);
 	struct pb_plan *plan = memory_plan(ctx, pb_codegen_plan_calls(ctx, m),
 					   opts);
 	int rc = plan ? pb_tileir_emit(ctx, m, plan, &t, out) : PB_ERR;

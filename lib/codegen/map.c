@@ -617,6 +617,47 @@ static int collect_mapped(struct pb_ctx *ctx, MlirOperation root,
 	return rc;
 }
 
+/* The loops of warp nest "w" whose iterations are the warps' (pb.share,
+ * lib/ir/contract.h) into "l"; an error unless each runs from 0 to the
+ * nest's warps by 1. */
+static int shared_loops(struct pb_ctx *ctx, struct warp *w, struct pb_ir_ops *l)
+{
+	struct pb_ir_ops all = {0};
+	int64_t total = pb_kernel_band_points(&w->b), lb, ub;
+	int rc = PB_OK;
+	pb_ir_collect(w->loop[0], "affine.for", &all);
+	for (int i = 0; i < all.n && rc == PB_OK; i++) {
+		MlirOperation op = all.v[i];
+		if (mlirAttributeIsNull(pb_ir_attr(op, PB_ATTR_SHARE)))
+			continue;
+		if (pb_ir_const_map(op, "lowerBoundMap", 1, &lb) ||
+		    pb_ir_const_map(op, "upperBoundMap", 1, &ub) || lb != 0 ||
+		    ub != total ||
+		    mlirIntegerAttrGetValueInt(pb_ir_attr(op, "step")) != 1 ||
+		    mlirOperationGetNumResults(op)) {
+			pb_error_at(ctx, mlirOperationGetLocation(op),
+				    "a loop shared by the warps (" PB_ATTR_SHARE
+				    ") must run from 0 to their number (%lld) "
+				    "by 1", (long long)total);
+			rc = PB_ERR;
+		}
+		pb_ir_ops_push(l, op);
+	}
+	pb_ir_ops_free(&all);
+	return rc;
+}
+
+/* Run iteration "id" of each loop of "l" (the warp's own) in its place. */
+static void run_shared(struct pb_ir_ops *l, MlirValue id)
+{
+	for (int i = 0; i < l->n; i++) {
+		MlirBlock b = body_of(l->v[i]);
+		mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(b, 0), id);
+		move_ops(b, l->v[i]);
+		mlirOperationDestroy(l->v[i]);
+	}
+}
+
 /* Rewrite warp nest "w" of a block of "nthreads" threads whose thread id
  * is "tx": the warp id tx floordiv 32 gives its dimensions (innermost
  * fastest), guarded when the block has more warps than the nest; the lane
@@ -625,11 +666,15 @@ static int map_warp(struct pb_ctx *ctx, struct warp *w, MlirValue tx,
 		    int64_t nthreads)
 {
 	struct pb_buf t = {0};
-	struct pb_ir_ops out = {0};
+	struct pb_ir_ops out = {0}, shared = {0};
 	struct site site;
 	MlirOperation outer = w->loop[0];
 	int64_t total = pb_kernel_band_points(&w->b);
 	int64_t guard = total < nthreads / 32 ? total : 0;
+	if (total && shared_loops(ctx, w, &shared)) {
+		pb_ir_ops_free(&shared);
+		return PB_ERR;
+	}
 	if (!total) {
 		/* no warp runs it (nor its thread loops) */
 		mlirOperationDestroy(outer);
@@ -646,9 +691,12 @@ static int map_warp(struct pb_ctx *ctx, struct warp *w, MlirValue tx,
 	pb_buf_free(&t);
 	if (rc) {
 		pb_ir_ops_free(&out);
+		pb_ir_ops_free(&shared);
 		return rc;
 	}
 	w->lane = mlirOperationGetResult(out.v[1], 0);
+	run_shared(&shared, mlirOperationGetResult(out.v[0], 0));
+	pb_ir_ops_free(&shared);
 	if (guard) {
 		site_from(body_of(out.v[2]), 0, &site);
 	} else {

@@ -81,21 +81,23 @@ static enum layout role(MlirValue v, int depth)
 	return layout_of(mlirValueGetType(v));
 }
 
-/* Are the elements of type "elt" 32 bits wide (tf32 fragments)? */
-static int wide(MlirType elt)
+/* Is warp-level operand type "t" in layout "l" a tf32 one, k steps of 8
+ * (A 16x8, B 8x8), whose lanes hold one element per register? Its
+ * elements are f32 (or their bits, i32, being cut). A 16x16 A or 16x8 B
+ * of f32 is one being rounded to f16 or bf16 (--precision=fp16|bf16): in
+ * the half layout, an f32 per element until the rounding. */
+static int wide(enum layout l, MlirType t)
 {
-	return mlirTypeIsAF32(elt) || mlirTypeIsAInteger(elt);
+	return (l == L_A && mlirShapedTypeGetDimSize(t, 1) == 8) ||
+	       (l == L_B && mlirShapedTypeGetDimSize(t, 0) == 8);
 }
 
-/* The fragment a lane holds of a warp-level value of element type "elt"
- * in layout "l". An operand of 32-bit elements is a tf32 one (an integer
- * one: its bits, being rounded). */
-static MlirType frag_type(enum layout l, MlirType elt)
+/* The fragment a lane holds of a warp-level value of type "t" in layout
+ * "l". */
+static MlirType frag_type(enum layout l, MlirType t)
 {
-	int64_t s[2] = {l == L_A ? 4 : 2, 2};
-	if (l != L_C && wide(elt))
-		s[1] = 1;
-	return mlirVectorTypeGet(2, s, elt);
+	int64_t s[2] = {l == L_A ? 4 : 2, wide(l, t) ? 1 : 2};
+	return mlirVectorTypeGet(2, s, mlirShapedTypeGetElementType(t));
 }
 
 /* The lowering of one gpu.launch. */
@@ -338,11 +340,15 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 {
 	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
 	MlirType elt = mlirShapedTypeGetElementType(mt);
-	MlirType ft = frag_type(l, elt);
+	MlirType vt = mlirValueGetType(mlirOperationGetResult(op, 0));
+	MlirType ft = frag_type(l, vt);
 	int rank = (int)mlirShapedTypeGetRank(mt);
 	int d0 = pb_kernel_transfer_dim(op, 0), d1 = pb_kernel_transfer_dim(op, 1);
-	int kind = ldmatrix_kind(op, l);
-	int w = wide(elt) && l != L_C, fc = w ? 1 : 2;
+	int w = wide(l, vt), fc = w ? 1 : 2;
+	/* 32-bit elements in the half layout: no ldmatrix (its 8x8 matrices
+	   of 16-bit elements would give each lane the wrong halves) */
+	int half = mlirTypeIsAFloat(elt) && mlirFloatTypeGetWidth(elt) == 16;
+	int kind = w || half ? ldmatrix_kind(op, l) : 0;
 	int ne = (l == L_A ? 4 : 2) * fc;
 	/* ldmatrix's 8x8 matrices of 16-bit elements are 8 rows of 16 bytes:
 	   4 elements of 32 bits */
@@ -550,8 +556,9 @@ static int lower_contract(struct lower *lw, MlirOperation op)
 		pb_buf_puts(&t, "  %d = vector.from_elements %d0, %d1, %d2, "
 			    "%d3 : vector<2x2xf32>\n  return\n}\n");
 	} else {
-		pb_buf_puts(&t, wide(mlirShapedTypeGetElementType(
-					mlirValueGetType(args[0])))
+		/* tf32: A's fragment one f32 per register */
+		pb_buf_puts(&t, mlirShapedTypeGetDimSize(
+					mlirValueGetType(args[0]), 1) == 1
 					? "  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape "
 					  "= [16, 8, 8], tf32Enabled} : ("
 					: "  %d = nvgpu.mma.sync(%a, %b, %c) {mmaShape "
@@ -572,8 +579,6 @@ static int lower_contract(struct lower *lw, MlirOperation op)
 static int lower_constant(struct lower *lw, MlirOperation op, enum layout l)
 {
 	MlirAttribute a = pb_ir_attr(op, "value");
-	MlirType elt = mlirShapedTypeGetElementType(
-		mlirValueGetType(mlirOperationGetResult(op, 0)));
 	if (!mlirAttributeIsADenseElements(a) ||
 	    !mlirDenseElementsAttrIsSplat(a)) {
 		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
@@ -581,7 +586,7 @@ static int lower_constant(struct lower *lw, MlirOperation op, enum layout l)
 			    "splat");
 		return PB_ERR;
 	}
-	MlirType ft = frag_type(l, elt);
+	MlirType ft = frag_type(l, mlirValueGetType(mlirOperationGetResult(op, 0)));
 	MlirAttribute s = mlirDenseElementsAttrSplatGet(
 		ft, mlirDenseElementsAttrGetSplatValue(a));
 	pb_ir_set_attr(op, "value", s);
@@ -604,7 +609,7 @@ static void retype(MlirOperation op, enum layout l)
 		enum layout rl = for_ ? layout_of(t) : l;
 		if (!layout_of(t) || (for_ && rl != L_C))
 			continue;
-		MlirType ft = frag_type(rl, mlirShapedTypeGetElementType(t));
+		MlirType ft = frag_type(rl, t);
 		mlirValueSetType(r, ft);
 		if (for_)
 			mlirValueSetType(mlirBlockGetArgument(body, 1 + i), ft);

@@ -32,3 +32,25 @@ void pb_ctx_free(struct pb_ctx *ctx)
 	free(ctx->target);
 	free(ctx);
 }
+
+static const char *const precision_names[] = {
+	[PB_PRECISION_FP32] = "fp32",
+	[PB_PRECISION_TF32] = "tf32",
+	[PB_PRECISION_FP16] = "fp16",
+	[PB_PRECISION_BF16] = "bf16",
+};
+
+const char *pb_precision_name(enum pb_precision p)
+{
+	return precision_names[p];
+}
+
+int pb_precision_parse(const char *name)
+{
+	for (int p = 0; p < (int)(sizeof(precision_names) /
+				  sizeof(precision_names[0]));
+	     p++)
+		if (!strcmp(name, precision_names[p]))
+			return p;
+	return -1;
+}

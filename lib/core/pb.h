@@ -45,6 +45,21 @@ void pb_buf_mlir_callback(MlirStringRef s, void *user);
  * translations registered once), the isl_ctx, the common options and the
  * diagnostic state. In a build with -DPB_NO_MLIR (pb-run-lite) "mlir" and
  * "isl" stay null and only the diagnostics without locations exist. */
+/* What float32 contractions compute in (--precision, docs/driver.md):
+ * exact fp32 on CUDA cores (the default), or on tensor cores with their
+ * operands rounded to tf32, fp16 or bf16 and f32 accumulation. */
+enum pb_precision {
+	PB_PRECISION_FP32 = 0,
+	PB_PRECISION_TF32,
+	PB_PRECISION_FP16,
+	PB_PRECISION_BF16,
+};
+
+/* The --precision name of "p": "fp32", "tf32", "fp16", "bf16". */
+const char *pb_precision_name(enum pb_precision p);
+/* The precision named "name", -1 when none is. */
+int pb_precision_parse(const char *name);
+
 struct pb_ctx {
 	MlirContext mlir;
 	struct isl_ctx *isl;
@@ -54,9 +69,8 @@ struct pb_ctx {
 				   --target-file when --arch is not given) */
 	const char *target_file; /* --target-file (docs/targets.md), NULL:
 				    the built-in description of "arch" */
-	int tf32;		/* --precision=tf32: float32 contractions may
-				   run on tensor cores with operands rounded
-				   to tf32 (docs/pb-mma.md); 0: exact fp32 */
+	enum pb_precision precision; /* --precision: what float32
+				   contractions compute in (docs/pb-mma.md) */
 	struct pb_target *target; /* the description, loaded once by
 				     pb_target_of (lib/target); plain
 				     memory, freed with the context */

@@ -74,7 +74,8 @@ static void usage(const struct pb_tool *t, FILE *f, int full)
 		  "name (h200, sm_80, ...)");
 	print_opt(f, "precision", "P", PB_OPT_STR,
 		  "what float32 contractions compute in: fp32 (default, "
-		  "exact) or tf32 (tensor cores)");
+		  "exact), or tf32, fp16 or bf16 (tensor cores, f32 "
+		  "accumulation)");
 	print_opt(f, "split-input-file", NULL, PB_OPT_FLAG,
 		  "process each '// -----' chunk of the input separately");
 	print_opt(f, "version", NULL, PB_OPT_FLAG, "print the version and exit");
@@ -203,14 +204,9 @@ static int parse_args(const struct pb_tool *t, int argc, char **argv,
 			return PB_USAGE;
 		}
 	}
-	if (c->precision && strcmp(c->precision, "fp32") &&
-	    strcmp(c->precision, "tf32")) {
-		int half = !strcmp(c->precision, "fp16") ||
-			   !strcmp(c->precision, "bf16");
+	if (c->precision && pb_precision_parse(c->precision) < 0) {
 		fprintf(stderr, "%s: error: unknown --precision '%s' (expected "
-			"fp32 or tf32%s)\n", t->name, c->precision,
-			half ? "; for half precision convert the model: "
-			       "pb-import --cast=f16|bf16" : "");
+			"fp32, tf32, fp16 or bf16)\n", t->name, c->precision);
 		return PB_USAGE;
 	}
 	return -1;
@@ -331,7 +327,9 @@ int pb_main(const struct pb_tool *t, int argc, char **argv)
 	if (c.arch)
 		ctx->arch = c.arch;
 	ctx->target_file = c.target_file;
-	ctx->tf32 = c.precision && !strcmp(c.precision, "tf32");
+	ctx->precision = c.precision ? (enum pb_precision)pb_precision_parse(
+						       c.precision)
+				     : PB_PRECISION_FP32;
 	if (c.target_file && load_target(ctx, !c.arch) != PB_OK) {
 		pb_ctx_free(ctx);
 		free(data);

@@ -13,6 +13,9 @@
  *                                           a launch came from
  *   pb.map      affine.parallel             string: "block", "warp" or
  *                                           "thread"
+ *   pb.share    affine.for in a warp nest   unit: its iterations are
+ *                                           the warps' (one each on the
+ *                                           GPU)
  *   pb.param    argument of @main           string: ONNX initializer name
  *   pb.name     argument or result of @main string: ONNX input/output name
  *   pb.output   argument of @main           unit: an output buffer
@@ -41,6 +44,12 @@
 #define PB_ATTR_DTYPE "pb.dtype"
 /* on a nest pb-tile leaves to pb-mma: a contraction for tensor cores */
 #define PB_ATTR_MMA "pb.mma"
+/* on an affine.for from 0 to NW inside a warp-mapped nest of NW warps:
+ * its iterations are shared by the warps, iteration w run by warp w on
+ * the GPU (pb-codegen), all of them one after another on the CPU. For
+ * work every warp needs done, such as a cooperative copy into a buffer
+ * they all read after a barrier: its effect is the same either way. */
+#define PB_ATTR_SHARE "pb.share"
 #define PB_LOC_OP_PREFIX "pb.op:"
 
 /* The levels of the GPU hierarchy a parallel loop may be mapped to (the

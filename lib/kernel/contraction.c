@@ -204,6 +204,7 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	if (!pb_kernel_access_of(c, la, &c->a) || !pb_kernel_access_of(c, lb, &c->b_))
 		return 0;
 	c->elt = mlirShapedTypeGetElementType(mlirValueGetType(c->a.mem));
+	c->tc = c->elt;
 	MlirType eb = mlirShapedTypeGetElementType(mlirValueGetType(c->b_.mem));
 	*why = "the operands are not both f16, bf16 or f32";
 	if (!mlirTypeEqual(c->elt, eb) ||
@@ -486,8 +487,8 @@ static int tile_regs(int64_t fm, int64_t fn)
 static double tc_rate(const struct pb_target *t,
 		      const struct pb_kernel_contraction *c)
 {
-	return mlirTypeIsAF32(c->elt)	 ? t->tc_tf32_flops
-	       : mlirTypeIsABF16(c->elt) ? t->tc_bf16_flops
+	return mlirTypeIsAF32(c->tc)	 ? t->tc_tf32_flops
+	       : mlirTypeIsABF16(c->tc) ? t->tc_bf16_flops
 					 : t->tc_fp16_flops;
 }
 
@@ -523,7 +524,8 @@ static double sm_steps(const struct pb_target *t,
 	int64_t fm = s->wm / PB_KERNEL_FRAG_M, fn = s->wn / PB_KERNEL_FRAG_N;
 	int64_t warps = (s->bm / s->wm) * (s->bn / s->wn);
 	pb_kernel_summary_init(sum);
-	sum->grid = batch_points(c) * ((em + s->bm - 1) / s->bm) * (en / s->bn);
+	sum->grid = batch_points(c) * ((em + s->bm - 1) / s->bm) *
+		    ((en + s->bn - 1) / s->bn);
 	sum->res.threads = (int)(32 * warps);
 	sum->res.regs = tile_regs(fm, fn);
 	sum->res.smem = 0;
@@ -546,11 +548,13 @@ void pb_kernel_mma_predict(const struct pb_target *t,
 {
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n];
 	int64_t rest = batch_points(c);
-	int64_t bm = (em + s->bm - 1) / s->bm, bn = en / s->bn;
-	/* compute: an SM's mma steps, each a fragment's flops over K at the
-	   SM's share of the tensor-core rate */
+	int64_t bm = (em + s->bm - 1) / s->bm, bn = (en + s->bn - 1) / s->bn;
+	/* compute: an SM's mma steps, each a fragment's flops over K (the
+	   last step whole when masked) at the SM's share of the tensor-core
+	   rate */
 	double frag_flops = 2.0 * (double)(PB_KERNEL_FRAG_M *
-					   PB_KERNEL_FRAG_N * c->k);
+					   PB_KERNEL_FRAG_N *
+					   pb_kernel_mma_k(c));
 	double compute = sm_steps(t, c, s, sum) * frag_flops /
 			 (tc_rate(t, c) / (double)t->sm_count);
 	/* memory: A, B and C once from DRAM; A again for each column of
@@ -569,6 +573,16 @@ void pb_kernel_mma_predict(const struct pb_target *t,
 	sum->predicted_s = t->launch_s + (compute > memory ? compute : memory);
 }
 
+/* The size of operand "x"'s buffer along the reduction's subscript. */
+static int64_t k_extent(const struct pb_kernel_access *x)
+{
+	for (int r = 0; r < x->rank; r++)
+		if (x->sub[r] == PB_KERNEL_SUB_K)
+			return mlirShapedTypeGetDimSize(mlirValueGetType(x->mem),
+							r);
+	return -1;
+}
+
 int pb_kernel_mma_tiles(const struct pb_target *t,
 			const struct pb_kernel_contraction *c,
 			struct pb_kernel_mma_tiles *s, const char **why)
@@ -584,29 +598,42 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 	};
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n];
 	double best_cost = 0;
+	int64_t best_area = 0;
 	int best = -1;
-	*why = pb_kernel_frag_k(c->elt) == 16
-		       ? "the reduction length is not a multiple of 16"
-		       : "the reduction length is not a multiple of 8";
-	if (c->k % pb_kernel_frag_k(c->elt))
+	/* the last mma step reads past K: zeros there, as both operands
+	   end at K (their reads masked, docs/pb-mma.md) */
+	*why = pb_kernel_frag_k(c->tc) == 16
+		       ? "the reduction length is not a multiple of 16 and an "
+			 "operand extends past it"
+		       : "the reduction length is not a multiple of 8 and an "
+			 "operand extends past it";
+	if (c->k % pb_kernel_frag_k(c->tc) &&
+	    (k_extent(&c->a) != c->k || k_extent(&c->b_) != c->k))
 		return 0;
-	*why = "C's columns are not a multiple of 8";
+	*why = "no tile fits C's rows and columns";
 	/* the least predicted time: the fewest mma steps per SM */
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
 		const struct pb_kernel_mma_tiles *x = &cand[i];
 		struct pb_kernel_summary sum;
-		/* C's rows need not fill the last block: its fragments are
-		   masked (docs/pb-mma.md); the columns must */
-		if (en % x->bn || (em % x->bm && x->bm > 16 * ((em + 15) / 16)))
+		/* C's rows and columns need not fill the last block: its
+		   fragments are masked (docs/pb-mma.md), but a block tile
+		   larger than C rounded up to fragments is only waste */
+		if ((em % x->bm && x->bm > PB_KERNEL_FRAG_M * ((em + 15) / 16)) ||
+		    (en % x->bn && x->bn > PB_KERNEL_FRAG_N * ((en + 7) / 8)))
 			continue;
 		/* tensor-core tiles may use every register */
 		if (tile_regs(x->wm / PB_KERNEL_FRAG_M,
 			      x->wn / PB_KERNEL_FRAG_N) > t->max_regs_per_thread)
 			continue;
+		/* at equal cost, the tile with the fewest masked points */
 		double cost = sm_steps(t, c, x, &sum);
-		if (best < 0 || cost < best_cost) {
+		int64_t area = (em + x->bm - 1) / x->bm * x->bm *
+			       ((en + x->bn - 1) / x->bn * x->bn);
+		if (best < 0 || cost < best_cost ||
+		    (cost == best_cost && area < best_area)) {
 			best = (int)i;
 			best_cost = cost;
+			best_area = area;
 		}
 	}
 	if (best < 0)
@@ -620,23 +647,43 @@ int64_t pb_kernel_frag_k(MlirType elt)
 	return mlirTypeIsAF32(elt) ? 8 : 16;
 }
 
+int64_t pb_kernel_mma_k(const struct pb_kernel_contraction *c)
+{
+	int64_t fk = pb_kernel_frag_k(c->tc);
+	return (c->k + fk - 1) / fk * fk;
+}
+
 const char *pb_kernel_mma_kind(MlirType elt)
 {
 	return mlirTypeIsAF32(elt) ? "tf32" : mlirTypeIsAF16(elt) ? "f16" : "bf16";
 }
 
+int pb_kernel_mma_operands(struct pb_kernel_contraction *c,
+			   enum pb_precision p, const char **why)
+{
+	MlirContext ctx = mlirTypeGetContext(c->elt);
+	c->tc = c->elt;
+	if (!mlirTypeIsAF32(c->elt))
+		return 1;
+	*why = "f32 operands, computed exactly (--precision=tf32, fp16 or "
+	       "bf16 runs them on tensor cores)";
+	if (p == PB_PRECISION_FP16)
+		c->tc = mlirF16TypeGet(ctx);
+	else if (p == PB_PRECISION_BF16)
+		c->tc = mlirBF16TypeGet(ctx);
+	return p != PB_PRECISION_FP32;
+}
+
 int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
-			    int tf32, const char **kind, const char **why)
+			    enum pb_precision p, const char **kind,
+			    const char **why)
 {
 	struct pb_kernel_contraction c;
 	struct pb_kernel_mma_tiles s;
-	if (!pb_kernel_contraction_of(nest, &c, why))
+	if (!pb_kernel_contraction_of(nest, &c, why) ||
+	    !pb_kernel_mma_operands(&c, p, why))
 		return 0;
-	*why = "f32 operands, computed exactly (--precision=tf32 runs them "
-	       "on tensor cores)";
-	if (mlirTypeIsAF32(c.elt) && !tf32)
-		return 0;
-	*kind = pb_kernel_mma_kind(c.elt);
+	*kind = pb_kernel_mma_kind(c.tc);
 	return pb_kernel_mma_tiles(t, &c, &s, why);
 }
 

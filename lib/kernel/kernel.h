@@ -184,6 +184,10 @@ int pb_kernel_sizes_get(struct pb_kernel_sizes *s, int k, int nest,
 #define PB_KERNEL_FRAG_M 16
 #define PB_KERNEL_FRAG_N 8
 int64_t pb_kernel_frag_k(MlirType elt);
+struct pb_kernel_contraction;
+/* The reduction's trip count on tensor cores: the k of "c" rounded up to
+ * a whole mma step (the last step's operands masked past K). */
+int64_t pb_kernel_mma_k(const struct pb_kernel_contraction *c);
 /* An f32 operand as a tf32 tensor core reads it: bits & 0xffffe000 (the
  * 13 low mantissa bits dropped), the mask as an i32. pb-mma writes this
  * cut in the warp-level code, so that the CPU computes what the GPU does;
@@ -246,6 +250,10 @@ struct pb_kernel_contraction {
 	int npre;
 	struct pb_kernel_access a, b_;	/* the operands */
 	MlirType elt;		/* their element type: f16, bf16 or f32 */
+	MlirType tc;		/* their type on tensor cores: "elt", or for
+				   f32 operands f16 or bf16 (rounded by
+				   pb-mma) or f32 (tf32), by the precision
+				   (pb_kernel_mma_operands) */
 	MlirOperation post[64];	/* the operations after the k loop */
 	int npost;
 };
@@ -301,14 +309,21 @@ int pb_kernel_is_reduction_why(const char *why);
  * epilogue carries along)? */
 int pb_kernel_is_local(const struct pb_kernel_contraction *c, MlirValue v);
 
+/* Set c->tc, the type of the operands of "c" on tensor cores at
+ * precision "p" (--precision): f16 and bf16 operands stay what they are,
+ * f32 ones become f32 (tf32), f16 or bf16; 0 with "*why" when they stay
+ * exact f32 on CUDA cores (fp32). */
+int pb_kernel_mma_operands(struct pb_kernel_contraction *c,
+			   enum pb_precision p, const char **why);
+
 /* Is "nest" (an unmapped band at the fuse level) a contraction that
- * tensor cores can run on "t": a contraction whose shape some tiles fit,
- * with f16 or bf16 operands, or f32 ones when "tf32" (--precision=tf32)?
- * 1 with "*kind" the operands' type on tensor cores (pb_kernel_mma_kind),
- * or 0 with "*why" saying why not. pb-tile leaves these to pb-mma, marked
- * pb.mma = "<kind>". */
+ * tensor cores can run on "t" at precision "p": a contraction whose shape
+ * some tiles fit, with f16 or bf16 operands, or f32 ones unless "p" is
+ * fp32? 1 with "*kind" the operands' type on tensor cores
+ * (pb_kernel_mma_kind), or 0 with "*why" saying why not. pb-tile leaves
+ * these to pb-mma, marked pb.mma = "<kind>". */
 int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,
-			    int tf32, const char **kind,
+			    enum pb_precision p, const char **kind,
 			    const char **why);
 
 /* What the reports of pb-tile, pb-smem and pb-prof --static say of one

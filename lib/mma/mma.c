@@ -31,17 +31,34 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 	s->wn = v[3];
 	if (n != 4 || s->wm <= 0 || s->wn <= 0 ||
 	    s->wm % PB_KERNEL_FRAG_M || s->wn % PB_KERNEL_FRAG_N ||
-	    s->bm % s->wm || s->bn % s->wn || c->b.extent[c->n] % s->bn ||
+	    s->bm % s->wm || s->bn % s->wn ||
 	    (s->bm / s->wm) * (s->bn / s->wn) > 32) {
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> mma[BM, BN, WM, "
 			    "WN] takes 4 sizes: warp tiles of multiples of "
-			    "16x8 that divide the block tile, block columns that "
-			    "divide C's (%lldx%lld), at most 32 warps",
+			    "16x8 that divide the block tile, at most 32 warps "
+			    "(C is %lldx%lld)",
 			    k, (long long)c->b.extent[c->m],
 			    (long long)c->b.extent[c->n]);
 		return -1;
 	}
 	return 1;
+}
+
+/* The precision pb-tile's mark "m" (pb_kernel_mma_kind) asks of f32
+ * operands. */
+static enum pb_precision mark_precision(MlirStringRef m)
+{
+	static const struct {
+		const char *kind;
+		enum pb_precision p;
+	} kinds[] = {{"tf32", PB_PRECISION_TF32},
+		     {"f16", PB_PRECISION_FP16},
+		     {"bf16", PB_PRECISION_BF16}};
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (m.length == strlen(kinds[i].kind) &&
+		    !strncmp(m.data, kinds[i].kind, m.length))
+			return kinds[i].p;
+	return PB_PRECISION_FP32;
 }
 
 /* Map nest "op" (number "nest" of kernel number "k"), marked pb.mma by
@@ -55,12 +72,14 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	const char *why = "--no-mma";
 	MlirLocation loc = mlirOperationGetLocation(op);
 	int g = 0, ok = !o->no_mma && pb_kernel_contraction_of(op, &c, &why);
-	/* f32 operands only when pb-tile marked them for tf32 */
+	/* the operands' type on tensor cores is pb-tile's mark (for f32
+	   operands: its --precision) */
 	MlirStringRef mark = pb_ir_str_attr(op, PB_ATTR_MMA);
-	if (ok && mlirTypeIsAF32(c.elt) &&
-	    !(mark.length == 4 && !strncmp(mark.data, "tf32", 4))) {
-		why = "f32 operands, not marked for tf32 (pb-tile "
-		      "--precision=tf32)";
+	if (ok && !pb_kernel_mma_operands(&c, mark_precision(mark), &why))
+		ok = 0;
+	if (ok && (mark.length != strlen(pb_kernel_mma_kind(c.tc)) ||
+		   strncmp(mark.data, pb_kernel_mma_kind(c.tc), mark.length))) {
+		why = "the operands are not the type pb-tile marked";
 		ok = 0;
 	}
 	if (ok && (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
@@ -71,8 +90,8 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 				     "m16n8k%lld %s -> f32, block tile "
 				     "%lldx%lld, warp tile %lldx%lld (%lld "
 				     "warps)",
-				     (long long)pb_kernel_frag_k(c.elt),
-				     pb_kernel_mma_kind(c.elt), (long long)s.bm,
+				     (long long)pb_kernel_frag_k(c.tc),
+				     pb_kernel_mma_kind(c.tc), (long long)s.bm,
 				     (long long)s.bn, (long long)s.wm,
 				     (long long)s.wn,
 				     (long long)(s.bm / s.wm * (s.bn / s.wn)));

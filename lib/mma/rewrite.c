@@ -105,6 +105,24 @@ static int masked(const struct pb_kernel_contraction *c,
 	return c->b.extent[c->m] % s->bm != 0;
 }
 
+/* Does the last block of "s" overrun C's columns? */
+static int masked_cols(const struct pb_kernel_contraction *c,
+		       const struct pb_kernel_mma_tiles *s)
+{
+	return c->b.extent[c->n] % s->bn != 0;
+}
+
+/* Does the last mma step overrun K (its operands masked along k)? */
+static int masked_k(const struct pb_kernel_contraction *c)
+{
+	return c->k % pb_kernel_frag_k(c->tc) != 0;
+}
+
+static const char *in_bounds(int masked)
+{
+	return masked ? "false" : "true";
+}
+
 /* The text of "%<v><i>": "%<v>x<i>" (a rows x cols f32 operand fragment)
  * as a tf32 tensor core reads it: its 13 low mantissa bits dropped
  * (PB_KERNEL_TF32_MASK). */
@@ -123,18 +141,32 @@ static void round_text(struct pb_buf *t, const char *v, int i, int rows,
 		      v, i, v, i, v, i, vt, v, i, v, i, vt, rows, cols);
 }
 
+/* The text of "%<v><i>": "%<v>x<i>" (a rows x cols f32 operand fragment)
+ * rounded to the tensor cores' half type "tc" (--precision=fp16|bf16), to
+ * nearest even as cvt.rn does on the GPU. */
+static void trunc_text(struct pb_buf *t, const char *v, int i, int rows,
+		       int cols, const char *tc)
+{
+	pb_buf_printf(t, "        %%%s%d = arith.truncf %%%sx%d : "
+		      "vector<%dx%dxf32> to vector<%dx%dx%s>\n",
+		      v, i, v, i, rows, cols, rows, cols, tc);
+}
+
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
 			  const struct pb_kernel_contraction *c,
 			  const struct pb_kernel_mma_tiles *s)
 {
 	int fm = (int)(s->wm / PB_KERNEL_FRAG_M), fn = (int)(s->wn / PB_KERNEL_FRAG_N);
-	int nf = fm * fn, fk = (int)pb_kernel_frag_k(c->elt);
-	int tf32 = mlirTypeIsAF32(c->elt);
-	struct pb_buf ta = {0}, tb = {0}, e = {0};
+	int nf = fm * fn, fk = (int)pb_kernel_frag_k(c->tc);
+	/* f32 operands: cut to tf32, or rounded to f16/bf16 */
+	int tf32 = mlirTypeIsAF32(c->tc);
+	int cut = tf32 || !mlirTypeEqual(c->elt, c->tc);
+	struct pb_buf ta = {0}, tb = {0}, e = {0}, tc = {0};
 	pb_ir_type_print(mlirValueGetType(c->a.mem), &ta);
 	pb_ir_type_print(mlirValueGetType(c->b_.mem), &tb);
 	pb_ir_type_print(c->elt, &e);
+	pb_ir_type_print(c->tc, &tc);
 	pb_buf_printf(t, "func.func @t(%%A: %s, %%B: %s) {\n", ta.data, tb.data);
 	pb_buf_puts(t, "  affine.parallel (");
 	for (int d = 0; d < c->b.n; d++)
@@ -145,9 +177,11 @@ static void skeleton_text(struct pb_buf *t,
 	pb_buf_puts(t, ") to (");
 	for (int d = 0; d < c->b.n; d++)
 		pb_buf_printf(t, "%s%lld", d ? ", " : "",
-			      (long long)(d == c->m ? round_up(c->b.extent[d],
-							       s->bm)
-						    : c->b.extent[d]));
+			      (long long)(d == c->m   ? round_up(c->b.extent[d],
+								 s->bm)
+					  : d == c->n ? round_up(c->b.extent[d],
+								 s->bn)
+						      : c->b.extent[d]));
 	pb_buf_puts(t, ") step (");
 	for (int d = 0; d < c->b.n; d++)
 		pb_buf_printf(t, "%s%lld", d ? ", " : "",
@@ -164,7 +198,7 @@ static void skeleton_text(struct pb_buf *t,
 	cst_text(t, &c->a, "ca");
 	cst_text(t, &c->b_, "cb");
 	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step %d "
-		      "iter_args(", nf, (long long)c->k, fk);
+		      "iter_args(", nf, (long long)pb_kernel_mma_k(c), fk);
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%s%%c%d = %%z", f ? ", " : "", f);
 	pb_buf_puts(t, ") -> (");
@@ -176,18 +210,21 @@ static void skeleton_text(struct pb_buf *t,
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wm)\n", i,
 			      16 * i, c->m);
 		pb_buf_printf(t, "        %%a%s%d = vector.transfer_read %%A[",
-			      tf32 ? "x" : "", i);
+			      cut ? "x" : "", i);
 		char rows[16];
 		snprintf(rows, sizeof(rows), "row%d", i);
 		subs_text(t, c, &c->a, rows, NULL, "ca");
-		pb_buf_printf(t, "], %%pad {in_bounds = [%s, true], "
-			      "permutation_map = ", masked(c, s) ? "false" : "true");
+		pb_buf_printf(t, "], %%pad {in_bounds = [%s, %s], "
+			      "permutation_map = ", in_bounds(masked(c, s)),
+			      in_bounds(masked_k(c)));
 		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
 			  pos_of(&c->a, PB_KERNEL_SUB_K));
 		pb_buf_printf(t, "} : %s, vector<16x%dx%s>\n", ta.data, fk,
 			      e.data);
 		if (tf32)
 			round_text(t, "a", i, 16, fk);
+		else if (cut)
+			trunc_text(t, "a", i, 16, fk, tc.data);
 	}
 	for (int j = 0; j < fn; j++) {
 		char cols[16];
@@ -196,16 +233,19 @@ static void skeleton_text(struct pb_buf *t,
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wn)\n", j,
 			      8 * j, c->n);
 		pb_buf_printf(t, "        %%b%s%d = vector.transfer_read %%B[",
-			      tf32 ? "x" : "", j);
+			      cut ? "x" : "", j);
 		subs_text(t, c, &c->b_, NULL, cols, "cb");
-		pb_buf_puts(t, "], %pad {in_bounds = [true, true], "
-			    "permutation_map = ");
+		pb_buf_printf(t, "], %%pad {in_bounds = [%s, %s], "
+			      "permutation_map = ", in_bounds(masked_k(c)),
+			      in_bounds(masked_cols(c, s)));
 		perm_text(t, c->b_.rank, pos_of(&c->b_, PB_KERNEL_SUB_K),
 			  pos_of(&c->b_, c->n));
 		pb_buf_printf(t, "} : %s, vector<%dx8x%s>\n", tb.data, fk,
 			      e.data);
 		if (tf32)
 			round_text(t, "b", j, fk, 8);
+		else if (cut)
+			trunc_text(t, "b", j, fk, 8, tc.data);
 	}
 	for (int i = 0; i < fm; i++)
 		for (int j = 0; j < fn; j++)
@@ -219,8 +259,8 @@ static void skeleton_text(struct pb_buf *t,
 				"\"reduction\"], kind = #vector.kind<add>} "
 				"%%a%d, %%b%d, %%c%d : vector<16x%dx%s>, "
 				"vector<%dx8x%s> into vector<16x8xf32>\n",
-				i * fn + j, i, j, i * fn + j, fk, e.data, fk,
-				e.data);
+				i * fn + j, i, j, i * fn + j, fk, tc.data, fk,
+				tc.data);
 	pb_buf_puts(t, "        affine.yield ");
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%s%%n%d", f ? ", " : "", f);
@@ -232,6 +272,7 @@ static void skeleton_text(struct pb_buf *t,
 	pb_buf_free(&ta);
 	pb_buf_free(&tb);
 	pb_buf_free(&e);
+	pb_buf_free(&tc);
 }
 
 /* The epilogue of one fragment, built before "yield". */
@@ -245,7 +286,8 @@ struct frag {
 	struct pb_ir_map map;	       /* epilogue values to vectors */
 	MlirValue local[16], lval[16]; /* scalar temporaries, their values */
 	int nlocal;
-	int masked;		       /* the rows may overrun C */
+	int masked, masked_cols;       /* the rows, the columns may
+					  overrun C */
 };
 
 /* The slot of scalar temporary "m" in "f" (a new one when absent); -1
@@ -362,9 +404,10 @@ static MlirValue read_text(struct frag *f, MlirOperation op)
 		pb_ir_type_print(e, &t);
 		pb_buf_puts(&t, "\n  %v = vector.transfer_read %X[");
 		subs_text(&t, f->c, &x, NULL, NULL, "x");
-		pb_buf_printf(&t, "], %%p {in_bounds = [%s, true], "
+		pb_buf_printf(&t, "], %%p {in_bounds = [%s, %s], "
 			      "permutation_map = ",
-			      r0 >= 0 && f->masked ? "false" : "true");
+			      in_bounds(r0 >= 0 && f->masked),
+			      in_bounds(r1 >= 0 && f->masked_cols));
 		perm_text(&t, x.rank, r0, r1);
 		pb_buf_puts(&t, "} : ");
 		pb_ir_type_print(mt, &t);
@@ -390,8 +433,8 @@ static int write_text(struct frag *f, MlirOperation op, MlirValue v)
 	cst_text(&t, &x, "x");
 	pb_buf_puts(&t, "  vector.transfer_write %v, %X[");
 	subs_text(&t, f->c, &x, NULL, NULL, "x");
-	pb_buf_printf(&t, "] {in_bounds = [%s, true], permutation_map = ",
-		      f->masked ? "false" : "true");
+	pb_buf_printf(&t, "] {in_bounds = [%s, %s], permutation_map = ",
+		      in_bounds(f->masked), in_bounds(f->masked_cols));
 	perm_text(&t, x.rank, pos_of(&x, f->c->m), pos_of(&x, f->c->n));
 	pb_buf_puts(&t, "} : ");
 	pb_ir_type_print(mlirValueGetType(v), &t);
@@ -548,6 +591,7 @@ static void frag_init(struct frag *f, struct pb_ctx *ctx,
 	f->yield = at;
 	f->loc = mlirOperationGetLocation(c->b.root);
 	f->masked = masked(c, s);
+	f->masked_cols = masked_cols(c, s);
 	/* C's rows and columns: the block's origin + the warp's + the
 	   fragment's offset */
 	int dim[2] = {c->m, c->n}, off[2] = {16 * i, 8 * j};

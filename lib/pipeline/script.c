@@ -142,8 +142,12 @@ int pb_pipeline_script(struct pb_ctx *ctx, const char *name,
 			 ctx->target_file);
 		argv[argc++] = target;
 	}
-	if (ctx->tf32)
-		argv[argc++] = "--precision=tf32";
+	char prec[32];
+	if (ctx->precision != PB_PRECISION_FP32) {
+		snprintf(prec, sizeof(prec), "--precision=%s",
+			 pb_precision_name(ctx->precision));
+		argv[argc++] = prec;
+	}
 	char **env = env_with(bin);
 	struct pb_buf got = {0};
 	int status = env ? pb_run_program(argv, env, in, 0, &got) : -1;

@@ -9,23 +9,27 @@
  *     vector.transfer_read B[.., %k, %j0 + %wn + 8 j]    (16x8)
  *     vector.contract ...
  *
- * Each warp's operand tiles (WM x KT of A, KT x WN of B per k-tile of KT)
- * go through a ring of S slots of its own in workgroup memory, filled by
- * the warp's lanes with 16-byte copies (asynchronous on sm_80+: pb.async,
- * lowered to cp.async by pb-codegen), S - 1 k-tiles ahead:
+ * The block's operand tiles (BM x KT of A, KT x BN of B per k-tile of KT:
+ * the rows and columns of all its warps) go through one ring of S slots
+ * per operand in workgroup memory, filled with 16-byte copies
+ * (asynchronous on sm_80+: pb.async, lowered to cp.async by pb-codegen),
+ * S - 1 k-tiles ahead:
  *
  *   prologue: k-tiles 0 .. S-2 into slots 0 .. S-2
  *   %acc:F = affine.for %kk = 0 to K step KT iter_args(...)
  *     gpu.barrier {pb.wait = (S-2) x operands}   k-tile kk has landed
  *     k-tile (kk + (S-1) KT) mod K into slot (kk / KT + S - 1) mod S
  *     affine.for %k = 0 to KT step 16 iter_args(...)     {pb.unroll}
- *       the reads, from slot (kk / KT) mod S at the tile's offsets
+ *       the reads, from slot (kk / KT) mod S at the warp's offsets
  *   gpu.barrier {pb.wait = 0}
  *
- * The ring is private to the warp (indexed by its number), so the
- * warp-level code keeps its CPU semantics when the warps run one after
- * another; the price is that warps sharing rows of A or columns of B copy
- * them each. Rows are padded by 16 bytes, so that the 8 rows of an
+ * The copies are the block's, done by all its warps: a loop over the
+ * warps marked pb.share (lib/ir/contract.h) around a thread loop of 32
+ * lanes, chunk (q NW + w) 32 + l in round q. On the GPU warp w runs
+ * iteration w of it only, so each chunk is copied once; on the CPU,
+ * where the warps of the warp loop run one after another, each copies
+ * the whole tile before reading its part, so the warp-level code keeps
+ * its meaning. Rows are padded by 16 bytes, so that the 8 rows of an
  * ldmatrix phase fall in distinct banks and stay 16-byte aligned; the
  * reads of workgroup memory become ldmatrix in pb-codegen. f32 operands
  * (tf32: k steps of 8) are staged alike; a tile whose rows run along k
@@ -53,12 +57,16 @@ struct operand {
 	MlirOperation read[MAXREAD];
 	int64_t off[MAXREAD]; /* the read's offset along the tile dimension */
 	int n, rank, p, q, kdim, tdim;
-	MlirValue bops[2];    /* origin along tdim: bops[0] + bops[1] + boff */
+	MlirValue bops[2];    /* the warp tile's origin along tdim: bops[0] (the
+				 block's) + bops[1] (the warp's) + boff */
 	int64_t boff;
 	MlirValue uni[PB_KERNEL_MAXD]; /* the other subscripts */
-	int64_t ext;
+	int64_t ext;	      /* along tdim: the warp's reads' extent, then
+				 (find) the block's: all its warps' */
 	int64_t limit;	      /* >0: the buffer's size along tdim, which the
 				 tile may overrun (copies guarded) */
+	int64_t klimit;	      /* >0: likewise along kdim (K is not a
+				 multiple of the mma step) */
 	int64_t eb;	      /* bytes per element: 2 or 4 */
 	MlirValue ring;
 };
@@ -125,9 +133,12 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 	if (pb_kernel_is_workgroup(mt) || rank > PB_KERNEL_MAXD ||
 	    mlirOperationGetNumOperands(r) != (intptr_t)(2 + rank) ||
 	    !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)) ||
-	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)) ||
-	    mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt)) !=
-		    (n->fk == 16 ? 16 : 32))
+	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)))
+		return 0;
+	/* 16-bit operands, or 32-bit ones (tf32 steps of 8, or rounded to
+	   16 bits in registers: --precision=fp16|bf16) */
+	unsigned width = mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt));
+	if (width != 32 && (width != 16 || n->fk != 16))
 		return 0;
 	int d0 = pb_kernel_transfer_dim(r, 0), d1 = pb_kernel_transfer_dim(r, 1);
 	if (d0 < 0 || d1 < 0)
@@ -162,16 +173,20 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		o->bops[0] = ops[0];
 		o->bops[1] = ops[1];
 		o->boff = off;
-		o->eb = n->fk == 16 ? 2 : 4;
+		o->eb = width / 8;
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
 	}
-	/* a tile that may overrun the buffer along its tile dimension */
+	/* a tile that may overrun the buffer along its tile dimension or
+	   along k */
 	MlirAttribute ib = pb_ir_attr(r, "in_bounds");
 	int tv = isa ? 0 : 1; /* the vector dimension along td */
 	if (!mlirAttributeIsNull(ib) && mlirAttributeIsAArray(ib) &&
 	    !mlirBoolAttrGetValue(mlirArrayAttrGetElement(ib, tv)))
 		o->limit = mlirShapedTypeGetDimSize(mt, td);
+	if (!mlirAttributeIsNull(ib) && mlirAttributeIsAArray(ib) &&
+	    !mlirBoolAttrGetValue(mlirArrayAttrGetElement(ib, 1 - tv)))
+		o->klimit = mlirShapedTypeGetDimSize(mt, kd);
 	/* the same origin, the same other subscripts */
 	int64_t x = o->boff;
 	if (!mlirValueEqual(o->bops[0], ops[0]) ||
@@ -240,7 +255,21 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 		    !add_read(n, o, k))
 			return 0;
 	*why = "no operand reads in the reduction loop";
-	return n->nop > 0;
+	if (!n->nop)
+		return 0;
+	/* the block's tile: the warps' tiles along the warp dimension the
+	   origin has, one after another */
+	*why = "an operand tile not at a warp loop's origin";
+	for (int i = 0; i < n->nop; i++) {
+		struct operand *x = &n->op[i];
+		int wd = mlirValueEqual(x->bops[1], wiv[0]) ? 0
+			 : mlirValueEqual(x->bops[1], wiv[1]) ? 1
+							    : -1;
+		if (wd < 0)
+			return 0;
+		x->ext += n->bm[wd] - n->wt[wd];
+	}
+	return 1;
 }
 
 /* The padding of the rows of operand "o" in elements: 16 bytes, 32 for
@@ -300,9 +329,8 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 				int64_t eq = x->q == x->kdim ? kt : x->ext;
 				int64_t ep = x->p == x->kdim ? kt : x->ext;
 				int64_t ce = chunk_of(x), ch = ep * eq / ce;
-				ok = eq % ce == 0 &&
-				     (ch % 32 == 0 || ch < 32);
-				bytes += x->eb * n->nw * s * slot_elems(x, kt);
+				ok = eq % ce == 0 && ch > 0;
+				bytes += x->eb * s * slot_elems(x, kt);
 			}
 			if (ok && bytes <= t->smem_per_block) {
 				n->kt = kt;
@@ -314,22 +342,26 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 	return 0;
 }
 
-/* The ring type of operand "x": NW x S x (tile with the padded innermost
- * dimension), in workgroup memory. */
+/* The ring type of operand "x": S x (the block's tile with the padded
+ * innermost dimension), in workgroup memory. */
 static void ring_type(struct pb_buf *t, const struct mnest *n,
 		      const struct operand *x)
 {
 	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
 	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
-	pb_buf_printf(t, "memref<%lldx%lldx%lldx%lldx", (long long)n->nw,
+	pb_buf_printf(t, "memref<%lldx%lldx%lldx",
 		      (long long)n->stages, (long long)ep,
 		      (long long)(eq + pad_of(x)));
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), t);
 	pb_buf_puts(t, ", #gpu.address_space<workgroup>>");
 }
 
-/* The copy of operand "i" at k-tile origin "%<kt>" into slot "%<slot>"
- * by the warp's lanes: 16-byte chunks, row-major over the tile. */
+/* The copy of operand "i" at k-tile origin "%<kt>" into slot "%<slot>":
+ * 16-byte chunks, row-major over the block's tile, shared by its warps.
+ * The loop over the warps is pb.share: on the GPU warp w runs iteration
+ * w (pb-codegen), so the block's threads copy each chunk once; run
+ * whole, as on the CPU, it copies the tile, which is what each warp
+ * reads. */
 static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		      const char *kt, const char *slot, int async)
 {
@@ -337,27 +369,46 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
 	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
 	int64_t ce = chunk_of(x), cpr = eq / ce, ch = ep * cpr;
-	int64_t lanes = ch < 32 ? ch : 32, nq = ch < 32 ? 1 : ch / 32;
+	int64_t per = 32 * n->nw, nq = (ch + per - 1) / per;
 	struct pb_buf g = {0}, r = {0}, e = {0};
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_buf_printf(t, "      affine.parallel (%%l) = (0) to (%lld) {\n",
-		      (long long)lanes);
+	pb_buf_printf(t, "      affine.for %%ws = 0 to %lld {\n"
+		      "      affine.parallel (%%l) = (0) to (32) {\n",
+		      (long long)n->nw);
 	pb_buf_printf(t, "        affine.for %%q = 0 to %lld {\n", (long long)nq);
-	pb_buf_printf(t, "          %%r = affine.apply affine_map<(q, l) -> "
-		      "((q * 32 + l) floordiv %lld)>(%%q, %%l)\n"
-		      "          %%c = affine.apply affine_map<(q, l) -> "
-		      "(((q * 32 + l) mod %lld) * %lld)>(%%q, %%l)\n",
-		      (long long)cpr, (long long)cpr, (long long)ce);
-	if (x->limit) {
-		/* rows past the buffer's end: zeros */
+	pb_buf_printf(t, "          %%ci = affine.apply affine_map<(q, w, l) -> "
+		      "((q * %lld + w) * 32 + l)>(%%q, %%ws, %%l)\n"
+		      "          %%r = affine.apply affine_map<(i) -> "
+		      "(i floordiv %lld)>(%%ci)\n"
+		      "          %%c = affine.apply affine_map<(i) -> "
+		      "((i mod %lld) * %lld)>(%%ci)\n",
+		      (long long)n->nw, (long long)cpr, (long long)cpr,
+		      (long long)ce);
+	if (ch % per)
+		/* the last round's threads past the tile's chunks: none */
+		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
+			      ">= 0)>(%%ci) {\n", (long long)(ch - 1));
+	if (x->limit || x->klimit) {
+		/* chunks past the buffer's end (along the tile or along k):
+		   zeros; a chunk is wholly in or out, as the buffer's
+		   innermost dimension holds whole chunks (plan) */
 		pb_buf_printf(t, "          %%g = affine.apply affine_map<(a, "
 			      "b) -> (a + b)>(%%base%d, %s)\n"
-			      "          affine.if affine_set<(d0) : (%lld - d0 "
-			      ">= 0)>(%%g) {\n", i,
-			      x->tdim == x->p ? "%r" : "%c",
-			      (long long)(x->limit - 1));
+			      "          %%gk = affine.apply affine_map<(a, "
+			      "b) -> (a + b)>(%%%s, %s)\n"
+			      "          affine.if affine_set<(d0, d1) : (", i,
+			      x->tdim == x->p ? "%r" : "%c", kt,
+			      x->kdim == x->p ? "%r" : "%c");
+		if (x->limit)
+			pb_buf_printf(t, "%lld - d0 >= 0%s",
+				      (long long)(x->limit - 1),
+				      x->klimit ? ", " : "");
+		if (x->klimit)
+			pb_buf_printf(t, "%lld - d1 >= 0",
+				      (long long)(x->klimit - 1));
+		pb_buf_puts(t, ")>(%g, %gk) {\n");
 	}
 	pb_buf_printf(t, "          %%v = affine.vector_load %%G%d[", i);
 	for (int d = 0; d < x->rank; d++) {
@@ -372,18 +423,21 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	}
 	pb_buf_printf(t, "] : %s, vector<%lldx%s>\n", g.data, (long long)ce,
 		      e.data);
-	pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%w, %%%s, "
+	pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
 		      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot, r.data,
 		      (long long)ce, e.data);
-	if (x->limit)
+	if (x->limit || x->klimit)
 		pb_buf_printf(t, "          } else {\n"
 			      "            %%z = arith.constant dense<0.000000e+00> "
 			      ": vector<%lldx%s>\n"
-			      "            affine.vector_store %%z, %%S%d[%%w, %%%s, "
+			      "            affine.vector_store %%z, %%S%d[%%%s, "
 			      "%%r, %%c] : %s, vector<%lldx%s>\n          }\n",
 			      (long long)ce, e.data, i, slot, r.data,
 			      (long long)ce, e.data);
-	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"%s}\n",
+	if (ch % per)
+		pb_buf_puts(t, "          }\n");
+	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"%s}\n"
+		      "      } {" PB_ATTR_SHARE "}\n",
 		      async ? ", pb.async" : "");
 	pb_buf_free(&g);
 	pb_buf_free(&r);
@@ -398,7 +452,6 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 {
 	int s = (int)n->stages;
 	int64_t kt = n->kt;
-	MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(n->warp, 0));
 	struct pb_buf acct = {0};
 	*nargs = 0;
 	pb_buf_puts(t, "func.func @t(");
@@ -413,11 +466,9 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		args[(*nargs)++] = x->mem;
 		args[(*nargs)++] = x->ring;
 		args[(*nargs)++] = x->bops[0];
-		args[(*nargs)++] = x->bops[1];
 		pb_buf_printf(t, ", %%G%d: ", i);
 		pb_ir_type_print(mlirValueGetType(x->mem), t);
-		pb_buf_printf(t, ", %%S%d: %s, %%bo%d: index, %%bw%d: index", i,
-			      r.data, i, i);
+		pb_buf_printf(t, ", %%S%d: %s, %%bo%d: index", i, r.data, i);
 		for (int d = 0; d < x->rank; d++)
 			if (d != x->kdim && d != x->tdim) {
 				args[(*nargs)++] = x->uni[d];
@@ -425,17 +476,13 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 			}
 		pb_buf_free(&r);
 	}
-	args[(*nargs)++] = mlirBlockGetArgument(wb, 0);
-	args[(*nargs)++] = mlirBlockGetArgument(wb, 1);
-	pb_buf_printf(t, ", %%wm: index, %%wn: index) {\n"
-		      "  %%w = affine.apply affine_map<(a, b) -> (a floordiv %lld "
-		      "* %lld + b floordiv %lld)>(%%wm, %%wn)\n",
-		      (long long)n->wt[0],
-		      (long long)(n->bm[1] / n->wt[1]), (long long)n->wt[1]);
+	pb_buf_puts(t, ") {\n");
+	/* the block's tiles start at the block's origin (the warps' at the
+	   warp's, read there) */
 	for (int i = 0; i < n->nop; i++)
-		pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a, b) -> "
-			      "(a + b + %lld)>(%%bo%d, %%bw%d)\n", i,
-			      (long long)n->op[i].boff, i, i);
+		pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a) -> "
+			      "(a + %lld)>(%%bo%d)\n", i,
+			      (long long)n->op[i].boff, i);
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(&acct, "%svector<16x8xf32>", i ? ", " : "");
 	/* the prologue */
@@ -495,9 +542,10 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 }
 
 /* Read "r" of operand "i" from its ring: slot "slot", the tile's
- * offsets (the read's along the tile dimension, "k" along k). */
+ * offsets (the warp's origin plus the read's along the tile dimension,
+ * "k" along k). */
 static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
-		     MlirValue w, MlirValue slot, MlirValue k)
+		     MlirValue slot, MlirValue k)
 {
 	const struct operand *x = &n->op[i];
 	MlirOperation r = x->read[j];
@@ -505,22 +553,23 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	struct pb_buf t = {0}, rt = {0};
 	struct pb_ir_ops out = {0};
 	ring_type(&rt, n, x);
-	/* vector dimension 0 along the ring's dimension 2 or 3 */
-	int v0 = pb_kernel_transfer_dim(r, 0) == x->p ? 2 : 3;
-	pb_buf_printf(&t, "func.func @t(%%S: %s, %%w: index, %%s: index, "
-		      "%%k: index, %%p: ", rt.data);
+	/* vector dimension 0 along the ring's dimension 1 or 2 */
+	int v0 = pb_kernel_transfer_dim(r, 0) == x->p ? 1 : 2;
+	pb_buf_printf(&t, "func.func @t(%%S: %s, %%s: index, %%k: index, "
+		      "%%w: index, %%p: ", rt.data);
 	pb_ir_type_print(mlirShapedTypeGetElementType(vt), &t);
-	pb_buf_printf(&t, ") {\n  %%o = arith.constant %lld : index\n"
-		      "  %%v = vector.transfer_read %%S[%%w, %%s, %s, %s], %%p "
+	pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w) -> (w + "
+		      "%lld)>(%%w)\n"
+		      "  %%v = vector.transfer_read %%S[%%s, %s, %s], %%p "
 		      "{in_bounds = [true, true], permutation_map = "
-		      "affine_map<(a, b, c, d) -> (%s, %s)>} : %s, ",
+		      "affine_map<(a, b, c) -> (%s, %s)>} : %s, ",
 		      (long long)x->off[j], x->p == x->kdim ? "%k" : "%o",
-		      x->q == x->kdim ? "%k" : "%o", v0 == 2 ? "c" : "d",
-		      v0 == 2 ? "d" : "c", rt.data);
+		      x->q == x->kdim ? "%k" : "%o", v0 == 1 ? "b" : "c",
+		      v0 == 1 ? "c" : "b", rt.data);
 	pb_ir_type_print(vt, &t);
 	pb_buf_puts(&t, "\n  return\n}\n");
-	MlirValue args[5] = {x->ring, w, slot, k, mlirOperationGetOperand(
-							  r, 1 + x->rank)};
+	MlirValue args[5] = {x->ring, slot, k, x->bops[1],
+			     mlirOperationGetOperand(r, 1 + x->rank)};
 	int rc = pb_ir_instantiate(ctx, t.data, r, 5, args,
 				   mlirOperationGetLocation(r), &out);
 	if (rc == PB_OK) {
@@ -572,9 +621,8 @@ static int stage(struct pb_ctx *ctx, struct mnest *n)
 		pb_ir_ops_free(&out);
 		return rc;
 	}
-	/* the new loops, the warp number */
+	/* the new loops */
 	MlirOperation outer = {NULL}, inner = {NULL};
-	MlirValue w = mlirOperationGetResult(out.v[0], 0);
 	for (int i = 0; i < out.n; i++)
 		if (pb_ir_op_is(out.v[i], "affine.for") &&
 		    mlirOperationGetNumResults(out.v[i]))
@@ -612,7 +660,7 @@ static int stage(struct pb_ctx *ctx, struct mnest *n)
 	MlirValue k = mlirBlockGetArgument(ib, 0);
 	for (int i = 0; i < n->nop && rc == PB_OK; i++)
 		for (int j = 0; j < n->op[i].n && rc == PB_OK; j++)
-			rc = ring_read(ctx, n, i, j, w, slot, k);
+			rc = ring_read(ctx, n, i, j, slot, k);
 	return rc;
 }
 

@@ -92,9 +92,11 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 struct pb_tile_report;
 struct pb_tile_report *pb_tile_report_new(const struct pb_target *t);
 /* The report's entry of contraction "op" pb-tile leaves to pb-mma: the
- * tiles pb-mma will choose and their predicted time on tensor cores. */
+ * tiles pb-mma will choose and their predicted time on tensor cores, its
+ * f32 operands at precision "p". */
 void pb_tile_report_add_mma(struct pb_tile_report *r, MlirOperation func,
-			    int k, int nest, MlirOperation op);
+			    int k, int nest, MlirOperation op,
+			    enum pb_precision p);
 void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 			int nest, const struct pb_kernel_band *b,
 			const struct pb_tile_choice *c);

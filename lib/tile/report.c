@@ -81,13 +81,15 @@ void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 }
 
 void pb_tile_report_add_mma(struct pb_tile_report *r, MlirOperation func,
-			    int k, int nest, MlirOperation op)
+			    int k, int nest, MlirOperation op,
+			    enum pb_precision p)
 {
 	struct pb_kernel_contraction c;
 	struct pb_kernel_mma_tiles s;
 	struct pb_kernel_summary sum;
 	const char *why;
 	if (!pb_kernel_contraction_of(op, &c, &why) ||
+	    !pb_kernel_mma_operands(&c, p, &why) ||
 	    !pb_kernel_mma_tiles(r->t, &c, &s, &why))
 		return;
 	pb_kernel_mma_predict(r->t, &c, &s, &sum);

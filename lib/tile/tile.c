@@ -134,7 +134,7 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	if (g < 0)
 		return PB_ERR;
 	int mma = g == 0 && !o->no_tile && !o->no_mma &&
-		  pb_kernel_mma_candidate(op, t, ctx->tf32, &kind, &why);
+		  pb_kernel_mma_candidate(op, t, ctx->precision, &kind, &why);
 	if (o->remarks && !mma && g == 0 && !o->no_tile && !o->no_mma &&
 	    pb_kernel_is_reduction_why(why))
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
@@ -146,7 +146,8 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 				     "left to pb-mma: a contraction for "
 				     "tensor cores");
 		if (rep)
-			pb_tile_report_add_mma(rep, func, k, nest, op);
+			pb_tile_report_add_mma(rep, func, k, nest, op,
+					       ctx->precision);
 		pb_ir_set_attr(op, PB_ATTR_MMA,
 			       mlirStringAttrGet(
 				       mlirOperationGetContext(op),

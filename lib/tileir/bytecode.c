@@ -12,6 +12,7 @@ enum {
 	SEC_DEBUG = 0x03,
 	SEC_CONSTANT = 0x04,
 	SEC_TYPE = 0x05,
+	SEC_GLOBAL = 0x06,
 };
 
 /* Composite type tags. */
@@ -220,10 +221,30 @@ void pb_tileir_free(struct pb_tileir *w)
 	table_free(&w->types);
 	table_free(&w->consts);
 	pb_buf_free(&w->funcs);
+	pb_buf_free(&w->globals);
+	free(w->global_names);
 	pb_buf_free(&w->code);
 	for (int i = 0; i < w->depth; i++)
 		pb_buf_free(&w->regions[i].outer);
 	free(w->debug_count);
+}
+
+void pb_tileir_global(struct pb_tileir *w, const char *name, int ty,
+		      const void *data, size_t len, int align)
+{
+	int id = pb_tileir_string(w, name);
+	for (int i = 0; i < w->nglobals; i++)
+		if (w->global_names[i] == id)
+			return;
+	w->global_names = realloc(w->global_names,
+				  (w->nglobals + 1) * sizeof(int));
+	w->global_names[w->nglobals++] = id;
+	pb_tileir_varint(&w->globals, id);
+	pb_tileir_varint(&w->globals, ty);
+	pb_tileir_varint(&w->globals, pb_tileir_constant(w, data, len));
+	pb_tileir_varint(&w->globals, align);
+	pb_tileir_byte(&w->globals, 1);	   /* private */
+	pb_tileir_varint(&w->globals, 1); /* constant */
 }
 
 void pb_tileir_func_begin(struct pb_tileir *w, const char *name,
@@ -351,6 +372,12 @@ void pb_tileir_finish(struct pb_tileir *w, struct pb_buf *out)
 		pb_buf_append(&s, w->funcs.data, w->funcs.len);
 	section(out, SEC_FUNC, &s, 8);
 	s.len = 0;
+	if (w->nglobals) {
+		pb_tileir_varint(&s, w->nglobals);
+		pb_buf_append(&s, w->globals.data, w->globals.len);
+		section(out, SEC_GLOBAL, &s, 1);
+		s.len = 0;
+	}
 	write_table(&s, &w->consts, 8);
 	section(out, SEC_CONSTANT, &s, 8);
 	s.len = 0;

@@ -62,6 +62,9 @@ struct pb_tileir {
 	struct pb_tileir_table strings, types, consts;
 	struct pb_buf funcs; /* the function section after its count */
 	int nfuncs;
+	struct pb_buf globals; /* the global section after its count */
+	int *global_names;     /* the string id of each global */
+	int nglobals;
 	/* the function being written */
 	struct pb_buf code;
 	int nops;	  /* operations in the current block */
@@ -110,6 +113,13 @@ int pb_tileir_type_partition_view(struct pb_tileir *w, const int64_t *tile,
 				  int padding);
 int pb_tileir_type_func(struct pb_tileir *w, const int *params, int np,
 			const int *results, int nr);
+
+/* Define the module's global "name" of type "ty" (a tile type of its
+ * elements) holding the raw little-endian "data" ("len" bytes), aligned
+ * to "align" bytes, read-only, private to the module; nothing when it
+ * is defined already. */
+void pb_tileir_global(struct pb_tileir *w, const char *name, int ty,
+		      const void *data, size_t len, int align);
 
 /* Start function "name" (an entry point, a kernel, when "entry") with
  * the parameter types "params"; its parameters are values 0 .. np-1. */

@@ -4,30 +4,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ir/contract.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 #include "tileir/internal.h"
 
-/* The nests of kernel function "f" (its top-level loops) into "l"; an
- * operation there that is neither a loop, a constant nor the return is
- * reported. */
-static int nests(struct pb_ctx *ctx, MlirOperation f, struct pb_ir_ops *l)
+/* The nests of kernel function "f" into "l", the number of top-level
+ * operations of each into "count" (malloc'ed): each top-level loop, and
+ * each run of other operations between them (scalar work: 0-d tiles in
+ * one block). Constants and constant buffers (memref.get_global) are
+ * every nest's. */
+static void nests(MlirOperation f, struct pb_ir_ops *l, int **count)
 {
 	MlirBlock b = pb_ir_entry_block(f);
+	int run = 0; /* the last nest is a run of scalar work */
 	for (MlirOperation op = mlirBlockGetFirstOperation(b);
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-		if (pb_ir_op_is(op, "affine.parallel") ||
-		    pb_ir_op_is(op, "affine.for"))
-			pb_ir_ops_push(l, op);
-		else if (!pb_ir_op_is(op, "arith.constant") &&
-			 !pb_ir_op_is(op, "func.return")) {
-			MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-			pb_error_at(ctx, mlirOperationGetLocation(op),
-				    "cannot translate '%.*s' to Tile IR: only "
-				    "loop nests and constants at a kernel's "
-				    "top level", (int)n.length, n.data);
-			return PB_ERR;
+		int is_loop = pb_ir_op_is(op, "affine.parallel") ||
+			      pb_ir_op_is(op, "affine.for");
+		if (pb_ir_op_is(op, "func.return"))
+			break;
+		if (!is_loop && (run || pb_ir_op_is(op, "arith.constant") ||
+				 pb_ir_op_is(op, "memref.get_global"))) {
+			if (run)
+				(*count)[l->n - 1]++;
+			continue;
 		}
+		pb_ir_ops_push(l, op);
+		*count = realloc(*count, l->n * sizeof(int));
+		(*count)[l->n - 1] = 1;
+		run = !is_loop;
 	}
-	return PB_OK;
 }
 
 /* The name of nest "i" of "n" of kernel function "f": "f" alone, or
@@ -87,9 +94,12 @@ static int kernel(struct pb_ctx *ctx, MlirModule m, struct pb_tileir *w,
 	struct pb_buf name = {0};
 	MlirOperation f = pb_ir_lookup_func(m, fname);
 	struct pb_ir_ops l = {0};
-	int rc = mlirOperationIsNull(f) ? PB_ERR : nests(ctx, f, &l);
+	int *ops = NULL;
+	int rc = mlirOperationIsNull(f) ? PB_ERR : PB_OK;
 	if (mlirOperationIsNull(f))
 		pb_error(ctx, "internal: no kernel function @%s", fname);
+	else
+		nests(f, &l, &ops);
 	*count = l.n;
 	for (int i = 0; rc == PB_OK && i < l.n; i++) {
 		nest_name(fname, i, l.n, &name);
@@ -104,9 +114,10 @@ static int kernel(struct pb_ctx *ctx, MlirModule m, struct pb_tileir *w,
 		*e = realloc(*e, (*ne + 1) * sizeof(**e));
 		struct entry *x = &(*e)[(*ne)++];
 		x->name = strdup(name.data);
-		rc = pb_tileir_nest(ctx, w, f, l.v[i], name.data, aligned,
-				    x->grid);
+		rc = pb_tileir_nest(ctx, w, f, l.v[i], ops[i], name.data,
+				    aligned, x->grid);
 	}
+	free(ops);
 	pb_ir_ops_free(&l);
 	pb_buf_free(&name);
 	return rc;
@@ -149,6 +160,91 @@ static int relaunch(struct pb_ctx *ctx, MlirModule m, struct pb_plan *p,
 		pb_plan_launch_free(&old[i]);
 	free(old);
 	return rc;
+}
+
+/* Drop argument "i" of function "f": from its block, its type and its
+ * argument attributes. */
+static void drop_arg(MlirOperation f, int i)
+{
+	MlirType ft = mlirTypeAttrGetValue(pb_ir_attr(f, "function_type"));
+	int n = mlirFunctionTypeGetNumInputs(ft), k = 0;
+	int nr = mlirFunctionTypeGetNumResults(ft);
+	MlirType *in = calloc(n + nr + 1, sizeof(MlirType));
+	for (int j = 0; j < n; j++)
+		if (j != i)
+			in[k++] = mlirFunctionTypeGetInput(ft, j);
+	for (int j = 0; j < nr; j++)
+		in[k + j] = mlirFunctionTypeGetResult(ft, j);
+	MlirContext mctx = mlirOperationGetContext(f);
+	pb_ir_set_attr(f, "function_type",
+		       mlirTypeAttrGet(mlirFunctionTypeGet(mctx, k, in, nr,
+							   in + k)));
+	free(in);
+	MlirAttribute aa = pb_ir_attr(f, "arg_attrs");
+	if (!mlirAttributeIsNull(aa) && mlirAttributeIsAArray(aa)) {
+		MlirAttribute *el = calloc(n + 1, sizeof(MlirAttribute));
+		k = 0;
+		for (int j = 0; j < mlirArrayAttrGetNumElements(aa); j++)
+			if (j != i)
+				el[k++] = mlirArrayAttrGetElement(aa, j);
+		pb_ir_set_attr(f, "arg_attrs", mlirArrayAttrGet(mctx, k, el));
+		free(el);
+	}
+	mlirBlockEraseArgument(pb_ir_entry_block(f), i);
+}
+
+int pb_tileir_sink_globals(MlirModule m)
+{
+	MlirOperation main = pb_ir_lookup_func(m, "main");
+	struct pb_ir_ops calls = {0};
+	if (mlirOperationIsNull(main))
+		return 0;
+	pb_ir_collect(mlirModuleGetOperation(m), "func.call", &calls);
+	int moved = 0;
+	for (int c = 0; c < calls.n; c++) {
+		MlirOperation call = calls.v[c];
+		MlirStringRef callee = mlirSymbolRefAttrGetLeafReference(
+			pb_ir_attr(call, "callee"));
+		int uses = 0;
+		for (int j = 0; j < calls.n; j++) {
+			MlirStringRef o = mlirSymbolRefAttrGetLeafReference(
+				pb_ir_attr(calls.v[j], "callee"));
+			uses += mlirStringRefEqual(o, callee);
+		}
+		struct pb_buf name = {0};
+		pb_buf_append(&name, callee.data, callee.length);
+		MlirOperation f = pb_ir_lookup_func(m, name.data);
+		pb_buf_free(&name);
+		if (uses != 1 || mlirOperationIsNull(f) ||
+		    !pb_contract_is_kernel(f) ||
+		    mlirOperationGetParentOperation(call).ptr != main.ptr)
+			continue;
+		MlirBlock body = pb_ir_entry_block(f);
+		for (int i = (int)mlirOperationGetNumOperands(call) - 1; i >= 0;
+		     i--) {
+			MlirValue v = mlirOperationGetOperand(call, i);
+			MlirOperation g = pb_ir_value_parent(v);
+			if (mlirValueIsABlockArgument(v) ||
+			    !pb_ir_op_is(g, "memref.get_global"))
+				continue;
+			MlirOperation clone = mlirOperationClone(g);
+			mlirBlockInsertOwnedOperationBefore(
+				body, mlirBlockGetFirstOperation(body), clone);
+			mlirValueReplaceAllUsesOfWith(mlirBlockGetArgument(body, i),
+						      mlirOperationGetResult(clone, 0));
+			drop_arg(f, i);
+			int n = mlirOperationGetNumOperands(call), k = 0;
+			MlirValue *ops = calloc(n, sizeof(MlirValue));
+			for (int j = 0; j < n; j++)
+				if (j != i)
+					ops[k++] = mlirOperationGetOperand(call, j);
+			mlirOperationSetOperands(call, k, ops);
+			free(ops);
+			moved++;
+		}
+	}
+	pb_ir_ops_free(&calls);
+	return moved;
 }
 
 /* The block size of every launch of "p" from the cubin "c". */

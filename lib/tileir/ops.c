@@ -13,9 +13,12 @@ enum {
 	OP_CONSTANT = 16,
 	OP_CONTINUE = 17,
 	OP_EXP = 23,
+	OP_EXTI = 37,
 	OP_FMA = 40,
 	OP_FOR = 41,
 	OP_FTOF = 42,
+	OP_FTOI = 43,
+	OP_GET_GLOBAL = 44,
 	OP_GET_TILE_BLOCK_ID = 48,
 	OP_IOTA = 58,
 	OP_ITOF = 59,
@@ -29,19 +32,22 @@ enum {
 	OP_NEGF = 79,
 	OP_OFFSET = 81,
 	OP_PERMUTE = 83,
+	OP_FPOWF = 84,
 	OP_REDUCE = 88,
 	OP_RESHAPE = 91,
 	OP_RETURN = 92,
 	OP_RSQRT = 93,
+	OP_SCAN = 94,
 	OP_SELECT = 95,
 	OP_SQRT = 100,
 	OP_STORE_VIEW_TKO = 102,
 	OP_TANH = 106,
+	OP_TRUNCI = 107,
 	OP_YIELD = 109,
 };
 
 /* Attribute tags. */
-enum { ATTR_FLOAT = 0x02, ATTR_DIV_BY = 0x08 };
+enum { ATTR_INTEGER = 0x01, ATTR_FLOAT = 0x02, ATTR_BOOL = 0x03, ATTR_DIV_BY = 0x08 };
 
 /* Shorthands over the current code buffer. */
 static void v(struct pb_tileir *w, uint64_t x)
@@ -61,6 +67,23 @@ static void head(struct pb_tileir *w, int opcode, int ty)
 	v(w, ty);
 }
 
+/* The "bits"-wide bit pattern "x" of a float attribute: a byte when
+ * narrow, else as cuTile writes it: the zigzag varint of the pattern
+ * read as a non-negative number (65 bits for a 64-bit pattern). */
+static void ap_int(struct pb_tileir *w, uint64_t x, int bits)
+{
+	if (bits <= 8) {
+		byte(w, x);
+		return;
+	}
+	unsigned __int128 z = (unsigned __int128)x << 1;
+	do {
+		uint8_t c = z & 0x7f;
+		z >>= 7;
+		byte(w, z ? c | 0x80 : c);
+	} while (z);
+}
+
 /* Operands "x" of an operation without an explicit count. */
 static void operands(struct pb_tileir *w, const int *x, int n)
 {
@@ -68,32 +91,41 @@ static void operands(struct pb_tileir *w, const int *x, int n)
 		v(w, x[i]);
 }
 
-int pb_tileir_ibin(struct pb_tileir *w, enum pb_tileir_ibin op, int ty, int a,
-		   int b)
+int pb_tileir_iarith(struct pb_tileir *w, enum pb_tileir_ibin op, int ty,
+		     int uns, int rounding, int a, int b)
 {
 	head(w, op, ty);
 	switch (op) {
 	case PB_TILEIR_ADDI:
 	case PB_TILEIR_MULI:
 	case PB_TILEIR_SUBI:
+	case PB_TILEIR_SHLI:
 		byte(w, 0); /* no overflow flags */
 		break;
 	case PB_TILEIR_MAXI:
 	case PB_TILEIR_MINI:
 	case PB_TILEIR_REMI:
-		byte(w, 1); /* signed */
+	case PB_TILEIR_SHRI:
+		byte(w, !uns); /* signedness */
 		break;
 	case PB_TILEIR_DIVI:
-		byte(w, 1); /* signed */
-		byte(w, 2); /* toward negative infinity */
+		byte(w, !uns);
+		byte(w, rounding);
 		break;
 	case PB_TILEIR_ANDI:
 	case PB_TILEIR_ORI:
+	case PB_TILEIR_XORI:
 		break;
 	}
 	v(w, a);
 	v(w, b);
 	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_ibin(struct pb_tileir *w, enum pb_tileir_ibin op, int ty, int a,
+		   int b)
+{
+	return pb_tileir_iarith(w, op, ty, 0, PB_TILEIR_RM, a, b);
 }
 
 int pb_tileir_make_token(struct pb_tileir *w, int token_ty)
@@ -270,12 +302,12 @@ int pb_tileir_cmpf(struct pb_tileir *w, int ty, enum pb_tileir_cmp p,
 	return pb_tileir_op(w, 1);
 }
 
-int pb_tileir_cmpi(struct pb_tileir *w, int ty, enum pb_tileir_cmp p, int a,
-		   int b)
+int pb_tileir_cmpi(struct pb_tileir *w, int ty, enum pb_tileir_cmp p, int uns,
+		   int a, int b)
 {
 	head(w, OP_CMPI, ty);
 	byte(w, p);
-	byte(w, 1); /* signed */
+	byte(w, !uns); /* signedness */
 	v(w, a);
 	v(w, b);
 	return pb_tileir_op(w, 1);
@@ -304,12 +336,53 @@ int pb_tileir_ftof(struct pb_tileir *w, int ty, int x)
 	return pb_tileir_op(w, 1);
 }
 
-int pb_tileir_itof(struct pb_tileir *w, int ty, int x)
+int pb_tileir_itof(struct pb_tileir *w, int ty, int x, int uns)
 {
 	head(w, OP_ITOF, ty);
-	byte(w, 1); /* signed */
+	byte(w, !uns); /* signedness */
 	byte(w, PB_TILEIR_RN);
 	v(w, x);
+	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_ftoi(struct pb_tileir *w, int ty, int x, int uns)
+{
+	head(w, OP_FTOI, ty);
+	v(w, 0); /* not saturating */
+	byte(w, !uns);
+	byte(w, PB_TILEIR_RZI);
+	v(w, x);
+	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_exti(struct pb_tileir *w, int ty, int x, int uns)
+{
+	head(w, OP_EXTI, ty);
+	byte(w, !uns);
+	v(w, x);
+	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_trunci(struct pb_tileir *w, int ty, int x)
+{
+	head(w, OP_TRUNCI, ty);
+	byte(w, 0); /* no overflow flags */
+	v(w, x);
+	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_fpow(struct pb_tileir *w, int ty, int a, int b)
+{
+	head(w, OP_FPOWF, ty);
+	v(w, a);
+	v(w, b);
+	return pb_tileir_op(w, 1);
+}
+
+int pb_tileir_get_global(struct pb_tileir *w, int ty, const char *name)
+{
+	head(w, OP_GET_GLOBAL, ty);
+	v(w, pb_tileir_string(w, name));
 	return pb_tileir_op(w, 1);
 }
 
@@ -409,23 +482,53 @@ void pb_tileir_return(struct pb_tileir *w)
 	terminator(w, OP_RETURN, NULL, 0);
 }
 
+/* The identities of a reduce or scan: an array of one boolean, integer
+ * or float attribute. */
+static void identities(struct pb_tileir *w, int elem_ty, int is_int,
+		       uint64_t identity, int bits)
+{
+	v(w, 1);
+	if (is_int && bits == 1) {
+		byte(w, ATTR_BOOL);
+		byte(w, identity & 1);
+	} else if (is_int) {
+		byte(w, ATTR_INTEGER);
+		v(w, elem_ty);
+		v(w, bits < 64 ? identity & ((UINT64_C(1) << bits) - 1)
+			       : identity);
+	} else {
+		byte(w, ATTR_FLOAT);
+		v(w, elem_ty);
+		ap_int(w, identity, bits);
+	}
+}
+
 void pb_tileir_reduce(struct pb_tileir *w, int ty, int x, int dim,
-		      int elem_ty, uint64_t identity, int bits, int scalar_ty,
-		      int *first)
+		      int elem_ty, int is_int, uint64_t identity, int bits,
+		      int scalar_ty, int *first)
 {
 	int args[2] = {scalar_ty, scalar_ty};
 	v(w, OP_REDUCE);
 	v(w, 1);
 	v(w, ty);
 	v(w, dim);
-	/* identities: an array of one float attribute */
+	identities(w, elem_ty, is_int, identity, bits);
+	v(w, 1); /* one operand */
+	v(w, x);
+	pb_tileir_block_begin(w, args, 2, first);
+}
+
+void pb_tileir_scan(struct pb_tileir *w, int ty, int x, int dim,
+		    int elem_ty, int is_int, uint64_t identity, int bits,
+		    int scalar_ty, int *first)
+{
+	int args[2] = {scalar_ty, scalar_ty};
+	v(w, OP_SCAN);
 	v(w, 1);
-	byte(w, ATTR_FLOAT);
-	v(w, elem_ty);
-	if (bits <= 8)
-		byte(w, identity);
-	else
-		pb_tileir_svarint(&w->code, (int64_t)identity);
+	v(w, ty);
+	v(w, dim);
+	byte(w, 0); /* forward */
+	identities(w, elem_ty, is_int, identity, bits);
 	v(w, 1); /* one operand */
 	v(w, x);
 	pb_tileir_block_begin(w, args, 2, first);

@@ -10,8 +10,11 @@
 enum pb_tileir_rounding {
 	PB_TILEIR_RN = 0, /* nearest even */
 	PB_TILEIR_RZ = 1,
+	PB_TILEIR_RM = 2, /* toward negative infinity */
+	PB_TILEIR_RP = 3, /* toward positive infinity */
 	PB_TILEIR_APPROX = 4,
 	PB_TILEIR_FULL = 5,
+	PB_TILEIR_RZI = 6, /* to the nearest integer toward zero */
 };
 enum pb_tileir_cmp {
 	PB_TILEIR_EQ = 0,
@@ -45,8 +48,8 @@ enum pb_tileir_fun {
 	PB_TILEIR_TANH,
 };
 
-/* Integer (i32 index) arithmetic, signed; divi rounds toward negative
- * infinity (affine's floordiv). */
+/* Integer arithmetic (any integer element type; signedness is the
+ * operation's, as in MLIR's arith). */
 enum pb_tileir_ibin {
 	PB_TILEIR_ADDI = 3,
 	PB_TILEIR_ANDI = 4,
@@ -56,10 +59,19 @@ enum pb_tileir_ibin {
 	PB_TILEIR_MULI = 78,
 	PB_TILEIR_ORI = 82,
 	PB_TILEIR_REMI = 90,
+	PB_TILEIR_SHLI = 96,
+	PB_TILEIR_SHRI = 97,
 	PB_TILEIR_SUBI = 104,
+	PB_TILEIR_XORI = 108,
 };
+/* "op" on "a" and "b", signed: divi rounds toward negative infinity
+ * (affine's floordiv). */
 int pb_tileir_ibin(struct pb_tileir *w, enum pb_tileir_ibin op, int ty, int a,
 		   int b);
+/* "op" on "a" and "b", unsigned when "uns" (divi, remi, maxi, mini,
+ * shri); divi rounds by "rounding" (PB_TILEIR_RZ, RM or RP). */
+int pb_tileir_iarith(struct pb_tileir *w, enum pb_tileir_ibin op, int ty,
+		     int uns, int rounding, int a, int b);
 
 int pb_tileir_make_token(struct pb_tileir *w, int token_ty);
 /* Three values: the block's x, y and z tile ids. */
@@ -88,14 +100,25 @@ int pb_tileir_fun(struct pb_tileir *w, enum pb_tileir_fun op, int ty, int x);
 int pb_tileir_fma(struct pb_tileir *w, int ty, int a, int b, int c);
 int pb_tileir_cmpf(struct pb_tileir *w, int ty, enum pb_tileir_cmp p,
 		   int ordered, int a, int b);
-int pb_tileir_cmpi(struct pb_tileir *w, int ty, enum pb_tileir_cmp p, int a,
-		   int b);
+/* Integer comparison, unsigned when "uns". */
+int pb_tileir_cmpi(struct pb_tileir *w, int ty, enum pb_tileir_cmp p, int uns,
+		   int a, int b);
 int pb_tileir_select(struct pb_tileir *w, int ty, int c, int a, int b);
 int pb_tileir_iota(struct pb_tileir *w, int ty);
 /* Float to float conversion (rounded to nearest even). */
 int pb_tileir_ftof(struct pb_tileir *w, int ty, int x);
-/* Integer to float (signed), float to integer (signed, toward zero). */
-int pb_tileir_itof(struct pb_tileir *w, int ty, int x);
+/* Integer to float (rounded to nearest even), float to integer (toward
+ * zero), signed or, with "uns", unsigned. */
+int pb_tileir_itof(struct pb_tileir *w, int ty, int x, int uns);
+int pb_tileir_ftoi(struct pb_tileir *w, int ty, int x, int uns);
+/* Integer widening (zero-extended when "uns", else sign-extended) and
+ * narrowing (the low bits). */
+int pb_tileir_exti(struct pb_tileir *w, int ty, int x, int uns);
+int pb_tileir_trunci(struct pb_tileir *w, int ty, int x);
+/* "a" to the power "b" (floats). */
+int pb_tileir_fpow(struct pb_tileir *w, int ty, int a, int b);
+/* A pointer tile (type "ty") to the module's global "name". */
+int pb_tileir_get_global(struct pb_tileir *w, int ty, const char *name);
 int pb_tileir_mmaf(struct pb_tileir *w, int ty, int a, int b, int acc);
 /* "x" (a pointer or integer of type "ty") assumed divisible by
  * "divisor" (bytes for a pointer). */
@@ -114,14 +137,19 @@ int pb_tileir_permute(struct pb_tileir *w, int ty, int x, const int64_t *perm,
 void pb_tileir_for(struct pb_tileir *w, const int *types, int lb, int ub,
 		   int step, const int *init, int ninit, int iv_ty, int *first);
 void pb_tileir_continue(struct pb_tileir *w, const int *v, int n);
-/* reduce "x" along "dim" to a tile of type "ty" with the float identity
- * "identity" (of element type "elem_ty", "bits" wide): the combiner's
- * block starts here with two scalar tiles of type "scalar_ty" (numbered
- * from *first); end it with pb_tileir_yield and pb_tileir_block_end(w,
- * 1). */
+/* reduce "x" along "dim" to a tile of type "ty" with the identity of
+ * bits "identity" (of element type "elem_ty", "bits" wide; an integer
+ * when "is_int", else a float): the combiner's block starts here with
+ * two scalar tiles of type "scalar_ty" (numbered from *first); end it
+ * with pb_tileir_yield and pb_tileir_block_end(w, 1). */
 void pb_tileir_reduce(struct pb_tileir *w, int ty, int x, int dim,
-		      int elem_ty, uint64_t identity, int bits, int scalar_ty,
-		      int *first);
+		      int elem_ty, int is_int, uint64_t identity, int bits,
+		      int scalar_ty, int *first);
+/* scan "x" along "dim" (inclusive, forward) into a tile of type "ty",
+ * the identity as for pb_tileir_reduce; the combiner's block likewise. */
+void pb_tileir_scan(struct pb_tileir *w, int ty, int x, int dim,
+		    int elem_ty, int is_int, uint64_t identity, int bits,
+		    int scalar_ty, int *first);
 void pb_tileir_yield(struct pb_tileir *w, const int *v, int n);
 void pb_tileir_return(struct pb_tileir *w);
 

@@ -42,6 +42,12 @@ int pb_tileir_find_tool(const char *given, const char *name, const char *env,
 int pb_tileir_emit(struct pb_ctx *ctx, MlirModule m, struct pb_plan *plan,
 		   const struct pb_tileir_opts *opts, struct pb_buf *out);
 
+/* Move each constant buffer (memref.get_global) that @main of "m" passes
+ * to a kernel function it calls once into that function (a get_global
+ * at its start in place of the argument, which is dropped), so that the
+ * kernel reads a Tile IR global. Returns how many moved. */
+int pb_tileir_sink_globals(MlirModule m);
+
 /* tileiras.c: assemble bytecode "bc" for "arch" at "opt_level" into a
  * cubin appended to "cubin". PB_ERR reported (naming "what"). */
 int pb_tileir_assemble(struct pb_ctx *ctx, const char *tool, const char *what,

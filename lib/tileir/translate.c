@@ -30,9 +30,15 @@
  * - a loop whose body is "acc += ext(A[.., k]) * ext(B[k, ..])" is a
  *   contraction: a Tile IR for over k tiles with two loads and mmaf.
  *
- * What this cannot express (a subscript that is not a counter or a
- * constant, such as a convolution's h + kh; a loop-carried value that is
- * not a reduction; integer arithmetic) is reported at the operation. */
+ * - integers and booleans are tiles of i1 .. i64 (index as i32; a
+ *   boolean buffer holds bytes), signedness the operation's, as in arith;
+ *   a constant buffer is a global of the module (get_global); a run of
+ *   top-level operations outside loops is a nest of 0-d tiles.
+ *
+ * What this cannot express (a loop-carried value that is neither a
+ * reduction, a select of one nor an inclusive scan; a store through a
+ * subscript that is not a counter or a constant) is reported at the
+ * operation. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +130,7 @@ struct tr {
 
 static int body(struct tr *t, MlirBlock b);
 static int loop(struct tr *t, MlirOperation op, int64_t extent, MlirBlock b);
+static int inner_parallel(struct tr *t, MlirOperation op);
 
 /* Report "msg" at "op". */
 static int fail(struct tr *t, MlirOperation op, const char *msg)
@@ -143,7 +150,8 @@ static int64_t pow2ceil(int64_t x)
 	return p;
 }
 
-/* The Tile IR element type of the MLIR scalar type "ty"; -1 when none. */
+/* The Tile IR element type of the MLIR scalar type "ty" (index as i32,
+ * integers signless as in MLIR); -1 when none. */
 static int elem_of(MlirType ty)
 {
 	if (mlirTypeIsAF32(ty))
@@ -152,9 +160,65 @@ static int elem_of(MlirType ty)
 		return PB_TILEIR_F16;
 	if (mlirTypeIsABF16(ty))
 		return PB_TILEIR_BF16;
-	if (mlirTypeIsAInteger(ty) && mlirIntegerTypeGetWidth(ty) == 1)
+	if (mlirTypeIsAF64(ty))
+		return PB_TILEIR_F64;
+	if (mlirTypeIsAIndex(ty))
+		return PB_TILEIR_I32;
+	if (!mlirTypeIsAInteger(ty))
+		return -1;
+	switch (mlirIntegerTypeGetWidth(ty)) {
+	case 1:
 		return PB_TILEIR_I1;
+	case 8:
+		return PB_TILEIR_I8;
+	case 16:
+		return PB_TILEIR_I16;
+	case 32:
+		return PB_TILEIR_I32;
+	case 64:
+		return PB_TILEIR_I64;
+	}
 	return -1;
+}
+
+static int is_float(int e)
+{
+	return e == PB_TILEIR_F16 || e == PB_TILEIR_BF16 || e == PB_TILEIR_F32 ||
+	       e == PB_TILEIR_F64;
+}
+
+/* The bits of element type "e". */
+static int bits_of(int e)
+{
+	switch (e) {
+	case PB_TILEIR_I1:
+		return 1;
+	case PB_TILEIR_I8:
+		return 8;
+	case PB_TILEIR_I16:
+	case PB_TILEIR_F16:
+	case PB_TILEIR_BF16:
+		return 16;
+	case PB_TILEIR_I64:
+	case PB_TILEIR_F64:
+		return 64;
+	}
+	return 32;
+}
+
+/* The element type a buffer of "e" holds in memory: a byte per i1, as
+ * pb's runtimes lay out booleans. */
+static int stored(int e)
+{
+	return e == PB_TILEIR_I1 ? PB_TILEIR_I8 : e;
+}
+
+/* The element type of the buffer "mem", -1 when Tile IR has none. */
+static int mem_elem(MlirValue mem)
+{
+	MlirType mt = mlirValueGetType(mem);
+	return mlirTypeIsAMemRef(mt) ? elem_of(mlirShapedTypeGetElementType(mt))
+				     : -1;
 }
 
 /* The shape of a tile over "mask" into "shape"; its rank. */
@@ -239,9 +303,27 @@ static size_t float_bytes(double x, enum pb_tileir_elem e, uint8_t *out)
 		memcpy(out, &h, 2);
 		return 2;
 	}
+	if (e == PB_TILEIR_F64) {
+		memcpy(out, &x, 8);
+		return 8;
+	}
 	float f = (float)x;
 	memcpy(out, &f, 4);
 	return 4;
+}
+
+/* The bytes of the integer "x" as element type "e" (an i1 true is all
+ * ones, as MLIR's dense elements hold it). */
+static size_t int_bytes(int64_t x, enum pb_tileir_elem e, uint8_t *out)
+{
+	if (e == PB_TILEIR_I1) {
+		out[0] = x & 1 ? 0xff : 0;
+		return 1;
+	}
+	size_t n = bits_of(e) / 8;
+	for (size_t i = 0; i < n; i++)
+		out[i] = (uint64_t)x >> (8 * i) & 0xff;
+	return n;
 }
 
 /* A constant scalar tile of "e" holding "x". */
@@ -249,6 +331,15 @@ static struct tval fconst(struct tr *t, double x, enum pb_tileir_elem e)
 {
 	uint8_t b[8];
 	size_t n = float_bytes(x, e, b);
+	int id = pb_tileir_const(t->w, tile_ty(t, e, 0), b, n);
+	return (struct tval){id, 0, e, VAL, -1, NULL};
+}
+
+/* A constant scalar tile of the integer type "e" holding "x". */
+static struct tval intconst(struct tr *t, int64_t x, enum pb_tileir_elem e)
+{
+	uint8_t b[8];
+	size_t n = int_bytes(x, e, b);
 	int id = pb_tileir_const(t->w, tile_ty(t, e, 0), b, n);
 	return (struct tval){id, 0, e, VAL, -1, NULL};
 }
@@ -302,21 +393,18 @@ static int get(struct tr *t, MlirOperation user, MlirValue v, struct tval *x)
 				     "nest nor a constant");
 	MlirAttribute a = pb_ir_attr(d, "value");
 	MlirType vt = mlirValueGetType(v);
-	if (mlirAttributeIsAInteger(a) &&
-	    (mlirTypeIsAIndex(vt) || mlirIntegerTypeGetWidth(vt) > 1)) {
-		int64_t c = mlirIntegerAttrGetValueInt(a);
-		if (c != (int32_t)c)
-			return fail(t, user, "an index constant past 32 bits");
-		*x = (struct tval){iconst(t, (int32_t)c), 0, PB_TILEIR_I32, VAL,
-				   -1, NULL};
-		set_val(t, v, *x);
-		return PB_OK;
-	}
 	int e = elem_of(vt);
-	if (!mlirAttributeIsAFloat(a) || e < 0 || e == PB_TILEIR_I1)
-		return fail(t, user, "an operand is a constant that is not a "
-				     "float scalar");
-	*x = fconst(t, mlirFloatAttrGetValueDouble(a), e);
+	if (mlirAttributeIsAInteger(a) && e >= 0 && !is_float(e)) {
+		int64_t c = mlirIntegerAttrGetValueInt(a);
+		if (mlirTypeIsAIndex(vt) && c != (int32_t)c)
+			return fail(t, user, "an index constant past 32 bits");
+		*x = intconst(t, c, e);
+	} else if (mlirAttributeIsAFloat(a) && e >= 0 && is_float(e)) {
+		*x = fconst(t, mlirFloatAttrGetValueDouble(a), e);
+	} else {
+		return fail(t, user, "an operand is a constant that is not an "
+				     "integer or float scalar");
+	}
 	set_val(t, v, *x);
 	return PB_OK;
 }
@@ -433,6 +521,26 @@ static int arg_no(const struct tr *t, MlirValue mem)
 	return -1;
 }
 
+/* The pointer to the first element of buffer "mem" (a view's offset
+ * not added): a kernel argument's, or a constant global's (get_global at
+ * the nest's start); -1 reported at "op". */
+static int base_of(struct tr *t, MlirOperation op, MlirValue mem)
+{
+	MlirType mt = mlirValueGetType(mem);
+	int arg = arg_no(t, mem), i = find_val(t, mem);
+	if (!mlirTypeIsAMemRef(mt) || !mlirShapedTypeHasStaticShape(mt) ||
+	    (arg < 0 && i < 0)) {
+		fail(t, op, "the buffer is not a statically shaped argument of "
+			    "the kernel or constant global");
+		return -1;
+	}
+	if (mem_elem(mem) < 0) {
+		fail(t, op, "the buffer's element type has no Tile IR form");
+		return -1;
+	}
+	return arg >= 0 ? t->argv[arg] : t->vals[i].t.id;
+}
+
 /* A partition view of kernel buffer "l->mem" in tiles of the pattern's
  * dimensions (the tile of "tiles" when given, for a contraction's k),
  * with zero padding when "pad". Its tile type into "*ty", the block
@@ -441,14 +549,10 @@ static int view(struct tr *t, MlirOperation op, const struct loc *l, int pad,
 		int kdim, int64_t ktile, int kidx, int *ty, int *idx)
 {
 	MlirType mt = mlirValueGetType(l->mem);
-	int arg = arg_no(t, l->mem);
-	if (arg < 0 || !mlirTypeIsAMemRef(mt) || !mlirShapedTypeHasStaticShape(mt))
-		return fail(t, op, "the buffer is not a statically shaped "
-				   "argument of the kernel");
-	int e = elem_of(mlirShapedTypeGetElementType(mt));
-	if (e < 0 || e == PB_TILEIR_I1)
-		return fail(t, op, "the buffer's element type is not f32, f16 "
-				   "or bf16");
+	int base = base_of(t, op, l->mem);
+	if (base < 0)
+		return PB_ERR;
+	int e = stored(mem_elem(l->mem));
 	int64_t shape[MAXR], strides[MAXR], off = 0, tile[MAXR];
 	int r = mlirShapedTypeGetRank(mt);
 	if (mlirLogicalResultIsFailure(
@@ -476,7 +580,6 @@ static int view(struct tr *t, MlirOperation op, const struct loc *l, int pad,
 	int el = pb_tileir_type_elem(t->w, e);
 	int ptr_ty = pb_tileir_type_tile(t->w, pb_tileir_type_ptr(t->w, el),
 					 NULL, 0);
-	int base = t->argv[arg];
 	if (off)
 		base = pb_tileir_offset(t->w, ptr_ty, base, iconst(t, (int32_t)off));
 	int tv_ty = pb_tileir_type_tensor_view(t->w, el, shape, strides, r);
@@ -518,8 +621,7 @@ static void load_from(struct tr *t, const struct loc *l, int pv, int ty,
 		      const int *idx, int kdim, int64_t ktile, int sort,
 		      struct tval *x)
 {
-	MlirType mt = mlirValueGetType(l->mem);
-	enum pb_tileir_elem e = elem_of(mlirShapedTypeGetElementType(mt));
+	enum pb_tileir_elem e = stored(mem_elem(l->mem));
 	int v = pb_tileir_load_view(t->w, ty, t->tok, pv, idx, l->n, t->token);
 	int64_t perm[MAXR], shape[MAXD];
 	int n;
@@ -543,6 +645,15 @@ static void load_from(struct tr *t, const struct loc *l, int pv, int ty,
 	*x = (struct tval){v, loc_mask(l), e, VAL, -1, NULL};
 }
 
+/* The i1 tile of the bytes "x" of a boolean buffer (nonzero is true). */
+static struct tval to_bool(struct tr *t, const struct tval *x)
+{
+	struct tval z = intconst(t, 0, x->elem);
+	int id = pb_tileir_cmpi(t->w, tile_ty(t, PB_TILEIR_I1, x->mask),
+				PB_TILEIR_NE, 0, x->id, bring(t, &z, x->mask));
+	return (struct tval){id, x->mask, PB_TILEIR_I1, VAL, -1, NULL};
+}
+
 /* Load the tile of kernel buffer pattern "l" as a value over its
  * dimensions. */
 static int load(struct tr *t, MlirOperation op, const struct loc *l,
@@ -553,6 +664,8 @@ static int load(struct tr *t, MlirOperation op, const struct loc *l,
 	if (pv < 0)
 		return PB_ERR;
 	load_from(t, l, pv, ty, idx, -1, 0, 1, x);
+	if (mem_elem(l->mem) == PB_TILEIR_I1)
+		*x = to_bool(t, x);
 	return PB_OK;
 }
 
@@ -565,11 +678,17 @@ static int store(struct tr *t, MlirOperation op, const struct loc *l,
 	if (x->mask & ~mask)
 		return fail(t, op, "the stored value varies along a loop the "
 				   "store does not follow");
+	if (mem_elem(l->mem) != (int)x->elem)
+		return fail(t, op, "the stored value's type is not the "
+				   "buffer's");
 	int v = bring(t, x, mask);
+	int e = stored(x->elem);
+	if (e != (int)x->elem) /* a boolean as a byte */
+		v = pb_tileir_exti(t->w, tile_ty(t, e, mask), v, 1);
 	int64_t perm[MAXR], inv[MAXR], shape[MAXD], mshape[MAXR];
 	int n;
 	int moved = sort_perm(l, perm, &n);
-	int el = pb_tileir_type_elem(t->w, x->elem);
+	int el = pb_tileir_type_elem(t->w, e);
 	int r = 0;
 	for (int k = 0; k < l->n; k++)
 		if (l->sub[k] >= 0)
@@ -589,35 +708,113 @@ static int store(struct tr *t, MlirOperation op, const struct loc *l,
 	if (r != l->n)
 		v = pb_tileir_reshape(t->w, pb_tileir_type_tile(t->w, el, mshape,
 								 l->n), v);
-	MlirType mt = mlirValueGetType(l->mem);
-	if (elem_of(mlirShapedTypeGetElementType(mt)) != (int)x->elem)
-		return fail(t, op, "the stored value's type is not the "
-				   "buffer's");
 	pb_tileir_store_view(t->w, t->tok, v, pv, idx, l->n, t->token);
 	return PB_OK;
 }
 
-/* The identity of reduction "op" as a double. */
-static double identity(const char *op)
+/* The integer operations of arith (and math) with their Tile IR form:
+ * unsigned when "uns", divi rounded by "rounding". */
+static const struct iop {
+	const char *name;
+	enum pb_tileir_ibin op;
+	int uns, rounding;
+} iops[] = {
+	{"arith.addi", PB_TILEIR_ADDI, 0, 0},
+	{"arith.subi", PB_TILEIR_SUBI, 0, 0},
+	{"arith.muli", PB_TILEIR_MULI, 0, 0},
+	{"arith.divsi", PB_TILEIR_DIVI, 0, PB_TILEIR_RZ},
+	{"arith.divui", PB_TILEIR_DIVI, 1, PB_TILEIR_RZ},
+	{"arith.floordivsi", PB_TILEIR_DIVI, 0, PB_TILEIR_RM},
+	{"arith.ceildivsi", PB_TILEIR_DIVI, 0, PB_TILEIR_RP},
+	{"arith.ceildivui", PB_TILEIR_DIVI, 1, PB_TILEIR_RP},
+	{"arith.remsi", PB_TILEIR_REMI, 0, 0},
+	{"arith.remui", PB_TILEIR_REMI, 1, 0},
+	{"arith.andi", PB_TILEIR_ANDI, 0, 0},
+	{"arith.ori", PB_TILEIR_ORI, 0, 0},
+	{"arith.xori", PB_TILEIR_XORI, 0, 0},
+	{"arith.maxsi", PB_TILEIR_MAXI, 0, 0},
+	{"arith.maxui", PB_TILEIR_MAXI, 1, 0},
+	{"arith.minsi", PB_TILEIR_MINI, 0, 0},
+	{"arith.minui", PB_TILEIR_MINI, 1, 0},
+	{"arith.shli", PB_TILEIR_SHLI, 0, 0},
+	{"arith.shrsi", PB_TILEIR_SHRI, 0, 0},
+	{"arith.shrui", PB_TILEIR_SHRI, 1, 0},
+	{NULL, 0, 0, 0},
+};
+
+/* The integer operation "name", or NULL. */
+static const struct iop *find_iop(const char *name)
 {
-	if (!strcmp(op, "arith.mulf"))
-		return 1;
-	if (!strcmp(op, "arith.maximumf") || !strcmp(op, "arith.maxnumf"))
-		return -INFINITY;
-	if (!strcmp(op, "arith.minimumf") || !strcmp(op, "arith.minnumf"))
-		return INFINITY;
-	return 0;
+	for (int i = 0; iops[i].name; i++)
+		if (!strcmp(iops[i].name, name))
+			return &iops[i];
+	return NULL;
 }
 
-/* Combine "a" and "b" (plain values) by the float operation "op". */
+/* The identity of reduction "op" on element type "e": the bits of its
+ * bytes (little endian). */
+static uint64_t identity_bits(const char *op, enum pb_tileir_elem e)
+{
+	uint8_t b[8] = {0};
+	uint64_t bits;
+	if (is_float(e)) {
+		double f = 0;
+		if (!strcmp(op, "arith.mulf"))
+			f = 1;
+		else if (!strcmp(op, "arith.maximumf") ||
+			 !strcmp(op, "arith.maxnumf"))
+			f = -INFINITY;
+		else if (!strcmp(op, "arith.minimumf") ||
+			 !strcmp(op, "arith.minnumf"))
+			f = INFINITY;
+		float_bytes(f, e, b);
+	} else {
+		int n = bits_of(e);
+		int64_t smin = n == 64 ? INT64_MIN : -((int64_t)1 << (n - 1));
+		int64_t i = 0;
+		if (!strcmp(op, "arith.muli"))
+			i = 1;
+		else if (!strcmp(op, "arith.maxsi"))
+			i = smin;
+		else if (!strcmp(op, "arith.minsi"))
+			i = -(smin + 1);
+		else if (!strcmp(op, "arith.minui") || !strcmp(op, "arith.andi"))
+			i = -1; /* all ones */
+		int_bytes(i, e, b);
+	}
+	memcpy(&bits, b, 8);
+	return bits;
+}
+
+/* The identity of reduction "op" on element type "e" as a constant
+ * scalar tile. */
+static struct tval identity(struct tr *t, const char *op,
+			    enum pb_tileir_elem e)
+{
+	uint64_t bits = identity_bits(op, e);
+	size_t n = e == PB_TILEIR_I1 ? 1 : bits_of(e) / 8;
+	int id = pb_tileir_const(t->w, tile_ty(t, e, 0), &bits, n);
+	return (struct tval){id, 0, e, VAL, -1, NULL};
+}
+
+/* Combine "a" and "b" (plain values of one element type) by the
+ * operation "op" of arith or math. */
 static int combine(struct tr *t, MlirOperation at, const char *op,
 		   const struct tval *a, const struct tval *b, struct tval *r)
 {
 	uint32_t m = a->mask | b->mask;
 	int ty = tile_ty(t, a->elem, m);
+	if (a->elem != b->elem)
+		return fail(t, at, "operands of different types");
 	int x = bring(t, a, m), y = bring(t, b, m);
-	int id;
-	if (!strcmp(op, "arith.addf"))
+	int id, flt = is_float(a->elem);
+	const struct iop *io = find_iop(op);
+	if (io && !flt)
+		id = pb_tileir_iarith(t->w, io->op, ty, io->uns, io->rounding, x,
+				      y);
+	else if (io || !flt)
+		return fail(t, at, "an operation of the wrong type");
+	else if (!strcmp(op, "arith.addf"))
 		id = pb_tileir_fbin(t->w, PB_TILEIR_ADDF, ty, x, y);
 	else if (!strcmp(op, "arith.subf"))
 		id = pb_tileir_fbin(t->w, PB_TILEIR_SUBF, ty, x, y);
@@ -629,6 +826,8 @@ static int combine(struct tr *t, MlirOperation at, const char *op,
 		id = pb_tileir_fminmax(t->w, PB_TILEIR_MAXF, ty, x, y);
 	else if (!strcmp(op, "arith.minimumf") || !strcmp(op, "arith.minnumf"))
 		id = pb_tileir_fminmax(t->w, PB_TILEIR_MINF, ty, x, y);
+	else if (!strcmp(op, "math.powf"))
+		id = pb_tileir_fpow(t->w, ty, x, y);
 	else
 		return fail(t, at, "not a float operation of Tile IR");
 	*r = (struct tval){id, m, a->elem, VAL, -1, NULL};
@@ -641,8 +840,8 @@ static int reduce_dim(struct tr *t, MlirOperation at, const char *op,
 		      struct tval *x, int dim)
 {
 	const struct dim *d = &t->d[dim];
-	double id = identity(op);
 	if (d->extent < d->tile) {
+		struct tval idv = identity(t, op, x->elem);
 		/* iota < extent along dim, broadcast: select x or identity */
 		int64_t n = d->tile;
 		int i32 = pb_tileir_type_elem(t->w, PB_TILEIR_I32);
@@ -655,9 +854,8 @@ static int reduce_dim(struct tr *t, MlirOperation at, const char *op,
 			pb_tileir_reshape(t->w,
 					  pb_tileir_type_tile(t->w, i32, (int64_t[]){1}, 1),
 					  pb_tileir_const(t->w, t->i32, &e, 4)));
-		int in = pb_tileir_cmpi(t->w, i1_ty, PB_TILEIR_LT, io, lim);
+		int in = pb_tileir_cmpi(t->w, i1_ty, PB_TILEIR_LT, 0, io, lim);
 		struct tval c = {in, 1u << dim, PB_TILEIR_I1, VAL, -1, NULL};
-		struct tval idv = fconst(t, id, x->elem);
 		int cm = bring(t, &c, x->mask);
 		int iv = bring(t, &idv, x->mask);
 		x->id = pb_tileir_select(t->w, tile_ty(t, x->elem, x->mask), cm,
@@ -666,13 +864,12 @@ static int reduce_dim(struct tr *t, MlirOperation at, const char *op,
 	uint32_t m = x->mask & ~(1u << dim);
 	int el = pb_tileir_type_elem(t->w, x->elem);
 	int scalar = pb_tileir_type_tile(t->w, el, NULL, 0);
-	uint8_t b[8] = {0};
-	size_t nb = float_bytes(id, x->elem, b);
-	uint64_t bits = 0;
-	memcpy(&bits, b, nb);
+	int flt = is_float(x->elem);
+	uint64_t bits = identity_bits(op, x->elem);
 	int first;
 	pb_tileir_reduce(t->w, tile_ty(t, x->elem, m), x->id,
-			 pos_in(x->mask, dim), el, bits, nb * 8, scalar, &first);
+			 pos_in(x->mask, dim), el, !flt, bits, bits_of(x->elem),
+			 scalar, &first);
 	struct tval p = {first, 0, x->elem, VAL, -1, NULL};
 	struct tval q = {first + 1, 0, x->elem, VAL, -1, NULL};
 	struct tval r;
@@ -684,27 +881,28 @@ static int reduce_dim(struct tr *t, MlirOperation at, const char *op,
 	return PB_OK;
 }
 
-/* Loop level of the outermost enclosing inner loop whose dimension the
- * pattern "l" does not follow; -1 when it follows all. */
-static int carried_level(const struct tr *t, const struct loc *l)
+/* Loop level of the outermost enclosing inner loop at level "from" or
+ * deeper whose dimension the pattern "l" does not follow; -1 when it
+ * follows all. A location last stored at level L is carried only by the
+ * loops below L: those above store it anew at each iteration. */
+static int carried_level(const struct tr *t, const struct loc *l, int from)
 {
 	uint32_t m = loc_mask(l);
-	for (int i = 0; i < t->nloops; i++)
+	for (int i = from > 0 ? from : 0; i < t->nloops; i++)
 		if (!(m & (1u << t->loops[i])))
 			return i;
 	return -1;
 }
 
-/* Integer operation "op" on index tiles "a" and "b". */
+/* Integer operation "op" (signed) on integer tiles "a" and "b" of one
+ * type. */
 static struct tval ibin(struct tr *t, enum pb_tileir_ibin op,
 		       const struct tval *a, const struct tval *b)
 {
 	uint32_t m = a->mask | b->mask;
-	enum pb_tileir_elem e = a->elem == PB_TILEIR_I1 ? PB_TILEIR_I1
-							: PB_TILEIR_I32;
-	int id = pb_tileir_ibin(t->w, op, tile_ty(t, e, m), bring(t, a, m),
+	int id = pb_tileir_ibin(t->w, op, tile_ty(t, a->elem, m), bring(t, a, m),
 				bring(t, b, m));
-	return (struct tval){id, m, e, VAL, -1, NULL};
+	return (struct tval){id, m, a->elem, VAL, -1, NULL};
 }
 
 static struct tval ival(struct tr *t, int32_t c)
@@ -787,19 +985,15 @@ static int gather(struct tr *t, MlirOperation op, MlirValue mem,
 		  const struct tval *idx, struct tval *x)
 {
 	MlirType mt = mlirValueGetType(mem);
-	int arg = arg_no(t, mem);
-	if (arg < 0 || !mlirTypeIsAMemRef(mt) ||
-	    !mlirShapedTypeHasStaticShape(mt))
-		return fail(t, op, "the buffer is not a statically shaped "
-				   "argument of the kernel");
-	int e = elem_of(mlirShapedTypeGetElementType(mt));
+	int base = base_of(t, op, mem);
+	if (base < 0)
+		return PB_ERR;
+	int e = stored(mem_elem(mem));
 	int64_t strides[MAXR], off = 0;
 	int r = mlirShapedTypeGetRank(mt);
-	if (e < 0 || e == PB_TILEIR_I1 || r > MAXR ||
-	    mlirLogicalResultIsFailure(
-		    mlirMemRefTypeGetStridesAndOffset(mt, strides, &off)))
-		return fail(t, op, "the buffer is not a strided buffer of f32, "
-				   "f16 or bf16");
+	if (r > MAXR || mlirLogicalResultIsFailure(mlirMemRefTypeGetStridesAndOffset(
+				mt, strides, &off)))
+		return fail(t, op, "the buffer is not a strided buffer");
 	struct tval lin = ival(t, (int32_t)off), in = {0}, k;
 	for (int i = 0; i < r; i++) {
 		struct tval s = ival(t, (int32_t)strides[i]);
@@ -810,10 +1004,10 @@ static int gather(struct tr *t, MlirOperation op, MlirValue mem,
 					mlirShapedTypeGetDimSize(mt, i));
 		uint32_t m = idx[i].mask;
 		int i1 = tile_ty(t, PB_TILEIR_I1, m);
-		k = (struct tval){pb_tileir_cmpi(t->w, i1, PB_TILEIR_GE, idx[i].id,
+		k = (struct tval){pb_tileir_cmpi(t->w, i1, PB_TILEIR_GE, 0, idx[i].id,
 						 bring(t, &z, m)),
 				  m, PB_TILEIR_I1, VAL, -1, NULL};
-		struct tval k2 = {pb_tileir_cmpi(t->w, i1, PB_TILEIR_LT, idx[i].id,
+		struct tval k2 = {pb_tileir_cmpi(t->w, i1, PB_TILEIR_LT, 0, idx[i].id,
 						 bring(t, &n, m)),
 				  m, PB_TILEIR_I1, VAL, -1, NULL};
 		k = ibin(t, PB_TILEIR_ANDI, &k, &k2);
@@ -828,7 +1022,6 @@ static int gather(struct tr *t, MlirOperation op, MlirValue mem,
 		ones[i] = 1;
 	int el = pb_tileir_type_elem(t->w, e);
 	int ptr = pb_tileir_type_ptr(t->w, el);
-	int base = t->argv[arg];
 	if (rank) {
 		base = pb_tileir_reshape(
 			t->w, pb_tileir_type_tile(t->w, ptr, ones, rank), base);
@@ -838,21 +1031,185 @@ static int gather(struct tr *t, MlirOperation op, MlirValue mem,
 	int ptrs = pb_tileir_offset(t->w, pb_tileir_type_tile(t->w, ptr, shape,
 							      rank),
 				    base, bring(t, &lin, m));
-	struct tval zero = fconst(t, 0, e);
+	struct tval zero = is_float(e) ? fconst(t, 0, e) : intconst(t, 0, e);
 	int v = pb_tileir_load_ptr(t->w, tile_ty(t, e, m), t->tok, ptrs,
 				   bring(t, &in, m), bring(t, &zero, m),
 				   t->token);
 	*x = (struct tval){v, m, e, VAL, -1, NULL};
+	if (mem_elem(mem) == PB_TILEIR_I1)
+		*x = to_bool(t, x);
 	return PB_OK;
 }
 
+/* Does loop "loop" store into buffer "mem"? */
+static int stores_to(MlirOperation loop, MlirValue mem)
+{
+	struct pb_ir_ops st = {0};
+	int found = 0;
+	pb_ir_collect(loop, "affine.store", &st);
+	for (int i = 0; i < st.n && !found; i++)
+		found = mlirValueEqual(mlirOperationGetOperand(st.v[i], 1), mem);
+	pb_ir_ops_free(&st);
+	return found;
+}
+
+/* Is subscript "e" of affine.load "op" (its map's dimensions operands
+ * 1..) "c * i + k" with the loop of "k" exactly "c" iterations (its
+ * whole tile)? Then the dimensions of "i" and "k" into "outer" and
+ * "inner" and "c" into "*c". */
+static int split_of(struct tr *t, MlirOperation op, MlirAffineExpr e,
+		    int *outer, int *inner, int64_t *c)
+{
+	if (!mlirAffineExprIsAAdd(e))
+		return 0;
+	for (int swap = 0; swap < 2; swap++) {
+		MlirAffineExpr m = swap ? mlirAffineBinaryOpExprGetRHS(e)
+					: mlirAffineBinaryOpExprGetLHS(e);
+		MlirAffineExpr k = swap ? mlirAffineBinaryOpExprGetLHS(e)
+					: mlirAffineBinaryOpExprGetRHS(e);
+		if (!mlirAffineExprIsAMul(m) || !mlirAffineExprIsADim(k))
+			continue;
+		MlirAffineExpr ml = mlirAffineBinaryOpExprGetLHS(m);
+		MlirAffineExpr mr = mlirAffineBinaryOpExprGetRHS(m);
+		if (mlirAffineExprIsAConstant(ml)) {
+			MlirAffineExpr x = ml;
+			ml = mr;
+			mr = x;
+		}
+		if (!mlirAffineExprIsADim(ml) || !mlirAffineExprIsAConstant(mr))
+			continue;
+		int di = iv_dim(t, mlirOperationGetOperand(
+					   op, 1 + mlirAffineDimExprGetPosition(ml)));
+		int dk = iv_dim(t, mlirOperationGetOperand(
+					   op, 1 + mlirAffineDimExprGetPosition(k)));
+		*c = mlirAffineConstantExprGetValue(mr);
+		if (di >= 0 && dk >= 0 && di != dk && t->d[dk].extent == *c &&
+		    t->d[dk].tile == *c) {
+			*outer = di;
+			*inner = dk;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* affine.load "op" of a private buffer "mem" through subscripts that
+ * split the dimensions of its state ("c * i + k": a pooling window as
+ * wide as its stride, the state's tile seen as i by k) or rename them
+ * (a loop of the same tile): the state reshaped and permuted into the
+ * order of the dimensions, into "x". 1 when done, 0 when "op" is not
+ * such a load (nothing written). */
+static int window(struct tr *t, MlirOperation op, MlirValue mem,
+		  struct tval *x)
+{
+	int li = -1;
+	for (int i = 0; i < t->nlocs; i++)
+		if (mlirValueEqual(t->locs[i].mem, mem)) {
+			if (li >= 0)
+				return 0;
+			li = i;
+		}
+	if (li < 0 || !pb_ir_op_is(op, "affine.load"))
+		return 0;
+	const struct loc *s = &t->locs[li];
+	uint32_t pm = loc_mask(s), band = (1u << t->nband) - 1;
+	if (s->global || s->val.id < 0 || s->val.kind != VAL ||
+	    (s->val.mask & ~pm & ~band))
+		return 0;
+	for (int i = 0; i < t->nloops; i++)
+		if (stores_to(t->loop_ops[i], mem))
+			return 0;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	if (mlirAffineMapGetNumResults(map) != s->n)
+		return 0;
+	int outer[MAXR], inner[MAXR];
+	uint32_t seen = 0;
+	for (int k = 0; k < s->n; k++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, k);
+		int64_t c;
+		inner[k] = -1;
+		if (s->sub[k] < 0) {
+			if (!mlirAffineExprIsAConstant(e) ||
+			    mlirAffineConstantExprGetValue(e) != s->cst[k])
+				return 0;
+			continue;
+		}
+		int64_t tile = t->d[s->sub[k]].tile;
+		if (mlirAffineExprIsADim(e)) {
+			outer[k] = iv_dim(t, mlirOperationGetOperand(
+						     op, 1 + mlirAffineDimExprGetPosition(e)));
+			if (outer[k] < 0 || t->d[outer[k]].tile != tile)
+				return 0;
+		} else if (!split_of(t, op, e, &outer[k], &inner[k], &c) ||
+			   t->d[outer[k]].tile * c != tile) {
+			return 0;
+		}
+		for (int j = 0; j < 2; j++) {
+			int d = j ? inner[k] : outer[k];
+			if (d < 0)
+				continue;
+			if (seen & (1u << d) || d < t->nband)
+				return 0;
+			seen |= 1u << d;
+		}
+	}
+	/* the state's axes in dimension order (the band's as they are),
+	 * each of the pattern's split in two or renamed */
+	struct tval v = s->val;
+	uint32_t vb = v.mask & band;
+	int id = bring(t, &v, pm | vb), axes[MAXD], na = 0;
+	int64_t shape[MAXD], perm[MAXD], sorted[MAXD];
+	for (int d = 0; d < t->ndims; d++) {
+		if (vb & (1u << d)) {
+			axes[na] = d;
+			shape[na++] = t->d[d].tile;
+		}
+		if (!(pm & (1u << d)))
+			continue;
+		for (int k = 0; k < s->n; k++) {
+			if (s->sub[k] != d)
+				continue;
+			axes[na] = outer[k];
+			shape[na++] = t->d[outer[k]].tile;
+			if (inner[k] >= 0) {
+				axes[na] = inner[k];
+				shape[na++] = t->d[inner[k]].tile;
+			}
+		}
+	}
+	int el = pb_tileir_type_elem(t->w, v.elem);
+	id = pb_tileir_reshape(t->w, pb_tileir_type_tile(t->w, el, shape, na), id);
+	int moved = 0;
+	for (int i = 0; i < na; i++) { /* perm[i]: the axis of the i-th dim */
+		int rank = 0;
+		for (int j = 0; j < na; j++)
+			rank += axes[j] < axes[i];
+		perm[rank] = i;
+	}
+	for (int i = 0; i < na; i++) {
+		sorted[i] = shape[perm[i]];
+		moved |= perm[i] != i;
+	}
+	if (moved)
+		id = pb_tileir_permute(t->w, pb_tileir_type_tile(t->w, el, sorted,
+								 na),
+				       id, perm, na);
+	*x = (struct tval){id, seen | vb, v.elem, VAL, -1, NULL};
+	return 1;
+}
+
 /* memref.load, or an affine.load whose subscripts are not all counters
- * and constants: a gather of the subscripts' index tiles. */
+ * and constants: a gather of the subscripts' index tiles (or a window of
+ * a private buffer's state). */
 static int do_gather(struct tr *t, MlirOperation op)
 {
-	struct tval idx[MAXR], ops[MAXD + MAXR];
+	struct tval idx[MAXR], ops[MAXD + MAXR], w;
 	MlirValue mem = mlirOperationGetOperand(op, 0);
 	int n = mlirOperationGetNumOperands(op) - 1;
+	if (window(t, op, mem, &w)) {
+		set_val(t, mlirOperationGetResult(op, 0), w);
+		return PB_OK;
+	}
 	if (n > MAXD + MAXR)
 		return fail(t, op, "too many subscripts");
 	for (int i = 0; i < n; i++)
@@ -883,18 +1240,6 @@ static int do_gather(struct tr *t, MlirOperation op)
 	return PB_OK;
 }
 
-/* Does loop "loop" store into buffer "mem"? */
-static int stores_to(MlirOperation loop, MlirValue mem)
-{
-	struct pb_ir_ops st = {0};
-	int found = 0;
-	pb_ir_collect(loop, "affine.store", &st);
-	for (int i = 0; i < st.n && !found; i++)
-		found = mlirValueEqual(mlirOperationGetOperand(st.v[i], 1), mem);
-	pb_ir_ops_free(&st);
-	return found;
-}
-
 static int do_load(struct tr *t, MlirOperation op)
 {
 	struct loc l;
@@ -906,13 +1251,21 @@ static int do_load(struct tr *t, MlirOperation op)
 		return PB_ERR;
 	MlirValue res = mlirOperationGetResult(op, 0);
 	if (li < 0) {
-		if (!mlirValueIsABlockArgument(l.mem))
+		if (!mlirValueIsABlockArgument(l.mem) &&
+		    !pb_ir_op_is(pb_ir_value_parent(l.mem), "memref.get_global"))
 			return fail(t, op, "reads a private buffer before it is "
 					   "written");
-		if (load(t, op, &l, &x))
+		/* a buffer the kernel writes in a loop this read does not
+		 * follow: state (a reduction begun by an earlier kernel) */
+		int lvl = carried_level(t, &l, 0);
+		if (lvl < 0 || !stores_to(t->loop_ops[lvl], l.mem)) {
+			if (load(t, op, &l, &x))
+				return PB_ERR;
+			set_val(t, res, x);
+			return PB_OK;
+		}
+		if ((li = find_loc(t, op, &l, 1)) < 0)
 			return PB_ERR;
-		set_val(t, res, x);
-		return PB_OK;
 	}
 	struct loc *s = &t->locs[li];
 	if (s->val.id < 0) {
@@ -923,7 +1276,7 @@ static int do_load(struct tr *t, MlirOperation op)
 			return PB_ERR;
 	}
 	x = s->val;
-	int lvl = carried_level(t, s);
+	int lvl = carried_level(t, s, s->store_level);
 	if (lvl >= 0 && s->store_level <= lvl &&
 	    stores_to(t->loop_ops[lvl], s->mem)) {
 		x.kind = CARRIED;
@@ -931,6 +1284,45 @@ static int do_load(struct tr *t, MlirOperation op)
 	}
 	set_val(t, res, x);
 	return PB_OK;
+}
+
+/* The running reduction "x" (accumulating into location x->loc) stored
+ * at each step of the one loop that carries it into location "l": its
+ * inclusive scan along that loop (a tile's padding comes after the
+ * extent, so it does not reach the elements stored) combined with the
+ * state before the loop, into "x". */
+static int scan(struct tr *t, MlirOperation op, const struct loc *l,
+		struct tval *x)
+{
+	const struct loc *a = &t->locs[x->loc];
+	uint32_t carried = 0, am = loc_mask(a);
+	for (int i = carried_level(t, a, a->store_level);
+	     i >= 0 && i < t->nloops; i++)
+		if (!(am & (1u << t->loops[i])))
+			carried |= 1u << t->loops[i];
+	if (popcount(carried) != 1 || !(loc_mask(l) & carried))
+		return fail(t, op, "a running reduction is stored into another "
+				   "buffer that does not follow the one loop it "
+				   "runs over (a scan of several: not "
+				   "translated)");
+	int k = __builtin_ctz(carried), first;
+	struct tval r = *x, p, q, c, old = a->val;
+	r.kind = VAL;
+	r.id = bring(t, &r, r.mask | carried);
+	r.mask |= carried;
+	int el = pb_tileir_type_elem(t->w, r.elem);
+	pb_tileir_scan(t->w, tile_ty(t, r.elem, r.mask), r.id, pos_in(r.mask, k),
+		       el, !is_float(r.elem), identity_bits(x->op, r.elem),
+		       bits_of(r.elem), pb_tileir_type_tile(t->w, el, NULL, 0),
+		       &first);
+	p = (struct tval){first, 0, r.elem, VAL, -1, NULL};
+	q = (struct tval){first + 1, 0, r.elem, VAL, -1, NULL};
+	if (combine(t, op, x->op, &p, &q, &c))
+		return PB_ERR;
+	pb_tileir_yield(t->w, &c.id, 1);
+	r.id = pb_tileir_block_end(t->w, 1);
+	old.kind = VAL;
+	return combine(t, op, x->op, &old, &r, x);
 }
 
 static int do_store(struct tr *t, MlirOperation op)
@@ -945,19 +1337,24 @@ static int do_store(struct tr *t, MlirOperation op)
 	struct loc *s = &t->locs[li];
 	if (x.kind == CARRIED && x.loc == li) {
 		x.kind = VAL; /* stores back what it read */
+	} else if (x.kind == RED && x.loc != li) {
+		if (scan(t, op, s, &x))
+			return PB_ERR;
 	} else if (x.kind == RED) {
-		if (x.loc != li)
-			return fail(t, op, "a reduction is stored elsewhere "
-					   "than where it accumulates");
 		struct tval r = x;
 		r.kind = VAL;
 		uint32_t carried = 0, pm = loc_mask(s);
-		for (int i = carried_level(t, s); i >= 0 && i < t->nloops; i++)
+		for (int i = carried_level(t, s, s->store_level);
+		     i >= 0 && i < t->nloops; i++)
 			if (!(pm & (1u << t->loops[i])))
 				carried |= 1u << t->loops[i];
+		/* it may vary along the band and the loops around the store
+		 * that began it (it is theirs, begun anew at each iteration) */
 		uint32_t stray = r.mask & ~carried & ~pm;
 		for (int i = 0; i < t->nband; i++)
 			stray &= ~(1u << i);
+		for (int i = 0; i < s->store_level && i < t->nloops; i++)
+			stray &= ~(1u << t->loops[i]);
 		if (stray)
 			return fail(t, op, "the reduced value varies along a "
 					   "loop it is not reduced over");
@@ -973,7 +1370,8 @@ static int do_store(struct tr *t, MlirOperation op)
 			return PB_ERR;
 	} else if (x.kind != VAL) {
 		return fail(t, op, "stores a value read in a loop it does not "
-				   "follow into another buffer");
+				   "follow into another buffer (an exclusive "
+				   "scan: not translated)");
 	}
 	s->val = x;
 	s->store_level = t->nloops;
@@ -982,13 +1380,17 @@ static int do_store(struct tr *t, MlirOperation op)
 	return PB_OK;
 }
 
-/* The float operations that may carry a reduction: the name "n" as a
+/* The operations that may carry a reduction: the name "n" as a
  * string that outlives the translation, or NULL. */
 static const char *is_reduction_op(const char *n)
 {
-	static const char *ops[] = {"arith.addf",     "arith.mulf",
-				    "arith.maximumf", "arith.minimumf",
-				    "arith.maxnumf",  "arith.minnumf", NULL};
+	static const char *ops[] = {
+		"arith.addf",	  "arith.mulf",	    "arith.maximumf",
+		"arith.minimumf", "arith.maxnumf",  "arith.minnumf",
+		"arith.addi",	  "arith.muli",	    "arith.maxsi",
+		"arith.minsi",	  "arith.maxui",    "arith.minui",
+		"arith.andi",	  "arith.ori",	    "arith.xori",
+		NULL};
 	for (int i = 0; ops[i]; i++)
 		if (!strcmp(n, ops[i]))
 			return ops[i];
@@ -1006,8 +1408,9 @@ static int do_binary(struct tr *t, MlirOperation op, const char *name)
 		struct tval *x = a.kind == CARRIED ? &b : &a;
 		if (!is_reduction_op(name) || x->kind != VAL)
 			return fail(t, op, "a value read in a loop it does not "
-					   "follow is not reduced by addf, "
-					   "mulf, maximumf or minimumf");
+					   "follow is not reduced by an "
+					   "associative operation (add, mul, "
+					   "max, min, and, or, xor)");
 		if (x->elem != c->elem)
 			return fail(t, op, "a reduction of mixed types");
 		r = *x;
@@ -1080,6 +1483,99 @@ static int cmpf_pred(int64_t p, int *ordered)
 	return p >= 0 && p < 16 ? map[p] : -1;
 }
 
+/* Is "name" a conversion between scalar types? */
+static int is_cast(const char *name)
+{
+	static const char *casts[] = {
+		"arith.extf",	"arith.truncf",	 "arith.extsi",
+		"arith.extui",	"arith.trunci",	 "arith.index_cast",
+		"arith.index_castui", "arith.sitofp", "arith.uitofp",
+		"arith.fptosi", "arith.fptoui",	 NULL};
+	for (int i = 0; casts[i]; i++)
+		if (!strcmp(name, casts[i]))
+			return 1;
+	return 0;
+}
+
+/* The conversion "op" ("name"): ftof between floats, exti or trunci
+ * between integers (index is i32; zero-extended for the unsigned forms),
+ * itof and ftoi between the two (signed or unsigned). */
+static int do_cast(struct tr *t, MlirOperation op, const char *name)
+{
+	struct tval a, r;
+	int e = elem_of(mlirValueGetType(mlirOperationGetResult(op, 0)));
+	if (operand(t, op, 0, &a))
+		return PB_ERR;
+	if (e < 0)
+		return fail(t, op, "converts to a type Tile IR lacks");
+	int uns = !strcmp(name, "arith.extui") ||
+		  !strcmp(name, "arith.index_castui") ||
+		  !strcmp(name, "arith.uitofp") || !strcmp(name, "arith.fptoui");
+	int ty = tile_ty(t, e, a.mask);
+	r = a;
+	r.elem = e;
+	if (a.elem == PB_TILEIR_I1 && is_float(e)) {
+		/* via i32: 0 or 1 (-1 when signed) */
+		a.id = pb_tileir_exti(t->w, tile_ty(t, PB_TILEIR_I32, a.mask),
+				      a.id, uns);
+		a.elem = PB_TILEIR_I32;
+	}
+	if ((int)a.elem != e && is_float(a.elem) && is_float(e))
+		r.id = pb_tileir_ftof(t->w, ty, a.id);
+	else if (is_float(a.elem) && !is_float(e))
+		r.id = pb_tileir_ftoi(t->w, ty, a.id, uns);
+	else if (!is_float(a.elem) && is_float(e))
+		r.id = pb_tileir_itof(t->w, ty, a.id, uns);
+	else if (bits_of(e) > bits_of(a.elem))
+		r.id = pb_tileir_exti(t->w, ty, a.id, uns);
+	else if (bits_of(e) < bits_of(a.elem))
+		r.id = pb_tileir_trunci(t->w, ty, a.id);
+	set_val(t, mlirOperationGetResult(op, 0), r);
+	return PB_OK;
+}
+
+/* arith.select "op". A select between a reduction and the state it
+ * reduces into ("c ? acc op x : acc", an argmax's index, a masked sum)
+ * is that reduction of "c ? x : identity". */
+static int do_select(struct tr *t, MlirOperation op)
+{
+	struct tval a, b, c, r;
+	if (operand(t, op, 0, &c) ||
+	    get(t, op, mlirOperationGetOperand(op, 1), &a) ||
+	    get(t, op, mlirOperationGetOperand(op, 2), &b))
+		return PB_ERR;
+	if (c.elem != PB_TILEIR_I1 || a.elem != b.elem)
+		return fail(t, op, "expected an i1 condition choosing between "
+				   "values of one type");
+	struct tval *red = NULL;
+	if (a.kind == RED && b.kind == CARRIED && a.loc == b.loc)
+		red = &a;
+	else if (b.kind == RED && a.kind == CARRIED && a.loc == b.loc)
+		red = &b;
+	if (red) {
+		struct tval x = *red, id = identity(t, red->op, red->elem);
+		x.kind = VAL;
+		if (red == &a)
+			a = x, b = id;
+		else
+			a = id, b = x;
+	} else if (a.kind != VAL || b.kind != VAL) {
+		return fail(t, op, "a value read in a loop it does not follow "
+				   "is used other than as a reduction");
+	}
+	uint32_t m = a.mask | b.mask | c.mask;
+	r = (struct tval){0, m, a.elem, VAL, -1, NULL};
+	r.id = pb_tileir_select(t->w, tile_ty(t, a.elem, m), bring(t, &c, m),
+				bring(t, &a, m), bring(t, &b, m));
+	if (red) {
+		r.kind = RED;
+		r.loc = red->loc;
+		r.op = red->op;
+	}
+	set_val(t, mlirOperationGetResult(op, 0), r);
+	return PB_OK;
+}
+
 static int do_op(struct tr *t, MlirOperation op)
 {
 	MlirStringRef nr = mlirIdentifierStr(mlirOperationGetName(op));
@@ -1091,8 +1587,10 @@ static int do_op(struct tr *t, MlirOperation op)
 	if (!strcmp(name, "affine.store"))
 		return do_store(t, op);
 	if (!strcmp(name, "memref.alloca") || !strcmp(name, "arith.constant") ||
-	    !strcmp(name, "affine.yield"))
+	    !strcmp(name, "affine.yield") || !strcmp(name, "memref.get_global"))
 		return PB_OK;
+	if (!strcmp(name, "affine.parallel"))
+		return inner_parallel(t, op);
 	if (!strcmp(name, "affine.for")) {
 		MlirRegion reg = mlirOperationGetRegion(op, 0);
 		int64_t lb, ub, step;
@@ -1107,22 +1605,12 @@ static int do_op(struct tr *t, MlirOperation op)
 					   "to a constant, without results");
 		return loop(t, op, ub, mlirRegionGetFirstBlock(reg));
 	}
-	if (is_reduction_op(name) || !strcmp(name, "arith.subf") ||
-	    !strcmp(name, "arith.divf"))
+	if (is_reduction_op(name) || find_iop(name) ||
+	    !strcmp(name, "arith.subf") || !strcmp(name, "arith.divf") ||
+	    !strcmp(name, "math.powf"))
 		return do_binary(t, op, name);
-	if (!strcmp(name, "arith.extf") || !strcmp(name, "arith.truncf")) {
-		int e = elem_of(mlirValueGetType(mlirOperationGetResult(op, 0)));
-		if (operand(t, op, 0, &a))
-			return PB_ERR;
-		if (e < 0)
-			return fail(t, op, "converts to a type Tile IR lacks");
-		r = a;
-		r.elem = e;
-		if ((int)a.elem != e)
-			r.id = pb_tileir_ftof(t->w, tile_ty(t, e, a.mask), a.id);
-		set_val(t, mlirOperationGetResult(op, 0), r);
-		return PB_OK;
-	}
+	if (is_cast(name))
+		return do_cast(t, op, name);
 	static const struct {
 		const char *name;
 		enum pb_tileir_fun fun;
@@ -1152,37 +1640,21 @@ static int do_op(struct tr *t, MlirOperation op)
 	if (!strcmp(name, "affine.min"))
 		return do_affine(t, op, PB_TILEIR_MINI);
 	if (!strcmp(name, "arith.cmpi")) {
-		static const int preds[6] = {PB_TILEIR_EQ, PB_TILEIR_NE,
-					     PB_TILEIR_LT, PB_TILEIR_LE,
-					     PB_TILEIR_GT, PB_TILEIR_GE};
+		/* eq, ne, then slt .. sge, then ult .. uge */
+		static const int preds[10] = {
+			PB_TILEIR_EQ, PB_TILEIR_NE, PB_TILEIR_LT, PB_TILEIR_LE,
+			PB_TILEIR_GT, PB_TILEIR_GE, PB_TILEIR_LT, PB_TILEIR_LE,
+			PB_TILEIR_GT, PB_TILEIR_GE};
 		int64_t p = mlirIntegerAttrGetValueInt(pb_ir_attr(op, "predicate"));
-		if (p < 0 || p > 5)
-			return fail(t, op, "an unsigned comparison");
+		if (p < 0 || p > 9)
+			return fail(t, op, "an unknown predicate");
 		if (operand(t, op, 0, &a) || operand(t, op, 1, &b))
 			return PB_ERR;
 		uint32_t m = a.mask | b.mask;
 		r = (struct tval){0, m, PB_TILEIR_I1, VAL, -1, NULL};
 		r.id = pb_tileir_cmpi(t->w, tile_ty(t, PB_TILEIR_I1, m), preds[p],
-				      bring(t, &a, m), bring(t, &b, m));
+				      p >= 6, bring(t, &a, m), bring(t, &b, m));
 		set_val(t, mlirOperationGetResult(op, 0), r);
-		return PB_OK;
-	}
-	static const struct {
-		const char *name;
-		enum pb_tileir_ibin op;
-	} ints[] = {{"arith.andi", PB_TILEIR_ANDI}, {"arith.ori", PB_TILEIR_ORI},
-		    {"arith.addi", PB_TILEIR_ADDI}, {"arith.subi", PB_TILEIR_SUBI},
-		    {"arith.muli", PB_TILEIR_MULI}};
-	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		if (strcmp(name, ints[i].name))
-			continue;
-		if (operand(t, op, 0, &a) || operand(t, op, 1, &b))
-			return PB_ERR;
-		if (a.elem != b.elem || (a.elem != PB_TILEIR_I32 &&
-					 a.elem != PB_TILEIR_I1))
-			return fail(t, op, "integers other than index and i1");
-		set_val(t, mlirOperationGetResult(op, 0),
-			ibin(t, ints[i].op, &a, &b));
 		return PB_OK;
 	}
 	if (!strcmp(name, "math.erf")) {
@@ -1219,21 +1691,8 @@ static int do_op(struct tr *t, MlirOperation op)
 		set_val(t, mlirOperationGetResult(op, 0), r);
 		return PB_OK;
 	}
-	if (!strcmp(name, "arith.select")) {
-		if (operand(t, op, 0, &c) || operand(t, op, 1, &a) ||
-		    operand(t, op, 2, &b))
-			return PB_ERR;
-		if (c.elem != PB_TILEIR_I1 || a.elem == PB_TILEIR_I1)
-			return fail(t, op, "expected an i1 condition choosing "
-					   "floats");
-		uint32_t m = a.mask | b.mask | c.mask;
-		r = (struct tval){0, m, a.elem, VAL, -1, NULL};
-		r.id = pb_tileir_select(t->w, tile_ty(t, a.elem, m),
-					bring(t, &c, m), bring(t, &a, m),
-					bring(t, &b, m));
-		set_val(t, mlirOperationGetResult(op, 0), r);
-		return PB_OK;
-	}
+	if (!strcmp(name, "arith.select"))
+		return do_select(t, op);
 	return fail(t, op, "no Tile IR translation of this operation");
 }
 
@@ -1498,6 +1957,39 @@ static int loop(struct tr *t, MlirOperation op, int64_t extent, MlirBlock b)
 	return rc;
 }
 
+/* An affine.parallel "op" inside the band (below a private buffer's
+ * allocation, say): its loops as inner loops, one dimension each, nested
+ * in order, each covered by one tile; its body once over them. */
+static int inner_parallel(struct tr *t, MlirOperation op)
+{
+	int64_t lb[MAXD], step[MAXD], count[MAXD];
+	MlirValue iv[MAXD];
+	int n = pb_ir_parallel_dims(op, MAXD, lb, step, count, iv);
+	if (n < 0 || mlirOperationGetNumResults(op))
+		return fail(t, op, "expected a parallel loop with constant "
+				   "bounds, without results");
+	int nloops = t->nloops, niv = t->niv, rc;
+	for (int i = 0; i < n; i++) {
+		int dim = loop_dim(t, count[i]);
+		if (lb[i] != 0 || step[i] != 1)
+			return fail(t, op, "expected a parallel loop from 0 with "
+					   "step 1");
+		if (dim < 0 || t->niv == 64)
+			return fail(t, op, "too many loop dimensions");
+		t->iv[t->niv].v = iv[i];
+		t->iv[t->niv++].dim = dim;
+		t->loop_ops[t->nloops] = op;
+		t->loops[t->nloops++] = dim;
+	}
+	rc = body(t, mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0)));
+	t->nloops = nloops;
+	t->niv = niv;
+	for (int i = 0; i < t->nlocs; i++)
+		if (t->locs[i].store_level > t->nloops)
+			t->locs[i].store_level = t->nloops;
+	return rc;
+}
+
 /* Find the contraction of the nest below "b" (its m and n dimensions
  * are the band's loops "iv"): sets t->mm_m, mm_n, mm_elem. */
 static void find_mm(struct tr *t, MlirOperation root)
@@ -1523,7 +2015,10 @@ static void find_mm(struct tr *t, MlirOperation root)
 				mb |= 1u << d;
 		}
 		uint32_t m = ma & ~mb, n = mb & ~ma;
-		if (popcount(m) == 1 && popcount(n) == 1) {
+		int e = mm_elem(la);
+		if (popcount(m) == 1 && popcount(n) == 1 &&
+		    (e == PB_TILEIR_F16 || e == PB_TILEIR_BF16 ||
+		     e == PB_TILEIR_F32)) {
 			t->mm_m = __builtin_ctz(m);
 			t->mm_n = __builtin_ctz(n);
 			t->mm_elem = mm_elem(la);
@@ -1533,7 +2028,8 @@ static void find_mm(struct tr *t, MlirOperation root)
 }
 
 /* The product of the padded extents of the deepest chain of inner loops
- * in "op" (1 for none). */
+ * (affine.for, and affine.parallel inside the band) in "op" (1 for
+ * none). */
 static int64_t loop_volume(MlirOperation op)
 {
 	int64_t best = 1;
@@ -1544,9 +2040,17 @@ static int64_t loop_volume(MlirOperation op)
 			     !mlirOperationIsNull(o);
 			     o = mlirOperationGetNextInBlock(o)) {
 				int64_t v = loop_volume(o), ub;
+				int64_t lb[MAXD], step[MAXD], count[MAXD];
+				MlirValue iv[MAXD];
+				int n = pb_ir_op_is(o, "affine.parallel")
+						? pb_ir_parallel_dims(o, MAXD, lb, step,
+								      count, iv)
+						: 0;
 				if (pb_ir_op_is(o, "affine.for") &&
 				    !pb_ir_const_map(o, "upperBoundMap", 1, &ub))
 					v *= pow2ceil(ub);
+				for (int i = 0; i < n; i++)
+					v *= pow2ceil(count[i]);
 				if (v > best)
 					best = v;
 			}
@@ -1594,11 +2098,88 @@ static int choose_tiles(struct tr *t, MlirOperation root, int64_t grid[3])
 	return PB_OK;
 }
 
+/* The bytes of the elements of dense elements "a" of element type "e"
+ * (booleans a byte each) into "out". */
+static void dense_bytes(MlirAttribute a, int e, struct pb_buf *out)
+{
+	int64_t n = mlirElementsAttrGetNumElements(a);
+	size_t w = e == PB_TILEIR_I1 ? 1 : bits_of(e) / 8;
+	const uint8_t *raw = mlirDenseElementsAttrGetRawData(a);
+	int splat = mlirDenseElementsAttrIsSplat(a);
+	for (int64_t i = 0; i < n; i++) {
+		uint8_t b = 0;
+		if (e == PB_TILEIR_I1) {
+			b = mlirDenseElementsAttrGetBoolValue(a, splat ? 0 : i);
+			pb_buf_append(out, &b, 1);
+		} else {
+			pb_buf_append(out, raw + (splat ? 0 : i * w), w);
+		}
+	}
+}
+
+/* The constant buffers (memref.get_global) at the top of the kernel
+ * function: each a global of the module (its memref.global's elements)
+ * and a pointer to it (get_global), the value of the buffer. */
+static int globals(struct tr *t)
+{
+	MlirOperation mod = mlirOperationGetParentOperation(t->func);
+	MlirBlock fb = pb_ir_entry_block(t->func);
+	for (MlirOperation op = mlirBlockGetFirstOperation(fb);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		if (!pb_ir_op_is(op, "memref.get_global"))
+			continue;
+		MlirStringRef sym = mlirFlatSymbolRefAttrGetValue(
+			pb_ir_attr(op, "name"));
+		MlirOperation g = {NULL};
+		MlirBlock mb = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
+		for (MlirOperation o = mlirBlockGetFirstOperation(mb);
+		     !mlirOperationIsNull(o) && mlirOperationIsNull(g);
+		     o = mlirOperationGetNextInBlock(o)) {
+			MlirStringRef n = pb_ir_str_attr(o, "sym_name");
+			if (pb_ir_op_is(o, "memref.global") && n.data &&
+			    mlirStringRefEqual(n, sym))
+				g = o;
+		}
+		MlirValue v = mlirOperationGetResult(op, 0);
+		MlirType mt = mlirValueGetType(v);
+		MlirAttribute init = mlirOperationIsNull(g)
+					     ? (MlirAttribute){NULL}
+					     : pb_ir_attr(g, "initial_value");
+		int e = mem_elem(v);
+		if (mlirAttributeIsNull(init) ||
+		    !mlirAttributeIsADenseElements(init) || e < 0 ||
+		    !mlirShapedTypeHasStaticShape(mt))
+			return fail(t, op, "expected a constant global of "
+					   "static shape with dense elements "
+					   "of a Tile IR element type");
+		struct pb_buf data = {0}, name = {0};
+		dense_bytes(init, e, &data);
+		pb_buf_append(&name, sym.data, sym.length);
+		int el = pb_tileir_type_elem(t->w, stored(e));
+		/* a tile type's extent is a power of two: zeros past the
+		 * elements, which the buffer's views never reach */
+		int64_t n = pow2ceil(mlirElementsAttrGetNumElements(init));
+		size_t w = e == PB_TILEIR_I1 ? 1 : bits_of(e) / 8;
+		while (data.len < (size_t)n * w)
+			pb_buf_append(&data, "", 1);
+		pb_tileir_global(t->w, name.data,
+				 pb_tileir_type_tile(t->w, el, &n, 1), data.data,
+				 data.len, 16);
+		int ptr = pb_tileir_type_tile(t->w, pb_tileir_type_ptr(t->w, el),
+					      NULL, 0);
+		set_val(t, v, (struct tval){pb_tileir_get_global(t->w, ptr, name.data),
+					    0, stored(e), VAL, -1, NULL});
+		pb_buf_free(&data);
+		pb_buf_free(&name);
+	}
+	return PB_OK;
+}
+
 /* Write the Tile IR entry "name" for nest "root" (the top-level loop of
  * kernel function "func"); its grid into "grid". */
 int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
-		   MlirOperation func, MlirOperation root, const char *name,
-		   const int *aligned, int64_t grid[3])
+		   MlirOperation func, MlirOperation root, int count,
+		   const char *name, const int *aligned, int64_t grid[3])
 {
 	struct tr t = {.ctx = ctx, .w = w, .func = func, .mm_m = -1, .mm_n = -1};
 	int rc = PB_OK;
@@ -1636,7 +2217,7 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 	for (int i = 0; i < MAXD; i++)
 		t.dimidx[i] = -1;
 	find_mm(&t, root);
-	if (choose_tiles(&t, root, grid))
+	if (choose_tiles(&t, inner, grid))
 		return PB_ERR;
 
 	int np = pb_ir_func_num_args(func);
@@ -1647,13 +2228,14 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 		int e = mlirTypeIsAMemRef(ty)
 				? elem_of(mlirShapedTypeGetElementType(ty))
 				: -1;
-		if (e < 0 || e == PB_TILEIR_I1) {
+		if (e < 0) {
 			free(params);
 			return fail(&t, func, "a kernel argument is not a "
-					      "buffer of f32, f16 or bf16");
+					      "buffer of a Tile IR element "
+					      "type");
 		}
 		params[i] = pb_tileir_type_tile(
-			w, pb_tileir_type_ptr(w, pb_tileir_type_elem(w, e)),
+			w, pb_tileir_type_ptr(w, pb_tileir_type_elem(w, stored(e))),
 			NULL, 0);
 	}
 	pb_tileir_func_begin(w, name, params, np, 1);
@@ -1670,6 +2252,8 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 	t.token = pb_tileir_make_token(w, t.tok);
 	t.bid = pb_tileir_block_id(w, t.i32);
 	t.zero_i32 = iconst(&t, 0);
+	if (rc == PB_OK)
+		rc = globals(&t);
 	/* the block index of each band dimension: x and y directly, the
 	 * dimensions in z delinearized from it (the innermost fastest) */
 	int z = t.bid + 2;
@@ -1686,10 +2270,15 @@ int pb_tileir_nest(struct pb_ctx *ctx, struct pb_tileir *w,
 		d->blk = pb_tileir_ibin(w, PB_TILEIR_REMI, t.i32, z, n);
 		z = pb_tileir_ibin(w, PB_TILEIR_DIVI, t.i32, z, n);
 	}
-	if (pb_ir_op_is(root, "affine.parallel"))
+	if (rc == PB_OK && pb_ir_op_is(root, "affine.parallel")) {
 		rc = body(&t, b);
-	else
-		rc = do_op(&t, root);
+	} else {
+		MlirOperation op = root;
+		for (int i = 0; rc == PB_OK && i < count; i++) {
+			rc = do_op(&t, op);
+			op = mlirOperationGetNextInBlock(op);
+		}
+	}
 	/* the deferred stores, in the order of their last write */
 	for (int done = 0; rc == PB_OK && !done;) {
 		int best = -1;

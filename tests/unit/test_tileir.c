@@ -213,8 +213,83 @@ static void test_artifact(void)
 	      "a PTX has no cubin section");
 }
 
+/* The global section: after the function section, one entry per name
+ * (a second definition ignored): its name, type, constant, alignment,
+ * visibility (private) and constant flag. */
+static void test_globals(void)
+{
+	struct pb_tileir w;
+	struct pb_buf bc = {0};
+	pb_tileir_init(&w);
+	int i64 = pb_tileir_type_elem(&w, PB_TILEIR_I64);
+	int64_t n = 2;
+	int ty = pb_tileir_type_tile(&w, i64, &n, 1);
+	int64_t data[2] = {4, -1};
+	pb_tileir_global(&w, "table", ty, data, sizeof(data), 16);
+	pb_tileir_global(&w, "table", ty, data, sizeof(data), 16);
+	check(w.nglobals == 1, "a global is defined once");
+	char want[6] = {0 /* "table" */, (char)ty, 0 /* constant 0 */, 16, 1, 1};
+	check(w.globals.len == 6 && !memcmp(w.globals.data, want, 6),
+	      "global entry encoding");
+	pb_tileir_func_begin(&w, "k", NULL, 0, 1);
+	pb_tileir_return(&w);
+	pb_tileir_func_end(&w);
+	pb_tileir_finish(&w, &bc);
+	/* the function section (aligned), then the global section (not):
+	 * id 0x06, length 7, the count 1 and the entry */
+	const char *g = memmem(bc.data, bc.len, "", 3);
+	check(g && !memcmp(g + 3, want, 6), "the global section");
+	pb_buf_free(&bc);
+	pb_tileir_free(&w);
+}
+
+/* A reduce's identities: a float's bit pattern as cuTile writes it (the
+ * zigzag varint of the pattern as a non-negative number, 65 bits for an
+ * f64), an integer masked to its width, a boolean as a byte. */
+static void test_identities(void)
+{
+	static const struct {
+		enum pb_tileir_elem elem;
+		int is_int, bits;
+		uint64_t id;
+		const char *enc; /* after the tag and the element type */
+		size_t n;
+	} cases[] = {
+		{PB_TILEIR_F32, 0, 32, 0xff800000u, "\x80\x80\x80\xf8\x1f", 5},
+		{PB_TILEIR_F64, 0, 64, 0xfff0000000000000ull,
+		 "\x80\x80\x80\x80\x80\x80\x80\xf0\xff\x03", 10},
+		{PB_TILEIR_I32, 1, 32, 0x7fffffffu, "\xff\xff\xff\xff\x07", 5},
+		{PB_TILEIR_I8, 1, 8, UINT64_MAX, "\xff\x01", 2},
+		{PB_TILEIR_I1, 1, 1, 1, "\x01", 1},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pb_tileir w;
+		int first;
+		pb_tileir_init(&w);
+		int el = pb_tileir_type_elem(&w, cases[i].elem);
+		pb_tileir_reduce(&w, el, 0, 0, el, cases[i].is_int, cases[i].id,
+				 cases[i].bits, el, &first);
+		/* the reduce so far: opcode, one result, its type, dim 0, one
+		 * identity: its tag, the element type (but a boolean's) and
+		 * the value */
+		const struct pb_buf *o = &w.regions[0].outer;
+		int boolean = cases[i].elem == PB_TILEIR_I1;
+		char tag = !cases[i].is_int ? 0x02 : boolean ? 0x03 : 0x01;
+		size_t at = 5 + 1 + !boolean;
+		check(o->len >= at + cases[i].n && o->data[5] == tag &&
+		      (boolean || o->data[6] == (char)el) &&
+		      !memcmp(o->data + at, cases[i].enc, cases[i].n),
+		      "identity encoding");
+		pb_tileir_yield(&w, NULL, 0);
+		pb_tileir_block_end(&w, 1);
+		pb_tileir_free(&w);
+	}
+}
+
 int main(void)
 {
+	test_globals();
+	test_identities();
 	test_varint();
 	test_artifact();
 	test_tables();

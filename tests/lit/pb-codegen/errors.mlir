@@ -131,3 +131,29 @@ module attributes {pb.stage = "fuse"} {
     return
   }
 }
+
+// -----
+
+// A loop shared by the warps (pb.share) whose trip count is not their
+// number: warp w could not run iteration w.
+// ERR: errors.mlir:[[# @LINE + 5]]:9: error: a loop shared by the warps (pb.share) must run from 0 to their number (4) by 1
+module attributes {pb.stage = "smem"} {
+  func.func private @k0(%a: memref<256xf32>) attributes {pb.kernel} {
+    affine.parallel (%b) = (0) to (1) {
+      affine.parallel (%w) = (0) to (4) {
+        affine.for %s = 0 to 2 {
+          affine.parallel (%l) = (0) to (32) {
+            %i = affine.apply affine_map<(s, l) -> (s * 32 + l)>(%s, %l)
+            %v = affine.load %a[%i] : memref<256xf32>
+            affine.store %v, %a[%i] : memref<256xf32>
+          } {pb.map = "thread"}
+        } {pb.share}
+      } {pb.map = "warp"}
+    } {pb.map = "block"}
+    return
+  }
+  func.func @main(%a: memref<256xf32> {pb.name = "a", pb.output}) {
+    call @k0(%a) : (memref<256xf32>) -> ()
+    return
+  }
+}

@@ -3,8 +3,8 @@
 
 // Reductions pb-tile keeps for CUDA cores, with the reason; nothing is
 // left marked for pb-mma.
-// CHECK: negative.mlir:[[# @LINE + 12]]:5: remark: not for tensor cores: f32 operands, computed exactly (--precision=tf32 runs them on tensor cores)
-// CHECK: negative.mlir:[[# @LINE + 31]]:5: remark: not for tensor cores: the reduction length is not a multiple of 16
+// CHECK: negative.mlir:[[# @LINE + 12]]:5: remark: not for tensor cores: f32 operands, computed exactly (--precision=tf32, fp16 or bf16 runs them on tensor cores)
+// CHECK: negative.mlir:[[# @LINE + 31]]:5: remark: not for tensor cores: the reduction length is not a multiple of 16 and an operand extends past it
 // CHECK: negative.mlir:[[# @LINE + 53]]:5: remark: not for tensor cores: the subscripts are not those of C[m,n] += A[m,k] * B[k,n] (with batch dimensions)
 // CHECK-NOT: left to pb-mma
 
@@ -33,14 +33,14 @@ module attributes {pb.stage = "fuse"} {
     }
     return
   }
-  func.func private @k1_k24(%A: memref<32x24xf16>, %B: memref<24x16xf16>, %C: memref<32x16xf32>) attributes {pb.kernel} {
+  func.func private @k1_k24(%A: memref<32x32xf16>, %B: memref<24x16xf16>, %C: memref<32x16xf32>) attributes {pb.kernel} {
     %z = arith.constant 0.000000e+00 : f32
     affine.parallel (%i) = (0) to (32) {
       affine.parallel (%j) = (0) to (16) {
         %acc = memref.alloca() : memref<f32>
         affine.store %z, %acc[] : memref<f32>
         affine.for %k = 0 to 24 {
-          %a = affine.load %A[%i, %k] : memref<32x24xf16>
+          %a = affine.load %A[%i, %k] : memref<32x32xf16>
           %b = affine.load %B[%k, %j] : memref<24x16xf16>
           %s = affine.load %acc[] : memref<f32>
           %ae = arith.extf %a : f16 to f32
@@ -78,9 +78,9 @@ module attributes {pb.stage = "fuse"} {
     }
     return
   }
-  func.func @main(%A: memref<32x32xf32>, %B: memref<32x16xf32>, %C: memref<32x16xf32>, %D: memref<32x24xf16>, %E: memref<24x16xf16>, %F: memref<32x32xf16>) {
+  func.func @main(%A: memref<32x32xf32>, %B: memref<32x16xf32>, %C: memref<32x16xf32>, %D: memref<32x32xf16>, %E: memref<24x16xf16>, %F: memref<32x32xf16>) {
     call @k0_f32(%A, %B, %C) : (memref<32x32xf32>, memref<32x16xf32>, memref<32x16xf32>) -> ()
-    call @k1_k24(%D, %E, %C) : (memref<32x24xf16>, memref<24x16xf16>, memref<32x16xf32>) -> ()
+    call @k1_k24(%D, %E, %C) : (memref<32x32xf16>, memref<24x16xf16>, memref<32x16xf32>) -> ()
     call @k2_diag(%F, %F, %C) : (memref<32x32xf16>, memref<32x32xf16>, memref<32x16xf32>) -> ()
     return
   }

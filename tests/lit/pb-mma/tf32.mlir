@@ -24,10 +24,8 @@
 // RUN: pb-codegen --arch=sm_80 %t/smem.mlir -o %t/k.ptx
 // RUN: FileCheck --check-prefix=PTX %s < %t/k.ptx
 
-// Half precision is asked for by converting the model.
-// RUN: not pb-tile --precision=fp16 %t/mm.mlir 2>&1 | FileCheck --check-prefix=BAD %s
 
-// EXACT: mm.mlir:4:5: remark: not for tensor cores: f32 operands, computed exactly (--precision=tf32 runs them on tensor cores)
+// EXACT: mm.mlir:4:5: remark: not for tensor cores: f32 operands, computed exactly (--precision=tf32, fp16 or bf16 runs them on tensor cores)
 // TILE: mm.mlir:4:5: remark: left to pb-mma: a contraction for tensor cores
 // TILE: mm.mlir:21:5: remark: left to pb-mma: a contraction for tensor cores
 // MARK: } {pb.mma = "tf32"}
@@ -38,7 +36,6 @@
 // NUM: output 'C': {{.*}}: ok
 // NUM: output 'D': {{.*}}: ok
 // DIFF: output 'C': {{.*}}: mismatch
-// BAD: error: unknown --precision 'fp16' (expected fp32 or tf32; for half precision convert the model: pb-import --cast=f16|bf16)
 
 // The float32 MatMul accumulates in place (pb-fuse's form): fragments
 // of 16x8 by k steps of 8, each operand's low mantissa bits cut, and one

@@ -12,34 +12,41 @@
 // RUN: pb-smem --stages=1 --target-file=%S/Inputs/one-sm.json %t/mma.mlir | pb-run --random=1 --check %t/ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-smem --stages=2 --k-tile=16 --target-file=%S/Inputs/one-sm.json %t/mma.mlir | pb-run --random=1 --check %t/ref/C.npy - | FileCheck --check-prefix=NUM %s
 
-// On the GPU: the lanes' 16-byte asynchronous copies, ldmatrix (x4 for
-// A, x2 transposed for B) from the rings, mma.sync.
+// On the GPU: the threads' 16-byte asynchronous copies, each warp its
+// share (no loop over the warps left), ldmatrix (x4 for A, x2 transposed
+// for B) from the rings, mma.sync.
 // RUN: pb-codegen --arch=sm_80 %t/s.mlir | FileCheck --check-prefix=PTX %s
 // RUN: pb-codegen --arch=sm_90 %t/s.mlir | FileCheck --check-prefix=PTX %s
 
 // C = A x B + bias, 128x128x64 in f16 on one SM: two blocks of 128x64,
-// each of 2x2 warps with a 64x32 warp tile of 4x4 fragments. Each warp's
-// ring holds its 64 rows of A and 32 columns of B per k-tile, rows padded
-// by 8 elements.
-// REM: remark: warp tiles staged: 2 operands, 2 stages of k-tile 16, 34816 bytes of shared memory for 4 warps
+// each of 2x2 warps with a 64x32 warp tile of 4x4 fragments. The block's
+// ring holds its 128 rows of A and 64 columns of B per k-tile, rows padded
+// by 8 elements. Its four warps copy them together: the loop over the
+// warps is pb.share, so on the GPU warp w takes round w of 32 chunks of
+// every four; each warp reads its own rows and columns, at its origin.
+// REM: remark: warp tiles staged: 2 operands, 3 stages of k-tile 32, 44544 bytes of shared memory for 4 warps
 
 // CHECK-LABEL: func.func private @k0_gemm
-// CHECK-DAG: %[[RB:.*]] = memref.alloc() : memref<4x2x16x40xf16, #gpu.address_space<workgroup>>
-// CHECK-DAG: %[[RA:.*]] = memref.alloc() : memref<4x2x64x24xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[RB:.*]] = memref.alloc() : memref<3x32x72xf16, #gpu.address_space<workgroup>>
+// CHECK-DAG: %[[RA:.*]] = memref.alloc() : memref<3x128x40xf16, #gpu.address_space<workgroup>>
 // CHECK: affine.parallel (%[[WM:.*]], %[[WN:.*]]) = (0, 0) to (128, 64) step (64, 32) {
-// CHECK: %[[W:.*]] = affine.apply #{{.*}}(%[[WM]], %[[WN]])
-//      The prologue: k-tile 0 into slot 0, the lanes' 16-byte copies.
+//      The prologue: k-tiles 0 and 1 into slots 0 and 1, 16-byte copies.
+// CHECK: affine.for %{{.*}} = 0 to 4 {
+// CHECK-NEXT: affine.parallel (%{{.*}}) = (0) to (32) {
 // CHECK: affine.vector_load %arg0[{{.*}}] : memref<128x64xf16>, vector<8xf16>
-// CHECK: affine.vector_store %{{.*}}, %[[RA]][%[[W]], {{.*}}] : memref<4x2x64x24xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: affine.vector_store %{{.*}}, %[[RA]][{{.*}}] : memref<3x128x40xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: } {pb.async, pb.map = "thread"}
-// CHECK: } {pb.async, pb.map = "thread"}
-// CHECK: affine.for %[[KK:.*]] = 0 to 64 step 16 iter_args({{.*}}) -> ({{.*}}) {
-// CHECK: gpu.barrier {pb.wait = 0 : i64}
-// CHECK: } {pb.async, pb.map = "thread"}
-// CHECK: } {pb.async, pb.map = "thread"}
-// CHECK: affine.for %{{.*}} = 0 to 16 step 16 iter_args(
-// CHECK: vector.transfer_read %[[RA]][%[[W]], {{.*}} : memref<4x2x64x24xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
-// CHECK: vector.transfer_read %[[RB]][%[[W]], {{.*}} : memref<4x2x16x40xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
+// CHECK-NEXT: } {pb.share}
+// CHECK: affine.vector_store %{{.*}}, %[[RB]][{{.*}}] : memref<3x32x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
+// CHECK: } {pb.share}
+// CHECK: affine.for %[[KK:.*]] = 0 to 64 step 32 iter_args({{.*}}) -> ({{.*}}) {
+// CHECK: gpu.barrier {pb.wait = 2 : i64}
+// CHECK: } {pb.share}
+// CHECK: } {pb.share}
+// CHECK: affine.for %{{.*}} = 0 to 32 step 16 iter_args(
+// CHECK: %[[O:.*]] = affine.apply #{{.*}}(%[[WM]])
+// CHECK: vector.transfer_read %[[RA]][%{{.*}}, %[[O]], %{{.*}}], {{.*}} : memref<3x128x40xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
+// CHECK: vector.transfer_read %[[RB]][{{.*}} : memref<3x32x72xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
 // CHECK: vector.contract
 // CHECK: gpu.barrier {pb.wait = 0 : i64}
 // CHECK: vector.transfer_write
@@ -47,14 +54,14 @@
 // CHECK: memref.dealloc
 // CHECK: } {pb.map = "block"}
 
-// S1: memref<4x1x
+// S1: memref<1x
 // S1: gpu.barrier
 // S1-NOT: pb.async
 // S1: gpu.barrier
 
 // PTX: cp.async.cg.shared.global [{{.*}}], [{{.*}}], 16
 // PTX: cp.async.commit_group
-// PTX: cp.async.wait_group 0
+// PTX: cp.async.wait_group
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32

@@ -15,9 +15,9 @@
 // EMIT: pb-codegen: error: bad value 'tileirbc' for option '--emit' (expected ptx or mlir)
 // TMA: pb-codegen: error: --tile-tma needs --backend=tile --emit=tileirbc (pb's runtime does not build TMA descriptors)
 
-// A loop-carried value that is not a reduction (a running sum written
-// out at every step: a scan).
-// CHECK: errors.mlir:[[@LINE+9]]:{{[0-9]+}}: error: cannot translate 'affine.store' to Tile IR: stores a value read in a loop it does not follow into another buffer
+// A loop-carried value that is not a reduction (the running sum before
+// each step written out: an exclusive scan).
+// CHECK: errors.mlir:[[@LINE+9]]:{{[0-9]+}}: error: cannot translate 'affine.store' to Tile IR: stores a value read in a loop it does not follow into another buffer (an exclusive scan: not translated)
 module attributes {pb.stage = "fuse"} {
   func.func private @k0_scan(%x: memref<4x16xf32>, %y: memref<4x16xf32>) attributes {pb.kernel} {
     %zero = arith.constant 0.000000e+00 : f32
@@ -42,19 +42,19 @@ module attributes {pb.stage = "fuse"} {
 
 // -----
 
-// Integer arithmetic has no translation (yet).
-// CHECK: errors.mlir:[[@LINE+4]]:{{[0-9]+}}: error: cannot translate 'arith.index_cast' to Tile IR: no Tile IR translation of this operation
+// An operation with no Tile IR translation (count leading zeros).
+// CHECK: errors.mlir:[[@LINE+5]]:{{[0-9]+}}: error: cannot translate 'math.ctlz' to Tile IR: no Tile IR translation of this operation
 module attributes {pb.stage = "fuse"} {
-  func.func private @k0_iota(%y: memref<16xf32>) attributes {pb.kernel} {
+  func.func private @k0_clz(%x: memref<16xi32>, %y: memref<16xi32>) attributes {pb.kernel} {
     affine.parallel (%i) = (0) to (16) {
-      %0 = arith.index_cast %i : index to i64
-      %1 = arith.sitofp %0 : i64 to f32
-      affine.store %1, %y[%i] : memref<16xf32>
+      %0 = affine.load %x[%i] : memref<16xi32>
+      %1 = math.ctlz %0 : i32
+      affine.store %1, %y[%i] : memref<16xi32>
     }
     return
   }
-  func.func @main(%y: memref<16xf32> {pb.name = "y", pb.output}) {
-    call @k0_iota(%y) : (memref<16xf32>) -> ()
+  func.func @main(%x: memref<16xi32> {pb.name = "x"}, %y: memref<16xi32> {pb.name = "y", pb.output}) {
+    call @k0_clz(%x, %y) : (memref<16xi32>, memref<16xi32>) -> ()
     return
   }
 }
