@@ -42,7 +42,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(CFLAGS) $(SANFLAG
 MLIR_LIBS := -L$(LLVM)/lib -Wl,--start-group -lMLIRCAPIIR -lMLIRCAPIRegisterEverything \
 	-lMLIRCAPITransforms -lMLIRCAPIExecutionEngine -lMLIRCAPITarget -lMLIRCAPIGPU \
 	-lMLIRCAPIConversion -Wl,--end-group -lMLIR -lLLVM -lstdc++ -Wl,-rpath,$(LLVM)/lib
-LIBS := $(MLIR_LIBS) $(shell pkg-config --libs isl jansson libprotobuf-c 2>/dev/null) -ldl -lm
+LIBS := $(MLIR_LIBS) $(shell pkg-config --libs isl jansson libprotobuf-c 2>/dev/null) -ldl -lm -pthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 # The named pipelines (pipelines/, docs/pipelines.md): shell scripts over

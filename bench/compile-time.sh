@@ -1,7 +1,9 @@
 #!/bin/sh
 # Compile time against model size (CPU only, ptxas not run): every stage
-# of the pipeline timed alone (CPU seconds, user + system: the machines
-# are shared, wall clock varies with their load).
+# of the pipeline timed alone, in CPU seconds (user + system, all threads:
+# the machines are shared and CPU seconds vary less with their load),
+# and the whole pipeline's CPU and wall-clock seconds (pb-codegen runs
+# its kernels on --jobs threads, one per CPU by default).
 #
 # 1. Generated chains of N ONNX ops, N/2 times MatMul (64x64 weight) then
 #    Relu (one kernel each pair): the time per op must stay flat as N
@@ -13,9 +15,10 @@
 #    there), each stage on the previous stage's output.
 #
 #   bench/compile-time.sh [--build DIR] [--chains "N ..."] [--models "NAME ..."]
-#                         [--distinct] [--no-dedup]
+#                         [--distinct] [--no-dedup] [--jobs N]
 #   (defaults: chains 100 1000 5000; models resnet18 resnet50 densenet121
-#   convnext_tiny inception_v3; --no-dedup is passed to pb-codegen)
+#   convnext_tiny inception_v3; --no-dedup and --jobs are passed to
+#   pb-codegen)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -30,8 +33,9 @@ while [ $# -gt 0 ]; do
 	--chains) chains=$2; shift 2 ;;
 	--models) models=$2; shift 2 ;;
 	--distinct) distinct=1; shift ;;
-	--no-dedup) codegen_flags=--no-dedup; shift ;;
-	*) echo "usage: $0 [--build DIR] [--chains \"N ...\"] [--models \"NAME ...\"] [--distinct] [--no-dedup]" >&2; exit 2 ;;
+	--no-dedup) codegen_flags="$codegen_flags --no-dedup"; shift ;;
+	--jobs) codegen_flags="$codegen_flags --jobs=$2"; shift 2 ;;
+	*) echo "usage: $0 [--build DIR] [--chains \"N ...\"] [--models \"NAME ...\"] [--distinct] [--no-dedup] [--jobs N]" >&2; exit 2 ;;
 	esac
 done
 bin=$build/bin
@@ -41,17 +45,20 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 stages="import fuse tile mma smem codegen"
 
-# cpu CMD...: run CMD, print its CPU seconds (user + system).
+# cpu CMD...: run CMD, print its CPU seconds (user + system); its wall
+# clock seconds are added to $tmp/wall.
 cpu() {
-	/usr/bin/time -f '%U %S' -o "$tmp/time" "$@" || return 1
+	/usr/bin/time -f '%U %S %e' -o "$tmp/time" "$@" || return 1
 	awk '{ printf "%.2f", $1 + $2 }' "$tmp/time"
+	awk '{ print $3 }' "$tmp/time" >>"$tmp/wall"
 }
 
 # pipeline MODEL: every stage on the previous one's output; prints
-# "| t_import | ... | t_codegen | total | kernels |" and writes the total
-# to $tmp/total.
+# "| t_import | ... | t_codegen | total | wall | kernels |" and writes the
+# totals (CPU, wall) to $tmp/total.
 pipeline() {
 	in=$1 row="" total=0
+	: >"$tmp/wall"
 	for s in $stages; do
 		case $s in
 		import) out=$tmp/import.mlir; t=$(cpu "$bin/pb-import" "$in" -o "$out") ;;
@@ -63,8 +70,9 @@ pipeline() {
 		total=$(awk -v a="$total" -v b="$t" 'BEGIN { printf "%.2f", a + b }')
 	done
 	k=$(grep -c 'pb.kernel' "$tmp/fuse.mlir")
-	echo "$total" >"$tmp/total"
-	printf '%s | %s | %s |' "$row" "$total" "$k"
+	wall=$(awk '{ s += $1 } END { printf "%.2f", s }' "$tmp/wall")
+	echo "$total $wall" >"$tmp/total"
+	printf '%s | %s | %s | %s |' "$row" "$total" "$wall" "$k"
 }
 
 if [ $distinct = 1 ]; then
@@ -73,8 +81,8 @@ else
 	echo "## Chains of N ops (MatMul 64x64 + Relu pairs)"
 fi
 echo
-printf '| N | import | fuse | tile | mma | smem | codegen | total | kernels | ms per op |\n'
-printf '|---|---|---|---|---|---|---|---|---|---|\n'
+printf '| N | import | fuse | tile | mma | smem | codegen | total CPU | total wall | kernels | ms per op (CPU, wall) |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|---|\n'
 for n in $chains; do
 	"$python" - "$n" "$tmp/chain.onnx" "$distinct" <<'PY' || exit 1
 import sys
@@ -102,14 +110,14 @@ onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 13)]), out)
 PY
 	row=$(pipeline "$tmp/chain.onnx") || { echo "$row"; exit 1; }
 	printf '| %s%s %s |\n' "$n" "$row" \
-		"$(awk -v n="$n" '{ printf "%.2f", 1000 * $1 / n }' "$tmp/total")"
+		"$(awk -v n="$n" '{ printf "%.2f, %.2f", 1000 * $1 / n, 1000 * $2 / n }' "$tmp/total")"
 done
 
 echo
 echo "## Models (torchvision, tests/zoo/export.py)"
 echo
-printf '| model | import | fuse | tile | mma | smem | codegen | total | kernels |\n'
-printf '|---|---|---|---|---|---|---|---|---|\n'
+printf '| model | import | fuse | tile | mma | smem | codegen | total CPU | total wall | kernels |\n'
+printf '|---|---|---|---|---|---|---|---|---|---|\n'
 for m in $models; do
 	if [ ! -f "$zoo/$m.onnx" ]; then
 		"$python" "$root/tests/zoo/export.py" "$zoo" "$m" 2>/dev/null ||

@@ -50,9 +50,18 @@ static void contract(struct pb_ctx *ctx, MlirModule m)
 	pb_ir_ops_free(&launches);
 }
 
+/* The threads of "opts": --jobs, or one per CPU. */
+static int jobs(const struct pb_codegen_opts *opts)
+{
+	return opts && opts->jobs > 0 ? (int)opts->jobs
+				      : pb_codegen_jobs_default();
+}
+
 /* Map and outline "m" in place: after this the host side of @main is a
- * sequence of allocations, views and gpu.launch_func. */
-static int lower(struct pb_ctx *ctx, MlirModule m)
+ * sequence of allocations, views and gpu.launch_func. With "threads",
+ * the passes over each function and each kernel's gpu.module run on
+ * MLIR's thread pool. */
+static int lower(struct pb_ctx *ctx, MlirModule m, int threads)
 {
 	if (pb_codegen_check(ctx, m) ||
 	    pb_ir_run_pipeline(ctx, m, pb_passes_codegen_prepare) ||
@@ -68,10 +77,23 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 				      "verify");
 		return PB_ERR;
 	}
-	if (pb_ir_run_pipeline(ctx, m, pb_passes_outline) || pb_codegen_merge(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, pb_passes_inline) ||
+	/* verified once at the end: verifying a module of gpu.launch_func
+	   after each pass costs time quadratic in the kernels */
+	if (threads)
+		mlirContextEnableMultithreading(ctx->mlir, true);
+	int rc = pb_ir_run_pipeline_unverified(ctx, m, pb_passes_outline);
+	if (threads)
+		mlirContextEnableMultithreading(ctx->mlir, false);
+	if (rc || pb_codegen_merge(ctx, m) ||
+	    pb_ir_run_pipeline_unverified(ctx, m, pb_passes_inline) ||
 	    pb_codegen_arg_attrs(m))
 		return PB_ERR;
+	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {
+		if (!ctx->nerrors)
+			pb_error(ctx, "internal: the outlined module does not "
+				      "verify");
+		return PB_ERR;
+	}
 	pb_ir_set_stage(m, PB_STAGE_CODEGEN);
 	return PB_OK;
 }
@@ -114,6 +136,12 @@ static int emit_mlir(struct pb_ctx *ctx, const struct pb_codegen_opts *opts)
 		fprintf(stderr, "%s: error: bad value '%ld' for option "
 			"'--opt-level' (expected 0 to 3)\n", ctx->tool,
 			opts->opt_level);
+		return -1;
+	}
+	if (opts && opts->jobs < 0) {
+		fprintf(stderr, "%s: error: bad value '%ld' for option "
+			"'--jobs' (expected a positive number)\n", ctx->tool,
+			opts->jobs);
 		return -1;
 	}
 	const char *emit = opts && opts->emit ? opts->emit
@@ -161,7 +189,7 @@ int pb_codegen_run(struct pb_ctx *ctx, MlirModule m,
 	}
 	if (tile(opts) || s >= PB_STAGE_CODEGEN)
 		return PB_OK;
-	return lower(ctx, m);
+	return lower(ctx, m, jobs(opts) > 1);
 }
 
 /* Plan "p" (may be NULL) with its scratch buffers packed into one arena
@@ -219,7 +247,7 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 		rc = pb_codegen_ptx(ctx, m,
 				    (opts && opts->no_dedup ? 0 : PB_CODEGEN_DEDUP) |
 				    (opts && opts->index32 ? PB_CODEGEN_INDEX32 : 0),
-				    &ptx);
+				    jobs(opts), &ptx);
 	if (rc == PB_OK && !mlir && opts && opts->ptxas_report)
 		rc = pb_codegen_ptxas_report(ctx, ptx.data, ptx.len);
 	if (rc == PB_OK && !mlir) {

@@ -20,6 +20,8 @@ struct pb_codegen_opts {
 				 those identical to an earlier one */
 	int index32;	      /* --index32: 32-bit index arithmetic in the
 				 kernels where the buffers allow */
+	long jobs;	      /* --jobs=N: kernels compiled on N threads
+				 (0: as many as CPUs) */
 };
 
 /* The last stage a module must have been through before pb-codegen with

@@ -1,18 +1,24 @@
-/* Identical kernels compiled once. A model's repeated blocks (ResNet's
- * bottlenecks, ConvNeXt's and Swin's stages) give kernels that differ
- * only in their names and provenance: the NVVM lowering and LLVM's NVPTX
- * back end, most of pb-codegen's time, run on one of each, and the PTX of
- * the others is the representative's with its symbols renamed, written in
- * the order and with the numbering the whole module's PTX has (each
- * kernel's text depends only on its own body, its labels $L__BB<F>_<n>
- * and local depot on its place F among the module's functions):
+/* Identical kernels compiled once, and kernels compiled apart. A model's
+ * repeated blocks (ResNet's bottlenecks, ConvNeXt's and Swin's stages)
+ * give kernels that differ only in their names and provenance: the NVVM
+ * lowering and LLVM's NVPTX back end, most of pb-codegen's time, run on
+ * one of each (its representative), and the PTX of the others is the
+ * representative's with its symbols renamed. The representatives are
+ * compiled in one module or in several (each on a thread of its own,
+ * ptx.c); the PTX of every kernel is then written in the order and with
+ * the numbering the whole module's PTX has. Each kernel's text depends
+ * only on its own body, its labels $L__BB<F>_<n> and local depot on its
+ * place F among the module's functions, and the lines before the first
+ * entry list the device globals and each kernel's demoted shared arrays
+ * in the gpu.module's order:
  *
- *   gpu.module: k0 k1 k2 k3 (k2 == k0)  ->  compile k0 k1 k3  ->
- *   PTX: header, demoted shared arrays of k0 k1 [k2 from k0] k3,
- *        entries k0 k1 [k2 = k0 renamed, labels $L__BB2_] k3
+ *   gpu.module: g k0 k1 k2 k3 (k2 == k0)  ->  compile {k0 k1} {k3}  ->
+ *   PTX: header, .globl k0, g, demoted shared arrays of k0 k1
+ *        [k2 from k0] k3, entries k0 k1 [k2 = k0 renamed, labels
+ *        $L__BB2_] k3 [labels $L__BB0_ -> $L__BB3_]
  *
  * Any PTX not in the form expected is reported to the caller, which then
- * compiles every kernel. */
+ * compiles the whole gpu.module as it is. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +28,16 @@
 #include "codegen/internal.h"
 
 struct pb_codegen_dedup {
-	int n;	    /* kernels of the gpu.module, in order */
+	int n;	     /* kernels of the gpu.module, in order */
 	char **name; /* their symbol names */
-	int *rep;   /* the first kernel with the same body (itself if none) */
-	int nrep;   /* kernels compiled */
+	int *rep;    /* the first kernel with the same body (itself if none) */
+	int *item;   /* each kernel's place among the items */
+	int nrep;    /* kernels compiled */
+	int *reps;   /* their indices, in order */
+	int nitem;   /* the kernels and globals of the gpu.module, in order */
+	int *kernel; /* per item: its kernel, or -1 for a global */
+	char **global; /* per item: the global's name, or NULL */
+	int other;   /* operations that are neither */
 };
 
 /* FNV-1a of the "len" bytes at "s". */
@@ -42,6 +54,13 @@ static int is_kernel(MlirOperation op)
 {
 	return pb_ir_op_is(op, "gpu.func") &&
 	       !mlirAttributeIsNull(pb_ir_attr(op, "gpu.kernel"));
+}
+
+/* Is "op" a device global (memref.global, or llvm.mlir.global)? */
+static int is_global(MlirOperation op)
+{
+	return pb_ir_op_is(op, "memref.global") ||
+	       pb_ir_op_is(op, "llvm.mlir.global");
 }
 
 /* The text of kernel "op" with what does not reach its code taken out:
@@ -65,28 +84,53 @@ static void body_key(MlirOperation op, struct pb_buf *out)
 	mlirOperationDestroy(c);
 }
 
-struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod)
+/* Append item "kernel" (or -1, a global named "global") to "d". */
+static void add_item(struct pb_codegen_dedup *d, int *cap, int kernel,
+		     MlirStringRef global)
+{
+	if (d->nitem == *cap) {
+		*cap = *cap ? 2 * *cap : 16;
+		d->kernel = pb_xrealloc(d->kernel, *cap, sizeof(*d->kernel));
+		d->global = pb_xrealloc(d->global, *cap, sizeof(*d->global));
+	}
+	d->kernel[d->nitem] = kernel;
+	d->global[d->nitem] = kernel < 0 ? strndup(global.data, global.length)
+					 : NULL;
+	d->nitem++;
+}
+
+struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup)
 {
 	struct pb_codegen_dedup *d = calloc(1, sizeof(*d));
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
-	int cap = 0;
+	int cap = 0, icap = 0;
 	struct pb_buf *keys = NULL;
 	uint64_t *h = NULL;
 	for (MlirOperation op = mlirBlockGetFirstOperation(body);
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-		if (!is_kernel(op))
+		if (is_global(op)) {
+			add_item(d, &icap, -1, pb_ir_str_attr(op, "sym_name"));
 			continue;
+		}
+		if (!is_kernel(op)) {
+			d->other++;
+			continue;
+		}
 		if (d->n == cap) {
 			cap = cap ? 2 * cap : 16;
 			d->name = pb_xrealloc(d->name, cap, sizeof(*d->name));
 			d->rep = pb_xrealloc(d->rep, cap, sizeof(*d->rep));
+			d->item = pb_xrealloc(d->item, cap, sizeof(*d->item));
 			keys = pb_xrealloc(keys, cap, sizeof(*keys));
 			h = pb_xrealloc(h, cap, sizeof(*h));
 		}
 		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
 		d->name[d->n] = strndup(s.data, s.length);
+		d->item[d->n] = d->nitem;
+		add_item(d, &icap, d->n, s);
 		keys[d->n] = (struct pb_buf){0};
-		body_key(op, &keys[d->n]);
+		if (dedup)
+			body_key(op, &keys[d->n]);
 		h[d->n] = hash(keys[d->n].data, keys[d->n].len);
 		d->n++;
 	}
@@ -96,10 +140,11 @@ struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod)
 		nb *= 2;
 	int *head = pb_xrealloc(NULL, nb, sizeof(*head));
 	int *next = pb_xrealloc(NULL, d->n, sizeof(*next));
+	d->reps = pb_xrealloc(NULL, d->n, sizeof(*d->reps));
 	for (size_t b = 0; b < nb; b++)
 		head[b] = -1;
 	for (int i = 0; i < d->n; i++) {
-		int b = h[i] & (nb - 1), r = head[b];
+		int b = h[i] & (nb - 1), r = dedup ? head[b] : -1;
 		while (r >= 0 && (h[r] != h[i] || keys[r].len != keys[i].len ||
 				  memcmp(keys[r].data, keys[i].data, keys[i].len)))
 			r = next[r];
@@ -107,7 +152,7 @@ struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod)
 		if (r < 0) {
 			next[i] = head[b];
 			head[b] = i;
-			d->nrep++;
+			d->reps[d->nrep++] = i;
 		}
 	}
 	for (int i = 0; i < d->n; i++)
@@ -119,24 +164,26 @@ struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod)
 	return d;
 }
 
-int pb_codegen_dedup_count(const struct pb_codegen_dedup *d)
+int pb_codegen_dedup_nrep(const struct pb_codegen_dedup *d)
 {
-	return d->n - d->nrep;
+	return d->other ? -1 : d->nrep;
 }
 
-void pb_codegen_dedup_erase(const struct pb_codegen_dedup *d,
-			    MlirOperation mod)
+int pb_codegen_dedup_rep(const struct pb_codegen_dedup *d, int k)
 {
-	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
-	MlirOperation op = mlirBlockGetFirstOperation(body), next;
-	for (int i = 0; !mlirOperationIsNull(op); op = next) {
-		next = mlirOperationGetNextInBlock(op);
-		if (!is_kernel(op))
-			continue;
-		if (d->rep[i] != i)
-			mlirOperationDestroy(op);
-		i++;
-	}
+	return d->reps[k];
+}
+
+int pb_codegen_dedup_keep(const struct pb_codegen_dedup *d, int i, int first,
+			  int n)
+{
+	int hi = first + n < d->nrep ? d->reps[first + n] : d->n;
+	return d->rep[i] == i && i >= d->reps[first] && i < hi;
+}
+
+const char *pb_codegen_dedup_name(const struct pb_codegen_dedup *d, int i)
+{
+	return d->name[i];
 }
 
 void pb_codegen_dedup_free(struct pb_codegen_dedup *d)
@@ -145,28 +192,41 @@ void pb_codegen_dedup_free(struct pb_codegen_dedup *d)
 		return;
 	for (int i = 0; i < d->n; i++)
 		free(d->name[i]);
+	for (int i = 0; i < d->nitem; i++)
+		free(d->global[i]);
 	free(d->name);
 	free(d->rep);
+	free(d->item);
+	free(d->reps);
+	free(d->kernel);
+	free(d->global);
 	free(d);
 }
 
-/* A span of the representatives' PTX. */
+/* A span of PTX text. */
 struct span {
 	const char *p;
 	size_t len;
 };
 
-/* The PTX of the representatives, cut up: "pre", the lines before the
- * first entry with those of the demoted shared arrays ("// __wg_<kernel>_..
- * has been demoted") of representative r at [first[r], last[r]] (-1: none),
- * "entry"[r] from ".visible .entry" to its closing "}" line, "post" after
- * the last. */
+static int span_eq(struct span a, struct span b)
+{
+	return a.len == b.len && !memcmp(a.p, b.p, a.len);
+}
+
+/* The compiled PTX, cut up: "head", the lines before the first entry's
+ * ".globl" comment (the same in every part); per item, "line": a
+ * global's line, or the demoted shared array lines ("// __wg_<kernel>_..
+ * has been demoted") of a representative; per representative its
+ * "entry", from ".visible .entry" to its closing "}" line, and "fnum",
+ * its place among the functions of its part; "post" after the last
+ * entry (the same in every part). */
 struct cut {
-	int nline;
+	struct span head, post;
 	struct span *line;
-	int *first, *last;
 	struct span *entry;
-	struct span post;
+	long *fnum;
+	int nparts;
 };
 
 static int is_ident(int c)
@@ -242,9 +302,11 @@ static int rename_into(const struct pb_codegen_dedup *d, int r, long fr,
 			continue;
 		}
 		const char *at = NULL;
-		if (ident_is(id, p, rn, NULL) || ident_is(id, p, rn, "_param_"))
+		if (r != i && (ident_is(id, p, rn, NULL) ||
+			       ident_is(id, p, rn, "_param_")))
 			at = id;
-		else if (starts(id, p, "__wg_") && ident_is(id + 5, p, rn, "_"))
+		else if (r != i && starts(id, p, "__wg_") &&
+			 ident_is(id + 5, p, rn, "_"))
 			at = id + 5;
 		if (at) {
 			pb_buf_append(out, from, at - from);
@@ -256,72 +318,95 @@ static int rename_into(const struct pb_codegen_dedup *d, int r, long fr,
 	return 0;
 }
 
-/* The representative whose demoted shared array line "l" names, searched
- * from representative "from" on (they come in module order); -1 if
- * "l" is no such line, -2 if it names no representative. */
-static int demoted_of(const struct pb_codegen_dedup *d, struct span l,
-		      int from)
+/* The item that line "l" before the first entry of a part declares: a
+ * demoted shared array of one of the part's representatives "reps"
+ * ("n" of them) from the "*at"-th on (they come in module order; "*at"
+ * moves to it), or a device global of "d"; -1 if none. */
+static int line_item(const struct pb_codegen_dedup *d, struct span l,
+		     const int *reps, int n, int *at)
 {
 	const char *end = l.p + l.len;
-	if (!starts(l.p, end, "// __wg_") || l.len < 20 ||
-	    memcmp(end - 18, " has been demoted\n", 18))
+	if (starts(l.p, end, "// __wg_")) {
+		if (l.len < 20 || memcmp(end - 18, " has been demoted\n", 18))
+			return -1;
+		for (int k = *at; k < n; k++)
+			if (ident_is(l.p + 8, end, d->name[reps[k]], "_")) {
+				*at = k;
+				return d->item[reps[k]];
+			}
 		return -1;
-	for (int r = from; r < d->n; r++)
-		if (d->rep[r] == r && ident_is(l.p + 8, end, d->name[r], "_"))
-			return r;
-	return -2;
+	}
+	if (!starts(l.p, end, ".global ") && !starts(l.p, end, ".const "))
+		return -1;
+	/* the global's name: the identifier before its size, initializer
+	   or the end of the declaration */
+	const char *e = l.p;
+	while (e < end && *e != '[' && *e != '=' && *e != ';')
+		e++;
+	while (e > l.p && e[-1] == ' ')
+		e--;
+	const char *s = e;
+	while (s > l.p && is_ident(s[-1]))
+		s--;
+	for (int x = 0; x < d->nitem; x++)
+		if (d->global[x] && strlen(d->global[x]) == (size_t)(e - s) &&
+		    !memcmp(d->global[x], s, e - s))
+			return x;
+	return -1;
 }
 
-static void cut_free(struct cut *c)
-{
-	free(c->line);
-	free(c->first);
-	free(c->last);
-	free(c->entry);
-}
-
-/* Cut "ptx" (the representatives' PTX) into "c"; -1 when it is not the
- * header, demoted lines and entries of the representatives in order,
- * separated by their ".globl" comments. */
-static int cut_ptx(const struct pb_codegen_dedup *d, const char *ptx,
-		   size_t len, struct cut *c)
+/* Cut part "ptx" (length "len"), the PTX of representatives "reps" ("n"
+ * of them, in module order) compiled together, into "c"; -1 when it is
+ * not the head, the ".globl" comment of the first, global and demoted
+ * lines in module order, a blank line and the entries, each after the
+ * ".globl" comment of its own, or its head or tail differ from an
+ * earlier part's. */
+static int cut_part(const struct pb_codegen_dedup *d, const char *ptx,
+		    size_t len, const int *reps, int n, struct cut *c)
 {
 	const char *p = ptx, *end = ptx + len;
-	int cap = 0, r = 0;
-	c->first = malloc(d->n * sizeof(int));
-	c->last = malloc(d->n * sizeof(int));
-	c->entry = calloc(d->n, sizeof(struct span));
-	for (int i = 0; i < d->n; i++)
-		c->first[i] = c->last[i] = -1;
-	/* the lines before the first entry */
-	while (p < end && !starts(p, end, ".visible .entry ")) {
-		const char *e = memchr(p, '\n', end - p);
-		e = e ? e + 1 : end;
-		if (c->nline == cap) {
-			cap = cap ? 2 * cap : 64;
-			c->line = pb_xrealloc(c->line, cap, sizeof(*c->line));
-		}
-		struct span l = {p, e - p};
-		int k = demoted_of(d, l, r);
-		if (k == -2 || (k >= 0 && c->first[k] >= 0 &&
-				c->last[k] != c->nline - 1))
-			return -1;
-		if (k >= 0) {
-			if (c->first[k] < 0)
-				c->first[k] = c->nline;
-			c->last[k] = c->nline;
-			r = k;
-		}
-		c->line[c->nline++] = l;
-		p = e;
+	char sep[600];
+	snprintf(sep, sizeof(sep), "\t// .globl\t%s\n", d->name[reps[0]]);
+	const char *g = p;
+	while (g < end && !starts(g, end, sep)) {
+		const char *e = memchr(g, '\n', end - g);
+		g = e ? e + 1 : end;
 	}
-	/* the entries, each after the ".globl" comment of the one before */
-	for (r = 0; r < d->n; r++) {
-		if (d->rep[r] != r)
-			continue;
-		char sep[600];
+	struct span head = {p, g - p};
+	if (g == end || (c->nparts && !span_eq(head, c->head)))
+		return -1;
+	c->head = head;
+	p = g + strlen(sep);
+	/* the globals and demoted arrays, in module order */
+	int pos = -1, at = 0;
+	while (p < end && *p != '\n') {
+		const char *e = memchr(p, '\n', end - p);
+		if (!e)
+			return -1;
+		struct span l = {p, e + 1 - p};
+		int x = line_item(d, l, reps, n, &at);
+		if (x < 0 || x < pos)
+			return -1;
+		if (d->kernel[x] >= 0 && x == pos) {
+			c->line[x].len += l.len;
+		} else if (d->kernel[x] >= 0 || !c->line[x].p) {
+			if (c->line[x].p)
+				return -1;
+			c->line[x] = l;
+		} else if (!span_eq(c->line[x], l)) {
+			return -1;
+		}
+		pos = x;
+		p = e + 1;
+	}
+	if (p == end)
+		return -1;
+	p++;
+	/* the entries */
+	for (int k = 0; k < n; k++) {
+		int r = reps[k];
 		snprintf(sep, sizeof(sep), "\t// .globl\t%s\n", d->name[r]);
-		if (r > 0) {
+		if (k > 0) {
 			if (!starts(p, end, sep))
 				return -1;
 			p += strlen(sep);
@@ -336,72 +421,64 @@ static int cut_ptx(const struct pb_codegen_dedup *d, const char *ptx,
 			return -1;
 		e += 3;
 		c->entry[r] = (struct span){p, e - p};
+		c->fnum[r] = k;
 		p = e;
 	}
-	c->post = (struct span){p, end - p};
+	struct span post = {p, end - p};
 	for (const char *q = p; q < end; q++)
 		if (*q == '{' || *q == '$')
 			return -1;
+	if (c->nparts && !span_eq(post, c->post))
+		return -1;
+	c->post = post;
+	c->nparts++;
 	return 0;
 }
 
-int pb_codegen_dedup_expand(const struct pb_codegen_dedup *d, const char *ptx,
-			    size_t len, struct pb_buf *out)
+int pb_codegen_dedup_assemble(const struct pb_codegen_dedup *d, int nparts,
+			      const int *first, const struct pb_buf *ptx,
+			      struct pb_buf *out)
 {
 	struct cut c = {0};
-	int rc = cut_ptx(d, ptx, len, &c);
-	long *f = malloc(d->n * sizeof(*f));
-	int *head = NULL, *tail = NULL, *next = malloc(d->n * sizeof(int));
-	if (rc == 0) {
-		head = malloc((c.nline ? c.nline : 1) * sizeof(int));
-		tail = malloc((c.nline ? c.nline : 1) * sizeof(int));
-		for (int x = 0; x < c.nline; x++)
-			head[x] = tail[x] = -1;
-	}
-	/* each representative's function number in "ptx"; each copy's
-	   demoted lines go after those of the nearest kernel before it that
-	   has some */
-	for (int i = 0, nr = 0, anchor = -1; rc == 0 && i < d->n; i++) {
-		int r = d->rep[i];
-		next[i] = -1;
-		if (r == i) {
-			f[i] = nr++;
-			if (c.first[i] >= 0)
-				anchor = c.last[i];
-		} else if (c.first[r] >= 0) {
-			if (tail[anchor] >= 0)
-				next[tail[anchor]] = i;
-			else
-				head[anchor] = i;
-			tail[anchor] = i;
-		}
+	int rc = d->n && !d->other ? 0 : -1;
+	c.line = calloc(d->nitem ? d->nitem : 1, sizeof(*c.line));
+	c.entry = calloc(d->n ? d->n : 1, sizeof(*c.entry));
+	c.fnum = calloc(d->n ? d->n : 1, sizeof(*c.fnum));
+	for (int t = 0; rc == 0 && t < nparts; t++) {
+		int n = (t + 1 < nparts ? first[t + 1] : d->nrep) - first[t];
+		rc = n > 0 ? cut_part(d, ptx[t].data, ptx[t].len,
+				      d->reps + first[t], n, &c)
+			   : -1;
 	}
 	struct pb_buf o = {0};
-	for (int x = 0; rc == 0 && x < c.nline; x++) {
-		pb_buf_append(&o, c.line[x].p, c.line[x].len);
-		for (int i = head[x]; rc == 0 && i >= 0; i = next[i]) {
-			int r = d->rep[i];
-			for (int y = c.first[r]; rc == 0 && y <= c.last[r]; y++)
-				rc = rename_into(d, r, f[r], i, c.line[y].p,
-						 c.line[y].len, &o);
-		}
+	if (rc == 0) {
+		pb_buf_append(&o, c.head.p, c.head.len);
+		pb_buf_printf(&o, "\t// .globl\t%s\n", d->name[0]);
 	}
+	for (int x = 0; rc == 0 && x < d->nitem; x++) {
+		int i = d->kernel[x], r = i >= 0 ? d->rep[i] : -1;
+		struct span l = i >= 0 ? c.line[d->item[r]] : c.line[x];
+		if (i < 0)
+			pb_buf_append(&o, l.p, l.len);
+		else if (l.p)
+			rc = rename_into(d, r, c.fnum[r], i, l.p, l.len, &o);
+	}
+	if (rc == 0)
+		pb_buf_puts(&o, "\n");
 	for (int i = 0; rc == 0 && i < d->n; i++) {
 		int r = d->rep[i];
 		if (i > 0)
 			pb_buf_printf(&o, "\t// .globl\t%s\n", d->name[i]);
-		rc = rename_into(d, r, f[r], i, c.entry[r].p, c.entry[r].len,
-				 &o);
+		rc = rename_into(d, r, c.fnum[r], i, c.entry[r].p,
+				 c.entry[r].len, &o);
 	}
 	if (rc == 0) {
 		pb_buf_append(&o, c.post.p, c.post.len);
 		pb_buf_append(out, o.data, o.len);
 	}
 	pb_buf_free(&o);
-	free(f);
-	free(head);
-	free(tail);
-	free(next);
-	cut_free(&c);
+	free(c.line);
+	free(c.entry);
+	free(c.fnum);
 	return rc;
 }

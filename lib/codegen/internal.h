@@ -71,24 +71,43 @@ struct pb_plan *pb_codegen_plan_calls(struct pb_ctx *ctx, MlirModule m);
 /* Lower the kernels of "m" to PTX for ctx->arch into "out", each group
  * of identical kernels compiled once if "flags" has PB_CODEGEN_DEDUP
  * (dedup.c), with 32-bit index arithmetic where the buffers allow if it
- * has PB_CODEGEN_INDEX32 (index32.c). */
+ * has PB_CODEGEN_INDEX32 (index32.c), on "jobs" threads (jobs.c). */
 #define PB_CODEGEN_DEDUP 1
 #define PB_CODEGEN_INDEX32 2
-int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags,
+int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags, int jobs,
 		   struct pb_buf *out);
-/* The kernels of gpu.module "mod" grouped by identical bodies (their
- * text less name and provenance), each group compiled once (dedup.c):
- * find them; count the kernels that repeat an earlier one; erase those
- * from "mod"'s clone "copy"; and write into "out" the PTX of every kernel
- * from "ptx", that of the first of each group (-1, nothing written, when
- * "ptx" is not in the form expected). */
-struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod);
-int pb_codegen_dedup_count(const struct pb_codegen_dedup *d);
-void pb_codegen_dedup_erase(const struct pb_codegen_dedup *d,
-			    MlirOperation copy);
-int pb_codegen_dedup_expand(const struct pb_codegen_dedup *d, const char *ptx,
-			    size_t len, struct pb_buf *out);
+/* The kernels of gpu.module "mod" and its globals (dedup.c): find them,
+ * the kernels grouped by identical bodies (their text less name and
+ * provenance) if "dedup", else each alone; the number of groups (-1 when "mod" holds operations
+ * other than kernels and globals), the first kernel of the "k"-th group
+ * (its representative), kernel "i"'s name; whether kernel "i" is one of
+ * the representatives "first" to "first" + "n" - 1. Then write into
+ * "out" the PTX of every kernel from "ptx", "nparts" buffers each the PTX
+ * of the representatives compiled together from "first"[part] on (-1,
+ * nothing written, when it is not in the form expected). */
+struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup);
+int pb_codegen_dedup_nrep(const struct pb_codegen_dedup *d);
+int pb_codegen_dedup_rep(const struct pb_codegen_dedup *d, int k);
+const char *pb_codegen_dedup_name(const struct pb_codegen_dedup *d, int i);
+int pb_codegen_dedup_keep(const struct pb_codegen_dedup *d, int i, int first,
+			  int n);
+int pb_codegen_dedup_assemble(const struct pb_codegen_dedup *d, int nparts,
+			      const int *first, const struct pb_buf *ptx,
+			      struct pb_buf *out);
 void pb_codegen_dedup_free(struct pb_codegen_dedup *d);
+/* A module (its text) to compile on a thread, and what that gives: its
+ * PTX objects ("nobj" of them, in "ptx"), or "failed" with the
+ * diagnostics in "err". */
+struct pb_codegen_part {
+	struct pb_buf text, ptx, err;
+	int nobj, failed;
+};
+/* Run the pass pipeline "pipeline" on each of the "n" parts, on "jobs"
+ * threads with an MlirContext each (jobs.c); the number of CPUs this
+ * process may run on. */
+int pb_codegen_jobs_run(struct pb_codegen_part *part, int n,
+			const char *pipeline, int jobs);
+int pb_codegen_jobs_default(void);
 /* Run ptxas -v on "ptx" for ctx->arch and print a per-kernel summary of
  * registers, spills and shared memory to stderr. */
 int pb_codegen_ptxas_report(struct pb_ctx *ctx, const char *ptx, size_t len);

@@ -97,41 +97,59 @@ static MlirWalkResult extract_cb(MlirOperation op, void *user)
 	return MlirWalkResultAdvance;
 }
 
-/* Compile gpu.module "mod" of "m" (a null operation: none, an empty PTX
- * module) to PTX into "out", without the kernels that repeat an earlier
- * one in "d" (if not NULL). */
-static int compile(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
-		   const struct pb_codegen_dedup *d, int isa, int index32,
-		   struct pb_buf *out)
+/* A module for the NVVM pipeline (attributes of "m"'s, as a
+ * gpu.container_module) holding a copy of gpu.module "mod" of "m" (a null
+ * operation: an empty one) with its globals and, if "d" is not NULL,
+ * only the representatives "first" to "first" + "n" - 1 of its kernels. */
+static MlirModule device_module(struct pb_ctx *ctx, MlirModule m,
+				MlirOperation mod,
+				const struct pb_codegen_dedup *d, int first,
+				int n)
 {
-	char pipe[256];
 	MlirModule dev = mlirModuleCreateEmpty(mlirOperationGetLocation(
 		mlirModuleGetOperation(m)));
 	pb_ir_set_attr(mlirModuleGetOperation(dev), "gpu.container_module",
 		       mlirUnitAttrGet(ctx->mlir));
-	if (mlirOperationIsNull(mod)) {
-		/* no kernel at all: an empty PTX module */
-		MlirOperation empty;
-		MlirModule t = mlirModuleCreateParse(
-			ctx->mlir, pb_str("gpu.module @" PB_CODEGEN_MODULE " {}"));
-		empty = mlirOperationClone(
-			mlirBlockGetFirstOperation(mlirModuleGetBody(t)));
-		mlirModuleDestroy(t);
-		mlirBlockAppendOwnedOperation(mlirModuleGetBody(dev), empty);
-	} else {
-		MlirOperation copy = mlirOperationClone(mod);
-		if (d)
-			pb_codegen_dedup_erase(d, copy);
-		mlirBlockAppendOwnedOperation(mlirModuleGetBody(dev), copy);
+	MlirModule t = mlirModuleCreateParse(
+		ctx->mlir, pb_str("gpu.module @" PB_CODEGEN_MODULE " {}"));
+	MlirOperation shell = mlirOperationClone(
+		mlirBlockGetFirstOperation(mlirModuleGetBody(t)));
+	mlirModuleDestroy(t);
+	mlirBlockAppendOwnedOperation(mlirModuleGetBody(dev), shell);
+	if (mlirOperationIsNull(mod))
+		return dev;
+	for (intptr_t i = 0; i < mlirOperationGetNumAttributes(mod); i++) {
+		MlirNamedAttribute a = mlirOperationGetAttribute(mod, i);
+		mlirOperationSetAttributeByName(shell, mlirIdentifierStr(a.name),
+						a.attribute);
 	}
+	MlirBlock to = mlirRegionGetFirstBlock(mlirOperationGetRegion(shell, 0));
+	MlirBlock from = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
+	int k = 0;
+	for (MlirOperation op = mlirBlockGetFirstOperation(from);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		int kernel = pb_ir_op_is(op, "gpu.func") &&
+			     !mlirAttributeIsNull(pb_ir_attr(op, "gpu.kernel"));
+		if (!kernel || !d || pb_codegen_dedup_keep(d, k, first, n))
+			mlirBlockAppendOwnedOperation(to, mlirOperationClone(op));
+		k += kernel;
+	}
+	return dev;
+}
+
+/* Run the NVVM pipeline on "dev" (destroyed), with 32-bit index
+ * arithmetic if "index32" (index32.c), and append its PTX to "out".
+ * The module is not verified after each pass (a fifth of the time of the
+ * upstream lowering); its input was, and ptxas checks its output. */
+static int compile(struct pb_ctx *ctx, MlirModule dev, int isa, int index32,
+		   struct pb_buf *out)
+{
+	char pipe[256];
 	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
 	char *saved[3];
 	find_toolkit(saved);
-	/* 32-bit index arithmetic where the buffers allow (index32.c) */
-	int rc = index32 && !mlirOperationIsNull(mod) &&
-			 pb_codegen_index32_ok(mod)
-			 ? pb_codegen_index32_lower(ctx, dev, ctx->arch, isa)
-			 : pb_ir_run_pipeline(ctx, dev, pipe);
+	int rc = index32 ? pb_codegen_index32_lower(ctx, dev, ctx->arch, isa)
+			 : pb_ir_run_pipeline_unverified(ctx, dev, pipe);
 	restore_toolkit(saved);
 	struct extract e = {out, 0};
 	if (rc == PB_OK)
@@ -145,11 +163,49 @@ static int compile(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
 	return rc;
 }
 
-int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags,
+/* Compile the representatives of "d" (kernels of gpu.module "mod" of
+ * "m") on "jobs" threads, one part each, into "ptx" (one buffer per
+ * part); "first" gets each part's first representative. */
+static int compile_parts(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
+			 const struct pb_codegen_dedup *d, int isa, int jobs,
+			 struct pb_buf *ptx, int *first)
+{
+	char pipe[256];
+	int n = pb_codegen_dedup_nrep(d), rc = PB_OK;
+	struct pb_codegen_part *part = calloc(n, sizeof(*part));
+	for (int k = 0; k < n; k++) {
+		MlirModule dev = device_module(ctx, m, mod, d, k, 1);
+		mlirOperationPrint(mlirModuleGetOperation(dev),
+				   pb_buf_mlir_callback, &part[k].text);
+		mlirModuleDestroy(dev);
+		first[k] = k;
+	}
+	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
+	char *saved[3];
+	find_toolkit(saved);
+	pb_codegen_jobs_run(part, n, pipe, jobs);
+	restore_toolkit(saved);
+	for (int k = 0; k < n; k++) {
+		if (rc == PB_OK && (part[k].failed || part[k].nobj != 1)) {
+			pb_error(ctx, "internal: the NVVM lowering of kernel "
+				      "'%s' failed: %s",
+				 pb_codegen_dedup_name(d, pb_codegen_dedup_rep(d, k)),
+				 part[k].err.len ? part[k].err.data
+						 : "no PTX object");
+			rc = PB_ERR;
+		}
+		ptx[k] = part[k].ptx;
+		pb_buf_free(&part[k].text);
+		pb_buf_free(&part[k].err);
+	}
+	free(part);
+	return rc;
+}
+
+int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags, int jobs,
 		   struct pb_buf *out)
 {
 	int dedup = flags & PB_CODEGEN_DEDUP;
-	int index32 = (flags & PB_CODEGEN_INDEX32) != 0;
 	int isa = pb_target_ptx_isa(ctx, ctx->arch);
 	MlirOperation mod = {NULL};
 	if (isa < 0)
@@ -159,28 +215,41 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags,
 		if (pb_ir_op_is(op, "gpu.module"))
 			mod = op;
 	struct pb_codegen_dedup *d = NULL;
-	if (dedup && !mlirOperationIsNull(mod))
-		d = pb_codegen_dedup_find(mod);
-	if (d && !pb_codegen_dedup_count(d)) {
-		pb_codegen_dedup_free(d);
-		d = NULL;
-	}
+	if (!mlirOperationIsNull(mod))
+		d = pb_codegen_dedup_find(mod, dedup);
+	int nrep = d ? pb_codegen_dedup_nrep(d) : 0;
+	/* 32-bit indices where the buffers allow; index32.c's lowering is
+	   not a pipeline the workers run, so it takes one part */
+	int i32 = (flags & PB_CODEGEN_INDEX32) && !mlirOperationIsNull(mod) &&
+		  pb_codegen_index32_ok(mod);
 	size_t start = out->len;
 	int rc;
-	if (d) {
-		/* the kernels that repeat another are written from its PTX;
-		   should that PTX not be in the form expected, every kernel
-		   is compiled */
-		struct pb_buf reps = {0};
-		rc = compile(ctx, m, mod, d, isa, index32, &reps);
+	if (nrep > 0) {
+		/* the representatives, in one part or one each on threads;
+		   should their PTX not be in the form expected, the whole
+		   gpu.module is compiled as it is */
+		int nparts = jobs > 1 && nrep > 1 && !i32 ? nrep : 1;
+		struct pb_buf *ptx = calloc(nparts, sizeof(*ptx));
+		int *first = calloc(nparts, sizeof(*first));
+		if (nparts > 1)
+			rc = compile_parts(ctx, m, mod, d, isa, jobs, ptx,
+					   first);
+		else
+			rc = compile(ctx, device_module(ctx, m, mod, d, 0, nrep),
+				     isa, i32, &ptx[0]);
 		if (rc == PB_OK &&
-		    pb_codegen_dedup_expand(d, reps.data, reps.len, out) < 0)
-			rc = compile(ctx, m, mod, NULL, isa, index32, out);
-		pb_buf_free(&reps);
-		pb_codegen_dedup_free(d);
+		    pb_codegen_dedup_assemble(d, nparts, first, ptx, out) < 0)
+			rc = compile(ctx, device_module(ctx, m, mod, NULL, 0, 0),
+				     isa, i32, out);
+		for (int k = 0; k < nparts; k++)
+			pb_buf_free(&ptx[k]);
+		free(ptx);
+		free(first);
 	} else {
-		rc = compile(ctx, m, mod, NULL, isa, index32, out);
+		rc = compile(ctx, device_module(ctx, m, mod, NULL, 0, 0), isa,
+			     i32, out);
 	}
+	pb_codegen_dedup_free(d);
 	if (rc == PB_OK)
 		rc = check_externs(ctx, out->data + start);
 	return rc;

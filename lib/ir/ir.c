@@ -155,13 +155,17 @@ static void to_stderr(MlirStringRef s, void *u)
 	fwrite(s.data, 1, s.length, stderr);
 }
 
-int pb_ir_run_pipeline(struct pb_ctx *ctx, MlirModule m, const char *pipeline)
+/* Run "pipeline" on "m", verifying after each pass if "verify". */
+static int run_pipeline(struct pb_ctx *ctx, MlirModule m, const char *pipeline,
+			int verify)
 {
 	MlirPassManager pm = mlirPassManagerCreate(ctx->mlir);
 	MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
 	int rc = PB_OK;
 	if (getenv("PB_TIMING"))
 		mlirPassManagerEnableTiming(pm);
+	if (!verify)
+		mlirPassManagerEnableVerifier(pm, false);
 	if (mlirLogicalResultIsFailure(
 		    mlirParsePassPipeline(opm, pb_str(pipeline), to_stderr, NULL))) {
 		pb_error(ctx, "internal: bad pass pipeline '%s'", pipeline);
@@ -174,6 +178,17 @@ int pb_ir_run_pipeline(struct pb_ctx *ctx, MlirModule m, const char *pipeline)
 	}
 	mlirPassManagerDestroy(pm);
 	return rc;
+}
+
+int pb_ir_run_pipeline(struct pb_ctx *ctx, MlirModule m, const char *pipeline)
+{
+	return run_pipeline(ctx, m, pipeline, 1);
+}
+
+int pb_ir_run_pipeline_unverified(struct pb_ctx *ctx, MlirModule m,
+				  const char *pipeline)
+{
+	return run_pipeline(ctx, m, pipeline, 0);
 }
 
 MlirAttribute pb_ir_attr(MlirOperation op, const char *name)

@@ -37,8 +37,13 @@ int pb_ir_check_nesting(struct pb_ctx *ctx, const struct pb_input *in);
 MlirOperation pb_ir_find_too_deep(MlirOperation op, int max);
 /* Verify "m" and print it into "out"; PB_ERR when verification fails. */
 int pb_ir_print(struct pb_ctx *ctx, MlirModule m, struct pb_buf *out);
-/* Run a textual pass pipeline ("builtin.module(...)") on "m". */
+/* Run a textual pass pipeline ("builtin.module(...)") on "m". The
+ * module is verified after each pass, or, unverified, not at all (the
+ * caller verifies it once afterwards: with many kernels, verifying a
+ * module of gpu.launch_func is quadratic, symbol lookups that scan). */
 int pb_ir_run_pipeline(struct pb_ctx *ctx, MlirModule m, const char *pipeline);
+int pb_ir_run_pipeline_unverified(struct pb_ctx *ctx, MlirModule m,
+				  const char *pipeline);
 
 /* Attribute access on operations by name. */
 MlirAttribute pb_ir_attr(MlirOperation op, const char *name);

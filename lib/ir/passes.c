@@ -27,11 +27,14 @@ const char pb_passes_codegen_prepare[] =
 const char pb_passes_parallelize[] =
 	"builtin.module(func.func(affine-parallelize))";
 const char pb_passes_outline[] =
-	"builtin.module(lower-affine, gpu-launch-sink-index-computations, "
-	"gpu-kernel-outlining, canonicalize, cse, int-range-optimizations, "
-	"canonicalize)";
+	"builtin.module(func.func(lower-affine, "
+	"gpu-launch-sink-index-computations), gpu-kernel-outlining, "
+	"func.func(canonicalize, cse, int-range-optimizations, canonicalize), "
+	"gpu.module(canonicalize, cse, int-range-optimizations, canonicalize, "
+	"cse))";
 const char pb_passes_inline[] =
-	"builtin.module(inline, canonicalize, cse, symbol-dce)";
+	"builtin.module(inline{default-pipeline=}, func.func(canonicalize, cse), "
+	"symbol-dce)";
 
 int pb_passes_nvvm(char *buf, size_t n, const char *arch, int isa)
 {

@@ -29,6 +29,8 @@ static const struct pb_opt options[] = {
 	{"index32", PB_OPT_FLAG, &opts.index32, NULL,
 	 "32-bit index arithmetic in the kernels where every buffer has "
 	 "fewer than 2^30 elements"},
+	{"jobs", PB_OPT_INT, &opts.jobs, "N",
+	 "compile the kernels on N threads (default: one per CPU)"},
 	{NULL, 0, NULL, NULL, NULL},
 };
 
