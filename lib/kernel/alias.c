@@ -72,3 +72,14 @@ int pb_kernel_may_alias(MlirOperation module, MlirOperation func,
 	return alias;
 }
 
+int pb_kernel_only_loaded(MlirValue v)
+{
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation op = mlirOpOperandGetOwner(u);
+		if (!pb_ir_op_is(op, "affine.load") &&
+		    !pb_ir_op_is(op, "memref.load"))
+			return 0;
+	}
+	return 1;
+}

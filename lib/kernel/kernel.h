@@ -76,6 +76,9 @@ int pb_kernel_arg_no(MlirOperation func, MlirValue v);
  * at least one) binds them to different roots. */
 int pb_kernel_may_alias(MlirOperation module, MlirOperation func,
 			MlirValue x, MlirValue y);
+/* Is every use of buffer "v" a load (affine.load, memref.load): memory
+ * its kernel only reads? */
+int pb_kernel_only_loaded(MlirValue v);
 
 /* Private arrays (private.c): a block-level buffer each thread keeps its
  * own part of across sibling mapped nests, its leading dimensions indexed

@@ -82,14 +82,7 @@ static int read_only_arg(MlirOperation func, MlirValue v)
 				func) ||
 	    !mlirTypeIsAMemRef(mlirValueGetType(v)))
 		return 0;
-	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
-	     u = mlirOpOperandGetNextUse(u)) {
-		MlirOperation op = mlirOpOperandGetOwner(u);
-		if (!pb_ir_op_is(op, "affine.load") &&
-		    !pb_ir_op_is(op, "memref.load"))
-			return 0;
-	}
-	return 1;
+	return pb_kernel_only_loaded(v);
 }
 
 /* May a buffer that kernel "func" writes be the memory of its argument

@@ -426,17 +426,8 @@ static int read_only_arg(const struct stats *st, MlirValue v)
 		return 0;
 	MlirOperation f = mlirBlockGetParentOperation(
 		mlirBlockArgumentGetOwner(v));
-	if (mlirOperationIsNull(f) || !pb_ir_op_is(f, "func.func") ||
-	    !pb_ir_is_inside(st->b->root, f))
-		return 0;
-	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
-	     u = mlirOpOperandGetNextUse(u)) {
-		MlirOperation op = mlirOpOperandGetOwner(u);
-		if (!pb_ir_op_is(op, "affine.load") &&
-		    !pb_ir_op_is(op, "memref.load"))
-			return 0;
-	}
-	return 1;
+	return !mlirOperationIsNull(f) && pb_ir_op_is(f, "func.func") &&
+	       pb_ir_is_inside(st->b->root, f) && pb_kernel_only_loaded(v);
 }
 
 /* Mark load "op" of "a" (its subscripts from operand 1) stageable when
