@@ -675,16 +675,9 @@ static void drop_unit_loops(MlirBlock body)
 		MlirOperation l = loops.v[i];
 		if (!unit_loop(l))
 			continue;
-		MlirContext mctx = mlirOperationGetContext(l);
-		MlirType idx = mlirIndexTypeGet(mctx);
-		MlirOperationState st = mlirOperationStateGet(
-			pb_str("arith.constant"), mlirOperationGetLocation(l));
-		MlirNamedAttribute v = mlirNamedAttributeGet(
-			mlirIdentifierGet(mctx, pb_str("value")),
-			mlirIntegerAttrGet(idx, 0));
-		mlirOperationStateAddResults(&st, 1, &idx);
-		mlirOperationStateAddAttributes(&st, 1, &v);
-		MlirOperation zero = mlirOperationCreate(&st);
+		MlirOperation zero = pb_ir_int_constant(
+			mlirIndexTypeGet(mlirOperationGetContext(l)),
+			mlirOperationGetLocation(l), 0);
 		/* before the whole nest, which stays perfect */
 		mlirBlockInsertOwnedOperationBefore(
 			body, pb_ir_ancestor_in(l, body), zero);

@@ -576,6 +576,18 @@ MlirOperation pb_ir_op_create(MlirLocation loc, const char *name, int n,
 	return mlirOperationCreate(&st);
 }
 
+MlirOperation pb_ir_int_constant(MlirType t, MlirLocation loc, int64_t v)
+{
+	MlirOperationState st = mlirOperationStateGet(pb_str("arith.constant"),
+						      loc);
+	MlirNamedAttribute a = mlirNamedAttributeGet(
+		mlirIdentifierGet(mlirTypeGetContext(t), pb_str("value")),
+		mlirIntegerAttrGet(t, v));
+	mlirOperationStateAddResults(&st, 1, &t);
+	mlirOperationStateAddAttributes(&st, 1, &a);
+	return mlirOperationCreate(&st);
+}
+
 /* Walk callback of pb_ir_clone_from_text: stop at the first operation with
  * the name in "user"'s first slot and store it in the second. */
 static MlirWalkResult find_first_cb(MlirOperation op, void *user)

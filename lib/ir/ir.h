@@ -145,6 +145,9 @@ MlirOperation pb_ir_call_create(MlirLocation loc, const char *callee, int n,
  * "memref.dealloc"). The caller owns the result. */
 MlirOperation pb_ir_op_create(MlirLocation loc, const char *name, int n,
 			      const MlirValue *args);
+/* A detached "arith.constant" of "v" of integer or index type "t" at
+ * "loc". */
+MlirOperation pb_ir_int_constant(MlirType t, MlirLocation loc, int64_t v);
 /* Parse "text" (a module body) in "mctx" and return a detached clone of the
  * first operation named "name" in it, with its "n" operands replaced by
  * "operands" (which must match the snippet's in number and type); null when

@@ -537,20 +537,6 @@ int pb_runtime_cpu_run(struct pb_ctx *ctx, MlirModule m,
 	return rc;
 }
 
-/* A detached "arith.constant" of i64 "v" at "loc". */
-static MlirOperation const_i64(MlirContext mctx, MlirLocation loc, int64_t v)
-{
-	MlirType i64 = mlirIntegerTypeGet(mctx, 64);
-	MlirOperationState st = mlirOperationStateGet(pb_str("arith.constant"),
-						      loc);
-	MlirNamedAttribute a = mlirNamedAttributeGet(
-		mlirIdentifierGet(mctx, pb_str("value")),
-		mlirIntegerAttrGet(i64, v));
-	mlirOperationStateAddResults(&st, 1, &i64);
-	mlirOperationStateAddAttributes(&st, 1, &a);
-	return mlirOperationCreate(&st);
-}
-
 /* Insert "func.call @pb_prof_mark(id)" next to "call": before it
  * ("after" 0) or after it. */
 static void insert_mark(MlirContext mctx, MlirOperation call, int64_t id,
@@ -558,7 +544,7 @@ static void insert_mark(MlirContext mctx, MlirOperation call, int64_t id,
 {
 	MlirLocation loc = mlirOperationGetLocation(call);
 	MlirBlock b = mlirOperationGetBlock(call);
-	MlirOperation c = const_i64(mctx, loc, id);
+	MlirOperation c = pb_ir_int_constant(mlirIntegerTypeGet(mctx, 64), loc, id);
 	MlirValue v = mlirOperationGetResult(c, 0);
 	MlirOperation mark = pb_ir_call_create(loc, "pb_prof_mark", 1, &v);
 	if (after) {

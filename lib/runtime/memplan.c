@@ -187,17 +187,9 @@ static void carve(MlirContext mctx, MlirOperation alloc, MlirValue arena,
 {
 	MlirLocation loc = mlirOperationGetLocation(alloc);
 	MlirBlock b = mlirOperationGetBlock(alloc);
-	MlirType index = mlirIndexTypeGet(mctx);
 	MlirValue old = mlirOperationGetResult(alloc, 0);
 	MlirType t = mlirValueGetType(old);
-	MlirOperationState cs = mlirOperationStateGet(pb_str("arith.constant"),
-						      loc);
-	MlirNamedAttribute va = mlirNamedAttributeGet(
-		mlirIdentifierGet(mctx, pb_str("value")),
-		mlirIntegerAttrGet(index, offset));
-	mlirOperationStateAddResults(&cs, 1, &index);
-	mlirOperationStateAddAttributes(&cs, 1, &va);
-	MlirOperation c = mlirOperationCreate(&cs);
+	MlirOperation c = pb_ir_int_constant(mlirIndexTypeGet(mctx), loc, offset);
 	mlirBlockInsertOwnedOperationBefore(b, alloc, c);
 	MlirValue ops[2] = {arena, mlirOperationGetResult(c, 0)};
 	MlirOperationState vs = mlirOperationStateGet(pb_str("memref.view"), loc);
