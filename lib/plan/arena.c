@@ -227,38 +227,54 @@ static int scratch_items(const struct pb_plan *p, struct pb_arena_item *items,
 	return n;
 }
 
+/* The scratch buffers of "p" as arena items (scratch_items), with room
+ * for their offsets. */
+struct scratch {
+	struct pb_arena_item *items;
+	int64_t *off;
+	int *ids;
+	int n;
+};
+
+static void scratch_of(const struct pb_plan *p, struct scratch *s)
+{
+	s->items = malloc(sizeof(*s->items) * (p->nbuffers + 1));
+	s->off = malloc(sizeof(*s->off) * (p->nbuffers + 1));
+	s->ids = malloc(sizeof(*s->ids) * (p->nbuffers + 1));
+	if (!s->items || !s->off || !s->ids)
+		abort();
+	s->n = scratch_items(p, s->items, s->ids);
+}
+
+static void scratch_free(struct scratch *s)
+{
+	free(s->items);
+	free(s->off);
+	free(s->ids);
+}
+
 int pb_plan_liveness(const struct pb_plan *p, int *first, int *last)
 {
-	struct pb_arena_item *items = malloc(sizeof(*items) * (p->nbuffers + 1));
-	int *ids = malloc(sizeof(int) * (p->nbuffers + 1));
-	if (!items || !ids)
-		abort();
+	struct scratch s;
 	for (int i = 0; i < p->nbuffers; i++)
 		first[i] = last[i] = -1;
-	int n = scratch_items(p, items, ids);
-	for (int i = 0; i < n; i++) {
-		first[ids[i]] = items[i].first;
-		last[ids[i]] = items[i].last;
+	scratch_of(p, &s);
+	for (int i = 0; i < s.n; i++) {
+		first[s.ids[i]] = s.items[i].first;
+		last[s.ids[i]] = s.items[i].last;
 	}
-	free(items);
-	free(ids);
-	return n;
+	scratch_free(&s);
+	return s.n;
 }
 
 void pb_plan_pack(struct pb_plan *p)
 {
-	struct pb_arena_item *items = malloc(sizeof(*items) * (p->nbuffers + 1));
-	int64_t *off = malloc(sizeof(int64_t) * (p->nbuffers + 1));
-	int *ids = malloc(sizeof(int) * (p->nbuffers + 1));
-	if (!items || !off || !ids)
-		abort();
-	int n = scratch_items(p, items, ids);
-	p->arena = pb_arena_pack(n, items, PB_PLAN_ALIGN, off);
-	for (int i = 0; i < n; i++)
-		p->buffers[ids[i]].arena_offset = off[i];
-	free(items);
-	free(off);
-	free(ids);
+	struct scratch s;
+	scratch_of(p, &s);
+	p->arena = pb_arena_pack(s.n, s.items, PB_PLAN_ALIGN, s.off);
+	for (int i = 0; i < s.n; i++)
+		p->buffers[s.ids[i]].arena_offset = s.off[i];
+	scratch_free(&s);
 }
 
 int pb_plan_check_arena(const struct pb_plan *p, char *err, size_t errlen)
@@ -283,19 +299,13 @@ int pb_plan_check_arena(const struct pb_plan *p, char *err, size_t errlen)
 					   "arena");
 			return -1;
 		}
-	struct pb_arena_item *items = malloc(sizeof(*items) * (p->nbuffers + 1));
-	int64_t *off = malloc(sizeof(int64_t) * (p->nbuffers + 1));
-	int *ids = malloc(sizeof(int) * (p->nbuffers + 1));
-	if (!items || !off || !ids)
-		abort();
-	int n = scratch_items(p, items, ids);
-	for (int i = 0; i < n; i++)
-		off[i] = p->buffers[ids[i]].arena_offset;
-	int rc = pb_arena_check(n, items, off, p->arena, PB_PLAN_ALIGN, err,
-				errlen);
-	free(items);
-	free(off);
-	free(ids);
+	struct scratch s;
+	scratch_of(p, &s);
+	for (int i = 0; i < s.n; i++)
+		s.off[i] = p->buffers[s.ids[i]].arena_offset;
+	int rc = pb_arena_check(s.n, s.items, s.off, p->arena, PB_PLAN_ALIGN,
+				err, errlen);
+	scratch_free(&s);
 	return rc;
 }
 
