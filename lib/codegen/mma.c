@@ -42,19 +42,30 @@
 #include "codegen/internal.h"
 #include "kernel/kernel.h"
 
-enum layout { L_NONE, L_A, L_B, L_C };
+enum layout { L_NONE, L_A, L_B, L_C, L_R };
 
 /* The layout of warp-level vector type "t" by its shape alone: A for
- * 16x16, C for 16x8, B for 8x8 (tf32), none otherwise; role_of tells A
- * and B of the other shapes by their use. */
+ * 16x16, C for 16x8, B for 8x8 (tf32), R (one value per row of C) for
+ * 16 or 16x1 floats or booleans, none otherwise; role_of tells A and B
+ * of the other shapes by their use. */
 static enum layout layout_of(MlirType t)
 {
-	if (!mlirTypeIsAVector(t) || mlirShapedTypeGetRank(t) != 2)
+	if (!mlirTypeIsAVector(t))
 		return L_NONE;
 	int64_t m = mlirShapedTypeGetDimSize(t, 0);
+	MlirType e = mlirShapedTypeGetElementType(t);
+	int rowwise = mlirTypeIsAF32(e) || (mlirTypeIsAInteger(e) &&
+			      mlirIntegerTypeGetWidth(e) == 1);
+	if (mlirShapedTypeGetRank(t) == 1)
+		return m == 16 && rowwise ? L_R : L_NONE;
+	if (mlirShapedTypeGetRank(t) != 2)
+		return L_NONE;
 	int64_t n = mlirShapedTypeGetDimSize(t, 1);
 	if (m == 16)
-		return n == 16 ? L_A : n == 8 ? L_C : L_NONE;
+		return n == 16  ? L_A
+		       : n == 8 ? L_C
+		       : n == 1 && rowwise ? L_R
+				 : L_NONE;
 	return m == 8 && n == 8 ? L_B : L_NONE;
 }
 
@@ -97,7 +108,9 @@ static int wide(enum layout l, MlirType t)
 static MlirType frag_type(enum layout l, MlirType t)
 {
 	int64_t s[2] = {l == L_A ? 4 : 2, wide(l, t) ? 1 : 2};
-	return mlirVectorTypeGet(2, s, mlirShapedTypeGetElementType(t));
+	/* rows g and g + 8, of a 16 or a 16x1 row vector alike */
+	return mlirVectorTypeGet(l == L_R ? 1 : 2, s,
+				 mlirShapedTypeGetElementType(t));
 }
 
 /* The lowering of one gpu.launch. */
@@ -594,6 +607,194 @@ static int lower_constant(struct lower *lw, MlirOperation op, enum layout l)
 	return PB_OK;
 }
 
+/* The number of integers in array attribute "a" (an array of integer
+ * attributes or a dense i64 array), "max" + 1 when it is neither. */
+static intptr_t ints_of(MlirAttribute a, intptr_t max)
+{
+	if (mlirAttributeIsADenseI64Array(a))
+		return mlirDenseArrayGetNumElements(a);
+	if (!mlirAttributeIsAArray(a))
+		return max + 1;
+	for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(a); i++)
+		if (!mlirAttributeIsAInteger(mlirArrayAttrGetElement(a, i)))
+			return max + 1;
+	return mlirArrayAttrGetNumElements(a);
+}
+
+/* Integer "i" of "a" (ints_of counted it). */
+static int64_t int_at(MlirAttribute a, intptr_t i)
+{
+	if (mlirAttributeIsADenseI64Array(a))
+		return mlirDenseI64ArrayGetElement(a, i);
+	return mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(a, i));
+}
+
+/* The arith operation of vector.multi_reduction "op"'s kind, or NULL. */
+static const char *kind_op(MlirOperation op)
+{
+	static const char *const kinds[][2] = {
+		{"add", "addf"},	   {"mul", "mulf"},
+		{"maximumf", "maximumf"}, {"minimumf", "minimumf"},
+		{"maxnumf", "maxnumf"},	   {"minnumf", "minnumf"}};
+	struct pb_buf k = {0};
+	const char *r = NULL;
+	mlirAttributePrint(pb_ir_attr(op, "kind"), pb_buf_mlir_callback, &k);
+	for (size_t i = 0; k.data && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char want[32];
+		snprintf(want, sizeof(want), "<%s>", kinds[i][0]);
+		if (strstr(k.data, want))
+			r = kinds[i][1];
+	}
+	pb_buf_free(&k);
+	return r;
+}
+
+/* vector.multi_reduction of a C fragment over its columns into a row
+ * vector (R): each lane combines its two columns of rows g and g + 8,
+ * then the four lanes of a row (t = 0 .. 3) by butterfly shuffles, and
+ * the result with the accumulator. */
+static int lower_rows(struct lower *lw, MlirOperation op)
+{
+	MlirValue src = mlirOperationGetOperand(op, 0);
+	MlirValue acc = mlirOperationGetOperand(op, 1);
+	MlirAttribute dims = pb_ir_attr(op, "reduction_dims");
+	const char *k = kind_op(op);
+	MlirType st = mlirValueGetType(src), at = mlirValueGetType(acc);
+	if (!k || mlirAttributeIsNull(dims) || ints_of(dims, 2) != 1 ||
+	    int_at(dims, 0) != 1 ||
+	    mlirShapedTypeGetRank(st) != 2 ||
+	    mlirShapedTypeGetDimSize(st, 0) != 2 ||
+	    mlirShapedTypeGetDimSize(st, 1) != 2 ||
+	    !mlirTypeIsAF32(mlirShapedTypeGetElementType(st))) {
+		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
+			    "cannot distribute 'vector.multi_reduction' to "
+			    "lanes: only f32 sums, products, maxima and minima "
+			    "of a 16x8 fragment's rows");
+		return PB_ERR;
+	}
+	struct pb_buf t = {0};
+	pb_buf_puts(&t, "func.func @t(%s: vector<2x2xf32>, %a: ");
+	pb_codegen_type_str(at, &t);
+	pb_buf_puts(&t, ") {\n  %c1 = arith.constant 1 : i32\n"
+		    "  %c2 = arith.constant 2 : i32\n"
+		    "  %w = arith.constant 32 : i32\n");
+	for (int r = 0; r < 2; r++)
+		pb_buf_printf(&t, "  %%e%d0 = vector.extract %%s[%d, 0] : f32 "
+			      "from vector<2x2xf32>\n"
+			      "  %%e%d1 = vector.extract %%s[%d, 1] : f32 "
+			      "from vector<2x2xf32>\n"
+			      "  %%r%d = arith.%s %%e%d0, %%e%d1 : f32\n"
+			      "  %%h%d, %%v%d = gpu.shuffle xor %%r%d, %%c1, %%w "
+			      ": f32\n"
+			      "  %%q%d = arith.%s %%r%d, %%h%d : f32\n"
+			      "  %%k%d, %%u%d = gpu.shuffle xor %%q%d, %%c2, %%w "
+			      ": f32\n"
+			      "  %%t%d = arith.%s %%q%d, %%k%d : f32\n",
+			      r, r, r, r, r, k, r, r, r, r, r, r, k, r, r, r,
+			      r, r, r, k, r, r);
+	pb_buf_puts(&t, "  %x = vector.from_elements %t0, %t1 : ");
+	pb_codegen_type_str(at, &t);
+	pb_buf_printf(&t, "\n  %%y = arith.%s %%x, %%a : ", k);
+	pb_codegen_type_str(at, &t);
+	pb_buf_puts(&t, "\n  return\n}\n");
+	MlirValue args[2] = {src, acc};
+	return replace(lw, &t, op, 2, args);
+}
+
+/* vector.insert_strided_slice of a 16x8 C fragment into a 16x16 A one at
+ * columns 0 or 8: lane for lane, the C fragment's two rows are rows
+ * 0-1 or 2-3 of the A fragment (the layouts above), so P's fragments
+ * become P.V's A operand in registers. */
+static int lower_insert(struct lower *lw, MlirOperation op)
+{
+	MlirAttribute off = pb_ir_attr(op, "offsets");
+	MlirValue src = mlirOperationGetOperand(op, 0);
+	MlirValue dst = mlirOperationGetOperand(op, 1);
+	MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
+	int64_t c = ints_of(off, 2) == 2 ? int_at(off, 1) : -1;
+	if (layout_of(rt) != L_A || int_at(off, 0) != 0 ||
+	    (c != 0 && c != 8) || mlirShapedTypeGetRank(mlirValueGetType(src)) != 2 ||
+	    mlirShapedTypeGetDimSize(mlirValueGetType(src), 0) != 2 ||
+	    mlirShapedTypeGetDimSize(mlirValueGetType(dst), 0) != 4) {
+		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
+			    "cannot distribute 'vector.insert_strided_slice' "
+			    "to lanes: only a 16x8 fragment into columns 0 or "
+			    "8 of a 16x16 one");
+		return PB_ERR;
+	}
+	/* row by row: NVVM's vector lowering takes n-d vector.insert, not
+	   n-d vector.insert_strided_slice */
+	struct pb_buf t = {0}, st = {0}, dt = {0}, et = {0};
+	pb_codegen_type_str(mlirValueGetType(src), &st);
+	pb_codegen_type_str(mlirValueGetType(dst), &dt);
+	pb_codegen_type_str(mlirShapedTypeGetElementType(rt), &et);
+	pb_buf_printf(&t, "func.func @t(%%s: %s, %%d: %s) {\n", st.data,
+		      dt.data);
+	for (int r = 0; r < 2; r++)
+		pb_buf_printf(&t, "  %%r%d = vector.extract %%s[%d] : "
+			      "vector<2x%s> from %s\n"
+			      "  %%d%d = vector.insert %%r%d, %%d%s [%d] : "
+			      "vector<2x%s> into %s\n",
+			      r, r, et.data, st.data, r + 1, r, r ? "1" : "",
+			      (c ? 2 : 0) + r, et.data, dt.data);
+	pb_buf_puts(&t, "  return\n}\n");
+	pb_buf_free(&st);
+	pb_buf_free(&dt);
+	pb_buf_free(&et);
+	MlirValue args[2] = {src, dst};
+	return replace(lw, &t, op, 2, args);
+}
+
+/* Is "t" a lane's fragment of a row vector (operands are lowered before
+ * their users)? */
+static int is_row_frag(MlirType t)
+{
+	return mlirTypeIsAVector(t) && mlirShapedTypeGetRank(t) == 1 &&
+	       mlirShapedTypeGetDimSize(t, 0) == 2;
+}
+
+/* vector.shape_cast between the row vectors 16 and 16x1: the same
+ * fragment. */
+static int lower_shape_cast(struct lower *lw, MlirOperation op)
+{
+	MlirValue x = mlirOperationGetOperand(op, 0);
+	MlirValue r = mlirOperationGetResult(op, 0);
+	if (layout_of(mlirValueGetType(r)) != L_R ||
+	    !is_row_frag(mlirValueGetType(x))) {
+		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
+			    "cannot distribute 'vector.shape_cast' to lanes: "
+			    "only between 16 and 16x1 row vectors");
+		return PB_ERR;
+	}
+	mlirValueReplaceAllUsesOfWith(r, x);
+	mlirOperationDestroy(op);
+	return PB_OK;
+}
+
+/* vector.broadcast of a 16x1 row vector to a 16x8 fragment: the lane's
+ * rows g and g + 8 in both of its columns. */
+static int lower_spread(struct lower *lw, MlirOperation op)
+{
+	MlirValue x = mlirOperationGetOperand(op, 0);
+	MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
+	if (layout_of(rt) != L_C) {
+		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
+			    "cannot distribute 'vector.broadcast' to lanes: "
+			    "a row vector only to a 16x8 fragment");
+		return PB_ERR;
+	}
+	struct pb_buf t = {0}, et = {0};
+	pb_codegen_type_str(mlirShapedTypeGetElementType(rt), &et);
+	pb_buf_printf(&t, "func.func @t(%%x: vector<2x%s>) {\n"
+		      "  %%a = vector.extract %%x[0] : %s from vector<2x%s>\n"
+		      "  %%b = vector.extract %%x[1] : %s from vector<2x%s>\n"
+		      "  %%r = vector.from_elements %%a, %%a, %%b, %%b : "
+		      "vector<2x2x%s>\n  return\n}\n",
+		      et.data, et.data, et.data, et.data, et.data, et.data);
+	pb_buf_free(&et);
+	return replace(lw, &t, op, 1, &x);
+}
+
 /* Retype the results of "op" (and, for a loop, its carried values) from
  * warp-level vectors to fragments: the loops' C fragments, an
  * element-wise operation's in layout "l". */
@@ -607,7 +808,7 @@ static void retype(MlirOperation op, enum layout l)
 		MlirValue r = mlirOperationGetResult(op, i);
 		MlirType t = mlirValueGetType(r);
 		enum layout rl = for_ ? layout_of(t) : l;
-		if (!layout_of(t) || (for_ && rl != L_C))
+		if (!layout_of(t) || (for_ && rl != L_C && rl != L_R))
 			continue;
 		MlirType ft = frag_type(rl, t);
 		mlirValueSetType(r, ft);
@@ -644,6 +845,15 @@ static int lower_op(struct lower *lw, MlirOperation op)
 		return lower_read(lw, op, l);
 	if (pb_ir_op_is(op, "arith.constant"))
 		return lower_constant(lw, op, l);
+	if (pb_ir_op_is(op, "vector.multi_reduction"))
+		return lower_rows(lw, op);
+	if (pb_ir_op_is(op, "vector.insert_strided_slice"))
+		return lower_insert(lw, op);
+	if (pb_ir_op_is(op, "vector.shape_cast"))
+		return lower_shape_cast(lw, op);
+	if (pb_ir_op_is(op, "vector.broadcast") &&
+	    is_row_frag(mlirValueGetType(mlirOperationGetOperand(op, 0))))
+		return lower_spread(lw, op);
 	if (pb_ir_op_is(op, "vector.broadcast") ||
 	    pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "scf.for") ||
 	    pb_ir_op_is(op, "affine.yield") || pb_ir_op_is(op, "scf.yield") ||

@@ -53,7 +53,8 @@ int pb_passes_nvvm(char *buf, size_t n, const char *arch, int isa)
  * through f32, then memref, vector, func, arith, ... to LLVM. */
 const char pb_passes_cpu_loops[] =
 	"builtin.module("
-	"func.func(convert-linalg-to-loops,convert-vector-to-scf))";
+	"func.func(convert-linalg-to-loops,lower-vector-multi-reduction,"
+	"convert-vector-to-scf))";
 const char pb_passes_cpu_lowering[] =
 	"builtin.module("
 	"lower-affine,convert-scf-to-cf,"

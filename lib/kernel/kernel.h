@@ -287,6 +287,49 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 			const struct pb_kernel_contraction *c,
 			struct pb_kernel_mma_tiles *s, const char **why);
 
+/* The attention nest of pb-fuse (--fuse-attention; attention.c): a band
+ * over the rows with FlashAttention's online softmax inside, read back
+ * into its roles. Subscripts of its accesses are band dimensions, the
+ * counters of its key loop (PB_KERNEL_ATT_J), head-dimension loop
+ * (PB_KERNEL_ATT_D) and value loop (PB_KERNEL_ATT_E), or constants. */
+#define PB_KERNEL_ATT_J (-10)
+#define PB_KERNEL_ATT_D (-11)
+#define PB_KERNEL_ATT_E (-12)
+struct pb_kernel_attention {
+	struct pb_kernel_band b;
+	int m;				/* the band dimension of query rows */
+	int64_t nk, d, e;		/* keys, head and value dimensions */
+	MlirOperation jloop, dloop, eloop, oloop;
+	struct pb_kernel_access q, k, v, o;
+	MlirValue mbuf, lbuf, accbuf;	/* the running max, sum, output row */
+	double scale;			/* scores times (or over) this */
+	int divide;
+	MlirType elt;			/* Q's, K's and V's element type */
+	MlirType tc;			/* their type on tensor cores */
+};
+/* Is "nest" pb-fuse's attention nest? 1 with "a" filled, else 0 with
+ * "*why". */
+int pb_kernel_attention_of(MlirOperation nest, struct pb_kernel_attention *a,
+			   const char **why);
+/* Set a->tc for precision "p" as pb_kernel_mma_operands does; 0 with
+ * "*why" when attention stays on CUDA cores (f32 at fp32 or tf32). */
+int pb_kernel_attention_operands(struct pb_kernel_attention *a,
+				 enum pb_precision p, const char **why);
+/* The mapping of an attention nest: blocks of bm query rows, warps of
+ * wm (16) rows, bn keys per step of the key loop. */
+struct pb_kernel_attention_tiles {
+	int64_t bm, wm, bn;
+};
+int pb_kernel_attention_tiles(const struct pb_target *t,
+			      const struct pb_kernel_attention *a,
+			      struct pb_kernel_attention_tiles *s,
+			      const char **why);
+/* pb_kernel_mma_candidate for attention nests: both products on tensor
+ * cores, "*kind" the operands' type there. */
+int pb_kernel_attention_candidate(MlirOperation nest, const struct pb_target *t,
+				  enum pb_precision p, const char **kind,
+				  const char **why);
+
 /* The nests of the kernels of "m" marked pb.mma (pb-tile's contractions
  * for tensor cores) appended to "nests", each one's kernel function to
  * "funcs" at the same position. */

@@ -10,4 +10,9 @@
 int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
 		   const struct pb_kernel_mma_tiles *s);
 
+/* Replace attention nest "a" by its tensor-core form with tiles "s"
+ * (attention.c). */
+int pb_mma_attention(struct pb_ctx *ctx, const struct pb_kernel_attention *a,
+		     const struct pb_kernel_attention_tiles *s);
+
 #endif

@@ -61,6 +61,38 @@ static enum pb_precision mark_precision(MlirStringRef m)
 	return PB_PRECISION_FP32;
 }
 
+/* Map attention nest "a" ("op"), marked pb.mma by pb-tile: both of its
+ * products on tensor cores (attention.c). */
+static int map_attention(struct pb_ctx *ctx, const struct pb_mma_opts *o,
+			 const struct pb_target *t,
+			 struct pb_kernel_attention *a, MlirOperation op)
+{
+	struct pb_kernel_attention_tiles s;
+	const char *why;
+	MlirStringRef mark = pb_ir_str_attr(op, PB_ATTR_MMA);
+	int ok = pb_kernel_attention_operands(a, mark_precision(mark), &why) &&
+		 pb_kernel_attention_tiles(t, a, &s, &why);
+	if (ok && (mark.length != strlen(pb_kernel_mma_kind(a->tc)) ||
+		   strncmp(mark.data, pb_kernel_mma_kind(a->tc), mark.length))) {
+		why = "the operands are not the type pb-tile marked";
+		ok = 0;
+	}
+	if (!ok) {
+		if (o->remarks)
+			pb_remark_at(ctx, mlirOperationGetLocation(op),
+				     "attention on CUDA cores: %s", why);
+		return PB_OK;
+	}
+	if (o->remarks)
+		pb_remark_at(ctx, mlirOperationGetLocation(op),
+			     "attention on tensor cores: mma.sync m16n8k16 %s "
+			     "-> f32 for QK^T and PV, P in registers, %lld "
+			     "query rows a block, 16 a warp, %lld keys a step",
+			     pb_kernel_mma_kind(a->tc), (long long)s.bm,
+			     (long long)s.bn);
+	return pb_mma_attention(ctx, a, &s);
+}
+
 /* Map nest "op" (number "nest" of kernel number "k"), marked pb.mma by
  * pb-tile. */
 static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
@@ -69,8 +101,11 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 {
 	struct pb_kernel_contraction c;
 	struct pb_kernel_mma_tiles s;
+	struct pb_kernel_attention a;
 	const char *why = "--no-mma";
 	MlirLocation loc = mlirOperationGetLocation(op);
+	if (!o->no_mma && pb_kernel_attention_of(op, &a, &why))
+		return map_attention(ctx, o, t, &a, op);
 	int g = 0, ok = !o->no_mma && pb_kernel_contraction_of(op, &c, &why);
 	/* the operands' type on tensor cores is pb-tile's mark (for f32
 	   operands: its --precision) */

@@ -148,18 +148,24 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	int g = sz ? given(ctx, sz, k, nest, &b, &c) : 0;
 	if (g < 0)
 		return PB_ERR;
-	int mma = g == 0 && !o->no_tile && !o->no_mma &&
-		  pb_kernel_mma_candidate(op, t, ctx->precision, &kind, &why);
-	if (o->remarks && !mma && g == 0 && !o->no_tile && !o->no_mma &&
-	    pb_kernel_is_reduction_why(why))
+	struct pb_kernel_attention att;
+	int try = g == 0 && !o->no_tile && !o->no_mma;
+	int is_att = try && pb_kernel_attention_of(op, &att, &why);
+	int mma = is_att ? pb_kernel_attention_candidate(op, t, ctx->precision,
+							 &kind, &why)
+			 : try && pb_kernel_mma_candidate(op, t, ctx->precision,
+							  &kind, &why);
+	if (o->remarks && !mma && try &&
+	    (is_att || pb_kernel_is_reduction_why(why)))
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
 			     "not for tensor cores: %s", why);
 	if (mma) {
-		/* a contraction for tensor cores: pb-mma maps it */
+		/* a contraction (or attention) for tensor cores: pb-mma
+		   maps it */
 		if (o->remarks)
 			pb_remark_at(ctx, mlirOperationGetLocation(op),
-				     "left to pb-mma: a contraction for "
-				     "tensor cores");
+				     "left to pb-mma: %s for tensor cores",
+				     is_att ? "attention" : "a contraction");
 		if (rep)
 			pb_tile_report_add_mma(rep, func, k, nest, op,
 					       ctx->precision);

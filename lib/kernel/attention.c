@@ -1,0 +1,522 @@
+/* The attention nest of pb-fuse (--fuse-attention, lib/fuse/attention.c)
+ * in the kernel model: its roles, read back from the nest alone, so that
+ * pb-tile can leave it to pb-mma and pb-mma can put both of its products
+ * on tensor cores (docs/kernel-model.md, "Attention").
+ *
+ * The nest is a band over the rows r (batch dimensions and the query
+ * rows i) whose body is FlashAttention's recurrence:
+ *
+ *     m[] = -inf; l[] = 0; for e: acc[e] = 0
+ *     for j = 0 to NK:                                    (jloop)
+ *       s[] = 0; for d = 0 to D: s[] += Q[..i..d] * K[..j..d]   (dloop)
+ *       x = s[] (* c or / c); mn = max(x, m[])
+ *       k = mn == -inf ? 0 : mn; a = exp(m[] - k); p = exp(x - k)
+ *       l[] = l[] * a + p
+ *       for e = 0 to E: acc[e] = acc[e] * a + p * V[..j..e]     (eloop)
+ *       m[] = mn
+ *     for e = 0 to E: O[..i..e] = acc[e] / l[]                   (oloop)
+ *
+ * Each operand may be widened (arith.extf) after its load: f16 or bf16
+ * data. The matcher checks this form operation by operation: it is the
+ * contract between pb-fuse and the mapping stages, and pb-mma rewrites
+ * the nest from the roles alone. */
+#include <math.h>
+#include <string.h>
+
+#include "mlir-c/AffineExpr.h"
+#include "mlir-c/AffineMap.h"
+#include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
+
+#include "kernel/kernel.h"
+
+static const char not_attention[] = "not an attention nest";
+
+/* The counter of loop "loop". */
+static MlirValue iv_of(MlirOperation loop)
+{
+	return mlirBlockGetArgument(
+		mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0)), 0);
+}
+
+/* The body of loop "loop". */
+static MlirBlock body_of(MlirOperation loop)
+{
+	return mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
+}
+
+/* The trip count of affine.for "loop" from 0 by 1 without results, or
+ * -1. */
+static int64_t trip(MlirOperation loop)
+{
+	int64_t lb, ub;
+	if (!pb_ir_op_is(loop, "affine.for") ||
+	    mlirOperationGetNumResults(loop) ||
+	    pb_ir_const_map(loop, "lowerBoundMap", 1, &lb) ||
+	    pb_ir_const_map(loop, "upperBoundMap", 1, &ub) || lb != 0 ||
+	    mlirIntegerAttrGetValueInt(pb_ir_attr(loop, "step")) != 1)
+		return -1;
+	return ub;
+}
+
+/* The role of index value "v" in "a": a band dimension, the counter of
+ * the key, head or value loop, or -3. */
+static int role_of(const struct pb_kernel_attention *a, MlirValue v)
+{
+	MlirOperation loops[3] = {a->jloop, a->dloop, a->eloop};
+	static const int roles[3] = {PB_KERNEL_ATT_J, PB_KERNEL_ATT_D,
+				     PB_KERNEL_ATT_E};
+	for (int d = 0; d < a->b.n; d++)
+		if (mlirValueEqual(v, a->b.iv[d]))
+			return d;
+	for (int k = 0; k < 3; k++)
+		if (!mlirOperationIsNull(loops[k]) &&
+		    mlirValueEqual(v, iv_of(loops[k])))
+			return roles[k];
+	return -3;
+}
+
+/* The access "op" (affine.load or affine.store) of "a" into "x"; 0 when
+ * a subscript is not a role or a constant. */
+static int access_of(const struct pb_kernel_attention *a, MlirOperation op,
+		     struct pb_kernel_access *x)
+{
+	int store = pb_ir_op_is(op, "affine.store");
+	if (!store && !pb_ir_op_is(op, "affine.load"))
+		return 0;
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	int first = store ? 2 : 1;
+	memset(x, 0, sizeof(*x));
+	x->op = op;
+	x->mem = mlirOperationGetOperand(op, first - 1);
+	x->rank = (int)mlirAffineMapGetNumResults(map);
+	if (x->rank > PB_KERNEL_MAXR || mlirAffineMapGetNumSymbols(map))
+		return 0;
+	for (int r = 0; r < x->rank; r++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+		if (mlirAffineExprIsAConstant(e)) {
+			x->sub[r] = PB_KERNEL_SUB_CST;
+			x->cst[r] = mlirAffineConstantExprGetValue(e);
+			continue;
+		}
+		if (!mlirAffineExprIsADim(e))
+			return 0;
+		int p = (int)mlirAffineDimExprGetPosition(e);
+		x->sub[r] = role_of(a, mlirOperationGetOperand(op, first + p));
+		if (x->sub[r] == -3)
+			return 0;
+	}
+	return 1;
+}
+
+/* How often role "d" subscripts "x". */
+static int uses(const struct pb_kernel_access *x, int d)
+{
+	int n = 0;
+	for (int r = 0; r < x->rank; r++)
+		n += x->sub[r] == d;
+	return n;
+}
+
+/* Is "v" defined outside the band of "a" (a kernel argument or a buffer
+ * of the kernel's own)? */
+static int outside(const struct pb_kernel_attention *a, MlirValue v)
+{
+	return !pb_ir_defined_in(v, a->b.root);
+}
+
+/* The names of the operations of "block" (without its terminator) match
+ * "pat", NULL-terminated; an entry "?name" is optional. The operations
+ * matched into "ops" (null where an optional one is absent). */
+static int sequence(MlirBlock block, const char *const *pat,
+		    MlirOperation *ops)
+{
+	MlirOperation op = mlirBlockGetFirstOperation(block);
+	int k = 0;
+	for (; pat[k]; k++) {
+		int opt = pat[k][0] == '?';
+		const char *name = pat[k] + opt;
+		ops[k] = (MlirOperation){NULL};
+		if (mlirOperationIsNull(op) ||
+		    mlirOperationEqual(op, mlirBlockGetTerminator(block)) ||
+		    !pb_ir_op_is(op, name)) {
+			if (opt)
+				continue;
+			return 0;
+		}
+		ops[k] = op;
+		op = mlirOperationGetNextInBlock(op);
+	}
+	return mlirOperationEqual(op, mlirBlockGetTerminator(block));
+}
+
+/* The value of "v", a float arith.constant, into "*c". */
+static int float_constant(MlirValue v, double *c)
+{
+	if (!mlirValueIsAOpResult(v) ||
+	    !pb_ir_op_is(mlirOpResultGetOwner(v), "arith.constant"))
+		return 0;
+	MlirAttribute at = pb_ir_attr(mlirOpResultGetOwner(v), "value");
+	if (!mlirAttributeIsAFloat(at))
+		return 0;
+	*c = mlirFloatAttrGetValueDouble(at);
+	return 1;
+}
+
+/* Is "v" the result of operation "op"? */
+static int is_result(MlirValue v, MlirOperation op)
+{
+	return !mlirOperationIsNull(op) && mlirValueIsAOpResult(v) &&
+	       mlirOperationEqual(mlirOpResultGetOwner(v), op);
+}
+
+/* The load of an operand, "ld", and its widening "ext" (or null): does
+ * "v" come from them? */
+static int loaded(MlirValue v, MlirOperation ld, MlirOperation ext)
+{
+	return mlirOperationIsNull(ext) ? is_result(v, ld)
+					: is_result(v, ext) &&
+						  is_result(mlirOperationGetOperand(
+								    ext, 0),
+							    ld);
+}
+
+/* The update of a running sum "acc[..] += x * y" in loop body "body",
+ * the two loads "ld[0..1]" of x and y (the operands of the product in
+ * either order), into "ops": load acc, load, ?extf, load, ?extf, mulf,
+ * addf, store acc. */
+static int update(MlirBlock body, MlirOperation *ops, MlirOperation *ld)
+{
+	static const char *const pat[] = {
+		"affine.load", "affine.load", "?arith.extf", "affine.load",
+		"?arith.extf", "arith.mulf",  "arith.addf",  "affine.store",
+		NULL};
+	if (!sequence(body, pat, ops))
+		return 0;
+	MlirOperation mul = ops[5], add = ops[6];
+	MlirValue x = mlirOperationGetOperand(mul, 0);
+	MlirValue y = mlirOperationGetOperand(mul, 1);
+	int swap = !loaded(x, ops[1], ops[2]);
+	if (swap) {
+		MlirValue t = x;
+		x = y;
+		y = t;
+	}
+	ld[0] = ops[1];
+	ld[1] = ops[3];
+	return loaded(x, ops[1], ops[2]) && loaded(y, ops[3], ops[4]) &&
+	       is_result(mlirOperationGetOperand(add, 0), ops[0]) &&
+	       is_result(mlirOperationGetOperand(add, 1), mul) &&
+	       is_result(mlirOperationGetOperand(ops[7], 0), add) &&
+	       mlirValueEqual(mlirOperationGetOperand(ops[0], 0),
+			      mlirOperationGetOperand(ops[7], 1));
+}
+
+/* The element type of the load "ld" widened by "ext" (or not). */
+static MlirType data_type(MlirOperation ld)
+{
+	return mlirValueGetType(mlirOperationGetResult(ld, 0));
+}
+
+/* The body of the key loop: the score's reduction (dloop) and scaling,
+ * the online softmax, the value loop (eloop). */
+static int match_keys(struct pb_kernel_attention *a)
+{
+	static const char *const pat[] = {
+		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
+		"?arith.divf",  "affine.load", "arith.maximumf",
+		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
+		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
+		"arith.addf",   "affine.store", "affine.for", "affine.store",
+		NULL};
+	MlirOperation o[20], u[8], ld[2];
+	if (!sequence(body_of(a->jloop), pat, o))
+		return 0;
+	a->dloop = o[1];
+	a->eloop = o[17];
+	if ((a->d = trip(a->dloop)) < 1 || (a->e = trip(a->eloop)) < 1)
+		return 0;
+	/* s[] += Q * K over d */
+	if (!update(body_of(a->dloop), u, ld))
+		return 0;
+	MlirValue s = mlirOperationGetOperand(u[0], 0);
+	if (!mlirValueEqual(mlirOperationGetOperand(o[0], 1), s) ||
+	    !mlirValueEqual(mlirOperationGetOperand(o[2], 0), s) ||
+	    !access_of(a, ld[0], &a->q) || !access_of(a, ld[1], &a->k))
+		return 0;
+	/* K is the operand subscripted by the key */
+	if (uses(&a->q, PB_KERNEL_ATT_J)) {
+		struct pb_kernel_access t = a->q;
+		a->q = a->k;
+		a->k = t;
+	}
+	a->elt = data_type(a->q.op);
+	if (!mlirTypeEqual(a->elt, data_type(a->k.op)))
+		return 0;
+	/* the scale: x = s * c or s / c */
+	MlirOperation sc = mlirOperationIsNull(o[3]) ? o[4] : o[3];
+	MlirValue x = mlirOperationGetResult(o[2], 0);
+	a->scale = 1;
+	a->divide = 0;
+	if (!mlirOperationIsNull(o[3]) && !mlirOperationIsNull(o[4]))
+		return 0;
+	if (!mlirOperationIsNull(sc)) {
+		if (!is_result(mlirOperationGetOperand(sc, 0), o[2]) ||
+		    !float_constant(mlirOperationGetOperand(sc, 1), &a->scale))
+			return 0;
+		a->divide = !mlirOperationIsNull(o[4]);
+		x = mlirOperationGetResult(sc, 0);
+	}
+	/* mn = max(x, m); k = mn == -inf ? 0 : mn; a = exp(m - k);
+	   p = exp(x - k); l = l * a + p */
+	MlirValue m = mlirOperationGetOperand(o[5], 0);
+	MlirOperation mx = o[6], eq = o[7], sel = o[8];
+	double ninf, zero;
+	if (!float_constant(mlirOperationGetOperand(eq, 1), &ninf) ||
+	    !isinf(ninf) || ninf > 0 ||
+	    !float_constant(mlirOperationGetOperand(sel, 1), &zero) ||
+	    zero != 0)
+		return 0;
+	a->mbuf = m;
+	a->lbuf = mlirOperationGetOperand(o[13], 0);
+	if (!mlirValueEqual(mlirOperationGetOperand(mx, 0), x) ||
+	    !is_result(mlirOperationGetOperand(mx, 1), o[5]) ||
+	    !is_result(mlirOperationGetOperand(eq, 0), mx) ||
+	    !is_result(mlirOperationGetOperand(sel, 0), eq) ||
+	    !is_result(mlirOperationGetOperand(sel, 2), mx) ||
+	    !is_result(mlirOperationGetOperand(o[9], 0), o[5]) ||
+	    !is_result(mlirOperationGetOperand(o[9], 1), sel) ||
+	    !is_result(mlirOperationGetOperand(o[10], 0), o[9]) ||
+	    !mlirValueEqual(mlirOperationGetOperand(o[11], 0), x) ||
+	    !is_result(mlirOperationGetOperand(o[11], 1), sel) ||
+	    !is_result(mlirOperationGetOperand(o[12], 0), o[11]) ||
+	    !is_result(mlirOperationGetOperand(o[14], 0), o[13]) ||
+	    !is_result(mlirOperationGetOperand(o[14], 1), o[10]) ||
+	    !is_result(mlirOperationGetOperand(o[15], 0), o[14]) ||
+	    !is_result(mlirOperationGetOperand(o[15], 1), o[12]) ||
+	    !is_result(mlirOperationGetOperand(o[16], 0), o[15]) ||
+	    !mlirValueEqual(mlirOperationGetOperand(o[16], 1),
+			    mlirOperationGetOperand(o[13], 0)) ||
+	    !is_result(mlirOperationGetOperand(o[18], 0), mx) ||
+	    !mlirValueEqual(mlirOperationGetOperand(o[18], 1), m))
+		return 0;
+	/* acc[e] = acc[e] * a + p * V over e */
+	static const char *const vpat[] = {
+		"affine.load", "affine.load", "?arith.extf", "arith.mulf",
+		"arith.mulf",  "arith.addf",  "affine.store", NULL};
+	MlirOperation v[7];
+	if (!sequence(body_of(a->eloop), vpat, v) ||
+	    !access_of(a, v[1], &a->v) ||
+	    !mlirTypeEqual(data_type(v[1]), a->elt) ||
+	    !is_result(mlirOperationGetOperand(v[3], 0), o[12]) ||
+	    !loaded(mlirOperationGetOperand(v[3], 1), v[1], v[2]) ||
+	    !is_result(mlirOperationGetOperand(v[4], 0), v[0]) ||
+	    !is_result(mlirOperationGetOperand(v[4], 1), o[10]) ||
+	    !is_result(mlirOperationGetOperand(v[5], 0), v[4]) ||
+	    !is_result(mlirOperationGetOperand(v[5], 1), v[3]) ||
+	    !is_result(mlirOperationGetOperand(v[6], 0), v[5]) ||
+	    !mlirValueEqual(mlirOperationGetOperand(v[6], 1),
+			    mlirOperationGetOperand(v[0], 0)))
+		return 0;
+	a->accbuf = mlirOperationGetOperand(v[0], 0);
+	return 1;
+}
+
+/* The output loop: O[..] = acc[e] / l[] (narrowed to O's type). */
+static int match_out(struct pb_kernel_attention *a, MlirOperation lload)
+{
+	static const char *const pat[] = {"affine.load", "arith.divf",
+					  "?arith.truncf", "affine.store",
+					  NULL};
+	MlirOperation o[4];
+	if (trip(a->oloop) != a->e || !sequence(body_of(a->oloop), pat, o))
+		return 0;
+	MlirOperation last = mlirOperationIsNull(o[2]) ? o[1] : o[2];
+	/* the value loop's counter is the output loop's here */
+	MlirOperation eloop = a->eloop;
+	a->eloop = a->oloop;
+	int ok = access_of(a, o[3], &a->o);
+	a->eloop = eloop;
+	return ok && mlirValueEqual(mlirOperationGetOperand(o[0], 0),
+				    a->accbuf) &&
+	       mlirValueEqual(mlirOperationGetOperand(lload, 0), a->lbuf) &&
+	       is_result(mlirOperationGetOperand(o[1], 0), o[0]) &&
+	       is_result(mlirOperationGetOperand(o[1], 1), lload) &&
+	       is_result(mlirOperationGetOperand(o[3], 0), last) &&
+	       (mlirOperationIsNull(o[2]) || is_result(mlirOperationGetOperand(o[2], 0), o[1]));
+}
+
+/* Is "buf" given the constant "c" by one of the stores "st[0..n-1]"
+ * (or, for "acc[e]", the store in loop "loop")? */
+static int starts_at(MlirValue buf, double c, MlirOperation *st, int n)
+{
+	for (int i = 0; i < n; i++) {
+		double v;
+		MlirOperation s = st[i];
+		if (pb_ir_op_is(s, "affine.for"))
+			s = mlirBlockGetFirstOperation(body_of(s));
+		if (pb_ir_op_is(s, "affine.store") &&
+		    mlirValueEqual(mlirOperationGetOperand(s, 1), buf) &&
+		    float_constant(mlirOperationGetOperand(s, 0), &v))
+			return v == c || (isinf(c) && isinf(v) && (c < 0) == (v < 0));
+	}
+	return 0;
+}
+
+/* The roles of the subscripts: K by batch dimensions, the key and d;
+ * V by batch dimensions, the key and e; Q by batch dimensions, the query
+ * row and d; O by every band dimension once and e. The query row "m" is
+ * the band dimension of Q and O that K does not use. */
+static int match_roles(struct pb_kernel_attention *a)
+{
+	const struct pb_kernel_access *x[4] = {&a->q, &a->k, &a->v, &a->o};
+	a->m = -1;
+	for (int d = 0; d < a->b.n; d++) {
+		if (uses(&a->o, d) != 1)
+			return 0;
+		if (!uses(&a->k, d) && !uses(&a->v, d)) {
+			if (a->m >= 0 || uses(&a->q, d) != 1)
+				return 0;
+			a->m = d;
+		}
+	}
+	if (a->m < 0 || uses(&a->k, a->m) || uses(&a->v, a->m))
+		return 0;
+	/* each operand's two fragment dimensions once */
+	static const int need[4][2] = {{-4, PB_KERNEL_ATT_D},
+				       {PB_KERNEL_ATT_J, PB_KERNEL_ATT_D},
+				       {PB_KERNEL_ATT_J, PB_KERNEL_ATT_E},
+				       {-4, PB_KERNEL_ATT_E}};
+	for (int i = 0; i < 4; i++) {
+		int r0 = need[i][0] == -4 ? a->m : need[i][0];
+		if (uses(x[i], r0) != 1 || uses(x[i], need[i][1]) != 1)
+			return 0;
+		for (int r = 0; r < x[i]->rank; r++)
+			if (x[i]->sub[r] <= PB_KERNEL_ATT_J &&
+			    x[i]->sub[r] != r0 && x[i]->sub[r] != need[i][1])
+				return 0;
+		if (!outside(a, x[i]->mem))
+			return 0;
+	}
+	return 1;
+}
+
+int pb_kernel_attention_of(MlirOperation nest, struct pb_kernel_attention *a,
+			   const char **why)
+{
+	struct pb_ir_ops ops = {0};
+	int ok = 0, i = 0;
+	memset(a, 0, sizeof(*a));
+	*why = not_attention;
+	if (!pb_kernel_band_of(nest, &a->b) || a->b.n < 1)
+		return 0;
+	for (int d = 0; d < a->b.n; d++)
+		if (a->b.lb[d] != 0 || a->b.step[d] != 1)
+			return 0;
+	pb_ir_block_ops(pb_kernel_band_body(&a->b), &ops);
+	/* m, l, acc and s; their first values; the loops */
+	for (; i < ops.n && pb_ir_op_is(ops.v[i], "memref.alloca"); i++)
+		;
+	int first = i;
+	for (; i < ops.n && (pb_ir_op_is(ops.v[i], "affine.store") ||
+			     pb_ir_op_is(ops.v[i], "arith.constant"));
+	     i++)
+		;
+	/* acc[e] = 0, the key loop, l[], the output loop, the terminator */
+	if (i + 5 != ops.n || trip(ops.v[i]) < 1 ||
+	    !pb_ir_op_is(ops.v[i + 2], "affine.load"))
+		goto out;
+	a->jloop = ops.v[i + 1];
+	a->oloop = ops.v[i + 3];
+	if ((a->nk = trip(a->jloop)) < 1 || !match_keys(a) ||
+	    trip(ops.v[i]) != a->e || !match_out(a, ops.v[i + 2]) ||
+	    !match_roles(a) ||
+	    !starts_at(a->mbuf, -INFINITY, ops.v + first, i - first) ||
+	    !starts_at(a->lbuf, 0, ops.v + first, i - first) ||
+	    !starts_at(a->accbuf, 0, ops.v + i, 1))
+		goto out;
+	if (!mlirTypeIsAF32(a->elt) && !mlirTypeIsAF16(a->elt) &&
+	    !mlirTypeIsABF16(a->elt))
+		goto out;
+	ok = 1;
+out:
+	pb_ir_ops_free(&ops);
+	return ok;
+}
+
+int pb_kernel_attention_operands(struct pb_kernel_attention *a,
+				 enum pb_precision p, const char **why)
+{
+	MlirContext ctx = mlirTypeGetContext(a->elt);
+	a->tc = a->elt;
+	if (!mlirTypeIsAF32(a->elt))
+		return 1;
+	*why = p == PB_PRECISION_TF32
+		       ? "tf32 attention: P's fragments are not in the layout "
+			 "of a tf32 A operand (fp16 or bf16 runs it on tensor "
+			 "cores)"
+		       : "f32 operands, computed exactly (--precision=fp16 or "
+			 "bf16 runs attention on tensor cores)";
+	if (p == PB_PRECISION_FP16)
+		a->tc = mlirF16TypeGet(ctx);
+	else if (p == PB_PRECISION_BF16)
+		a->tc = mlirBF16TypeGet(ctx);
+	else
+		return 0;
+	return 1;
+}
+
+/* The size of the buffer of "x" along its subscript of role "d". */
+static int64_t extent_along(const struct pb_kernel_access *x, int d)
+{
+	for (int r = 0; r < x->rank; r++)
+		if (x->sub[r] == d)
+			return mlirShapedTypeGetDimSize(mlirValueGetType(x->mem),
+							r);
+	return -1;
+}
+
+int pb_kernel_attention_tiles(const struct pb_target *t,
+			      const struct pb_kernel_attention *a,
+			      struct pb_kernel_attention_tiles *s,
+			      const char **why)
+{
+	int64_t rows = a->b.extent[a->m];
+	/* the head dimension in steps of 16: the last one reads zeros
+	   past D, which both operands must end at */
+	*why = "the head dimension is not a multiple of 16 and an operand "
+	       "extends past it";
+	if (a->d % 16 && (extent_along(&a->q, PB_KERNEL_ATT_D) != a->d ||
+			  extent_along(&a->k, PB_KERNEL_ATT_D) != a->d))
+		return 0;
+	*why = "the number of keys is not a multiple of 16";
+	if (a->nk % 16)
+		return 0;
+	*why = "the value dimension is over 256";
+	if (a->e > 256 || a->d > 256)
+		return 0;
+	/* keys per step: 64 where they divide, so that the scores of a
+	   step fill 8 fragments */
+	s->bn = a->nk % 64 == 0 ? 64 : a->nk % 32 == 0 ? 32 : 16;
+	/* one warp per 16 query rows, 4 warps a block unless the rows
+	   are fewer */
+	int64_t warps = (rows + 15) / 16;
+	s->wm = 16;
+	s->bm = 16 * (warps >= 4 ? 4 : warps);
+	(void)t;
+	return 1;
+}
+
+int pb_kernel_attention_candidate(MlirOperation nest, const struct pb_target *t,
+				  enum pb_precision p, const char **kind,
+				  const char **why)
+{
+	struct pb_kernel_attention a;
+	struct pb_kernel_attention_tiles s;
+	if (!pb_kernel_attention_of(nest, &a, why) ||
+	    !pb_kernel_attention_operands(&a, p, why) ||
+	    !pb_kernel_attention_tiles(t, &a, &s, why))
+		return 0;
+	*kind = pb_kernel_mma_kind(a.tc);
+	return 1;
+}

@@ -1,0 +1,195 @@
+// RUN: split-file %s %t
+// Attention on tensor cores (docs/pb-mma.md, "Attention"): pb-fuse's
+// attention nest (--fuse-attention) with --precision=fp16 or bf16 becomes
+// FlashAttention-2's mapping: 16 query rows a warp, the keys 32 at a time,
+// S = QK^T and O += PV as vector.contract on fragments, the online softmax
+// on them (row maxima and sums: vector.multi_reduction; m, l and the
+// rescaling factor as row vectors vector<16xf32>), P rounded and put side
+// by side into PV's A operand without leaving registers. 20 query rows
+// (the second warp's last 12 masked), head dimension 24 (the second step
+// of 16 reads zeros past it) and 12 values (masked columns).
+// RUN: pb-fuse --fuse-attention %t/att.mlir -o %t/fused.mlir
+// RUN: pb-tile --precision=fp16 --remarks %t/fused.mlir -o %t/tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
+// RUN: pb-mma --remarks %t/tile.mlir -o %t/mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
+// RUN: FileCheck %s < %t/mma.mlir
+
+// The numbers against exact float32 attention, within fp16's tolerance
+// (docs/pb-mma.md: atol 4u max|V| with u = 2^-11, rtol 1e-2); at the
+// default tolerance they differ, as they should. After pb-smem too, and
+// in bf16 (u = 2^-8).
+// RUN: pb-run --random=1 --output %t/ref %t/fused.mlir
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/mma.mlir | FileCheck --check-prefix=NUM %s
+// RUN: not pb-run --random=1 --check %t/ref/o.npy %t/mma.mlir 2>&1 | FileCheck --check-prefix=DIFF %s
+// RUN: pb-smem %t/mma.mlir -o %t/smem.mlir
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/smem.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-tile --precision=bf16 %t/fused.mlir | pb-mma -o %t/mmab.mlir
+// RUN: pb-run --random=1 --rtol=2e-2 --atol=1.6e-2 --check %t/ref/o.npy %t/mmab.mlir | FileCheck --check-prefix=NUM %s
+
+// On the GPU: both products are mma.sync, the rows' reductions shuffles
+// within each quad of lanes, and P goes through no shared memory.
+// RUN: pb-codegen --arch=sm_80 %t/smem.mlir -o %t/att.ptx
+// RUN: FileCheck --check-prefix=PTX %s < %t/att.ptx
+// RUN: FileCheck --check-prefix=NOSMEM %s < %t/att.ptx
+
+// Staying on CUDA cores: exact float32, tf32 (P's accumulator fragments
+// are not a tf32 A operand's layout), keys not a multiple of 16.
+// RUN: pb-tile --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=FP32 %s
+// RUN: pb-tile --precision=tf32 --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=TF32 %s
+// RUN: pb-fuse --fuse-attention %t/keys20.mlir | pb-tile --precision=fp16 --remarks 2>&1 >/dev/null | FileCheck --check-prefix=KEYS %s
+
+// TILE: remark: left to pb-mma: attention for tensor cores
+// REM: remark: attention on tensor cores: mma.sync m16n8k16 f16 -> f32 for QK^T and PV, P in registers, 32 query rows a block, 16 a warp, 32 keys a step
+// CHECK: affine.parallel (%[[B:.*]], %[[I0:.*]]) = (0, 0) to (2, 32) step (1, 32) {
+// CHECK: affine.parallel (%[[W:.*]]) = (0) to (32) step (16) {
+// CHECK: %[[Q0:.*]] = vector.transfer_read %arg0{{.*}} {in_bounds = [false, true]} : memref<2x20x24xf32>, vector<16x16xf32>
+// CHECK: %[[Q1:.*]] = vector.transfer_read %arg0[{{.*}}], %{{[a-z_0-9]*}} : memref<2x20x24xf32>, vector<16x16xf32>
+// CHECK: %[[R:.*]]:4 = affine.for %[[J:.*]] = 0 to 32 step 32 iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x8xf32>, vector<16x8xf32>)
+// CHECK-COUNT-8: vector.contract {{.*}} : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+// CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16x8xf32>
+// CHECK: %[[MX:.*]] = vector.multi_reduction <maximumf>, %{{.*}}, %[[M]] [1] : vector<16x8xf32> to vector<16xf32>
+// CHECK-COUNT-3: vector.multi_reduction <maximumf>
+// CHECK: math.exp %{{.*}} : vector<16xf32>
+// CHECK: vector.shape_cast %{{.*}} : vector<16xf32> to vector<16x1xf32>
+// CHECK: vector.broadcast %{{.*}} : vector<16x1xf32> to vector<16x8xf32>
+// CHECK-COUNT-4: math.exp %{{.*}} : vector<16x8xf32>
+// CHECK-COUNT-4: vector.multi_reduction <add>
+// CHECK: %[[P0:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
+// CHECK: %[[P1:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
+// CHECK: %[[PA:.*]] = vector.insert_strided_slice %[[P0]], %{{.*}} {offsets = [0, 0], strides = [1, 1]} : vector<16x8xf16> into vector<16x16xf16>
+// CHECK: %[[PB:.*]] = vector.insert_strided_slice %[[P1]], %[[PA]] {offsets = [0, 8], strides = [1, 1]} : vector<16x8xf16> into vector<16x16xf16>
+// CHECK: vector.contract {{.*}} %[[PB]], %{{.*}} : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
+// CHECK: affine.yield
+// CHECK: arith.divf %[[R]]#2, %{{.*}} : vector<16x8xf32>
+// CHECK: vector.transfer_write %{{.*}} {in_bounds = [false, true]} : vector<16x8xf32>, memref<2x20x12xf32>
+// CHECK: arith.divf %[[R]]#3, %{{.*}} : vector<16x8xf32>
+// CHECK: vector.transfer_write %{{.*}}, %arg3[{{.*}}] : vector<16x8xf32>, memref<2x20x12xf32>
+// CHECK: } {pb.map = "warp"}
+// CHECK: } {pb.map = "block"}
+// NUM: output 'o': {{.*}}: ok
+// DIFF: output 'o': {{.*}}: mismatch
+// PTX-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
+// PTX: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX-NOT: mma.sync
+// NOSMEM-NOT: .shared
+// FP32: remark: not for tensor cores: f32 operands, computed exactly (--precision=fp16 or bf16 runs attention on tensor cores)
+// TF32: remark: not for tensor cores: tf32 attention: P's fragments are not in the layout of a tf32 A operand (fp16 or bf16 runs it on tensor cores)
+// KEYS: remark: not for tensor cores: the number of keys is not a multiple of 16
+
+//--- att.mlir
+#q = affine_map<(b, i, j, d) -> (b, i, d)>
+#k = affine_map<(b, i, j, d) -> (b, j, d)>
+#s = affine_map<(b, i, j, d) -> (b, i, j)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+module {
+  func.func @main(%q: tensor<2x20x24xf32> {pb.name = "q"}, %k: tensor<2x32x24xf32> {pb.name = "k"}, %v: tensor<2x32x12xf32> {pb.name = "v"}) -> (tensor<2x20x12xf32> {pb.name = "o"}) {
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %scale = arith.constant 0.35355339 : f32
+    %e0 = tensor.empty() : tensor<2x20x32xf32>
+    %s0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<2x20x32xf32>) -> tensor<2x20x32xf32> loc("MatMul_0")
+    %s = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<2x20x24xf32>, tensor<2x32x24xf32>) outs(%s0 : tensor<2x20x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %m = arith.mulf %a, %b : f32
+      %r = arith.addf %o, %m : f32
+      linalg.yield %r : f32
+    } -> tensor<2x20x32xf32> loc("MatMul_0")
+    %e1 = tensor.empty() : tensor<2x20x32xf32>
+    %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<2x20x32xf32>) outs(%e1 : tensor<2x20x32xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.mulf %a, %scale : f32
+      linalg.yield %r : f32
+    } -> tensor<2x20x32xf32> loc("Mul_0")
+    %e2 = tensor.empty() : tensor<2x20xf32>
+    %m0 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<2x20xf32>) -> tensor<2x20xf32> loc("Softmax_0")
+    %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<2x20x32xf32>) outs(%m0 : tensor<2x20xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.maximumf %a, %o : f32
+      linalg.yield %r : f32
+    } -> tensor<2x20xf32> loc("Softmax_0")
+    %e3 = tensor.empty() : tensor<2x20x32xf32>
+    %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %m : tensor<2x20x32xf32>, tensor<2x20xf32>) outs(%e3 : tensor<2x20x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %d = arith.subf %a, %b : f32
+      %e = math.exp %d : f32
+      linalg.yield %e : f32
+    } -> tensor<2x20x32xf32> loc("Softmax_0")
+    %e4 = tensor.empty() : tensor<2x20xf32>
+    %l0 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<2x20xf32>) -> tensor<2x20xf32> loc("Softmax_0")
+    %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<2x20x32xf32>) outs(%l0 : tensor<2x20xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.addf %a, %o : f32
+      linalg.yield %r : f32
+    } -> tensor<2x20xf32> loc("Softmax_0")
+    %e5 = tensor.empty() : tensor<2x20x32xf32>
+    %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<2x20x32xf32>, tensor<2x20xf32>) outs(%e5 : tensor<2x20x32xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %d = arith.divf %a, %b : f32
+      linalg.yield %d : f32
+    } -> tensor<2x20x32xf32> loc("Softmax_0")
+    %e6 = tensor.empty() : tensor<2x20x12xf32>
+    %o0 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<2x20x12xf32>) -> tensor<2x20x12xf32> loc("MatMul_1")
+    %o = linalg.batch_matmul ins(%p, %v : tensor<2x20x32xf32>, tensor<2x32x12xf32>) outs(%o0 : tensor<2x20x12xf32>) -> tensor<2x20x12xf32> loc("MatMul_1")
+    return %o : tensor<2x20x12xf32>
+  }
+}
+//--- keys20.mlir
+#q = affine_map<(b, i, j, d) -> (b, i, d)>
+#k = affine_map<(b, i, j, d) -> (b, j, d)>
+#s = affine_map<(b, i, j, d) -> (b, i, j)>
+#id = affine_map<(b, i, j) -> (b, i, j)>
+#row = affine_map<(b, i, j) -> (b, i)>
+module {
+  func.func @main(%q: tensor<1x16x16xf32> {pb.name = "q"}, %k: tensor<1x20x16xf32> {pb.name = "k"}, %v: tensor<1x20x8xf32> {pb.name = "v"}) -> (tensor<1x16x8xf32> {pb.name = "o"}) {
+    %zero = arith.constant 0.0 : f32
+    %ninf = arith.constant 0xFF800000 : f32
+    %scale = arith.constant 0.35355339 : f32
+    %e0 = tensor.empty() : tensor<1x16x20xf32>
+    %s0 = linalg.fill ins(%zero : f32) outs(%e0 : tensor<1x16x20xf32>) -> tensor<1x16x20xf32> loc("MatMul_0")
+    %s = linalg.generic {indexing_maps = [#q, #k, #s], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%q, %k : tensor<1x16x16xf32>, tensor<1x20x16xf32>) outs(%s0 : tensor<1x16x20xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %m = arith.mulf %a, %b : f32
+      %r = arith.addf %o, %m : f32
+      linalg.yield %r : f32
+    } -> tensor<1x16x20xf32> loc("MatMul_0")
+    %e1 = tensor.empty() : tensor<1x16x20xf32>
+    %x = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%s : tensor<1x16x20xf32>) outs(%e1 : tensor<1x16x20xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.mulf %a, %scale : f32
+      linalg.yield %r : f32
+    } -> tensor<1x16x20xf32> loc("Mul_0")
+    %e2 = tensor.empty() : tensor<1x16xf32>
+    %m0 = linalg.fill ins(%ninf : f32) outs(%e2 : tensor<1x16xf32>) -> tensor<1x16xf32> loc("Softmax_0")
+    %m = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<1x16x20xf32>) outs(%m0 : tensor<1x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.maximumf %a, %o : f32
+      linalg.yield %r : f32
+    } -> tensor<1x16xf32> loc("Softmax_0")
+    %e3 = tensor.empty() : tensor<1x16x20xf32>
+    %ex = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%x, %m : tensor<1x16x20xf32>, tensor<1x16xf32>) outs(%e3 : tensor<1x16x20xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %d = arith.subf %a, %b : f32
+      %e = math.exp %d : f32
+      linalg.yield %e : f32
+    } -> tensor<1x16x20xf32> loc("Softmax_0")
+    %e4 = tensor.empty() : tensor<1x16xf32>
+    %l0 = linalg.fill ins(%zero : f32) outs(%e4 : tensor<1x16xf32>) -> tensor<1x16xf32> loc("Softmax_0")
+    %l = linalg.generic {indexing_maps = [#id, #row], iterator_types = ["parallel", "parallel", "reduction"]} ins(%ex : tensor<1x16x20xf32>) outs(%l0 : tensor<1x16xf32>) {
+    ^bb0(%a: f32, %o: f32):
+      %r = arith.addf %a, %o : f32
+      linalg.yield %r : f32
+    } -> tensor<1x16xf32> loc("Softmax_0")
+    %e5 = tensor.empty() : tensor<1x16x20xf32>
+    %p = linalg.generic {indexing_maps = [#id, #row, #id], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ex, %l : tensor<1x16x20xf32>, tensor<1x16xf32>) outs(%e5 : tensor<1x16x20xf32>) {
+    ^bb0(%a: f32, %b: f32, %o: f32):
+      %d = arith.divf %a, %b : f32
+      linalg.yield %d : f32
+    } -> tensor<1x16x20xf32> loc("Softmax_0")
+    %e6 = tensor.empty() : tensor<1x16x8xf32>
+    %o0 = linalg.fill ins(%zero : f32) outs(%e6 : tensor<1x16x8xf32>) -> tensor<1x16x8xf32> loc("MatMul_1")
+    %o = linalg.batch_matmul ins(%p, %v : tensor<1x16x20xf32>, tensor<1x20x8xf32>) outs(%o0 : tensor<1x16x8xf32>) -> tensor<1x16x8xf32> loc("MatMul_1")
+    return %o : tensor<1x16x8xf32>
+  }
+}
