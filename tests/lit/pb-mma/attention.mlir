@@ -20,13 +20,20 @@
 // RUN: pb-run --random=1 --output %t/ref %t/fused.mlir
 // RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/mma.mlir | FileCheck --check-prefix=NUM %s
 // RUN: not pb-run --random=1 --check %t/ref/o.npy %t/mma.mlir 2>&1 | FileCheck --check-prefix=DIFF %s
-// RUN: pb-smem %t/mma.mlir -o %t/smem.mlir
+// RUN: pb-smem --remarks %t/mma.mlir -o %t/smem.mlir 2>&1 | FileCheck --check-prefix=SMEM %s
 // RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/smem.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=1 %t/mma.mlir -o %t/smem1.mlir
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/smem1.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=2 %t/mma.mlir -o %t/smem2.mlir
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/smem2.mlir | FileCheck --check-prefix=NUM %s
 // RUN: pb-tile --precision=bf16 %t/fused.mlir | pb-mma -o %t/mmab.mlir
 // RUN: pb-run --random=1 --rtol=2e-2 --atol=1.6e-2 --check %t/ref/o.npy %t/mmab.mlir | FileCheck --check-prefix=NUM %s
 
-// On the GPU: both products are mma.sync, the rows' reductions shuffles
-// within each quad of lanes, and P goes through no shared memory.
+// pb-smem stages the K and V tiles of each step in block-shared rings
+// (lib/smem/attention.c), filled by cp.async; on the GPU both products
+// are mma.sync, the rows' reductions shuffles within each quad of lanes,
+// and P goes through no shared memory (nothing is stored there but by
+// cp.async and the zeros past V's 12 columns).
 // RUN: pb-codegen --arch=sm_80 %t/smem.mlir -o %t/att.ptx
 // RUN: FileCheck --check-prefix=PTX %s < %t/att.ptx
 // RUN: FileCheck --check-prefix=NOSMEM %s < %t/att.ptx
@@ -37,6 +44,7 @@
 // RUN: pb-tile --precision=tf32 --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=TF32 %s
 // RUN: pb-fuse --fuse-attention %t/keys20.mlir | pb-tile --precision=fp16 --remarks 2>&1 >/dev/null | FileCheck --check-prefix=KEYS %s
 
+// SMEM: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 21504 bytes of shared memory for 2 warps
 // TILE: remark: left to pb-mma: attention for tensor cores
 // REM: remark: attention on tensor cores: mma.sync m16n8k16 f16 -> f32 for QK^T and PV, P in registers, 32 query rows a block, 16 a warp, 32 keys a step
 // CHECK: affine.parallel (%[[B:.*]], %[[I0:.*]]) = (0, 0) to (2, 32) step (1, 32) {
@@ -48,10 +56,10 @@
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16x8xf32>
 // CHECK: %[[MX:.*]] = vector.multi_reduction <maximumf>, %{{.*}}, %[[M]] [1] : vector<16x8xf32> to vector<16xf32>
 // CHECK-COUNT-3: vector.multi_reduction <maximumf>
-// CHECK: math.exp %{{.*}} : vector<16xf32>
+// CHECK: math.exp2 %{{.*}} : vector<16xf32>
 // CHECK: vector.shape_cast %{{.*}} : vector<16xf32> to vector<16x1xf32>
 // CHECK: vector.broadcast %{{.*}} : vector<16x1xf32> to vector<16x8xf32>
-// CHECK-COUNT-4: math.exp %{{.*}} : vector<16x8xf32>
+// CHECK-COUNT-4: math.exp2 %{{.*}} : vector<16x8xf32>
 // CHECK-COUNT-4: vector.multi_reduction <add>
 // CHECK: %[[P0:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
 // CHECK: %[[P1:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
@@ -72,7 +80,9 @@
 // PTX: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
 // PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX-NOT: mma.sync
-// NOSMEM-NOT: .shared
+// NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
+// NOSMEM: cp.async.cg.shared.global
+// NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
 // FP32: remark: not for tensor cores: f32 operands, computed exactly (--precision=fp16 or bf16 runs attention on tensor cores)
 // TF32: remark: not for tensor cores: tf32 attention: P's fragments are not in the layout of a tf32 A operand (fp16 or bf16 runs it on tensor cores)
 // KEYS: remark: not for tensor cores: the number of keys is not a multiple of 16
