@@ -38,6 +38,16 @@
 // RUN: FileCheck --check-prefix=PTX %s < %t/att.ptx
 // RUN: FileCheck --check-prefix=NOSMEM %s < %t/att.ptx
 
+// f16 data (the nest as pb-fuse writes it for a model in half precision:
+// the operands widened after their loads): no rounding in pb-mma's code,
+// K's tiles and V's (16 columns: whole 16-byte rows) staged, their
+// fragments read with ldmatrix, V's transposed (its rows are keys, the k
+// of P.V).
+// RUN: pb-run --random=1 --output %t/ref16 %t/half.mlir
+// RUN: pb-tile %t/half.mlir | pb-mma | pb-smem --remarks -o %t/half.smem.mlir 2>&1 | FileCheck --check-prefix=HALF %s
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref16/o.npy %t/half.smem.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-codegen --arch=sm_80 %t/half.smem.mlir | FileCheck --check-prefix=LDSM %s
+
 // Staying on CUDA cores: exact float32, tf32 (P's accumulator fragments
 // are not a tf32 A operand's layout), keys not a multiple of 16.
 // RUN: pb-tile --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=FP32 %s
@@ -83,6 +93,9 @@
 // NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
 // NOSMEM: cp.async.cg.shared.global
 // NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
+// HALF: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 12288 bytes of shared memory for 2 warps
+// LDSM-COUNT-8: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// LDSM-COUNT-4: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // FP32: remark: not for tensor cores: f32 operands, computed exactly (--precision=fp16 or bf16 runs attention on tensor cores)
 // TF32: remark: not for tensor cores: tf32 attention: P's fragments are not in the layout of a tf32 A operand (fp16 or bf16 runs it on tensor cores)
 // KEYS: remark: not for tensor cores: the number of keys is not a multiple of 16
@@ -203,3 +216,73 @@ module {
     return %o : tensor<1x16x8xf32>
   }
 }
+//--- half.mlir
+module attributes {pb.stage = "fuse"} {
+  func.func private @k0_MatMul_0(%arg0: memref<2x20x24xf16>, %arg1: memref<2x32x24xf16>, %arg2: memref<2x32x16xf16>, %arg3: memref<2x20x16xf32>) attributes {pb.kernel, pb.nodes = ["MatMul_0", "MatMul_1", "Softmax_0", "Mul_0"]} {
+    %cst = arith.constant 0xFF800000 : f32
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %cst_1 = arith.constant 0.353553385 : f32
+    affine.parallel (%arg4) = (0) to (2) {
+      affine.parallel (%arg5) = (0) to (20) {
+        %alloca = memref.alloca() : memref<f32>
+        %alloca_2 = memref.alloca() : memref<f32>
+        %alloca_3 = memref.alloca() : memref<16xf32>
+        %alloca_4 = memref.alloca() : memref<f32>
+        affine.store %cst, %alloca[] : memref<f32>
+        affine.store %cst_0, %alloca_2[] : memref<f32>
+        affine.for %arg6 = 0 to 16 {
+          affine.store %cst_0, %alloca_3[%arg6] : memref<16xf32>
+        }
+        affine.for %arg6 = 0 to 32 {
+          affine.store %cst_0, %alloca_4[] : memref<f32>
+          affine.for %arg7 = 0 to 24 {
+            %14 = affine.load %alloca_4[] : memref<f32>
+            %h15 = affine.load %arg0[%arg4, %arg5, %arg7] : memref<2x20x24xf16>
+            %15 = arith.extf %h15 : f16 to f32
+            %h16 = affine.load %arg1[%arg4, %arg6, %arg7] : memref<2x32x24xf16>
+            %16 = arith.extf %h16 : f16 to f32
+            %17 = arith.mulf %15, %16 : f32
+            %18 = arith.addf %14, %17 : f32
+            affine.store %18, %alloca_4[] : memref<f32>
+          }
+          %1 = affine.load %alloca_4[] : memref<f32>
+          %2 = arith.mulf %1, %cst_1 : f32
+          %3 = affine.load %alloca[] : memref<f32>
+          %4 = arith.maximumf %2, %3 : f32
+          %5 = arith.cmpf oeq, %4, %cst : f32
+          %6 = arith.select %5, %cst_0, %4 : f32
+          %7 = arith.subf %3, %6 : f32
+          %8 = math.exp %7 : f32
+          %9 = arith.subf %2, %6 : f32
+          %10 = math.exp %9 : f32
+          %11 = affine.load %alloca_2[] : memref<f32>
+          %12 = arith.mulf %11, %8 : f32
+          %13 = arith.addf %12, %10 : f32
+          affine.store %13, %alloca_2[] : memref<f32>
+          affine.for %arg7 = 0 to 16 {
+            %14 = affine.load %alloca_3[%arg7] : memref<16xf32>
+            %h15 = affine.load %arg2[%arg4, %arg6, %arg7] : memref<2x32x16xf16>
+            %15 = arith.extf %h15 : f16 to f32
+            %16 = arith.mulf %10, %15 : f32
+            %17 = arith.mulf %14, %8 : f32
+            %18 = arith.addf %17, %16 : f32
+            affine.store %18, %alloca_3[%arg7] : memref<16xf32>
+          }
+          affine.store %4, %alloca[] : memref<f32>
+        }
+        %0 = affine.load %alloca_2[] : memref<f32>
+        affine.for %arg6 = 0 to 16 {
+          %1 = affine.load %alloca_3[%arg6] : memref<16xf32>
+          %2 = arith.divf %1, %0 : f32
+          affine.store %2, %arg3[%arg4, %arg5, %arg6] : memref<2x20x16xf32>
+        }
+      }
+    }
+    return
+  }
+  func.func @main(%arg0: memref<2x20x24xf16> {pb.name = "q"}, %arg1: memref<2x32x24xf16> {pb.name = "k"}, %arg2: memref<2x32x16xf16> {pb.name = "v"}, %arg3: memref<2x20x16xf32> {pb.name = "o", pb.output}) {
+    call @k0_MatMul_0(%arg0, %arg1, %arg2, %arg3) : (memref<2x20x24xf16>, memref<2x32x24xf16>, memref<2x32x16xf16>, memref<2x20x16xf32>) -> ()
+    return
+  }
+}
+
