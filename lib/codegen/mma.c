@@ -999,3 +999,25 @@ int pb_codegen_mma(struct pb_ctx *ctx, MlirModule m)
 	pb_ir_ops_free(&launches);
 	return rc;
 }
+
+void pb_codegen_mma_registers(MlirModule m)
+{
+	struct pb_ir_ops funcs = {0};
+	pb_ir_collect(mlirModuleGetOperation(m), "gpu.func", &funcs);
+	for (int i = 0; i < funcs.n; i++) {
+		struct pb_ir_ops mma = {0};
+		if (mlirAttributeIsNull(pb_ir_attr(funcs.v[i], "gpu.kernel")))
+			continue;
+		pb_ir_collect(funcs.v[i], "nvgpu.mma.sync", &mma);
+		if (mma.n)
+			pb_ir_set_attr(funcs.v[i], "nvvm.minctasm",
+				       mlirIntegerAttrGet(
+					       mlirIntegerTypeGet(
+						       mlirOperationGetContext(
+							       funcs.v[i]),
+						       32),
+					       1));
+		pb_ir_ops_free(&mma);
+	}
+	pb_ir_ops_free(&funcs);
+}
