@@ -175,24 +175,29 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	}
 }
 
-/* The rows' reduction "kind" of fragments "%<v>0 .." (nf of them)
- * starting from "%<init>", into "%<res>". */
-static void rows_text(struct pb_buf *t, const char *kind, const char *v,
-		      int nf, const char *init, const char *res)
+/* The rows' reduction "kind" (arith "op" element-wise) of fragments
+ * "%<v>0 .." (nf of them) starting from "%<init>", into "%<res>": the
+ * fragments combined element by element first, then one reduction of
+ * the rows (on the GPU: a lane's own columns, then two shuffles). */
+static void rows_text(struct pb_buf *t, const char *kind, const char *op,
+		      const char *v, int nf, const char *init, const char *res)
 {
-	for (int n = 0; n < nf; n++) {
-		if (n == nf - 1)
-			pb_buf_printf(t, "        %%%s", res);
+	for (int n = 1; n < nf; n++) {
+		pb_buf_printf(t, "        %%%sc%d = arith.%s ", res, n, op);
+		if (n == 1)
+			pb_buf_printf(t, "%%%s0", v);
 		else
-			pb_buf_printf(t, "        %%%s_%d", res, n);
-		pb_buf_printf(t, " = vector.multi_reduction <%s>, %%%s%d, ",
-			      kind, v, n);
-		if (n)
-			pb_buf_printf(t, "%%%s_%d", res, n - 1);
-		else
-			pb_buf_printf(t, "%%%s", init);
-		pb_buf_puts(t, " [1] : vector<16x8xf32> to vector<16xf32>\n");
+			pb_buf_printf(t, "%%%sc%d", res, n - 1);
+		pb_buf_printf(t, ", %%%s%d : vector<16x8xf32>\n", v, n);
 	}
+	pb_buf_printf(t, "        %%%s = vector.multi_reduction <%s>, ", res,
+		      kind);
+	if (nf > 1)
+		pb_buf_printf(t, "%%%sc%d", res, nf - 1);
+	else
+		pb_buf_printf(t, "%%%s0", v);
+	pb_buf_printf(t, ", %%%s [1] : vector<16x8xf32> to vector<16xf32>\n",
+		      init);
 }
 
 /* Row vector "%<v>" as a fragment "%<res>". */
@@ -298,7 +303,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_buf_puts(t, ") {\n");
 	scores_text(t, a, s, mk.data, et.data, tc.data, cut);
 	/* the online softmax */
-	rows_text(t, "maximumf", "x", nf, "m", "mn");
+	rows_text(t, "maximumf", "maximumf", "x", nf, "m", "mn");
 	pb_buf_puts(t, "        %isinf = arith.cmpf oeq, %mn, %ninf : "
 		    "vector<16xf32>\n"
 		    "        %safe = arith.select %isinf, %zr, %mn : "
@@ -311,7 +316,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			      "vector<16x8xf32>\n"
 			      "        %%p%d = math.exp2 %%xs%d : "
 			      "vector<16x8xf32>\n", n, n, n, n);
-	rows_text(t, "add", "p", nf, "zr", "ps");
+	rows_text(t, "add", "addf", "p", nf, "zr", "ps");
 	pb_buf_puts(t, "        %la = arith.mulf %l, %a : vector<16xf32>\n"
 		    "        %ln = arith.addf %la, %ps : vector<16xf32>\n");
 	spread_text(t, "a", "ab");

@@ -3,7 +3,8 @@
 // attention nest (--fuse-attention) with --precision=fp16 or bf16 becomes
 // FlashAttention-2's mapping: 16 query rows a warp, the keys 32 at a time,
 // S = QK^T and O += PV as vector.contract on fragments, the online softmax
-// on them (row maxima and sums: vector.multi_reduction; m, l and the
+// on them (row maxima and sums: the score fragments combined element-wise,
+// then one vector.multi_reduction; m, l and the
 // rescaling factor as row vectors vector<16xf32>), P rounded and put side
 // by side into PV's A operand without leaving registers. 20 query rows
 // (the second warp's last 12 masked), head dimension 24 (the second step
@@ -64,13 +65,16 @@
 // CHECK: %[[R:.*]]:4 = affine.for %[[J:.*]] = 0 to 32 step 32 iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // CHECK-COUNT-8: vector.contract {{.*}} : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16x8xf32>
+// CHECK-COUNT-3: arith.maximumf %{{.*}}, %{{.*}} : vector<16x8xf32>
 // CHECK: %[[MX:.*]] = vector.multi_reduction <maximumf>, %{{.*}}, %[[M]] [1] : vector<16x8xf32> to vector<16xf32>
-// CHECK-COUNT-3: vector.multi_reduction <maximumf>
+// CHECK-NOT: vector.multi_reduction <maximumf>
 // CHECK: math.exp2 %{{.*}} : vector<16xf32>
 // CHECK: vector.shape_cast %{{.*}} : vector<16xf32> to vector<16x1xf32>
 // CHECK: vector.broadcast %{{.*}} : vector<16x1xf32> to vector<16x8xf32>
 // CHECK-COUNT-4: math.exp2 %{{.*}} : vector<16x8xf32>
-// CHECK-COUNT-4: vector.multi_reduction <add>
+// CHECK-COUNT-3: arith.addf %{{.*}}, %{{.*}} : vector<16x8xf32>
+// CHECK: vector.multi_reduction <add>
+// CHECK-NOT: vector.multi_reduction
 // CHECK: %[[P0:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
 // CHECK: %[[P1:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
 // CHECK: %[[PA:.*]] = vector.insert_strided_slice %[[P0]], %{{.*}} {offsets = [0, 0], strides = [1, 1]} : vector<16x8xf16> into vector<16x16xf16>
@@ -88,6 +92,7 @@
 // PTX-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // PTX: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// PTX: ex2.approx.ftz.f32
 // PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX-NOT: mma.sync
 // NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
