@@ -310,7 +310,8 @@ static int async_loop(struct pb_ctx *ctx, MlirOperation loop)
 }
 
 /* Fully unroll "loop", an affine.for with constant bounds that pb-smem
- * marked "pb.unroll" (the k-tile loop of a staged nest). */
+ * marked "pb.unroll" (the k-tile loop of a staged nest); its carried
+ * values pass from each copy of the body to the next. */
 static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 {
 	int64_t lb, ub, step = mlirIntegerAttrGetValueInt(
@@ -318,9 +319,16 @@ static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
 	MlirValue iv = mlirBlockGetArgument(body, 0);
 	MlirOperation end = mlirBlockGetTerminator(body);
+	int nres = (int)mlirOperationGetNumResults(loop);
+	int nops = (int)mlirOperationGetNumOperands(loop);
+	MlirValue cur[64];
 	if (pb_ir_const_map(loop, "lowerBoundMap", 1, &lb) ||
-	    pb_ir_const_map(loop, "upperBoundMap", 1, &ub) || step < 1)
+	    pb_ir_const_map(loop, "upperBoundMap", 1, &ub) || step < 1 ||
+	    nres > 64)
 		return PB_OK;
+	/* the carried values start from the loop's last operands */
+	for (int i = 0; i < nres; i++)
+		cur[i] = mlirOperationGetOperand(loop, nops - nres + i);
 	for (int64_t k = lb; k < ub; k += step) {
 		char t[96];
 		struct pb_ir_ops out = {0};
@@ -334,6 +342,9 @@ static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 		}
 		pb_ir_map_add(&map, iv, mlirOperationGetResult(out.v[0], 0));
 		pb_ir_ops_free(&out);
+		for (int i = 0; i < nres; i++)
+			pb_ir_map_add(&map, mlirBlockGetArgument(body, 1 + i),
+				      cur[i]);
 		for (MlirOperation o = mlirBlockGetFirstOperation(body);
 		     !mlirOperationEqual(o, end); o = mlirOperationGetNextInBlock(o)) {
 			MlirOperation c = mlirOperationClone(o);
@@ -344,8 +355,17 @@ static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 				pb_ir_map_add(&map, mlirOperationGetResult(o, r),
 					      mlirOperationGetResult(c, r));
 		}
+		/* what this copy yields, through the map */
+		for (int i = 0; i < nres; i++) {
+			MlirValue y = mlirOperationGetOperand(end, i);
+			MlirValue m = pb_ir_map_lookup(&map, y);
+			cur[i] = mlirValueIsNull(m) ? y : m;
+		}
 		pb_ir_map_free(&map);
 	}
+	for (int i = 0; i < nres; i++)
+		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(loop, i),
+					      cur[i]);
 	mlirOperationDestroy(loop);
 	return PB_OK;
 }

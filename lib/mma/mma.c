@@ -73,15 +73,18 @@ static int wgmma_fits(const struct pb_target *t,
 /* The tiles of "c" for wgmma into "s": warpgroups of 4 warps, each warp
  * 16 rows of C by the block's columns (so that the 4 warps of a
  * warpgroup hold the 64xN accumulator of one wgmma m64nNk16, in the
- * layout of mma.sync's fragments), the first block tile of 128x128 (2
- * warpgroups), 64x128 and 64x64 whose blocks fill the SMs, else the
- * smallest that divides C. 0 with "*why" when none divides C. */
+ * layout of mma.sync's fragments): one warpgroup of 64x128 when its
+ * blocks fill three quarters of the SMs, else of 64x64. (Two
+ * warpgroups, 128x128, leave pb-smem's rings k-tiles of 32 in 48 KiB of
+ * shared memory: 2 wgmma per 102-instruction loop, where 64x128 has 4,
+ * k-tiles of 64 in 2 stages; bench/RESULTS.md.) 0 with "*why" when none
+ * divides C. */
 static int wgmma_tiles(const struct pb_target *t,
 		       const struct pb_kernel_contraction *c,
 		       struct pb_kernel_mma_tiles *s, const char **why)
 {
 	static const struct pb_kernel_mma_tiles cand[] = {
-		{128, 128, 16, 128}, {64, 128, 16, 128}, {64, 64, 16, 64}};
+		{64, 128, 16, 128}, {64, 64, 16, 64}};
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
 	int best = -1;
 	if (!wgmma_fits(t, c, why))
@@ -93,7 +96,8 @@ static int wgmma_tiles(const struct pb_target *t,
 		if (em % cand[i].bm || en % cand[i].bn)
 			continue;
 		best = (int)i;
-		if (rest * (em / cand[i].bm) * (en / cand[i].bn) >= t->sm_count)
+		if (4 * rest * (em / cand[i].bm) * (en / cand[i].bn) >=
+		    3 * t->sm_count)
 			break;
 	}
 	*why = "no wgmma block tile divides C";
@@ -157,7 +161,7 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 		    is_wgmma_shape(&s) && (g ? wgmma_fits(t, &c, &wwhy) : 1))
 			pb_remark_at(ctx, loc, "on tensor cores: wgmma "
 				     "m64n%lldk16 %s -> f32, block tile "
-				     "%lldx%lld, %lld warpgroups of 4 warps "
+				     "%lldx%lld, %lld warpgroup(s) of 4 warps "
 				     "(warp tile %lldx%lld)",
 				     (long long)s.wn, pb_kernel_mma_kind(c.tc),
 				     (long long)s.bm, (long long)s.bn,

@@ -365,8 +365,11 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		return 0;
 	n->wg = wgmma_nest(t, n);
 	*why = "the warps' rings do not fit the shared memory";
-	for (size_t a = 0; a < sizeof(sts) / sizeof(sts[0]); a++)
-		for (size_t b = 0; b < sizeof(kts) / sizeof(kts[0]); b++) {
+	/* wgmma: the longest k-tile in 3 or 2 stages first (more wgmma
+	   per barrier and copy), 1 stage last */
+	for (int c = 0; c < 9; c++) {
+		int a = !n->wg ? c / 3 : c < 6 ? c % 2 : 2;
+		int b = !n->wg ? c % 3 : c < 6 ? c / 2 : c - 6;
 			int64_t s = o->stages ? o->stages : sts[a];
 			int64_t kt = o->k_tile ? o->k_tile
 				     : n->wg ? wkts[b] : kts[b];
@@ -600,7 +603,10 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		      "(%%kk, %%k)\n      affine.yield ", acct.data);
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(t, "%s%%b%d", i ? ", " : "", i);
-	pb_buf_printf(t, " : %s\n    }\n    affine.yield ", acct.data);
+	/* wgmma's k-tile unrolled (pb-codegen): its descriptors' k offsets
+	   constants, its wgmmas issued back to back */
+	pb_buf_printf(t, " : %s\n    }%s\n    affine.yield ", acct.data,
+		      n->wg ? " {pb.unroll}" : "");
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(t, "%s%%in#%d", i ? ", " : "", i);
 	pb_buf_printf(t, " : %s\n  }\n", acct.data);
