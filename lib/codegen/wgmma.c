@@ -69,22 +69,27 @@ static int64_t swizzle_mode(int64_t w)
 }
 
 /* The text of descriptor "%d<x>" of ring "%S<x>" (type "rt") whose
- * element offset is "%e<x>" (computed before): the start address and
- * the constant fields "hi". */
+ * element offset is "%e<x>" (computed before): the constant fields "hi"
+ * plus the address in 16-byte units. That is the 14-bit field of bits
+ * 0-13 without a mask: shared memory's addresses are below 2^18 (228
+ * KiB), and the operands' offsets are whole 16-byte units, so the sum is
+ * the ring's (loop-invariant) part plus the offset's, which the k steps
+ * make constants. */
 static void desc_text(struct pb_buf *t, char x, const char *rt, int64_t w,
 		      uint64_t hi)
 {
 	pb_buf_printf(t, "  %%p%c = memref.extract_aligned_pointer_as_index "
 		      "%%S%c : %s -> index {" PB_ATTR_SWIZZLE " = %lld : i64}\n"
-		      "  %%b%c = affine.apply affine_map<(p, e) -> (p + e * 2)>"
-		      "(%%p%c, %%e%c)\n"
-		      "  %%i%c = arith.index_cast %%b%c : index to i64\n"
-		      "  %%x%c = arith.andi %%i%c, %%m18 : i64\n"
-		      "  %%y%c = arith.shrui %%x%c, %%k4 : i64\n"
+		      "  %%i%c = arith.index_cast %%p%c : index to i64\n"
+		      "  %%y%c = arith.shrui %%i%c, %%k4 : i64\n"
 		      "  %%h%c = arith.constant %lld : i64\n"
-		      "  %%d%c = arith.ori %%y%c, %%h%c : i64\n",
-		      x, x, rt, (long long)w, x, x, x, x, x, x, x, x, x, x,
-		      (long long)hi, x, x, x);
+		      "  %%r%c = arith.addi %%y%c, %%h%c : i64\n"
+		      "  %%o%c = affine.apply affine_map<(e) -> (e floordiv 8)>"
+		      "(%%e%c)\n"
+		      "  %%q%c = arith.index_cast %%o%c : index to i64\n"
+		      "  %%d%c = arith.addi %%r%c, %%q%c : i64\n",
+		      x, x, rt, (long long)w, x, x, x, x, x, (long long)hi, x,
+		      x, x, x, x, x, x, x, x, x);
 }
 
 /* The fields of a descriptor but its address: leading and stride byte
@@ -140,9 +145,7 @@ static int lower_group(struct pb_ctx *ctx, struct group *g)
 		pb_buf_printf(&t, ", %%b%d: index", i);
 	for (int j = 0; j < g->n; j++)
 		pb_buf_printf(&t, ", %%c%d: vector<16x8xf32>", j);
-	pb_buf_puts(&t, ") {\n"
-		    "  %m18 = arith.constant 262143 : i64\n"
-		    "  %k4 = arith.constant 4 : i64\n");
+	pb_buf_puts(&t, ") {\n  %k4 = arith.constant 4 : i64\n");
 	/* A: the warpgroup's 64 rows from row r rounded down; k-major rows
 	   of W bytes, 8-row atoms SBO = 8 W apart (LBO unused: 1) */
 	pb_buf_printf(&t, "  %%eA = affine.apply affine_map<(s, r, k) -> ((s * "

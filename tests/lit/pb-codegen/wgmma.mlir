@@ -56,6 +56,8 @@
 // k-major, 128-byte swizzle (bits 62-63: 1), 8-row groups 1024 bytes
 // apart (SBO 64 in 16-byte units), LBO 1; B [k][n] transposed (the
 // trans-b immediate 1), its 64-column panels 8192 bytes apart (LBO 512).
+// The fields are added to the ring's address in 16-byte units once, out
+// of the loop.
 // PTX: .shared .align 1024 .b8 __wg_k0_gemm_kernel_0[24576];
 // PTX: .shared .align 1024 .b8 __wg_k0_gemm_kernel_1[24576];
 // PTX: xor.b64
@@ -63,8 +65,8 @@
 // PTX: wgmma.wait_group.sync.aligned 0;
 // PTX-NEXT: fence.proxy.async.shared::cta;
 // PTX-NEXT: bar.sync 0;
-// PTX-DAG: or.b64 {{.*}}, 4611686293305360384;
-// PTX-DAG: or.b64 {{.*}}, 4611686293338849280;
+// PTX-DAG: add.s64 {{.*}}, 4611686293305360384;
+// PTX-DAG: add.s64 {{.*}}, 4611686293338849280;
 // PTX: wgmma.fence.sync.aligned;
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{(%r[0-9]+, ){31}%r[0-9]+}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
 // PTX: wgmma.commit_group.sync.aligned;
