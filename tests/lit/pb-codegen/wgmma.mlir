@@ -62,11 +62,11 @@
 // PTX: .shared .align 1024 .b8 __wg_k0_gemm_kernel_1[24576];
 // PTX: xor.b64
 // PTX: cp.async.cg.shared.global
+// PTX-DAG: add.s64 {{.*}}, 4611686293305360384;
+// PTX-DAG: add.s64 {{.*}}, 4611686293338849280;
 // PTX: wgmma.wait_group.sync.aligned 0;
 // PTX-NEXT: fence.proxy.async.shared::cta;
 // PTX-NEXT: bar.sync 0;
-// PTX-DAG: add.s64 {{.*}}, 4611686293305360384;
-// PTX-DAG: add.s64 {{.*}}, 4611686293338849280;
 // PTX: wgmma.fence.sync.aligned;
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16 {{{(%r[0-9]+, ){31}%r[0-9]+}}}, %rd{{[0-9]+}}, %rd{{[0-9]+}}, p, 1, 1, 0, 1;
 // PTX: wgmma.commit_group.sync.aligned;
