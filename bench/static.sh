@@ -14,7 +14,8 @@
 #
 # --cast imports every case with pb-import --cast (the model in half
 # precision, as model.half() exports it): the GEMMs then go to tensor
-# cores through pb-mma. --precision=tf32 compiles the float32 cases with
+# cores through pb-mma (wgmma with --arch sm_90a, mma.sync otherwise;
+# Triton's kernel is compiled for the same arch). --precision=tf32 compiles the float32 cases with
 # their contractions on tf32 tensor cores (docs/pb-mma.md).
 #
 # nvdisasm and Triton come from PyPI (nvidia-cuda-nvdisasm, triton) into
