@@ -39,7 +39,6 @@
 
 #include "codegen/internal.h"
 #include "ir/contract.h"
-#include "kernel/kernel.h"
 
 #define MAXF 32 /* N / 8 for N up to 256 */
 
@@ -119,10 +118,14 @@ static int lower_group(struct pb_ctx *ctx, struct group *g)
 	int64_t n = 8 * g->n, nregs = n / 2;
 	struct pb_buf t = {0}, ra = {0}, rb_ = {0}, st = {0};
 	struct pb_ir_ops out = {0};
-	MlirValue args[8 + MAXF];
+	MlirValue args[5 + 4 + MAXF];
 	int na = 0;
-	if (rb != 3 && rb != 4)
+	if (mlirShapedTypeGetRank(ta) != 3 || (rb != 3 && rb != 4)) {
+		pb_error_at(ctx, mlirOperationGetLocation(g->c[0]),
+			    "internal: a wgmma ring that is not [slot][row][k] "
+			    "(A) or [slot][n][k], [slot][panel][k][n] (B)");
 		return PB_ERR;
+	}
 	pb_codegen_type_str(ta, &ra);
 	pb_codegen_type_str(tb, &rb_);
 	pb_buf_puts(&st, "!llvm.struct<(");
@@ -231,8 +234,11 @@ static int lower_group(struct pb_ctx *ctx, struct group *g)
 				mlirValueReplaceAllUsesOfWith(
 					mlirOperationGetResult(g->c[--j], 0),
 					mlirOperationGetResult(out.v[i], 0));
-		if (j)
+		if (j) {
+			pb_error_at(ctx, mlirOperationGetLocation(g->c[0]),
+				    "internal: a wgmma without its accumulators");
 			rc = PB_ERR;
+		}
 	}
 	pb_ir_ops_free(&out);
 	pb_buf_free(&t);
