@@ -35,7 +35,13 @@
  * (tf32: k steps of 8) are staged alike; a tile whose rows run along k
  * is read with ldmatrix too, the other (A stored [k][m], B [k][n]) one
  * element per lane, rows 4 apart: its rows are padded by 32 bytes, so
- * that the 4 rows a warp reads fall 8 banks apart. */
+ * that the 4 rows a warp reads fall 8 banks apart.
+ *
+ * On sm_90a a nest of pb-mma's wgmma shape (wgmma_nest) gets wgmma's
+ * layout instead: unpadded rows of W bytes (2 KT along k; B stored [k][n]
+ * in panels of 64 columns), every access marked pb.swizzle = W, the
+ * k-tile loop pb.unroll; pb-codegen swizzles the copies and reads the
+ * rings through wgmma's descriptors (lib/codegen/wgmma.c). */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
