@@ -14,10 +14,12 @@
 #
 # --cast imports every case with pb-import --cast (the model in half
 # precision, as model.half() exports it): the GEMMs then go to tensor
-# cores through pb-mma. --precision=tf32 compiles the float32 cases with
-# their contractions on tf32 tensor cores (docs/pb-mma.md). --pipeline
-# compiles through a named pipeline (pipelines/; fp16 and bf16 also fuse
-# attention and put it on tensor cores: --pipeline fp16 --only attn).
+# cores through pb-mma (wgmma with --arch sm_90a, mma.sync otherwise;
+# Triton's kernel is compiled for the same arch). --precision=tf32
+# compiles the float32 cases with their contractions on tf32 tensor cores
+# (docs/pb-mma.md). --pipeline compiles through a named pipeline
+# (pipelines/; fp16 and bf16 also fuse attention and put it on tensor
+# cores: --pipeline fp16 --only attn).
 #
 # nvdisasm and Triton come from PyPI (nvidia-cuda-nvdisasm, triton) into
 # the bench's own virtual environment, $PB_BENCH_VENV (default

@@ -56,6 +56,11 @@ int pb_codegen_mma(struct pb_ctx *ctx, MlirModule m);
  * .minnctapersm 1), as pb-mma's tiles assume; left alone, ptxas caps a
  * 128-thread kernel at 128 registers and spills. */
 void pb_codegen_mma_registers(MlirModule m);
+/* Replace the warp-level contractions of gpu.launch "launch" that read
+ * pb-smem's wgmma rings (pb.swizzle) by wgmma.mma_async of the warps'
+ * warpgroups on lane fragments, with fences, commit and wait (wgmma.c;
+ * sm_90a). */
+int pb_codegen_wgmma(struct pb_ctx *ctx, MlirOperation launch);
 /* Mark each kernel argument that the kernel only reads and that no other
  * argument of any of its launches shares (roots through views) noalias
  * and readonly: NVPTX then reads it through the read-only (.nc) path; and

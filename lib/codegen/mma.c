@@ -41,6 +41,7 @@
 
 #include "codegen/internal.h"
 #include "kernel/kernel.h"
+#include "target/target.h"
 
 enum layout { L_NONE, L_A, L_B, L_C, L_R };
 
@@ -878,6 +879,14 @@ static int lower_op(struct lower *lw, MlirOperation op)
 		return lower_contract(lw, op);
 	if (pb_ir_op_is(op, "vector.transfer_write"))
 		return lower_write(lw, op);
+	if (pb_ir_op_is(op, "builtin.unrealized_conversion_cast")) {
+		/* between a warp-level value and its fragment (wgmma.c):
+		   the fragment once both are */
+		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0),
+					      mlirOperationGetOperand(op, 0));
+		mlirOperationDestroy(op);
+		return PB_OK;
+	}
 	MlirType t = mlirOperationGetNumResults(op)
 			     ? mlirValueGetType(mlirOperationGetResult(op, 0))
 			     : (MlirType){NULL};
@@ -993,6 +1002,9 @@ static int lower_launch(struct pb_ctx *ctx, MlirOperation launch)
 	struct lower lw = {ctx, {NULL}};
 	int rc = PB_OK;
 	drop_tf32_cuts(launch);
+	const struct pb_target *t = pb_target_of(ctx);
+	if (pb_target_has_wgmma(t) && pb_codegen_wgmma(ctx, launch))
+		return PB_ERR;
 	pb_ir_collect(launch, NULL, &all);
 	/* warp-level constants the mapping left outside the launch: a
 	   copy inside, to become the lanes' fragments */

@@ -30,6 +30,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "codegen/internal.h"
+#include "ir/contract.h"
 #include "kernel/kernel.h"
 #include "poly/poly.h"
 
@@ -220,12 +221,28 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 	pb_codegen_type_str(mlirValueGetType(dst), &t);
 	for (int i = 0; i < no; i++)
 		pb_buf_printf(&t, ", %%j%d: index", i);
-	pb_buf_puts(&t, ") {\n  %c = nvgpu.device_async_copy %s[");
+	pb_buf_puts(&t, ") {\n");
+	MlirAttribute sw = pb_ir_attr(store, PB_ATTR_SWIZZLE);
+	if (!mlirAttributeIsNull(sw) && no >= 2) {
+		/* a wgmma ring (lib/ir/contract.h): 16-byte chunk c of row r
+		   of W bytes at chunk c xor ((r W / 128) mod (W / 16)) */
+		int64_t w = mlirIntegerAttrGetValueInt(sw);
+		int64_t eb = copy_bytes(load) / elements(load);
+		pb_buf_printf(&t, "  %%x = affine.apply affine_map<(r) -> (((r "
+			      "* %lld) floordiv 128) mod %lld * %lld)>(%%j%d)\n"
+			      "  %%sw = arith.xori %%j%d, %%x : index\n",
+			      (long long)w, (long long)(w / 16),
+			      (long long)(16 / eb), no - 2, no - 1);
+	}
+	pb_buf_puts(&t, "  %c = nvgpu.device_async_copy %s[");
 	for (int i = 0; i < ni; i++)
 		pb_buf_printf(&t, "%s%%i%d", i ? ", " : "", i);
 	pb_buf_puts(&t, "], %d[");
 	for (int i = 0; i < no; i++)
-		pb_buf_printf(&t, "%s%%j%d", i ? ", " : "", i);
+		if (!mlirAttributeIsNull(sw) && no >= 2 && i == no - 1)
+			pb_buf_puts(&t, ", %sw"); /* the last index swizzled */
+		else
+			pb_buf_printf(&t, "%s%%j%d", i ? ", " : "", i);
 	/* 16-byte copies bypass L1 (cp.async.cg): the tile is reused from
 	   shared memory, not from L1 */
 	pb_buf_printf(&t, "], %lld%s : ", (long long)elements(load),
@@ -293,7 +310,8 @@ static int async_loop(struct pb_ctx *ctx, MlirOperation loop)
 }
 
 /* Fully unroll "loop", an affine.for with constant bounds that pb-smem
- * marked "pb.unroll" (the k-tile loop of a staged nest). */
+ * marked "pb.unroll" (the k-tile loop of a staged nest); its carried
+ * values pass from each copy of the body to the next. */
 static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 {
 	int64_t lb, ub, step = mlirIntegerAttrGetValueInt(
@@ -301,9 +319,16 @@ static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(loop, 0));
 	MlirValue iv = mlirBlockGetArgument(body, 0);
 	MlirOperation end = mlirBlockGetTerminator(body);
+	int nres = (int)mlirOperationGetNumResults(loop);
+	int nops = (int)mlirOperationGetNumOperands(loop);
+	MlirValue cur[64];
 	if (pb_ir_const_map(loop, "lowerBoundMap", 1, &lb) ||
-	    pb_ir_const_map(loop, "upperBoundMap", 1, &ub) || step < 1)
+	    pb_ir_const_map(loop, "upperBoundMap", 1, &ub) || step < 1 ||
+	    nres > 64)
 		return PB_OK;
+	/* the carried values start from the loop's last operands */
+	for (int i = 0; i < nres; i++)
+		cur[i] = mlirOperationGetOperand(loop, nops - nres + i);
 	for (int64_t k = lb; k < ub; k += step) {
 		char t[96];
 		struct pb_ir_ops out = {0};
@@ -317,6 +342,9 @@ static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 		}
 		pb_ir_map_add(&map, iv, mlirOperationGetResult(out.v[0], 0));
 		pb_ir_ops_free(&out);
+		for (int i = 0; i < nres; i++)
+			pb_ir_map_add(&map, mlirBlockGetArgument(body, 1 + i),
+				      cur[i]);
 		for (MlirOperation o = mlirBlockGetFirstOperation(body);
 		     !mlirOperationEqual(o, end); o = mlirOperationGetNextInBlock(o)) {
 			MlirOperation c = mlirOperationClone(o);
@@ -327,8 +355,17 @@ static int unroll(struct pb_ctx *ctx, MlirOperation loop)
 				pb_ir_map_add(&map, mlirOperationGetResult(o, r),
 					      mlirOperationGetResult(c, r));
 		}
+		/* what this copy yields, through the map */
+		for (int i = 0; i < nres; i++) {
+			MlirValue y = mlirOperationGetOperand(end, i);
+			MlirValue m = pb_ir_map_lookup(&map, y);
+			cur[i] = mlirValueIsNull(m) ? y : m;
+		}
 		pb_ir_map_free(&map);
 	}
+	for (int i = 0; i < nres; i++)
+		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(loop, i),
+					      cur[i]);
 	mlirOperationDestroy(loop);
 	return PB_OK;
 }
@@ -444,6 +481,40 @@ static int whole(MlirOperation kernel, int i, MlirOperation *l, int n)
 	return n > 0;
 }
 
+/* Align the workgroup attributions of gpu.func "f" whose address makes
+ * a wgmma descriptor (a memref.extract_aligned_pointer_as_index marked
+ * pb.swizzle, wgmma.c) to 1024 bytes, the period of the swizzle's
+ * pattern: the swizzled copies and the descriptors assume it. */
+static void align_wgmma_rings(MlirOperation f)
+{
+	MlirAttribute nwa = pb_ir_attr(f, "workgroup_attributions");
+	MlirContext c = mlirOperationGetContext(f);
+	MlirBlock entry = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
+	int nargs = pb_ir_func_num_args(f), any = 0;
+	int64_t nw = mlirAttributeIsNull(nwa) ? 0 : mlirIntegerAttrGetValueInt(nwa);
+	MlirAttribute dicts[64];
+	if (nw <= 0 || nw > 64)
+		return;
+	MlirNamedAttribute align = mlirNamedAttributeGet(
+		mlirIdentifierGet(c, mlirStringRefCreateFromCString("llvm.align")),
+		mlirIntegerAttrGet(mlirIntegerTypeGet(c, 64), 1024));
+	for (int i = 0; i < nw; i++) {
+		MlirValue a = mlirBlockGetArgument(entry, nargs + i);
+		int ring = 0;
+		for (MlirOpOperand u = mlirValueGetFirstUse(a);
+		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+			ring |= pb_ir_op_is(mlirOpOperandGetOwner(u),
+					    "memref.extract_aligned_pointer_as_index") &&
+				!mlirAttributeIsNull(pb_ir_attr(
+					mlirOpOperandGetOwner(u), PB_ATTR_SWIZZLE));
+		dicts[i] = mlirDictionaryAttrGet(c, ring ? 1 : 0, &align);
+		any |= ring;
+	}
+	if (any)
+		pb_ir_set_attr(f, "workgroup_attrib_attrs",
+			       mlirArrayAttrGet(c, nw, dicts));
+}
+
 int pb_codegen_arg_attrs(MlirModule m)
 {
 	struct pb_ir_ops launches = {0}, mods = {0};
@@ -469,6 +540,7 @@ int pb_codegen_arg_attrs(MlirModule m)
 					    kernel_func(mods.v[g], leaf), f))
 					pb_ir_ops_push(&mine, launches.v[k]);
 			}
+			align_wgmma_rings(f);
 			MlirBlock entry = mlirRegionGetFirstBlock(
 				mlirOperationGetRegion(f, 0));
 			MlirContext c = mlirOperationGetContext(f);

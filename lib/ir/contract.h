@@ -53,6 +53,12 @@
 /* on a block loop pb-tile mapped: the k-tile and the ring slots its cost
  * model priced for pb-smem (array<i64: KT, S>; empty: do not stage) */
 #define PB_ATTR_SMEM "pb.smem"
+/* on every read and write of a workgroup buffer pb-smem lays out for
+ * wgmma (i64: W, 128, 64 or 32): rows of W bytes, stored on the GPU with
+ * the W-byte swizzle wgmma's shared-memory descriptors name (16-byte
+ * chunk c of row r at chunk c xor ((r W / 128) mod (W / 16))); on the
+ * CPU, where every access of the buffer is alike, as written */
+#define PB_ATTR_SWIZZLE "pb.swizzle"
 #define PB_LOC_OP_PREFIX "pb.op:"
 
 /* The levels of the GPU hierarchy a parallel loop may be mapped to (the

@@ -13,6 +13,7 @@
 
 #include "ir/contract.h"
 #include "mma/internal.h"
+#include "target/target.h"
 
 
 /* The tiles --sizes gives nest "nest" of kernel "k" into "s": 1, 0 when
@@ -42,6 +43,75 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 		return -1;
 	}
 	return 1;
+}
+
+/* Can "c" go to wgmma on "t" (docs/pb-mma.md, "wgmma on sm_90a"): f16
+ * or bf16 operands in memory (not f32 ones rounded in registers), A
+ * stored with k innermost and B with k or n innermost, so that pb-smem's
+ * swizzled rings hold them as wgmma reads them, C's rows, columns and K
+ * whole tiles (no masked copies)? "*why" when not. */
+static int wgmma_fits(const struct pb_target *t,
+		      const struct pb_kernel_contraction *c, const char **why)
+{
+	const struct pb_kernel_access *a = &c->a, *b = &c->b_;
+	*why = "the target has no wgmma (sm_90a)";
+	if (!pb_target_has_wgmma(t))
+		return 0;
+	*why = "wgmma takes f16 or bf16 operands from shared memory";
+	if (mlirTypeIsAF32(c->elt) || !mlirTypeEqual(c->elt, c->tc))
+		return 0;
+	*why = "A not stored with k innermost, or B with neither k nor n";
+	if (a->sub[a->rank - 1] != PB_KERNEL_SUB_K ||
+	    (b->sub[b->rank - 1] != PB_KERNEL_SUB_K &&
+	     b->sub[b->rank - 1] != c->n))
+		return 0;
+	*why = "C's rows not a multiple of 64, its columns of 64 or K of 16";
+	return c->b.extent[c->m] % 64 == 0 && c->b.extent[c->n] % 64 == 0 &&
+	       c->k % 16 == 0;
+}
+
+/* The tiles of "c" for wgmma into "s": warpgroups of 4 warps, each warp
+ * 16 rows of C by the block's columns (so that the 4 warps of a
+ * warpgroup hold the 64xN accumulator of one wgmma m64nNk16, in the
+ * layout of mma.sync's fragments): one warpgroup of 64x128 when its
+ * blocks fill three quarters of the SMs, else of 64x64. (Two
+ * warpgroups, 128x128, leave pb-smem's rings k-tiles of 32 in 48 KiB of
+ * shared memory: 2 wgmma per 102-instruction loop, where 64x128 has 4,
+ * k-tiles of 64 in 2 stages; bench/RESULTS.md.) 0 with "*why" when none
+ * divides C. */
+static int wgmma_tiles(const struct pb_target *t,
+		       const struct pb_kernel_contraction *c,
+		       struct pb_kernel_mma_tiles *s, const char **why)
+{
+	static const struct pb_kernel_mma_tiles cand[] = {
+		{64, 128, 16, 128}, {64, 64, 16, 64}};
+	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
+	int best = -1;
+	if (!wgmma_fits(t, c, why))
+		return 0;
+	for (int d = 0; d < c->b.n; d++)
+		if (d != c->m && d != c->n)
+			rest *= c->b.extent[d];
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		if (em % cand[i].bm || en % cand[i].bn)
+			continue;
+		best = (int)i;
+		if (4 * rest * (em / cand[i].bm) * (en / cand[i].bn) >=
+		    3 * t->sm_count)
+			break;
+	}
+	*why = "no wgmma block tile divides C";
+	if (best < 0)
+		return 0;
+	*s = cand[best];
+	return 1;
+}
+
+/* Are "s" tiles of wgmma shape (wgmma_tiles)? */
+static int is_wgmma_shape(const struct pb_kernel_mma_tiles *s)
+{
+	return s->wm == 16 && s->wn == s->bn && s->bm % 64 == 0 &&
+	       s->wn % 8 == 0 && s->wn <= 256;
 }
 
 /* The precision pb-tile's mark "m" (pb_kernel_mma_kind) asks of f32
@@ -119,17 +189,32 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	}
 	if (ok && (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
 		return PB_ERR;
-	if (ok && (g || pb_kernel_mma_tiles(t, &c, &s, &why))) {
-		if (o->remarks)
+	const char *wwhy = NULL;
+	if (ok && (g || wgmma_tiles(t, &c, &s, &wwhy) ||
+		   pb_kernel_mma_tiles(t, &c, &s, &why))) {
+		if (o->remarks && pb_target_has_wgmma(t) &&
+		    is_wgmma_shape(&s) && (g ? wgmma_fits(t, &c, &wwhy) : 1))
+			pb_remark_at(ctx, loc, "on tensor cores: wgmma "
+				     "m64n%lldk16 %s -> f32, block tile "
+				     "%lldx%lld, %lld warpgroup(s) of 4 warps "
+				     "(warp tile %lldx%lld)",
+				     (long long)s.wn, pb_kernel_mma_kind(c.tc),
+				     (long long)s.bm, (long long)s.bn,
+				     (long long)(s.bm / 64), (long long)s.wm,
+				     (long long)s.wn);
+		else if (o->remarks)
 			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
 				     "m16n8k%lld %s -> f32, block tile "
 				     "%lldx%lld, warp tile %lldx%lld (%lld "
-				     "warps)",
+				     "warps)%s%s",
 				     (long long)pb_kernel_frag_k(c.tc),
 				     pb_kernel_mma_kind(c.tc), (long long)s.bm,
 				     (long long)s.bn, (long long)s.wm,
 				     (long long)s.wn,
-				     (long long)(s.bm / s.wm * (s.bn / s.wn)));
+				     (long long)(s.bm / s.wm * (s.bn / s.wn)),
+				     pb_target_has_wgmma(t) && wwhy
+					     ? "; not wgmma: " : "",
+				     pb_target_has_wgmma(t) && wwhy ? wwhy : "");
 		return pb_mma_rewrite(ctx, &c, &s);
 	}
 	if (o->remarks)

@@ -35,7 +35,13 @@
  * (tf32: k steps of 8) are staged alike; a tile whose rows run along k
  * is read with ldmatrix too, the other (A stored [k][m], B [k][n]) one
  * element per lane, rows 4 apart: its rows are padded by 32 bytes, so
- * that the 4 rows a warp reads fall 8 banks apart. */
+ * that the 4 rows a warp reads fall 8 banks apart.
+ *
+ * On sm_90a a nest of pb-mma's wgmma shape (wgmma_nest) gets wgmma's
+ * layout instead: unpadded rows of W bytes (2 KT along k; B stored [k][n]
+ * in panels of 64 columns), every access marked pb.swizzle = W, the
+ * k-tile loop pb.unroll; pb-codegen swizzles the copies and reads the
+ * rings through wgmma's descriptors (lib/codegen/wgmma.c). */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -68,6 +74,13 @@ struct operand {
 	int64_t klimit;	      /* >0: likewise along kdim (K is not a
 				 multiple of the mma step) */
 	int64_t eb;	      /* bytes per element: 2 or 4 */
+	int isa;	      /* the A operand (C's rows), not B */
+	int wd;		      /* the warp loop dimension of its origin */
+	int64_t sw;	      /* >0: wgmma's layout, rows of "sw" bytes (the
+				 swizzle's width: 128, 64 or 32), unpadded */
+	int64_t panel;	      /* >0: the tile dimension cut into panels of
+				 this many elements, one after another (B
+				 stored [k][n] for wgmma) */
 	MlirValue ring;
 };
 
@@ -77,6 +90,7 @@ struct mnest {
 	int64_t fk;	/* the k of one mma step: 16, or 8 for tf32 */
 	struct operand op[2];
 	int nop;
+	int wg;		/* the rings in wgmma's layout (wgmma_nest) */
 };
 
 /* The linear form c0 d0 + c1 d1 + c of "e" into "c" (3 entries); 0 when
@@ -174,6 +188,7 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		o->bops[1] = ops[1];
 		o->boff = off;
 		o->eb = width / 8;
+		o->isa = isa;
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
 	}
@@ -267,6 +282,7 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 							    : -1;
 		if (wd < 0)
 			return 0;
+		x->wd = wd;
 		x->ext += n->bm[wd] - n->wt[wd];
 	}
 	return 1;
@@ -276,6 +292,8 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
  * 4-byte elements read one per lane (rows along the tile, not k). */
 static int64_t pad_of(const struct operand *o)
 {
+	if (o->sw)
+		return 0;
 	return (o->eb == 4 && o->q != o->kdim ? 32 : 16) / o->eb;
 }
 
@@ -293,6 +311,40 @@ static int64_t slot_elems(const struct operand *o, int64_t kt)
 	return ep * (eq + pad_of(o));
 }
 
+/* Do the warp tiles of "n" take wgmma on "t" (docs/pb-smem.md, "wgmma
+ * on sm_90a"): pb-mma's wgmma shape (warp tiles of 16 rows by the
+ * block's columns, warpgroups of 4 warps over 64 rows), two 16-bit
+ * operands staged whole (no masked rows), A stored with k innermost? B
+ * may be stored either way. */
+static int wgmma_nest(const struct pb_target *t, const struct mnest *n)
+{
+	if (!pb_target_has_wgmma(t) || n->fk != 16 || n->nop != 2 ||
+	    n->wt[0] != 16 || n->bm[1] != n->wt[1] || n->bm[0] % 64 ||
+	    n->wt[1] % 16 || n->wt[1] > 256)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		const struct operand *x = &n->op[i];
+		if (x->eb != 2 || x->limit || x->klimit || x->wd != !x->isa ||
+		    (x->isa && x->q != x->kdim))
+			return 0;
+	}
+	return n->op[0].isa != n->op[1].isa;
+}
+
+/* The wgmma layout of operand "x" for a k-tile of "kt": rows of the
+ * swizzle's width, along k (kt elements) when k is innermost, else
+ * panels of the tile dimension of 64, 32 or 16 elements. */
+static void wgmma_layout(struct operand *x, int64_t kt)
+{
+	x->panel = 0;
+	if (x->q == x->kdim) {
+		x->sw = kt * x->eb;
+		return;
+	}
+	x->panel = x->ext % 64 == 0 ? 64 : x->ext % 32 == 0 ? 32 : 16;
+	x->sw = x->panel * x->eb;
+}
+
 /* Choose the k-tile and the ring depth: the largest that fit the
  * target's shared memory per block beside what the block has already;
  * the innermost tile dimension must hold whole 16-byte chunks that the
@@ -303,7 +355,7 @@ static int64_t slot_elems(const struct operand *o, int64_t kt)
 static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		struct mnest *n, int64_t used, const char **why)
 {
-	static const int64_t kts[] = {32, 16, 8};
+	static const int64_t kts[] = {32, 16, 8}, wkts[] = {64, 32, 16};
 	static const int64_t sts[] = {3, 2, 1};
 	int keep = 0;
 	for (int i = 0; i < n->nop; i++) {
@@ -317,13 +369,21 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 	*why = "no operand tile is rows of whole 16-byte copies of its buffer";
 	if (!n->nop)
 		return 0;
+	n->wg = wgmma_nest(t, n);
 	*why = "the warps' rings do not fit the shared memory";
-	for (size_t a = 0; a < sizeof(sts) / sizeof(sts[0]); a++)
-		for (size_t b = 0; b < sizeof(kts) / sizeof(kts[0]); b++) {
+	/* wgmma: the longest k-tile in 3 or 2 stages first (more wgmma
+	   per barrier and copy), 1 stage last */
+	for (int c = 0; c < 9; c++) {
+		int a = !n->wg ? c / 3 : c < 6 ? c % 2 : 2;
+		int b = !n->wg ? c % 3 : c < 6 ? c / 2 : c - 6;
 			int64_t s = o->stages ? o->stages : sts[a];
-			int64_t kt = o->k_tile ? o->k_tile : kts[b];
+			int64_t kt = o->k_tile ? o->k_tile
+				     : n->wg ? wkts[b] : kts[b];
 			int64_t bytes = used,
-				ok = n->k % kt == 0 && kt % n->fk == 0;
+				ok = n->k % kt == 0 && kt % n->fk == 0 &&
+				     (!n->wg || kt <= 64);
+			for (int i = 0; i < n->nop && ok && n->wg; i++)
+				wgmma_layout(&n->op[i], kt);
 			for (int i = 0; i < n->nop && ok; i++) {
 				const struct operand *x = &n->op[i];
 				int64_t eq = x->q == x->kdim ? kt : x->ext;
@@ -349,9 +409,14 @@ static void ring_type(struct pb_buf *t, const struct mnest *n,
 {
 	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
 	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
-	pb_buf_printf(t, "memref<%lldx%lldx%lldx",
-		      (long long)n->stages, (long long)ep,
-		      (long long)(eq + pad_of(x)));
+	if (x->panel)
+		pb_buf_printf(t, "memref<%lldx%lldx%lldx%lldx",
+			      (long long)n->stages, (long long)(eq / x->panel),
+			      (long long)ep, (long long)x->panel);
+	else
+		pb_buf_printf(t, "memref<%lldx%lldx%lldx",
+			      (long long)n->stages, (long long)ep,
+			      (long long)(eq + pad_of(x)));
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), t);
 	pb_buf_puts(t, ", #gpu.address_space<workgroup>>");
 }
@@ -423,9 +488,22 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	}
 	pb_buf_printf(t, "] : %s, vector<%lldx%s>\n", g.data, (long long)ce,
 		      e.data);
-	pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
-		      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot, r.data,
-		      (long long)ce, e.data);
+	if (x->panel)
+		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
+			      "%%c floordiv %lld, %%r, %%c mod %lld] "
+			      "{" PB_ATTR_SWIZZLE " = %lld : i64} : %s, "
+			      "vector<%lldx%s>\n", i, slot,
+			      (long long)x->panel, (long long)x->panel,
+			      (long long)x->sw, r.data, (long long)ce, e.data);
+	else if (x->sw)
+		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
+			      "%%r, %%c] {" PB_ATTR_SWIZZLE " = %lld : i64} : "
+			      "%s, vector<%lldx%s>\n", i, slot,
+			      (long long)x->sw, r.data, (long long)ce, e.data);
+	else
+		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
+			      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot,
+			      r.data, (long long)ce, e.data);
 	if (x->limit || x->klimit)
 		pb_buf_printf(t, "          } else {\n"
 			      "            %%z = arith.constant dense<0.000000e+00> "
@@ -531,7 +609,10 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		      "(%%kk, %%k)\n      affine.yield ", acct.data);
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(t, "%s%%b%d", i ? ", " : "", i);
-	pb_buf_printf(t, " : %s\n    }\n    affine.yield ", acct.data);
+	/* wgmma's k-tile unrolled (pb-codegen): its descriptors' k offsets
+	   constants, its wgmmas issued back to back */
+	pb_buf_printf(t, " : %s\n    }%s\n    affine.yield ", acct.data,
+		      n->wg ? " {pb.unroll}" : "");
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(t, "%s%%in#%d", i ? ", " : "", i);
 	pb_buf_printf(t, " : %s\n  }\n", acct.data);
@@ -555,17 +636,36 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	ring_type(&rt, n, x);
 	/* vector dimension 0 along the ring's dimension 1 or 2 */
 	int v0 = pb_kernel_transfer_dim(r, 0) == x->p ? 1 : 2;
+	char sw[64] = "";
+	if (x->sw)
+		snprintf(sw, sizeof(sw), ", " PB_ATTR_SWIZZLE " = %lld : i64",
+			 (long long)x->sw);
 	pb_buf_printf(&t, "func.func @t(%%S: %s, %%s: index, %%k: index, "
 		      "%%w: index, %%p: ", rt.data);
 	pb_ir_type_print(mlirShapedTypeGetElementType(vt), &t);
 	pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w) -> (w + "
-		      "%lld)>(%%w)\n"
-		      "  %%v = vector.transfer_read %%S[%%s, %s, %s], %%p "
-		      "{in_bounds = [true, true], permutation_map = "
-		      "affine_map<(a, b, c) -> (%s, %s)>} : %s, ",
-		      (long long)x->off[j], x->p == x->kdim ? "%k" : "%o",
-		      x->q == x->kdim ? "%k" : "%o", v0 == 1 ? "b" : "c",
-		      v0 == 1 ? "c" : "b", rt.data);
+		      "%lld)>(%%w)\n", (long long)x->off[j]);
+	if (x->panel)
+		/* B [k][n] in panels: [slot][n / P][k][n mod P] */
+		pb_buf_printf(&t, "  %%pn = affine.apply affine_map<(o) -> (o "
+			      "floordiv %lld)>(%%o)\n"
+			      "  %%pc = affine.apply affine_map<(o) -> (o mod "
+			      "%lld)>(%%o)\n"
+			      "  %%v = vector.transfer_read %%S[%%s, %%pn, %%k, "
+			      "%%pc], %%p {in_bounds = [true, true], "
+			      "permutation_map = affine_map<(a, b, c, d) -> "
+			      "(c, d)>%s} : %s, ",
+			      (long long)x->panel, (long long)x->panel, sw,
+			      rt.data);
+	else
+		pb_buf_printf(&t, "  %%v = vector.transfer_read %%S[%%s, %s, "
+			      "%s], %%p {in_bounds = [true, true], "
+			      "permutation_map = affine_map<(a, b, c) -> (%s, "
+			      "%s)>%s} : %s, ",
+			      x->p == x->kdim ? "%k" : "%o",
+			      x->q == x->kdim ? "%k" : "%o",
+			      v0 == 1 ? "b" : "c", v0 == 1 ? "c" : "b", sw,
+			      rt.data);
 	pb_ir_type_print(vt, &t);
 	pb_buf_puts(&t, "\n  return\n}\n");
 	MlirValue args[5] = {x->ring, slot, k, x->bops[1],
@@ -689,10 +789,12 @@ int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,
 			pb_remark_at(ctx, loc, "warp tiles staged: %lld "
 				     "operands, %lld stages of k-tile %lld, "
 				     "%lld bytes of shared memory for %lld "
-				     "warps",
+				     "warps%s",
 				     (long long)n.nop, (long long)n.stages,
 				     (long long)n.kt, (long long)n.bytes,
-				     (long long)n.nw);
+				     (long long)n.nw,
+				     n.wg ? ", in wgmma's swizzled layout"
+					  : "");
 		rc = stage(ctx, &n);
 	}
 	pb_ir_ops_free(&blocks);

@@ -389,6 +389,11 @@ int pb_target_is_arch(const char *arch)
 	return is_arch(arch);
 }
 
+int pb_target_has_wgmma(const struct pb_target *t)
+{
+	return t && !strcmp(t->arch, "sm_90a");
+}
+
 int pb_target_ptx_isa(struct pb_ctx *ctx, const char *arch)
 {
 	const struct pb_target *d = pb_target_of(ctx);

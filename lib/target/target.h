@@ -92,4 +92,8 @@ const char *pb_target_arch_list(void);
 /* Is "arch" one of them? */
 int pb_target_is_arch(const char *arch);
 
+/* Has "t" the warpgroup MMA (wgmma.mma_async, sm_90a: PTX's
+ * architecture-specific features of sm_90)? */
+int pb_target_has_wgmma(const struct pb_target *t);
+
 #endif
