@@ -105,7 +105,7 @@ for arch in $(echo "$archs" | tr ',' ' '); do
 		t=$tmp/triton
 		if TRITON_DEFAULT_FP_FUSION=1 "$venv/bin/python" "$here/static_triton.py" \
 			"$t" --arch "$arch" >/dev/null 2>"$t.$arch.err"; then
-			for f in "$t"/triton_matmul_*_"$arch".ptx; do
+			for f in "$t"/triton_*_"$arch".ptx; do
 				# Triton 3.9 writes PTX 9.4; CUDA 13.0's ptxas takes 9.0
 				sed 's/^\.version 9\.[1-9]$/.version 9.0/' "$f" >"$f.90"
 				"$prof" --static "$f.90" --json "${f%.ptx}.static.json" \

@@ -4,7 +4,7 @@
   static_table.py DIR ARCHS [--md]
 
 DIR/<case>/static.<arch>.json for every case of bench/tile_cases.py and
-DIR/triton/triton_matmul_{fp32,fp16}_<arch>.static.json. One line per case
+DIR/triton/triton_{matmul_fp32,matmul_tf32,matmul_fp16,attention_fp16}_<arch>.static.json. One line per case
 and arch: its main kernel (the longest predicted time; without
 predictions the one whose hottest loop does the most flops), that
 kernel's registers, spill bytes and occupancy, and its hottest inner
@@ -72,10 +72,10 @@ def main():
             p = os.path.join(d, case, f"static.{arch}.json")
             if os.path.exists(p):
                 rows.append(row(case, arch, p))
-        for t in ("fp32", "tf32", "fp16"):
-            p = os.path.join(d, "triton", f"triton_matmul_{t}_{arch}.static.json")
+        for t in ("matmul_fp32", "matmul_tf32", "matmul_fp16", "attention_fp16"):
+            p = os.path.join(d, "triton", f"triton_{t}_{arch}.static.json")
             if os.path.exists(p):
-                rows.append(row(f"triton_matmul_{t}", arch, p))
+                rows.append(row(f"triton_{t}", arch, p))
     if md:
         print("| " + " | ".join(COLS) + " |")
         print("|" + "---|" * len(COLS))

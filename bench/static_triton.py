@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Triton's tutorial matmul kernel (python/tutorials/03-matrix-multiplication.py,
-the kernel as the tutorial writes it) compiled for a GPU target without a
-GPU, for bench/static.sh's side-by-side table.
+the kernel as the tutorial writes it) and the forward kernel of its fused
+attention (python/tutorials/06-fused-attention.py, the inner loop as the
+tutorial writes it, without causal masking) compiled for a GPU target
+without a GPU, for bench/static.sh's side-by-side table.
 
 usage: static_triton.py OUTDIR [--arch sm_90|sm_80] [--size N]
 
@@ -12,7 +14,10 @@ input_precision="ieee" (FFMA, as pb computes fp32; Triton's default tf32
 would use tensor cores); fp16 with fp32 accumulation (tensor cores). The
 block sizes are the first of the tutorial's autotuning configurations that
 fit each type (no GPU here to autotune): fp16 128x256x64, 8 warps, 3
-stages; fp32 128x64x32, 4 warps, 4 stages.
+stages; fp32 128x64x32, 4 warps, 4 stages. Attention
+(triton_attention_fp16_<arch>): fp16, head dimension 64, 128 query rows
+and 64 keys a step, 4 warps, 3 stages (the tutorial's configuration for
+head dimension 64).
 """
 import json
 import os
@@ -57,6 +62,65 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K,
     c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
     c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
     tl.store(c_ptrs, c, mask=c_mask)
+
+
+@triton.jit
+def attn_kernel(Q, K, V, Out, sm_scale, stride_h, stride_m, N_CTX,
+                HEAD_DIM: tl.constexpr, BLOCK_M: tl.constexpr,
+                BLOCK_N: tl.constexpr):
+    start_m = tl.program_id(0)
+    off = tl.program_id(1) * stride_h
+    offs_m = start_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = tl.arange(0, BLOCK_N)
+    offs_d = tl.arange(0, HEAD_DIM)
+    q = tl.load(Q + off + offs_m[:, None] * stride_m + offs_d[None, :])
+    m_i = tl.zeros([BLOCK_M], dtype=tl.float32) - float("inf")
+    l_i = tl.zeros([BLOCK_M], dtype=tl.float32) + 1.0
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], dtype=tl.float32)
+    qk_scale = sm_scale * 1.44269504
+    for start_n in range(0, N_CTX, BLOCK_N):
+        k = tl.load(K + off + (start_n + offs_n)[None, :] * stride_m +
+                    offs_d[:, None])
+        qk = tl.dot(q, k)
+        m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+        qk = qk * qk_scale - m_ij[:, None]
+        p = tl.math.exp2(qk)
+        l_ij = tl.sum(p, 1)
+        alpha = tl.math.exp2(m_i - m_ij)
+        l_i = l_i * alpha + l_ij
+        acc = acc * alpha[:, None]
+        v = tl.load(V + off + (start_n + offs_n)[:, None] * stride_m +
+                    offs_d[None, :])
+        acc = tl.dot(p.to(tl.float16), v, acc)
+        m_i = m_ij
+    acc = acc / l_i[:, None]
+    tl.store(Out + off + offs_m[:, None] * stride_m + offs_d[None, :],
+             acc.to(Out.dtype.element_ty))
+
+
+def compile_attention(out, arch):
+    sig = {"Q": "*fp16", "K": "*fp16", "V": "*fp16", "Out": "*fp16",
+           "sm_scale": "fp32", "stride_h": "i32", "stride_m": "i32",
+           "N_CTX": "i32", "HEAD_DIM": "constexpr", "BLOCK_M": "constexpr",
+           "BLOCK_N": "constexpr"}
+    consts = {"HEAD_DIM": 64, "BLOCK_M": 128, "BLOCK_N": 64}
+    names = list(sig)
+    attrs = {(names.index(a),): [["tt.divisibility", 16]]
+             for a in ("Q", "K", "V", "Out", "stride_h", "stride_m", "N_CTX")}
+    cap = int(arch.split("_")[1].rstrip("a"))
+    src = ASTSource(fn=attn_kernel, signature=sig, constexprs=consts,
+                    attrs=attrs)
+    k = triton.compile(src, target=GPUTarget("cuda", cap, 32),
+                       options={"num_warps": 4, "num_stages": 3})
+    base = os.path.join(out, f"triton_attention_fp16_{arch}")
+    with open(base + ".ptx", "w") as f:
+        f.write(k.asm["ptx"])
+    meta = {"kernel": k.metadata.name, "shared": k.metadata.shared,
+            "num_warps": 4, "num_stages": 3, "blocks": consts,
+            "triton": triton.__version__}
+    with open(base + ".json", "w") as f:
+        json.dump(meta, f)
+    print(base + ".ptx")
 
 
 CONFIGS = {
@@ -115,6 +179,7 @@ def main():
     os.makedirs(args[0], exist_ok=True)
     for name in CONFIGS:
         compile_one(args[0], name, arch)
+    compile_attention(args[0], arch)
 
 
 if __name__ == "__main__":
