@@ -476,6 +476,16 @@ static int64_t extent_along(const struct pb_kernel_access *x, int d)
 	return -1;
 }
 
+/* The registers a thread of "a" mapped with "s" is estimated to need:
+ * per row fragment its scores, output and Q fragments, 48 more (the
+ * rows' values, addressing). */
+static int attention_regs(const struct pb_kernel_attention *a,
+			  const struct pb_kernel_attention_tiles *s)
+{
+	int64_t nd = (a->d + 15) / 16, ne = (a->e + 7) / 8, nf = s->bn / 8;
+	return (int)(s->wm / 16 * (4 * nf + 4 * ne + 4 * nd) + 48);
+}
+
 int pb_kernel_attention_tiles(const struct pb_target *t,
 			      const struct pb_kernel_attention *a,
 			      struct pb_kernel_attention_tiles *s,
@@ -497,14 +507,32 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 		return 0;
 	/* keys per step: 64 where they divide, so that the scores of a
 	   step fill 8 fragments */
-	s->bn = a->nk % 64 == 0 ? 64 : a->nk % 32 == 0 ? 32 : 16;
-	/* one warp per 16 query rows, 4 warps a block unless the rows
-	   are fewer */
-	int64_t warps = (rows + 15) / 16;
-	s->wm = 16;
-	s->bm = 16 * (warps >= 4 ? 4 : warps);
-	(void)t;
-	return 1;
+	int64_t bn = a->nk % 64 == 0 ? 64 : a->nk % 32 == 0 ? 32 : 16;
+	/* 16 or 32 query rows a warp (one or two row fragments: the
+	   second doubles the mma each K and V fragment feeds), 2 or 4 warps
+	   a block, not more rows than there are: the least predicted time
+	   among those whose registers fit */
+	static const int64_t cand[][2] = {{16, 4}, {32, 4}, {32, 2}, {16, 2}};
+	double best = 0;
+	int found = 0;
+	*why = "no tile's registers fit";
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		struct pb_kernel_attention_tiles x;
+		struct pb_kernel_summary sum;
+		int64_t warps = (rows + cand[i][0] - 1) / cand[i][0];
+		x.wm = cand[i][0];
+		x.bn = bn;
+		x.bm = x.wm * (warps < cand[i][1] ? warps : cand[i][1]);
+		if (attention_regs(a, &x) > 224)
+			continue;
+		pb_kernel_attention_predict(t, a, &x, &sum);
+		if (!found || sum.predicted_s < best) {
+			*s = x;
+			best = sum.predicted_s;
+			found = 1;
+		}
+	}
+	return found;
 }
 
 int pb_kernel_attention_candidate(MlirOperation nest, const struct pb_target *t,
@@ -543,25 +571,37 @@ void pb_kernel_attention_predict(const struct pb_target *t,
 	sum->grid = batch * blocks;
 	sum->res.threads = (int)(32 * warps);
 	/* S, the output, Q's fragments, the rows' values and addressing */
-	sum->res.regs = (int)(4 * nf + 4 * ne + 4 * nd + 48);
+	sum->res.regs = attention_regs(a, s);
 	sum->res.smem = 0;
 	sum->tc = 1;
 	pb_kernel_summary_occupancy(t, sum);
 	/* a warp's step: m mma.sync, each holding the tensor pipe two issue
-	   cycles, beside the softmax, fragment loads and addressing, about
-	   70 instructions per score fragment (the SASS of a 64-key step of
-	   a head of 64: 637 instructions for 64 mma); it takes the longer
-	   of the tensor pipe and the issue slots */
-	double m = (double)(nf * nd + nf / 2 * ne);
-	double other = 70.0 * (double)nf + 40.0;
+	   cycles, beside the softmax (about 35 instructions per score
+	   fragment of each row fragment), the K and V fragment loads and
+	   addressing (about 10 per score fragment, shared by the row
+	   fragments): the SASS of a 64-key step of a head of 64, 16 rows a
+	   warp, has 423 instructions for 64 mma; it takes the longer of the
+	   tensor pipe and the issue slots */
+	int64_t fm = s->wm / 16;
+	double m = (double)(fm * (nf * nd + nf / 2 * ne));
+	double other = (35.0 * (double)fm + 10.0) * (double)nf + 40.0;
 	double eff = 2.0 * m / (2.0 * m > m + other ? 2.0 * m : m + other);
 	double rate = mlirTypeIsABF16(a->tc) ? t->tc_bf16_flops
 					     : t->tc_fp16_flops;
 	sum->flops = 2.0 * (double)(batch * rows * a->nk) *
 		     (double)(16 * nd + 8 * ne);
-	double waves = (double)((sum->grid + t->sm_count - 1) / t->sm_count) *
-		       (double)t->sm_count / (double)sum->grid;
-	double compute = sum->flops * waves / (rate * eff);
+	/* the tensor cores compute the blocks' rows, masked ones too, an
+	   SM its blocks one wave after another; fewer than 8 resident
+	   warps an SM do not hide the pipeline's latency */
+	int64_t per_sm = (sum->grid + t->sm_count - 1) / t->sm_count;
+	int64_t resident = warps * (per_sm < sum->occ.blocks_per_sm
+					    ? per_sm
+					    : sum->occ.blocks_per_sm);
+	double work = 2.0 * (double)(per_sm * t->sm_count * s->bm * a->nk) *
+		      (double)(16 * nd + 8 * ne);
+	double compute = work / (rate * eff);
+	if (resident > 0 && resident < 8)
+		compute *= 8.0 / (double)resident;
 	/* memory: Q, K, V and O once from DRAM; K and V again for each block
 	   of rows from L2 */
 	double q = (double)(batch * rows * a->d * elt_bytes(a->q.mem));

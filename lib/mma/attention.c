@@ -134,11 +134,13 @@ static void f32_text(char *s, size_t n, double x)
 	snprintf(s, n, "0x%08X", bits);
 }
 
-/* The scores of key step "%j": fragment n = 0 .. BN/8 - 1 in "%x<n>". */
+/* The scores of key step "%j" of the warp's "fm" row fragments: "%x<i>_<n>"
+ * for row fragment i and key fragment n = 0 .. BN/8 - 1, each K fragment
+ * read once for all row fragments. */
 static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			const struct pb_kernel_attention_tiles *s,
 			const char *mk, const char *et, const char *tc,
-			int cut)
+			int cut, int fm)
 {
 	int nd = (int)((a->d + 15) / 16);
 	for (int n = 0; n < s->bn / 8; n++) {
@@ -148,7 +150,7 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			      "(j + %d)>(%%j)\n", n, 8 * n);
 		for (int kk = 0; kk < nd; kk++) {
 			char res[32], dc[16];
-			struct names nm = {"row", jn, dc, NULL};
+			struct names nm = {"row0", jn, dc, NULL};
 			snprintf(dc, sizeof(dc), "dc%d", kk);
 			snprintf(res, sizeof(res), "k%d_%d%s", n, kk,
 				 cut ? "x" : "");
@@ -157,21 +159,30 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				  16 * kk + 16 > a->d, 0, 0);
 			snprintf(res, sizeof(res), "k%d_%d", n, kk);
 			round_text(t, cut, res, 16, 8, tc);
-			pb_buf_printf(t, "        %%s%d_%d = vector.contract "
-				      "{indexing_maps = [#pba, #pbb, #pbc], "
-				      "iterator_types = [\"parallel\", "
-				      "\"parallel\", \"reduction\"], kind = "
-				      "#vector.kind<add>} %%q%d, %%k%d_%d, ",
-				      n, kk, kk, n, kk);
-			if (kk)
-				pb_buf_printf(t, "%%s%d_%d", n, kk - 1);
-			else
-				pb_buf_puts(t, "%zc");
-			pb_buf_printf(t, " : vector<16x16x%s>, vector<16x8x%s> "
-				      "into vector<16x8xf32>\n", tc, tc);
+			for (int i = 0; i < fm; i++) {
+				pb_buf_printf(t, "        %%s%d_%d_%d = "
+					      "vector.contract {indexing_maps "
+					      "= [#pba, #pbb, #pbc], "
+					      "iterator_types = [\"parallel\", "
+					      "\"parallel\", \"reduction\"], "
+					      "kind = #vector.kind<add>} "
+					      "%%q%d_%d, %%k%d_%d, ",
+					      i, n, kk, i, kk, n, kk);
+				if (kk)
+					pb_buf_printf(t, "%%s%d_%d_%d", i, n,
+						      kk - 1);
+				else
+					pb_buf_puts(t, "%zc");
+				pb_buf_printf(t, " : vector<16x16x%s>, "
+					      "vector<16x8x%s> into "
+					      "vector<16x8xf32>\n", tc, tc);
+			}
 		}
-		pb_buf_printf(t, "        %%x%d = arith.mulf %%s%d_%d, "
-			      "%%scale : vector<16x8xf32>\n", n, n, nd - 1);
+		for (int i = 0; i < fm; i++)
+			pb_buf_printf(t, "        %%x%d_%d = arith.mulf "
+				      "%%s%d_%d_%d, %%scale : "
+				      "vector<16x8xf32>\n",
+				      i, n, i, n, nd - 1);
 	}
 }
 
@@ -210,6 +221,98 @@ static void spread_text(struct pb_buf *t, const char *v, const char *res)
 		      res, v, res, res);
 }
 
+/* The online softmax of row fragment "i" on its scores "%x<i>_<n>":
+ * the new maxima "%mn<i>", the rescaling "%a<i>", the probabilities
+ * "%p<i>_<n>", the sums "%ln<i>", the output rescaled "%os<i>_<e>_0". */
+static void softmax_text(struct pb_buf *t, int i, int nf, int ne)
+{
+	char v[16], res[16], init[16];
+	snprintf(v, sizeof(v), "x%d_", i);
+	snprintf(res, sizeof(res), "mn%d", i);
+	snprintf(init, sizeof(init), "m%d", i);
+	rows_text(t, "maximumf", "maximumf", v, nf, init, res);
+	pb_buf_printf(t, "        %%isinf%d = arith.cmpf oeq, %%mn%d, %%ninf : "
+		      "vector<16xf32>\n"
+		      "        %%safe%d = arith.select %%isinf%d, %%zr, %%mn%d : "
+		      "vector<16xi1>, vector<16xf32>\n"
+		      "        %%dm%d = arith.subf %%m%d, %%safe%d : "
+		      "vector<16xf32>\n"
+		      "        %%a%d = math.exp2 %%dm%d : vector<16xf32>\n",
+		      i, i, i, i, i, i, i, i, i, i);
+	snprintf(v, sizeof(v), "safe%d", i);
+	snprintf(res, sizeof(res), "sb%d", i);
+	spread_text(t, v, res);
+	for (int n = 0; n < nf; n++)
+		pb_buf_printf(t, "        %%xs%d_%d = arith.subf %%x%d_%d, "
+			      "%%sb%d : vector<16x8xf32>\n"
+			      "        %%p%d_%d = math.exp2 %%xs%d_%d : "
+			      "vector<16x8xf32>\n",
+			      i, n, i, n, i, i, n, i, n);
+	snprintf(v, sizeof(v), "p%d_", i);
+	snprintf(res, sizeof(res), "ps%d", i);
+	rows_text(t, "add", "addf", v, nf, "zr", res);
+	pb_buf_printf(t, "        %%la%d = arith.mulf %%l%d, %%a%d : "
+		      "vector<16xf32>\n"
+		      "        %%ln%d = arith.addf %%la%d, %%ps%d : "
+		      "vector<16xf32>\n", i, i, i, i, i, i);
+	snprintf(v, sizeof(v), "a%d", i);
+	snprintf(res, sizeof(res), "ab%d", i);
+	spread_text(t, v, res);
+	for (int e = 0; e < ne; e++)
+		pb_buf_printf(t, "        %%os%d_%d_0 = arith.mulf %%o%d_%d, "
+			      "%%ab%d : vector<16x8xf32>\n", i, e, i, e, i);
+}
+
+/* O += P.V for the step's keys 16 kk .. 16 kk + 15: each row fragment's
+ * P rounded, two of its fragments an A operand; each V fragment read
+ * once for all row fragments. */
+static void pv_text(struct pb_buf *t, const struct pb_kernel_attention *a,
+		    const char *mv, const char *et, const char *tc, int cut,
+		    int fm, int kk)
+{
+	int ne = (int)((a->e + 7) / 8);
+	char jk[16];
+	for (int i = 0; i < fm; i++) {
+		for (int h = 0; h < 2; h++)
+			pb_buf_printf(t, "        %%ph%d_%d = arith.truncf "
+				      "%%p%d_%d : vector<16x8xf32> to "
+				      "vector<16x8x%s>\n",
+				      i, 2 * kk + h, i, 2 * kk + h, tc);
+		pb_buf_printf(t, "        %%pa%d_%dh = vector.insert_strided_slice "
+			      "%%ph%d_%d, %%za {offsets = [0, 0], strides = "
+			      "[1, 1]} : vector<16x8x%s> into vector<16x16x%s>\n"
+			      "        %%pa%d_%d = vector.insert_strided_slice "
+			      "%%ph%d_%d, %%pa%d_%dh {offsets = [0, 8], strides "
+			      "= [1, 1]} : vector<16x8x%s> into "
+			      "vector<16x16x%s>\n",
+			      i, kk, i, 2 * kk, tc, tc, i, kk, i, 2 * kk + 1, i,
+			      kk, tc, tc);
+	}
+	snprintf(jk, sizeof(jk), "jk%d", kk);
+	pb_buf_printf(t, "        %%jk%d = affine.apply affine_map<(j) -> "
+		      "(j + %d)>(%%j)\n", kk, 16 * kk);
+	for (int e = 0; e < ne; e++) {
+		char res[32], ec[16];
+		struct names nm = {"row0", jk, NULL, ec};
+		snprintf(ec, sizeof(ec), "ec%d", e);
+		snprintf(res, sizeof(res), "v%d_%d%s", kk, e, cut ? "x" : "");
+		read_text(t, res, "V", mv, et, a, &a->v, "cv", PB_KERNEL_ATT_J,
+			  PB_KERNEL_ATT_E, &nm, 16, 8, 0, 8 * e + 8 > a->e, 0);
+		snprintf(res, sizeof(res), "v%d_%d", kk, e);
+		round_text(t, cut, res, 16, 8, tc);
+		for (int i = 0; i < fm; i++)
+			pb_buf_printf(t, "        %%os%d_%d_%d = vector.contract "
+				      "{indexing_maps = [#pba, #pbb, #pbc], "
+				      "iterator_types = [\"parallel\", "
+				      "\"parallel\", \"reduction\"], kind = "
+				      "#vector.kind<add>} %%pa%d_%d, %%v%d_%d, "
+				      "%%os%d_%d_%d : vector<16x16x%s>, "
+				      "vector<16x8x%s> into vector<16x8xf32>\n",
+				      i, e, kk + 1, i, kk, kk, e, i, e, kk, tc,
+				      tc);
+	}
+}
+
 /* The nest of "a" with tiles "s", as text. */
 static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      const struct pb_kernel_attention_tiles *s)
@@ -225,7 +328,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	elt_text(a->o.mem, &ot);
 	int cut = !mlirTypeEqual(a->elt, a->tc);
 	int nd = (int)((a->d + 15) / 16), ne = (int)((a->e + 7) / 8);
-	int nf = (int)(s->bn / 8);
+	int nf = (int)(s->bn / 8), fm = (int)(s->wm / 16);
 	int64_t rows = a->b.extent[a->m];
 	int mask_r = rows % s->bm != 0;
 	char sc[32];
@@ -254,7 +357,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		pb_buf_printf(t, "%s%lld", d ? ", " : "",
 			      (long long)(d == a->m ? s->bm : 1));
 	pb_buf_printf(t, ") {\n    affine.parallel (%%w) = (0) to (%lld) step "
-		      "(16) {\n", (long long)s->bm);
+		      "(%lld) {\n", (long long)s->bm, (long long)s->wm);
 	pb_buf_printf(t, "      %%pad = arith.constant 0.000000e+00 : %s\n"
 		      "      %%zc = arith.constant dense<0.000000e+00> : "
 		      "vector<16x8xf32>\n"
@@ -265,10 +368,12 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      "      %%za = arith.constant dense<0.000000e+00> : "
 		      "vector<16x16x%s>\n"
 		      "      %%scale = arith.constant dense<%s> : "
-		      "vector<16x8xf32>\n"
-		      "      %%row = affine.apply affine_map<(a, b) -> (a + b)>"
-		      "(%%b%d, %%w)\n",
-		      et.data, tc.data, sc, a->m);
+		      "vector<16x8xf32>\n",
+		      et.data, tc.data, sc);
+	for (int i = 0; i < fm; i++)
+		pb_buf_printf(t, "      %%row%d = affine.apply affine_map<(a, b) "
+			      "-> (a + b + %d)>(%%b%d, %%w)\n", i, 16 * i,
+			      a->m);
 	for (int kk = 0; kk < nd; kk++)
 		pb_buf_printf(t, "      %%dc%d = arith.constant %d : index\n",
 			      kk, 16 * kk);
@@ -280,117 +385,83 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	cst_text(t, &a->v, "cv");
 	cst_text(t, &a->o, "co");
 	/* Q, once */
-	for (int kk = 0; kk < nd; kk++) {
-		char res[16], dc[16];
-		struct names nm = {"row", NULL, dc, NULL};
-		snprintf(dc, sizeof(dc), "dc%d", kk);
-		snprintf(res, sizeof(res), "q%d%s", kk, cut ? "x" : "");
-		read_text(t, res, "Q", mq.data, et.data, a, &a->q, "cq", a->m,
-			  PB_KERNEL_ATT_D, &nm, 16, 16, mask_r,
-			  16 * kk + 16 > a->d, 0);
-		snprintf(res, sizeof(res), "q%d", kk);
-		round_text(t, cut, res, 16, 16, tc.data);
-	}
-	/* the key loop */
+	for (int i = 0; i < fm; i++)
+		for (int kk = 0; kk < nd; kk++) {
+			char res[32], dc[32], row[32];
+			struct names nm = {row, NULL, dc, NULL};
+			snprintf(row, sizeof(row), "row%d", i);
+			snprintf(dc, sizeof(dc), "dc%d", kk);
+			snprintf(res, sizeof(res), "q%d_%d%s", i, kk,
+				 cut ? "x" : "");
+			read_text(t, res, "Q", mq.data, et.data, a, &a->q, "cq",
+				  a->m, PB_KERNEL_ATT_D, &nm, 16, 16, mask_r,
+				  16 * kk + 16 > a->d, 0);
+			snprintf(res, sizeof(res), "q%d_%d", i, kk);
+			round_text(t, cut, res, 16, 16, tc.data);
+		}
+	/* the key loop: each row fragment's maxima and sums, then the
+	   output fragments */
 	pb_buf_printf(t, "      %%r:%d = affine.for %%j = 0 to %lld step %lld "
-		      "iter_args(%%m = %%ninf, %%l = %%zr", 2 + ne,
-		      (long long)a->nk, (long long)s->bn);
-	for (int e = 0; e < ne; e++)
-		pb_buf_printf(t, ", %%o%d = %%zc", e);
-	pb_buf_puts(t, ") -> (vector<16xf32>, vector<16xf32>");
-	for (int e = 0; e < ne; e++)
+		      "iter_args(", fm * (2 + ne), (long long)a->nk,
+		      (long long)s->bn);
+	for (int i = 0; i < fm; i++)
+		pb_buf_printf(t, "%s%%m%d = %%ninf, %%l%d = %%zr", i ? ", " : "",
+			      i, i);
+	for (int i = 0; i < fm; i++)
+		for (int e = 0; e < ne; e++)
+			pb_buf_printf(t, ", %%o%d_%d = %%zc", i, e);
+	pb_buf_puts(t, ") -> (");
+	for (int i = 0; i < fm; i++)
+		pb_buf_printf(t, "%svector<16xf32>, vector<16xf32>",
+			      i ? ", " : "");
+	for (int i = 0; i < fm * ne; i++)
 		pb_buf_puts(t, ", vector<16x8xf32>");
 	pb_buf_puts(t, ") {\n");
-	scores_text(t, a, s, mk.data, et.data, tc.data, cut);
-	/* the online softmax */
-	rows_text(t, "maximumf", "maximumf", "x", nf, "m", "mn");
-	pb_buf_puts(t, "        %isinf = arith.cmpf oeq, %mn, %ninf : "
-		    "vector<16xf32>\n"
-		    "        %safe = arith.select %isinf, %zr, %mn : "
-		    "vector<16xi1>, vector<16xf32>\n"
-		    "        %dm = arith.subf %m, %safe : vector<16xf32>\n"
-		    "        %a = math.exp2 %dm : vector<16xf32>\n");
-	spread_text(t, "safe", "sb");
-	for (int n = 0; n < nf; n++)
-		pb_buf_printf(t, "        %%xs%d = arith.subf %%x%d, %%sb : "
-			      "vector<16x8xf32>\n"
-			      "        %%p%d = math.exp2 %%xs%d : "
-			      "vector<16x8xf32>\n", n, n, n, n);
-	rows_text(t, "add", "addf", "p", nf, "zr", "ps");
-	pb_buf_puts(t, "        %la = arith.mulf %l, %a : vector<16xf32>\n"
-		    "        %ln = arith.addf %la, %ps : vector<16xf32>\n");
-	spread_text(t, "a", "ab");
-	for (int e = 0; e < ne; e++)
-		pb_buf_printf(t, "        %%os%d_0 = arith.mulf %%o%d, %%ab : "
-			      "vector<16x8xf32>\n", e, e);
-	/* P.V: P rounded, two fragments an A operand */
-	for (int kk = 0; kk < nf / 2; kk++) {
-		char jk[16];
-		for (int h = 0; h < 2; h++)
-			pb_buf_printf(t, "        %%ph%d = arith.truncf %%p%d : "
-				      "vector<16x8xf32> to vector<16x8x%s>\n",
-				      2 * kk + h, 2 * kk + h, tc.data);
-		pb_buf_printf(t, "        %%pa%dh = vector.insert_strided_slice "
-			      "%%ph%d, %%za {offsets = [0, 0], strides = [1, "
-			      "1]} : vector<16x8x%s> into vector<16x16x%s>\n"
-			      "        %%pa%d = vector.insert_strided_slice "
-			      "%%ph%d, %%pa%dh {offsets = [0, 8], strides = [1, "
-			      "1]} : vector<16x8x%s> into vector<16x16x%s>\n",
-			      kk, 2 * kk, tc.data, tc.data, kk, 2 * kk + 1, kk,
-			      tc.data, tc.data);
-		snprintf(jk, sizeof(jk), "jk%d", kk);
-		pb_buf_printf(t, "        %%jk%d = affine.apply affine_map<(j) -> "
-			      "(j + %d)>(%%j)\n", kk, 16 * kk);
-		for (int e = 0; e < ne; e++) {
-			char res[32], ec[16];
-			struct names nm = {"row", jk, NULL, ec};
-			snprintf(ec, sizeof(ec), "ec%d", e);
-			snprintf(res, sizeof(res), "v%d_%d%s", kk, e,
-				 cut ? "x" : "");
-			read_text(t, res, "V", mv.data, et.data, a, &a->v, "cv",
-				  PB_KERNEL_ATT_J, PB_KERNEL_ATT_E, &nm, 16, 8,
-				  0, 8 * e + 8 > a->e, 0);
-			snprintf(res, sizeof(res), "v%d_%d", kk, e);
-			round_text(t, cut, res, 16, 8, tc.data);
-			pb_buf_printf(t, "        %%os%d_%d = vector.contract "
-				      "{indexing_maps = [#pba, #pbb, #pbc], "
-				      "iterator_types = [\"parallel\", "
-				      "\"parallel\", \"reduction\"], kind = "
-				      "#vector.kind<add>} %%pa%d, %%v%d_%d, "
-				      "%%os%d_%d : vector<16x16x%s>, "
-				      "vector<16x8x%s> into vector<16x8xf32>\n",
-				      e, kk + 1, kk, kk, e, e, kk, tc.data,
-				      tc.data);
-		}
-	}
-	pb_buf_puts(t, "        affine.yield %mn, %ln");
-	for (int e = 0; e < ne; e++)
-		pb_buf_printf(t, ", %%os%d_%d", e, nf / 2);
-	pb_buf_puts(t, " : vector<16xf32>, vector<16xf32>");
-	for (int e = 0; e < ne; e++)
+	scores_text(t, a, s, mk.data, et.data, tc.data, cut, fm);
+	for (int i = 0; i < fm; i++)
+		softmax_text(t, i, nf, ne);
+	for (int kk = 0; kk < nf / 2; kk++)
+		pv_text(t, a, mv.data, et.data, tc.data, cut, fm, kk);
+	pb_buf_puts(t, "        affine.yield ");
+	for (int i = 0; i < fm; i++)
+		pb_buf_printf(t, "%s%%mn%d, %%ln%d", i ? ", " : "", i, i);
+	for (int i = 0; i < fm; i++)
+		for (int e = 0; e < ne; e++)
+			pb_buf_printf(t, ", %%os%d_%d_%d", i, e, nf / 2);
+	pb_buf_puts(t, " : ");
+	for (int i = 0; i < fm; i++)
+		pb_buf_printf(t, "%svector<16xf32>, vector<16xf32>",
+			      i ? ", " : "");
+	for (int i = 0; i < fm * ne; i++)
 		pb_buf_puts(t, ", vector<16x8xf32>");
 	pb_buf_puts(t, "\n      }\n");
 	/* O / l, once */
-	pb_buf_puts(t, "      %lr = vector.shape_cast %r#1 : vector<16xf32> to "
-		    "vector<16x1xf32>\n"
-		    "      %lb = vector.broadcast %lr : vector<16x1xf32> to "
-		    "vector<16x8xf32>\n");
-	for (int e = 0; e < ne; e++) {
-		char res[16], ec[16];
-		struct names nm = {"row", NULL, NULL, ec};
-		snprintf(ec, sizeof(ec), "ec%d", e);
-		pb_buf_printf(t, "      %%out%d = arith.divf %%r#%d, %%lb : "
-			      "vector<16x8xf32>\n", e, 2 + e);
-		snprintf(res, sizeof(res), "out%d", e);
-		if (strcmp(ot.data, "f32")) {
-			pb_buf_printf(t, "      %%outh%d = arith.truncf %%out%d : "
-				      "vector<16x8xf32> to vector<16x8x%s>\n",
-				      e, e, ot.data);
-			snprintf(res, sizeof(res), "outh%d", e);
+	for (int i = 0; i < fm; i++) {
+		pb_buf_printf(t, "      %%lr%d = vector.shape_cast %%r#%d : "
+			      "vector<16xf32> to vector<16x1xf32>\n"
+			      "      %%lb%d = vector.broadcast %%lr%d : "
+			      "vector<16x1xf32> to vector<16x8xf32>\n",
+			      i, 2 * i + 1, i, i);
+		for (int e = 0; e < ne; e++) {
+			char res[32], ec[32], row[32];
+			struct names nm = {row, NULL, NULL, ec};
+			snprintf(row, sizeof(row), "row%d", i);
+			snprintf(ec, sizeof(ec), "ec%d", e);
+			pb_buf_printf(t, "      %%out%d_%d = arith.divf %%r#%d, "
+				      "%%lb%d : vector<16x8xf32>\n", i, e,
+				      2 * fm + i * ne + e, i);
+			snprintf(res, sizeof(res), "out%d_%d", i, e);
+			if (strcmp(ot.data, "f32")) {
+				pb_buf_printf(t, "      %%outh%d_%d = arith.truncf "
+					      "%%out%d_%d : vector<16x8xf32> to "
+					      "vector<16x8x%s>\n",
+					      i, e, i, e, ot.data);
+				snprintf(res, sizeof(res), "outh%d_%d", i, e);
+			}
+			read_text(t, res, "O", mo.data, ot.data, a, &a->o, "co",
+				  a->m, PB_KERNEL_ATT_E, &nm, 16, 8, mask_r,
+				  8 * e + 8 > a->e, 1);
 		}
-		read_text(t, res, "O", mo.data, ot.data, a, &a->o, "co", a->m,
-			  PB_KERNEL_ATT_E, &nm, 16, 8, mask_r, 8 * e + 8 > a->e,
-			  1);
 	}
 	pb_buf_puts(t, "    } {pb.map = \"warp\"}\n  } {pb.map = \"block\"}\n"
 		    "  return\n}\n");

@@ -133,15 +133,46 @@ static enum pb_precision mark_precision(MlirStringRef m)
 
 /* Map attention nest "a" ("op"), marked pb.mma by pb-tile: both of its
  * products on tensor cores (attention.c). */
+/* The tiles --sizes gives attention nest "nest" of kernel "k" into "s":
+ * 1, 0 when it gives none, -1 (reported) when they do not fit "a". */
+static int given_attention(struct pb_ctx *ctx, struct pb_kernel_sizes *sz,
+			   int k, int nest, const struct pb_kernel_attention *a,
+			   struct pb_kernel_attention_tiles *s, MlirLocation loc)
+{
+	int64_t v[PB_KERNEL_MAXD];
+	int n = sz ? pb_kernel_sizes_get(sz, k, nest, "attention", v) : -1;
+	if (n == -1)
+		return 0;
+	s->bm = v[0];
+	s->wm = v[1];
+	s->bn = v[2];
+	if (n != 3 || (s->wm != 16 && s->wm != 32) || s->bm <= 0 ||
+	    s->bm % s->wm || s->bm / s->wm > 8 ||
+	    (s->bn != 16 && s->bn != 32 && s->bn != 64) || a->nk % s->bn) {
+		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> attention[BM, WM, "
+			    "BN] takes 3 sizes: query rows a block, a multiple "
+			    "of the rows a warp (16 or 32), at most 8 warps; "
+			    "keys a step (16, 32 or 64) dividing the %lld keys",
+			    k, (long long)a->nk);
+		return -1;
+	}
+	return 1;
+}
+
 static int map_attention(struct pb_ctx *ctx, const struct pb_mma_opts *o,
-			 const struct pb_target *t,
-			 struct pb_kernel_attention *a, MlirOperation op)
+			 const struct pb_target *t, struct pb_kernel_sizes *sz,
+			 int k, int nest, struct pb_kernel_attention *a,
+			 MlirOperation op)
 {
 	struct pb_kernel_attention_tiles s;
 	const char *why;
 	MlirStringRef mark = pb_ir_str_attr(op, PB_ATTR_MMA);
+	int g = 0;
 	int ok = pb_kernel_attention_operands(a, mark_precision(mark), &why) &&
 		 pb_kernel_attention_tiles(t, a, &s, &why);
+	if (ok && (g = given_attention(ctx, sz, k, nest, a, &s,
+				       mlirOperationGetLocation(op))) < 0)
+		return PB_ERR;
 	if (ok && (mark.length != strlen(pb_kernel_mma_kind(a->tc)) ||
 		   strncmp(mark.data, pb_kernel_mma_kind(a->tc), mark.length))) {
 		why = "the operands are not the type pb-tile marked";
@@ -157,9 +188,9 @@ static int map_attention(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
 			     "attention on tensor cores: mma.sync m16n8k16 %s "
 			     "-> f32 for QK^T and PV, P in registers, %lld "
-			     "query rows a block, 16 a warp, %lld keys a step",
-			     pb_kernel_mma_kind(a->tc), (long long)s.bm,
-			     (long long)s.bn);
+			     "query rows a block, %lld a warp, %lld keys a "
+			     "step", pb_kernel_mma_kind(a->tc),
+			     (long long)s.bm, (long long)s.wm, (long long)s.bn);
 	return pb_mma_attention(ctx, a, &s);
 }
 
@@ -175,7 +206,7 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	const char *why = "--no-mma";
 	MlirLocation loc = mlirOperationGetLocation(op);
 	if (!o->no_mma && pb_kernel_attention_of(op, &a, &why))
-		return map_attention(ctx, o, t, &a, op);
+		return map_attention(ctx, o, t, sz, k, nest, &a, op);
 	int g = 0, ok = !o->no_mma && pb_kernel_contraction_of(op, &c, &why);
 	/* the operands' type on tensor cores is pb-tile's mark (for f32
 	   operands: its --precision) */

@@ -49,6 +49,16 @@
 // RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref16/o.npy %t/half.smem.mlir | FileCheck --check-prefix=NUM %s
 // RUN: pb-codegen --arch=sm_80 %t/half.smem.mlir | FileCheck --check-prefix=LDSM %s
 
+// 32 query rows a warp (two row fragments sharing each K and V fragment),
+// as the cost model picks for long sequences, forced with --sizes; in f32
+// (rows 20 of a 64-row block masked) and f16 data; a bad --sizes.
+// RUN: pb-mma --remarks --sizes='{ kernel[0] -> attention[64, 32, 32] }' %t/tile.mlir -o %t/m32.mlir 2>&1 | FileCheck --check-prefix=REM32 %s
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/m32.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-tile %t/half.mlir | pb-mma --sizes='{ kernel[0] -> attention[32, 32, 32] }' | pb-smem -o %t/h32.mlir
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref16/o.npy %t/h32.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-codegen --arch=sm_80 %t/h32.mlir | FileCheck --check-prefix=PTX32 %s
+// RUN: not pb-mma --sizes='{ kernel[0] -> attention[48, 32, 32] }' %t/tile.mlir 2>&1 | FileCheck --check-prefix=BADSIZE %s
+
 // Staying on CUDA cores: exact float32, tf32 (P's accumulator fragments
 // are not a tf32 A operand's layout), keys not a multiple of 16.
 // RUN: pb-tile --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=FP32 %s
@@ -101,6 +111,10 @@
 // HALF: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 12288 bytes of shared memory for 2 warps
 // LDSM-COUNT-8: ldmatrix.sync.aligned.m8n8.x2.shared.b16
 // LDSM-COUNT-4: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// REM32: remark: attention on tensor cores: mma.sync m16n8k16 f16 -> f32 for QK^T and PV, P in registers, 64 query rows a block, 32 a warp, 32 keys a step
+// PTX32-COUNT-24: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// PTX32-NOT: mma.sync
+// BADSIZE: error: --sizes: kernel[0] -> attention[BM, WM, BN] takes 3 sizes
 // FP32: remark: not for tensor cores: f32 operands, computed exactly (--precision=fp16 or bf16 runs attention on tensor cores)
 // TF32: remark: not for tensor cores: tf32 attention: P's fragments are not in the layout of a tf32 A operand (fp16 or bf16 runs it on tensor cores)
 // KEYS: remark: not for tensor cores: the number of keys is not a multiple of 16
