@@ -32,6 +32,7 @@
  * for B, transposed when B's rows are k), any other read and every write
  * one memref.load/store per element; element-wise operations, constants,
  * broadcasts and the reduction loop's carried values just change type. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -118,6 +119,10 @@ static MlirType frag_type(enum layout l, MlirType t)
 struct lower {
 	struct pb_ctx *ctx;
 	MlirValue lane;
+	/* B reads already loaded with the read before them (one
+	   ldmatrix.x4 for two fragments), and their fragments */
+	struct pb_ir_ops paired;
+	MlirValue *pval;
 };
 
 /* Instantiate "text" (with "n" arguments) before "op" and return the
@@ -349,9 +354,108 @@ static int pairs(MlirType mt, enum layout l, int d0, int d1)
 	       mlirShapedTypeGetDimSize(mt, rank - 1) % 2 == 0;
 }
 
+/* The difference "*d" of index values "a" and "b" (b - a) when both are
+ * constants, or the same value, or affine.apply (x) -> (x + c) of the
+ * same value. */
+static int index_diff(MlirValue a, MlirValue b, int64_t *d)
+{
+	int64_t ca, cb;
+	if (mlirValueEqual(a, b)) {
+		*d = 0;
+		return 1;
+	}
+	if (!pb_ir_const_int(a, &ca) && !pb_ir_const_int(b, &cb)) {
+		*d = cb - ca;
+		return 1;
+	}
+	MlirValue x[2] = {a, b};
+	int64_t off[2];
+	for (int i = 0; i < 2; i++) {
+		MlirOperation o = mlirValueIsAOpResult(x[i])
+					  ? mlirOpResultGetOwner(x[i])
+					  : (MlirOperation){NULL};
+		if (mlirOperationIsNull(o) || !pb_ir_op_is(o, "affine.apply") ||
+		    mlirOperationGetNumOperands(o) < 1)
+			return 0;
+		MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(o, "map"));
+		MlirAffineExpr e = mlirAffineMapGetResult(m, 0);
+		if (mlirAffineMapGetNumResults(m) != 1 ||
+		    mlirAffineMapGetNumInputs(m) != mlirOperationGetNumOperands(o))
+			return 0;
+		off[i] = 0;
+		if (mlirAffineExprIsAAdd(e) &&
+		    mlirAffineExprIsAConstant(mlirAffineBinaryOpExprGetRHS(e))) {
+			off[i] = mlirAffineConstantExprGetValue(
+				mlirAffineBinaryOpExprGetRHS(e));
+			e = mlirAffineBinaryOpExprGetLHS(e);
+		}
+		if (i == 1) {
+			/* the same map but for the constant, the same
+			   operands */
+			MlirOperation o0 = mlirOpResultGetOwner(x[0]);
+			MlirAffineMap m0 = mlirAffineMapAttrGetValue(
+				pb_ir_attr(o0, "map"));
+			MlirAffineExpr e0 = mlirAffineMapGetResult(m0, 0);
+			if (mlirAffineExprIsAAdd(e0) &&
+			    mlirAffineExprIsAConstant(
+				    mlirAffineBinaryOpExprGetRHS(e0)))
+				e0 = mlirAffineBinaryOpExprGetLHS(e0);
+			if (!mlirAffineExprEqual(e0, e) ||
+			    !pb_ir_same_operands(o0, 0, o, 0))
+				return 0;
+		}
+	}
+	*d = off[1] - off[0];
+	return 1;
+}
+
+/* The B read that "op" (a B read lowered with ldmatrix "kind") can load
+ * with it, 8 columns (n) on: the same buffer, permutation and indices but
+ * 8 more along n, later in the same block; null when none. */
+static MlirOperation b_partner(MlirOperation op, enum layout l, int kind)
+{
+	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
+	MlirType vt = mlirValueGetType(mlirOperationGetResult(op, 0));
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	int d0 = pb_kernel_transfer_dim(op, 0), d1 = pb_kernel_transfer_dim(op, 1);
+	if (l != L_B || (kind != 1 && kind != 2) || masked_dims(op))
+		return (MlirOperation){NULL};
+	for (MlirOperation o = mlirOperationGetNextInBlock(op);
+	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+		if (!pb_ir_op_is(o, "vector.transfer_read") ||
+		    !mlirValueEqual(mlirOperationGetOperand(o, 0),
+				    mlirOperationGetOperand(op, 0)) ||
+		    !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(o, 0)),
+				   vt) ||
+		    pb_kernel_transfer_dim(o, 0) != d0 ||
+		    pb_kernel_transfer_dim(o, 1) != d1 || masked_dims(o) ||
+		    role(mlirOperationGetResult(o, 0), 4) != L_B)
+			continue;
+		int ok = 1;
+		for (int p = 0; p < rank && ok; p++) {
+			int64_t d;
+			ok = index_diff(mlirOperationGetOperand(op, 1 + p),
+					mlirOperationGetOperand(o, 1 + p), &d) &&
+			     d == (p == d1 ? 8 : 0);
+		}
+		if (ok)
+			return o;
+	}
+	return (MlirOperation){NULL};
+}
+
 /* A read in layout "l" (vector.transfer_read "op"). */
 static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 {
+	/* loaded already, with the read before it */
+	for (int i = 0; i < lw->paired.n; i++)
+		if (mlirOperationEqual(lw->paired.v[i], op)) {
+			mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0),
+						      lw->pval[i]);
+			mlirOperationDestroy(op);
+			lw->paired.v[i] = (MlirOperation){NULL};
+			return PB_OK;
+		}
 	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
 	MlirType elt = mlirShapedTypeGetElementType(mt);
 	MlirType vt = mlirValueGetType(mlirOperationGetResult(op, 0));
@@ -377,6 +481,10 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 	header(&t, mt, rank, (MlirType){NULL});
 	if (mk)
 		mask_consts(&t, mt, mk);
+	/* two B fragments 8 columns apart: one ldmatrix.x4 */
+	MlirOperation partner = half && kind ? b_partner(op, l, kind)
+					     : (MlirOperation){NULL};
+	int x4 = l == L_A || !mlirOperationIsNull(partner);
 	if (kind) {
 		/* ldmatrix: lane l gives the address of row (l mod 16) of
 		   the tile (x4: the columns from (l floordiv 16) * 8 on) */
@@ -386,8 +494,9 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		const char *roff = "l mod 16", *coff = a4;
 		int rd = d0, cd = d1;
 		if (kind == 2) {
-			/* B as [n][k]: rows n, two 8x8 halves along k */
-			roff = "l mod 8";
+			/* B as [n][k]: rows n, two 8x8 halves along k (x4:
+			   lanes 16-31 the next 8 rows n) */
+			roff = x4 ? "l mod 8 + (l floordiv 16) * 8" : "l mod 8";
 			coff = b2;
 			rd = d1;
 			cd = d0;
@@ -399,19 +508,46 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 			rd = d1;
 			cd = d0;
 		} else if (l == L_B) {
-			coff = NULL;
+			/* B as [k][n], transposed (x4: lanes 16-31 the next
+			   8 columns n) */
+			coff = x4 ? "(l floordiv 16) * 8" : NULL;
 		}
 		elem_index(&t, 0, rank, rd, coff ? cd : -1, roff, coff);
-		pb_buf_puts(&t, "  %r = nvgpu.ldmatrix %M[");
+		pb_buf_printf(&t, "  %%%s = nvgpu.ldmatrix %%M[",
+			      l == L_B && x4 ? "q" : "r");
 		subs_of(&t, 0, rank, rd, coff ? cd : -1, 0);
 		pb_buf_printf(&t, "] {numTiles = %d : i32, transpose = %s} : ",
-			      l == L_A ? 4 : 2,
+			      x4 ? 4 : 2,
 			      (l == L_B && kind == 1) || kind == 3 ? "true"
 								     : "false");
 		pb_codegen_type_str(mt, &t);
 		pb_buf_puts(&t, " -> ");
-		pb_codegen_type_str(ft, &t);
-		pb_buf_puts(&t, "\n");
+		if (l == L_B && x4) {
+			/* matrices 0-1 this fragment, 2-3 the partner's */
+			struct pb_buf et = {0};
+			pb_codegen_type_str(elt, &et);
+			pb_buf_printf(&t, "vector<4x2x%s>\n", et.data);
+			for (int h = 0; h < 2; h++) {
+				for (int r = 0; r < 2; r++)
+					for (int c = 0; c < 2; c++)
+						pb_buf_printf(&t, "  %%h%d_%d_%d = "
+							      "vector.extract %%q"
+							      "[%d, %d] : %s from "
+							      "vector<4x2x%s>\n",
+							      h, r, c, 2 * h + r, c,
+							      et.data, et.data);
+				pb_buf_printf(&t, "  %%%s = vector.from_elements "
+					      "%%h%d_0_0, %%h%d_0_1, %%h%d_1_0, "
+					      "%%h%d_1_1 : ", h ? "r" : "p",
+					      h, h, h, h);
+				pb_codegen_type_str(ft, &t);
+				pb_buf_puts(&t, "\n");
+			}
+			pb_buf_free(&et);
+		} else {
+			pb_codegen_type_str(ft, &t);
+			pb_buf_puts(&t, "\n");
+		}
 	} else {
 		/* 32-bit loads of the element pairs where they are contiguous,
 		   else one load per element; "%v<e>" the element */
@@ -460,7 +596,27 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		pb_buf_puts(&t, "\n");
 	}
 	pb_buf_puts(&t, "  return\n}\n");
-	return replace(lw, &t, op, n, args);
+	if (mlirOperationIsNull(partner) || !kind)
+		return replace(lw, &t, op, n, args);
+	/* the template's last value is the partner's fragment, the one
+	   before it this read's */
+	struct pb_ir_ops out = {0};
+	int rc = pb_ir_instantiate(lw->ctx, t.data, op, n, args,
+				   mlirOperationGetLocation(op), &out);
+	pb_buf_free(&t);
+	if (rc != PB_OK || out.n < 2) {
+		pb_ir_ops_free(&out);
+		return PB_ERR;
+	}
+	MlirValue mine = mlirOperationGetResult(out.v[out.n - 6], 0);
+	MlirValue theirs = mlirOperationGetResult(out.v[out.n - 1], 0);
+	pb_ir_ops_free(&out);
+	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), mine);
+	mlirOperationDestroy(op);
+	pb_ir_ops_push(&lw->paired, partner);
+	lw->pval = realloc(lw->pval, sizeof(MlirValue) * lw->paired.cap);
+	lw->pval[lw->paired.n - 1] = theirs;
+	return PB_OK;
 }
 
 /* A write of a C-layout fragment (vector.transfer_write "op"). */
@@ -999,7 +1155,7 @@ static void drop_tf32_cuts(MlirOperation launch)
 static int lower_launch(struct pb_ctx *ctx, MlirOperation launch)
 {
 	struct pb_ir_ops all = {0}, todo = {0};
-	struct lower lw = {ctx, {NULL}};
+	struct lower lw = {ctx, {NULL}, {0}, NULL};
 	int rc = PB_OK;
 	drop_tf32_cuts(launch);
 	const struct pb_target *t = pb_target_of(ctx);
@@ -1044,6 +1200,8 @@ static int lower_launch(struct pb_ctx *ctx, MlirOperation launch)
 	for (int i = 0; i < todo.n && rc == PB_OK; i++)
 		rc = lower_op(&lw, todo.v[i]);
 	pb_ir_ops_free(&todo);
+	pb_ir_ops_free(&lw.paired);
+	free(lw.pval);
 	return rc;
 }
 

@@ -43,7 +43,7 @@
 // the operands widened after their loads): no rounding in pb-mma's code,
 // K's tiles and V's (16 columns: whole 16-byte rows) staged, their
 // fragments read with ldmatrix, V's transposed (its rows are keys, the k
-// of P.V).
+// of P.V), two fragments 8 keys (K) or 8 columns (V) apart in one x4.
 // RUN: pb-run --random=1 --output %t/ref16 %t/half.mlir
 // RUN: pb-tile %t/half.mlir | pb-mma | pb-smem --remarks -o %t/half.smem.mlir 2>&1 | FileCheck --check-prefix=HALF %s
 // RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref16/o.npy %t/half.smem.mlir | FileCheck --check-prefix=NUM %s
@@ -109,8 +109,9 @@
 // NOSMEM: cp.async.cg.shared.global
 // NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
 // HALF: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 12288 bytes of shared memory for 2 warps
-// LDSM-COUNT-8: ldmatrix.sync.aligned.m8n8.x2.shared.b16
-// LDSM-COUNT-4: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
+// LDSM-COUNT-4: ldmatrix.sync.aligned.m8n8.x4.shared.b16
+// LDSM-COUNT-2: ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16
+// LDSM-NOT: ldmatrix
 // REM32: remark: attention on tensor cores: mma.sync m16n8k16 f16 -> f32 for QK^T and PV, P in registers, 64 query rows a block, 32 a warp, 32 keys a step
 // PTX32-COUNT-24: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX32-NOT: mma.sync
