@@ -386,9 +386,9 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			     nread, redundancy, limit);
 	else if (o->remarks)
 		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
-			     "copy folded into its %d reads: they load its "
+			     "copy folded into its %d reads%s: they load its "
 			     "source",
-			     nread);
+			     nread, any_order ? " (attention's operand)" : "");
 	pb_fuse_foreach_access(s, cp.c + 1, last, b, rewrite, &cp);
 	mlirOperationDestroy(s->stmt[cp.c].op);
 	mlirOperationDestroy(alloc);

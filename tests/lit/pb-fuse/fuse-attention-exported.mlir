@@ -1,0 +1,413 @@
+// RUN: split-file %s %t
+// RUN: pb-fuse --fuse-attention --remarks %t/f16.mlir -o %t/f16.out 2>%t/f16.rem
+// RUN: FileCheck --check-prefix=F16 %s < %t/f16.out
+// RUN: FileCheck --check-prefix=F16REM %s < %t/f16.rem
+// RUN: %python %S/Inputs/numcheck.py --rtol=1e-2 --atol=1e-3 %t/f16.mlir %t/f16.out | FileCheck --check-prefix=NUM16 %s
+// RUN: pb-tile --remarks %t/f16.out 2>&1 >/dev/null | FileCheck --check-prefix=TILE %s
+// RUN: sed 's/f16/bf16/g' %t/f16.mlir > %t/bf16.mlir
+// RUN: pb-fuse --fuse-attention %t/bf16.mlir -o %t/bf16.out
+// RUN: FileCheck --check-prefix=BF16 %s < %t/bf16.out
+// RUN: %python %S/Inputs/numcheck.py --rtol=2e-2 --atol=1e-2 %t/bf16.mlir %t/bf16.out | FileCheck --check-prefix=NUM16 %s
+// RUN: pb-fuse --fuse-attention --remarks %t/f32.mlir -o %t/f32.out 2>%t/f32.rem
+// RUN: FileCheck --check-prefix=F32 %s < %t/f32.out
+// RUN: FileCheck --check-prefix=F32REM %s < %t/f32.rem
+// RUN: %python %S/Inputs/numcheck.py %t/f32.mlir %t/f32.out | FileCheck --check-prefix=NUM32 %s
+// RUN: pb-fuse --fuse-attention --remarks %t/kt.mlir -o %t/kt.out 2>%t/kt.rem
+// RUN: FileCheck --check-prefix=KT %s < %t/kt.out
+// RUN: FileCheck --check-prefix=KTREM %s < %t/kt.rem
+// RUN: %python %S/Inputs/numcheck.py %t/kt.mlir %t/kt.out | FileCheck --check-prefix=KTNUM %s
+// RUN: pb-fuse --fuse-attention --remarks %t/pout.mlir -o %t/pout.out 2>%t/pout.rem
+// RUN: FileCheck --check-prefix=POUT %s < %t/pout.out
+// RUN: FileCheck --check-prefix=POUTREM %s < %t/pout.rem
+// RUN: %python %S/Inputs/numcheck.py %t/pout.mlir %t/pout.out | FileCheck --check-prefix=POUTNUM %s
+
+// Attention as pb-import writes an exported graph (Transpose, MatMul, Mul,
+// Softmax, MatMul on [1, heads, seq, dim] tensors): --fuse-attention makes
+// it ONE kernel. The Transpose of K (read along QK^T's reduction, which
+// copy.c keeps as a copy) is folded into the nest's K loads, and the
+// fused nest writes the 4-d output directly (no copy of a 3-d result).
+
+// f16 data (pb-import --cast=f16): S, the scaled S and P are rounded to
+// f16 between the ops and the softmax runs in f32. The fused nest keeps
+// S and P in f32 (as FlashAttention does): Q, K and V are widened after
+// their loads, O narrowed before its store; nothing else is rounded.
+// F16-LABEL: func.func private @k0_MatMul_1
+// F16-SAME: (%[[Q:arg[0-9]+]]: memref<1x2x4x16xf16>, %[[K:arg[0-9]+]]: memref<1x2x16x16xf16>, %[[V:arg[0-9]+]]: memref<1x2x16x8xf16>, %[[O:arg[0-9]+]]: memref<1x2x4x8xf16>)
+// F16-SAME: pb.nodes = ["MatMul_1", "MatMul_5", "Softmax_4", "Transpose_0", "Mul_3"]
+// F16: affine.parallel (%[[H:arg[0-9]+]]) = (0) to (2) {
+// F16-NEXT: affine.parallel (%[[I:arg[0-9]+]]) = (0) to (4) {
+// F16: affine.for %[[J:arg[0-9]+]] = 0 to 16 {
+// F16: affine.for %[[D:arg[0-9]+]] = 0 to 16 {
+// F16-NEXT: affine.load %{{.*}}[] : memref<f32>
+// F16-NEXT: %[[QL:.*]] = affine.load %[[Q]][0, %[[H]], %[[I]], %[[D]]] : memref<1x2x4x16xf16>
+// F16-NEXT: %[[QE:.*]] = arith.extf %[[QL]] : f16 to f32
+// F16-NEXT: %[[KL:.*]] = affine.load %[[K]][0, %[[H]], %[[J]], %[[D]]] : memref<1x2x16x16xf16>
+// F16-NEXT: %[[KE:.*]] = arith.extf %[[KL]] : f16 to f32
+// F16-NEXT: arith.mulf %[[QE]], %[[KE]] : f32
+// F16: %[[SV:.*]] = affine.load %{{.*}}[] : memref<f32>
+// F16-NEXT: arith.mulf %[[SV]], %cst{{.*}} : f32
+// F16-NOT: arith.truncf
+// F16: affine.load %[[V]][0, %[[H]], %[[J]], %{{.*}}] : memref<1x2x16x8xf16>
+// F16-NEXT: arith.extf %{{.*}} : f16 to f32
+// F16-NOT: arith.truncf
+// F16: arith.divf
+// F16-NEXT: %[[T:.*]] = arith.truncf %{{.*}} : f32 to f16
+// F16-NEXT: affine.store %[[T]], %[[O]][0, %[[H]], %[[I]], %{{.*}}] : memref<1x2x4x8xf16>
+// F16-NOT: func.func private
+// F16-LABEL: func.func @main
+// F16-NOT: memref.alloc
+// F16: call @k0_MatMul_1
+// F16-NEXT: return
+
+// F16REM: f16.mlir: node 'Transpose_0': remark: copy folded into its 1 reads (attention's operand): they load its source
+// F16REM: f16.mlir: node 'MatMul_1': remark: attention fused: QK^T, softmax and PV in one nest (online softmax), S and P (2880 bytes) never stored, the output written in place
+
+// Within fp16 (bf16) tolerance of the unfused chain, which rounds S and P.
+// NUM16: OK: 1 outputs, 64 values
+
+// The nest is the form pb-tile leaves to pb-mma (lib/kernel/attention.c).
+// TILE: remark: left to pb-mma: attention for tensor cores
+
+// BF16-LABEL: func.func private @k0_MatMul_1
+// BF16: arith.extf %{{.*}} : bf16 to f32
+// BF16: arith.truncf %{{.*}} : f32 to bf16
+// BF16-NOT: func.func private
+// BF16-LABEL: func.func @main
+// BF16-NOT: memref.alloc
+// BF16: call @k0_MatMul_1
+// BF16-NEXT: return
+
+// f32: the result of the 3-d batch_matmul is returned through an
+// expand_shape, which bufferization turns into a copy; the nest writes
+// the output instead.
+// F32-LABEL: func.func private @k0_MatMul_1
+// F32-SAME: (%[[Q:arg[0-9]+]]: memref<1x2x4x8xf32>, %[[K:arg[0-9]+]]: memref<1x2x6x8xf32>, %[[V:arg[0-9]+]]: memref<1x2x6x5xf32>, %[[O:arg[0-9]+]]: memref<1x2x4x5xf32>)
+// F32: affine.parallel (%[[H:arg[0-9]+]]) = (0) to (2) {
+// F32-NEXT: affine.parallel (%[[I:arg[0-9]+]]) = (0) to (4) {
+// F32: affine.load %[[K]][0, %[[H]], %{{.*}}, %{{.*}}] : memref<1x2x6x8xf32>
+// F32: %[[OV:.*]] = arith.divf
+// F32-NEXT: affine.store %[[OV]], %[[O]][0, %[[H]], %[[I]], %{{.*}}] : memref<1x2x4x5xf32>
+// F32-NOT: func.func private
+// F32-LABEL: func.func @main
+// F32-NOT: memref.alloc
+// F32: call @k0_MatMul_1
+// F32-NEXT: return
+// F32REM: f32.mlir: node 'Transpose_0': remark: copy folded into its 1 reads (attention's operand): they load its source
+// F32REM: f32.mlir: node 'MatMul_1': remark: attention fused: {{.*}}, the output written in place
+// NUM32: OK: 1 outputs, 40 values
+
+// Negative: K^T is also a result of the graph, so the Transpose stays a
+// kernel of its own; the attention is still fused, reading K^T.
+// KT-LABEL: func.func private @k0_Transpose_0
+// KT-LABEL: func.func private @k1_MatMul_1
+// KT-SAME: (%{{.*}}: memref<1x2x4x8xf32>, %[[KT:arg[0-9]+]]: memref<1x2x8x6xf32>,
+// KT: arith.cmpf oeq
+// KT-NOT: func.func private
+// KT-LABEL: func.func @main
+// KTREM-NOT: copy folded
+// KTREM: kt.mlir: node 'MatMul_1': remark: attention fused
+// KTNUM: OK: 2 outputs, 136 values
+
+// Negative: P rounded to f16 is also a result, so it must be stored:
+// nothing is fused into the online form, and the remark says why.
+// POUTREM: pout.mlir: node 'MatMul_1': remark: attention not fused: the rounded P is not a buffer of its own (a function argument, an output?)
+// POUT-NOT: arith.cmpf
+// POUT: func.func @main
+// POUTNUM: OK: 2 outputs, 88 values
+
+//--- f16.mlir
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module attributes {pb.stage = "import"} {
+  func.func @main(%arg0: tensor<1x2x4x16xf16> {pb.name = "q"}, %arg1: tensor<1x2x16x16xf16> {pb.name = "k"}, %arg2: tensor<1x2x16x8xf16> {pb.name = "v"}) -> (tensor<1x2x4x8xf16> {pb.name = "y"}) {
+    %0 = tensor.empty() : tensor<1x2x16x16xf16> loc("Transpose_0")
+    %transposed = linalg.transpose ins(%arg1 : tensor<1x2x16x16xf16>) outs(%0 : tensor<1x2x16x16xf16>) permutation = [0, 1, 3, 2] loc("Transpose_0")
+    %collapsed = tensor.collapse_shape %arg0 [[0, 1], [2], [3]] : tensor<1x2x4x16xf16> into tensor<2x4x16xf16> loc("MatMul_1")
+    %collapsed_0 = tensor.collapse_shape %transposed [[0, 1], [2], [3]] : tensor<1x2x16x16xf16> into tensor<2x16x16xf16> loc("MatMul_1")
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = tensor.empty() : tensor<2x4x16xf32> loc("MatMul_1")
+    %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32> loc("MatMul_1")
+    %3 = linalg.batch_matmul ins(%collapsed, %collapsed_0 : tensor<2x4x16xf16>, tensor<2x16x16xf16>) outs(%2 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32> loc("MatMul_1")
+    %expanded = tensor.expand_shape %3 [[0, 1], [2], [3]] output_shape [1, 2, 4, 16] : tensor<2x4x16xf32> into tensor<1x2x4x16xf32> loc("MatMul_1")
+    %4 = tensor.empty() : tensor<1x2x4x16xf16> loc("MatMul_1")
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded : tensor<1x2x4x16xf32>) outs(%4 : tensor<1x2x4x16xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %27 = arith.truncf %in : f32 to f16 loc("MatMul_1")
+      linalg.yield %27 : f16
+    } -> tensor<1x2x4x16xf16> loc("MatMul_1")
+    %6 = tensor.empty() : tensor<1x2x4x16xf16> loc("Mul_3")
+    %7 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5 : tensor<1x2x4x16xf16>) outs(%6 : tensor<1x2x4x16xf16>) {
+    ^bb0(%in: f16, %out: f16):
+      %27 = arith.extf %in : f16 to f32 loc("Mul_3")
+      %cst_7 = arith.constant 2.500000e-01 : f32
+      %28 = arith.mulf %27, %cst_7 : f32 loc("Mul_3")
+      %29 = arith.truncf %28 : f32 to f16 loc("Mul_3")
+      linalg.yield %29 : f16
+    } -> tensor<1x2x4x16xf16> loc("Mul_3")
+    %8 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_4")
+    %9 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%7 : tensor<1x2x4x16xf16>) outs(%8 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f16, %out: f32):
+      %27 = arith.extf %in : f16 to f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_4")
+    %cst_1 = arith.constant 0xFF800000 : f32
+    %10 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %11 = linalg.fill ins(%cst_1 : f32) outs(%10 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %12 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%9 : tensor<1x2x4x16xf32>) outs(%11 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %27 = arith.maximumf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %13 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_4")
+    %14 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%9, %12 : tensor<1x2x4x16xf32>, tensor<1x2x4xf32>) outs(%13 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %27 = arith.subf %in, %in_7 : f32 loc("Softmax_4")
+      %28 = math.exp %27 : f32 loc("Softmax_4")
+      linalg.yield %28 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_4")
+    %cst_2 = arith.constant 0.000000e+00 : f32
+    %15 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %16 = linalg.fill ins(%cst_2 : f32) outs(%15 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %17 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%14 : tensor<1x2x4x16xf32>) outs(%16 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %27 = arith.addf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %18 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_4")
+    %19 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%14, %17 : tensor<1x2x4x16xf32>, tensor<1x2x4xf32>) outs(%18 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %27 = arith.divf %in, %in_7 : f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_4")
+    %20 = tensor.empty() : tensor<1x2x4x16xf16> loc("Softmax_4")
+    %21 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%19 : tensor<1x2x4x16xf32>) outs(%20 : tensor<1x2x4x16xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %27 = arith.truncf %in : f32 to f16 loc("Softmax_4")
+      linalg.yield %27 : f16
+    } -> tensor<1x2x4x16xf16> loc("Softmax_4")
+    %collapsed_3 = tensor.collapse_shape %21 [[0, 1], [2], [3]] : tensor<1x2x4x16xf16> into tensor<2x4x16xf16> loc("MatMul_5")
+    %collapsed_4 = tensor.collapse_shape %arg2 [[0, 1], [2], [3]] : tensor<1x2x16x8xf16> into tensor<2x16x8xf16> loc("MatMul_5")
+    %cst_5 = arith.constant 0.000000e+00 : f32
+    %22 = tensor.empty() : tensor<2x4x8xf32> loc("MatMul_5")
+    %23 = linalg.fill ins(%cst_5 : f32) outs(%22 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32> loc("MatMul_5")
+    %24 = linalg.batch_matmul ins(%collapsed_3, %collapsed_4 : tensor<2x4x16xf16>, tensor<2x16x8xf16>) outs(%23 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32> loc("MatMul_5")
+    %expanded_6 = tensor.expand_shape %24 [[0, 1], [2], [3]] output_shape [1, 2, 4, 8] : tensor<2x4x8xf32> into tensor<1x2x4x8xf32> loc("MatMul_5")
+    %25 = tensor.empty() : tensor<1x2x4x8xf16> loc("MatMul_5")
+    %26 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_6 : tensor<1x2x4x8xf32>) outs(%25 : tensor<1x2x4x8xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %27 = arith.truncf %in : f32 to f16 loc("MatMul_5")
+      linalg.yield %27 : f16
+    } -> tensor<1x2x4x8xf16> loc("MatMul_5")
+    return %26 : tensor<1x2x4x8xf16>
+  }
+}
+
+//--- f32.mlir
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module attributes {pb.stage = "import"} {
+  func.func @main(%arg0: tensor<1x2x4x8xf32> {pb.name = "q"}, %arg1: tensor<1x2x6x8xf32> {pb.name = "k"}, %arg2: tensor<1x2x6x5xf32> {pb.name = "v"}) -> (tensor<1x2x4x5xf32> {pb.name = "y"}) {
+    %0 = tensor.empty() : tensor<1x2x8x6xf32> loc("Transpose_0")
+    %transposed = linalg.transpose ins(%arg1 : tensor<1x2x6x8xf32>) outs(%0 : tensor<1x2x8x6xf32>) permutation = [0, 1, 3, 2] loc("Transpose_0")
+    %collapsed = tensor.collapse_shape %arg0 [[0, 1], [2], [3]] : tensor<1x2x4x8xf32> into tensor<2x4x8xf32> loc("MatMul_1")
+    %collapsed_0 = tensor.collapse_shape %transposed [[0, 1], [2], [3]] : tensor<1x2x8x6xf32> into tensor<2x8x6xf32> loc("MatMul_1")
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = tensor.empty() : tensor<2x4x6xf32> loc("MatMul_1")
+    %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32> loc("MatMul_1")
+    %3 = linalg.batch_matmul ins(%collapsed, %collapsed_0 : tensor<2x4x8xf32>, tensor<2x8x6xf32>) outs(%2 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32> loc("MatMul_1")
+    %expanded = tensor.expand_shape %3 [[0, 1], [2], [3]] output_shape [1, 2, 4, 6] : tensor<2x4x6xf32> into tensor<1x2x4x6xf32> loc("MatMul_1")
+    %4 = tensor.empty() : tensor<1x2x4x6xf32> loc("Mul_3")
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded : tensor<1x2x4x6xf32>) outs(%4 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %cst_7 = arith.constant 2.500000e-01 : f32
+      %19 = arith.mulf %in, %cst_7 : f32 loc("Mul_3")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4x6xf32> loc("Mul_3")
+    %cst_1 = arith.constant 0xFF800000 : f32
+    %6 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %7 = linalg.fill ins(%cst_1 : f32) outs(%6 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %8 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%5 : tensor<1x2x4x6xf32>) outs(%7 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.maximumf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %9 = tensor.empty() : tensor<1x2x4x6xf32> loc("Softmax_4")
+    %10 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5, %8 : tensor<1x2x4x6xf32>, tensor<1x2x4xf32>) outs(%9 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %19 = arith.subf %in, %in_7 : f32 loc("Softmax_4")
+      %20 = math.exp %19 : f32 loc("Softmax_4")
+      linalg.yield %20 : f32
+    } -> tensor<1x2x4x6xf32> loc("Softmax_4")
+    %cst_2 = arith.constant 0.000000e+00 : f32
+    %11 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %12 = linalg.fill ins(%cst_2 : f32) outs(%11 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %13 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%10 : tensor<1x2x4x6xf32>) outs(%12 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.addf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %14 = tensor.empty() : tensor<1x2x4x6xf32> loc("Softmax_4")
+    %15 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%10, %13 : tensor<1x2x4x6xf32>, tensor<1x2x4xf32>) outs(%14 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %19 = arith.divf %in, %in_7 : f32 loc("Softmax_4")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4x6xf32> loc("Softmax_4")
+    %collapsed_3 = tensor.collapse_shape %15 [[0, 1], [2], [3]] : tensor<1x2x4x6xf32> into tensor<2x4x6xf32> loc("MatMul_5")
+    %collapsed_4 = tensor.collapse_shape %arg2 [[0, 1], [2], [3]] : tensor<1x2x6x5xf32> into tensor<2x6x5xf32> loc("MatMul_5")
+    %cst_5 = arith.constant 0.000000e+00 : f32
+    %16 = tensor.empty() : tensor<2x4x5xf32> loc("MatMul_5")
+    %17 = linalg.fill ins(%cst_5 : f32) outs(%16 : tensor<2x4x5xf32>) -> tensor<2x4x5xf32> loc("MatMul_5")
+    %18 = linalg.batch_matmul ins(%collapsed_3, %collapsed_4 : tensor<2x4x6xf32>, tensor<2x6x5xf32>) outs(%17 : tensor<2x4x5xf32>) -> tensor<2x4x5xf32> loc("MatMul_5")
+    %expanded_6 = tensor.expand_shape %18 [[0, 1], [2], [3]] output_shape [1, 2, 4, 5] : tensor<2x4x5xf32> into tensor<1x2x4x5xf32> loc("MatMul_5")
+    return %expanded_6 : tensor<1x2x4x5xf32>
+  }
+}
+
+//--- kt.mlir
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module attributes {pb.stage = "import"} {
+  func.func @main(%arg0: tensor<1x2x4x8xf32> {pb.name = "q"}, %arg1: tensor<1x2x6x8xf32> {pb.name = "k"}, %arg2: tensor<1x2x6x5xf32> {pb.name = "v"}) -> (tensor<1x2x4x5xf32> {pb.name = "y"}, tensor<1x2x8x6xf32> {pb.name = "kt"}) {
+    %0 = tensor.empty() : tensor<1x2x8x6xf32> loc("Transpose_0")
+    %transposed = linalg.transpose ins(%arg1 : tensor<1x2x6x8xf32>) outs(%0 : tensor<1x2x8x6xf32>) permutation = [0, 1, 3, 2] loc("Transpose_0")
+    %collapsed = tensor.collapse_shape %arg0 [[0, 1], [2], [3]] : tensor<1x2x4x8xf32> into tensor<2x4x8xf32> loc("MatMul_1")
+    %collapsed_0 = tensor.collapse_shape %transposed [[0, 1], [2], [3]] : tensor<1x2x8x6xf32> into tensor<2x8x6xf32> loc("MatMul_1")
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = tensor.empty() : tensor<2x4x6xf32> loc("MatMul_1")
+    %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32> loc("MatMul_1")
+    %3 = linalg.batch_matmul ins(%collapsed, %collapsed_0 : tensor<2x4x8xf32>, tensor<2x8x6xf32>) outs(%2 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32> loc("MatMul_1")
+    %expanded = tensor.expand_shape %3 [[0, 1], [2], [3]] output_shape [1, 2, 4, 6] : tensor<2x4x6xf32> into tensor<1x2x4x6xf32> loc("MatMul_1")
+    %4 = tensor.empty() : tensor<1x2x4x6xf32> loc("Mul_3")
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded : tensor<1x2x4x6xf32>) outs(%4 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %cst_7 = arith.constant 2.500000e-01 : f32
+      %19 = arith.mulf %in, %cst_7 : f32 loc("Mul_3")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4x6xf32> loc("Mul_3")
+    %cst_1 = arith.constant 0xFF800000 : f32
+    %6 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %7 = linalg.fill ins(%cst_1 : f32) outs(%6 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %8 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%5 : tensor<1x2x4x6xf32>) outs(%7 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.maximumf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %9 = tensor.empty() : tensor<1x2x4x6xf32> loc("Softmax_4")
+    %10 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5, %8 : tensor<1x2x4x6xf32>, tensor<1x2x4xf32>) outs(%9 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %19 = arith.subf %in, %in_7 : f32 loc("Softmax_4")
+      %20 = math.exp %19 : f32 loc("Softmax_4")
+      linalg.yield %20 : f32
+    } -> tensor<1x2x4x6xf32> loc("Softmax_4")
+    %cst_2 = arith.constant 0.000000e+00 : f32
+    %11 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %12 = linalg.fill ins(%cst_2 : f32) outs(%11 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %13 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%10 : tensor<1x2x4x6xf32>) outs(%12 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %19 = arith.addf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %14 = tensor.empty() : tensor<1x2x4x6xf32> loc("Softmax_4")
+    %15 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%10, %13 : tensor<1x2x4x6xf32>, tensor<1x2x4xf32>) outs(%14 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %19 = arith.divf %in, %in_7 : f32 loc("Softmax_4")
+      linalg.yield %19 : f32
+    } -> tensor<1x2x4x6xf32> loc("Softmax_4")
+    %collapsed_3 = tensor.collapse_shape %15 [[0, 1], [2], [3]] : tensor<1x2x4x6xf32> into tensor<2x4x6xf32> loc("MatMul_5")
+    %collapsed_4 = tensor.collapse_shape %arg2 [[0, 1], [2], [3]] : tensor<1x2x6x5xf32> into tensor<2x6x5xf32> loc("MatMul_5")
+    %cst_5 = arith.constant 0.000000e+00 : f32
+    %16 = tensor.empty() : tensor<2x4x5xf32> loc("MatMul_5")
+    %17 = linalg.fill ins(%cst_5 : f32) outs(%16 : tensor<2x4x5xf32>) -> tensor<2x4x5xf32> loc("MatMul_5")
+    %18 = linalg.batch_matmul ins(%collapsed_3, %collapsed_4 : tensor<2x4x6xf32>, tensor<2x6x5xf32>) outs(%17 : tensor<2x4x5xf32>) -> tensor<2x4x5xf32> loc("MatMul_5")
+    %expanded_6 = tensor.expand_shape %18 [[0, 1], [2], [3]] output_shape [1, 2, 4, 5] : tensor<2x4x5xf32> into tensor<1x2x4x5xf32> loc("MatMul_5")
+    return %expanded_6, %transposed : tensor<1x2x4x5xf32>, tensor<1x2x8x6xf32>
+  }
+}
+
+//--- pout.mlir
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module attributes {pb.stage = "import"} {
+  func.func @main(%arg0: tensor<1x2x4x8xf16> {pb.name = "q"}, %arg1: tensor<1x2x6x8xf16> {pb.name = "k"}, %arg2: tensor<1x2x6x5xf16> {pb.name = "v"}) -> (tensor<1x2x4x5xf16> {pb.name = "y"}, tensor<1x2x4x6xf16> {pb.name = "p"}) {
+    %0 = tensor.empty() : tensor<1x2x8x6xf16> loc("Transpose_0")
+    %transposed = linalg.transpose ins(%arg1 : tensor<1x2x6x8xf16>) outs(%0 : tensor<1x2x8x6xf16>) permutation = [0, 1, 3, 2] loc("Transpose_0")
+    %collapsed = tensor.collapse_shape %arg0 [[0, 1], [2], [3]] : tensor<1x2x4x8xf16> into tensor<2x4x8xf16> loc("MatMul_1")
+    %collapsed_0 = tensor.collapse_shape %transposed [[0, 1], [2], [3]] : tensor<1x2x8x6xf16> into tensor<2x8x6xf16> loc("MatMul_1")
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = tensor.empty() : tensor<2x4x6xf32> loc("MatMul_1")
+    %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32> loc("MatMul_1")
+    %3 = linalg.batch_matmul ins(%collapsed, %collapsed_0 : tensor<2x4x8xf16>, tensor<2x8x6xf16>) outs(%2 : tensor<2x4x6xf32>) -> tensor<2x4x6xf32> loc("MatMul_1")
+    %expanded = tensor.expand_shape %3 [[0, 1], [2], [3]] output_shape [1, 2, 4, 6] : tensor<2x4x6xf32> into tensor<1x2x4x6xf32> loc("MatMul_1")
+    %4 = tensor.empty() : tensor<1x2x4x6xf16> loc("MatMul_1")
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded : tensor<1x2x4x6xf32>) outs(%4 : tensor<1x2x4x6xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %27 = arith.truncf %in : f32 to f16 loc("MatMul_1")
+      linalg.yield %27 : f16
+    } -> tensor<1x2x4x6xf16> loc("MatMul_1")
+    %6 = tensor.empty() : tensor<1x2x4x6xf16> loc("Mul_3")
+    %7 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5 : tensor<1x2x4x6xf16>) outs(%6 : tensor<1x2x4x6xf16>) {
+    ^bb0(%in: f16, %out: f16):
+      %27 = arith.extf %in : f16 to f32 loc("Mul_3")
+      %cst_7 = arith.constant 2.500000e-01 : f32
+      %28 = arith.mulf %27, %cst_7 : f32 loc("Mul_3")
+      %29 = arith.truncf %28 : f32 to f16 loc("Mul_3")
+      linalg.yield %29 : f16
+    } -> tensor<1x2x4x6xf16> loc("Mul_3")
+    %8 = tensor.empty() : tensor<1x2x4x6xf32> loc("Softmax_4")
+    %9 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%7 : tensor<1x2x4x6xf16>) outs(%8 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f16, %out: f32):
+      %27 = arith.extf %in : f16 to f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4x6xf32> loc("Softmax_4")
+    %cst_1 = arith.constant 0xFF800000 : f32
+    %10 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %11 = linalg.fill ins(%cst_1 : f32) outs(%10 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %12 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%9 : tensor<1x2x4x6xf32>) outs(%11 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %27 = arith.maximumf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %13 = tensor.empty() : tensor<1x2x4x6xf32> loc("Softmax_4")
+    %14 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%9, %12 : tensor<1x2x4x6xf32>, tensor<1x2x4xf32>) outs(%13 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %27 = arith.subf %in, %in_7 : f32 loc("Softmax_4")
+      %28 = math.exp %27 : f32 loc("Softmax_4")
+      linalg.yield %28 : f32
+    } -> tensor<1x2x4x6xf32> loc("Softmax_4")
+    %cst_2 = arith.constant 0.000000e+00 : f32
+    %15 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_4")
+    %16 = linalg.fill ins(%cst_2 : f32) outs(%15 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_4")
+    %17 = linalg.generic {indexing_maps = [#map, #map1], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%14 : tensor<1x2x4x6xf32>) outs(%16 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %27 = arith.addf %in, %out : f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_4")
+    %18 = tensor.empty() : tensor<1x2x4x6xf32> loc("Softmax_4")
+    %19 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%14, %17 : tensor<1x2x4x6xf32>, tensor<1x2x4xf32>) outs(%18 : tensor<1x2x4x6xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %27 = arith.divf %in, %in_7 : f32 loc("Softmax_4")
+      linalg.yield %27 : f32
+    } -> tensor<1x2x4x6xf32> loc("Softmax_4")
+    %20 = tensor.empty() : tensor<1x2x4x6xf16> loc("Softmax_4")
+    %21 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%19 : tensor<1x2x4x6xf32>) outs(%20 : tensor<1x2x4x6xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %27 = arith.truncf %in : f32 to f16 loc("Softmax_4")
+      linalg.yield %27 : f16
+    } -> tensor<1x2x4x6xf16> loc("Softmax_4")
+    %collapsed_3 = tensor.collapse_shape %21 [[0, 1], [2], [3]] : tensor<1x2x4x6xf16> into tensor<2x4x6xf16> loc("MatMul_5")
+    %collapsed_4 = tensor.collapse_shape %arg2 [[0, 1], [2], [3]] : tensor<1x2x6x5xf16> into tensor<2x6x5xf16> loc("MatMul_5")
+    %cst_5 = arith.constant 0.000000e+00 : f32
+    %22 = tensor.empty() : tensor<2x4x5xf32> loc("MatMul_5")
+    %23 = linalg.fill ins(%cst_5 : f32) outs(%22 : tensor<2x4x5xf32>) -> tensor<2x4x5xf32> loc("MatMul_5")
+    %24 = linalg.batch_matmul ins(%collapsed_3, %collapsed_4 : tensor<2x4x6xf16>, tensor<2x6x5xf16>) outs(%23 : tensor<2x4x5xf32>) -> tensor<2x4x5xf32> loc("MatMul_5")
+    %expanded_6 = tensor.expand_shape %24 [[0, 1], [2], [3]] output_shape [1, 2, 4, 5] : tensor<2x4x5xf32> into tensor<1x2x4x5xf32> loc("MatMul_5")
+    %25 = tensor.empty() : tensor<1x2x4x5xf16> loc("MatMul_5")
+    %26 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_6 : tensor<1x2x4x5xf32>) outs(%25 : tensor<1x2x4x5xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %27 = arith.truncf %in : f32 to f16 loc("MatMul_5")
+      linalg.yield %27 : f16
+    } -> tensor<1x2x4x5xf16> loc("MatMul_5")
+    return %26, %21 : tensor<1x2x4x5xf16>, tensor<1x2x4x6xf16>
+  }
+}
+
