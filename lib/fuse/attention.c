@@ -14,8 +14,17 @@
  *
  * recognised from the statements' bodies and access relations (the
  * intermediates S, X, M, E, L and P indexed by the loops in order, each a
- * buffer of its own used by nothing else). They become one nest, the
- * recurrence of FlashAttention:
+ * buffer of its own used by nothing else). With f16 or bf16 data
+ * (pb-import --cast) the products widen their operands (arith.extf after
+ * the loads), and elementwise nests round S to the data type and back
+ * before the softmax (T may be one of them: extf, * c, truncf) and P
+ * after it; O is narrowed by a last nest. Any run of such roundings
+ * (arith.truncf, arith.extf) with at most one scale between S and X, and
+ * of roundings between P and PV, is taken. Copies of O (into an output
+ * of another shape, through an expand_shape) and its narrowing are
+ * folded into the nest's store, and permuting copies into Q, K or V (an
+ * exported K^T) into its loads (copy.c, pb_fuse_fold_copy_always). They
+ * become one nest, the recurrence of FlashAttention:
  *
  *     for r (parallel): m = m0; l = 0; acc[e] = 0
  *       for j: s = sum_d x * y (* c); mn = max(m, s)
@@ -24,10 +33,14 @@
  *              l = l * a + p; acc[e] = acc[e] * a + p * v[e]; m = mn
  *       for e: O[r,e] = acc[e] / l
  *
- * placed where PV was. The loads of x, y, v and the store of O are clones
- * of the original ones with the induction variables remapped, so any
- * layout of Q, K, V and O keeps working. The nest is imperfect, so later
- * passes see it as one opaque statement: a kernel of its own. */
+ * placed where PV was. The loads of x, y, v (and their widenings) and
+ * the store of O are clones of the original ones with the induction
+ * variables remapped, so any layout of Q, K, V and O keeps working. The
+ * roundings of S and P between the ops are dropped: the nest keeps them
+ * in the softmax's type (f32), as FlashAttention does. The form of the
+ * nest is what lib/kernel/attention.c reads back for pb-mma. The nest is
+ * imperfect, so later passes see it as one opaque statement: a kernel of
+ * its own. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
