@@ -253,34 +253,50 @@ static int available(MlirValue v, MlirOperation at)
 	       mlirOperationIsBeforeInBlock(d, at);
 }
 
-/* The value stored by "st" computed from its load of access 0 through
- * roundings (arith.truncf, arith.extf) and, when "scale" is not null and
- * *scale is, one product by or quotient over a value from outside the
- * nest (the scale, into *scale)? The body is the load, those operations
- * and the store, in that order. */
-static int rounded(const struct pb_poly_stmt *st, MlirOperation *scale)
+/* Is the value stored by "st" (its access "w") computed from its load
+ * "in" through roundings (arith.truncf, arith.extf) and, when "scale" is
+ * not null and *scale is, one product by or quotient over a value from
+ * outside the nest (the scale, into *scale), then, when "mk" >= 0, one
+ * sum with the load "mk", maybe widened: an additive mask (the arith.addf
+ * into *mask)? The body holds the loads, those operations and the store
+ * last. */
+static int rounded(const struct pb_poly_stmt *st, int in, int mk, int w,
+		   MlirOperation *scale, MlirOperation *mask)
 {
-	MlirOperation ld = st->access[0].op, sto = st->access[1].op;
-	if (st->access[0].write || !st->access[1].write ||
-	    !mlirOperationEqual(mlirBlockGetFirstOperation(st->body), ld))
-		return 0;
+	MlirOperation sto = st->access[w].op, ld = st->access[in].op;
+	MlirOperation ml = mk >= 0 ? st->access[mk].op : (MlirOperation){NULL};
 	MlirValue cur = mlirOperationGetResult(ld, 0);
-	MlirOperation op = mlirOperationGetNextInBlock(ld);
+	MlirValue mv = mk >= 0 ? mlirOperationGetResult(ml, 0) : (MlirValue){NULL};
+	MlirOperation op = mlirBlockGetFirstOperation(st->body);
 	for (; !mlirOperationEqual(op, sto); op = mlirOperationGetNextInBlock(op)) {
+		if (mlirOperationEqual(op, ld) ||
+		    (mk >= 0 && mlirOperationEqual(op, ml)))
+			continue;
 		int n = mlirOperationGetNumOperands(op);
 		MlirValue a = mlirOperationGetOperand(op, 0);
-		if ((pb_ir_op_is(op, "arith.truncf") ||
-		     pb_ir_op_is(op, "arith.extf")) &&
+		MlirValue b = n > 1 ? mlirOperationGetOperand(op, 1) : a;
+		int ext = pb_ir_op_is(op, "arith.extf");
+		if (mk >= 0 && ext && mlirValueEqual(a, mv) &&
+		    mlirValueEqual(mv, mlirOperationGetResult(ml, 0))) {
+			mv = mlirOperationGetResult(op, 0);
+			continue;
+		}
+		if ((ext || pb_ir_op_is(op, "arith.truncf")) &&
 		    mlirValueEqual(a, cur)) {
-		} else if (scale && mlirOperationIsNull(*scale) && n == 2 &&
+		} else if (scale && mlirOperationIsNull(*scale) &&
+			   (mk < 0 || mlirOperationIsNull(*mask)) && n == 2 &&
 			   (pb_ir_op_is(op, "arith.mulf") ||
 			    pb_ir_op_is(op, "arith.divf"))) {
-			MlirValue b = mlirOperationGetOperand(op, 1);
 			int mul = pb_ir_op_is(op, "arith.mulf");
 			if (!(mlirValueEqual(a, cur) && outside(st, b)) &&
 			    !(mul && mlirValueEqual(b, cur) && outside(st, a)))
 				return 0;
 			*scale = op;
+		} else if (mk >= 0 && mlirOperationIsNull(*mask) && n == 2 &&
+			   pb_ir_op_is(op, "arith.addf") &&
+			   ((mlirValueEqual(a, cur) && mlirValueEqual(b, mv)) ||
+			    (mlirValueEqual(b, cur) && mlirValueEqual(a, mv)))) {
+			*mask = op;
 		} else {
 			return 0;
 		}
@@ -288,22 +304,49 @@ static int rounded(const struct pb_poly_stmt *st, MlirOperation *scale)
 	}
 	return mlirValueEqual(mlirOperationGetOperand(sto, 0), cur) &&
 	       mlirOperationEqual(mlirOperationGetNextInBlock(sto),
-				  mlirBlockGetTerminator(st->body));
+				  mlirBlockGetTerminator(st->body)) &&
+	       (mk < 0 || !mlirOperationIsNull(*mask));
 }
 
 /* Is statement "i" of "s" an elementwise nest of "depth" loops reading
  * buffer "b" and writing another, *out, both with the loops in order,
- * the value rounded (above)? */
+ * the value rounded (above)? With "t", it may add a mask (t->mask not
+ * set yet): a buffer read at loop counters, or 0 in dimensions of size 1
+ * (broadcast), recorded in "t". */
 static int rounding(const struct pb_poly_scop *s, int i, int b, int depth,
-		    MlirOperation *scale, int *out)
+		    MlirOperation *scale, struct pb_attn *t, int *out)
 {
 	const struct pb_poly_stmt *st = &s->stmt[i];
-	if (st->kind != PB_POLY_NEST || st->naccess != 2 ||
-	    st->depth != depth || st->access[0].buf != b ||
-	    st->access[1].buf == b || !rounded(st, scale) ||
-	    !pat(st, 0, depth, -1) || !pat(st, 1, depth, -1))
+	int in = -1, mk = -1, w = -1, loop[PB_FUSE_MAXR];
+	if (st->kind != PB_POLY_NEST || st->depth != depth ||
+	    st->naccess > 2 + (t && mlirOperationIsNull(t->mask)))
 		return 0;
-	*out = st->access[1].buf;
+	for (int k = 0; k < st->naccess; k++) {
+		const struct pb_poly_access *a = &st->access[k];
+		if (a->write)
+			w = w < 0 ? k : -2;
+		else if (a->buf == b && in < 0)
+			in = k;
+		else
+			mk = k;
+	}
+	if (w < 0 || in < 0 || st->access[w].buf == b ||
+	    (mk >= 0 && (st->access[mk].buf == b ||
+			 st->access[mk].buf == st->access[w].buf ||
+			 !st->access[mk].exact ||
+			 pb_fuse_result_loops(st, &st->access[mk], loop) < 0)))
+		return 0;
+	MlirOperation add = {NULL};
+	if (!rounded(st, in, mk, w, scale, &add) || !pat(st, in, depth, -1) ||
+	    !pat(st, w, depth, -1))
+		return 0;
+	if (mk >= 0) {
+		t->mask = add;
+		t->mstmt = i;
+		t->macc = mk;
+		t->bmask = st->access[mk].buf;
+	}
+	*out = st->access[w].buf;
 	return 1;
 }
 
@@ -320,9 +363,10 @@ static int copy_out(const struct pb_poly_scop *s, int i, int b,
 	int loop[PB_FUSE_MAXR], seen = 0;
 	if (st->kind != PB_POLY_NEST || st->naccess != 2 ||
 	    st->depth > PB_FUSE_MAXR || st->access[0].buf != b ||
+	    st->access[0].write || !st->access[1].write ||
 	    st->access[1].buf == b || !st->access[0].direct ||
 	    !st->access[0].exact || !st->access[1].exact ||
-	    !rounded(st, NULL) ||
+	    !rounded(st, 0, -1, 1, NULL, NULL) ||
 	    pb_fuse_result_loops(st, &st->access[1], loop) < 0 ||
 	    !available(pb_fuse_access_memref(&st->access[1]), at))
 		return 0;
@@ -435,7 +479,7 @@ static int pv(const struct pb_poly_scop *s, const char *dead, struct pb_attn *t)
 	int from = t->d, b = t->bp, nb;
 	for (t->npost = 0; t->npost < PB_ATTN_MAXC; from = t->post[t->npost++]) {
 		int n = reader(s, dead, from, b);
-		if (n < 0 || !rounding(s, n, b, R + 1, NULL, &nb))
+		if (n < 0 || !rounding(s, n, b, R + 1, NULL, NULL, &nb))
 			break;
 		t->post[t->npost] = n;
 		t->bpost[t->npost] = b = nb;
@@ -597,7 +641,8 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	int from = a, b = t->bs, nb;
 	for (; t->npre < PB_ATTN_MAXC; from = t->pre[t->npre++]) {
 		int n = reader(s, dead, from, b);
-		if (n < 0 || !rounding(s, n, b, R + 1, &t->scale, &nb))
+		if (n < 0 ||
+		    !rounding(s, n, b, R + 1, &t->scale, t, &nb))
 			break;
 		t->pre[t->npre] = n;
 		t->bpre[t->npre] = b = nb;
@@ -658,7 +703,7 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	/* Q and K keep their values until PV, nothing else sees O between
 	 * its fill and PV, nor its destination between PV and the copy
 	 * into it */
-	t->why = "Q, K or the output is accessed between the nests";
+	t->why = "Q, K, the mask or the output is accessed between the nests";
 	int last = t->nout ? t->out[t->nout - 1] : t->pv;
 	for (int c = 0; c < last; c++) {
 		int in = 0;
@@ -673,9 +718,18 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 			return 0;
 		if (c > t->pv && touches(s, c, dst, 0))
 			return 0;
+		/* the mask keeps its value until PV */
+		if (!mlirOperationIsNull(t->mask) && c > t->mstmt &&
+		    c < t->pv && touches(s, c, t->bmask, 1))
+			return 0;
 	}
 	if (dst == qkv[0] || dst == qkv[1] || dst == qkv[2])
 		return 0;
+	t->why = "the mask is written by the chain";
+	for (int i = 0; i < nb_ && !mlirOperationIsNull(t->mask); i++)
+		if (bufs[i] == t->bmask || t->bmask == t->bo ||
+		    t->bmask == dst)
+			return 0;
 	return 1;
 }
 

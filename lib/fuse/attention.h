@@ -20,6 +20,8 @@ struct pb_attn {
 					* roundings */
 	int bpre[PB_ATTN_MAXC], bpost[PB_ATTN_MAXC], bout[PB_ATTN_MAXC];
 	MlirOperation scale; /* S * c, c * S or S / c in a pre nest, or null */
+	MlirOperation mask;  /* the arith.addf of an additive mask, or null */
+	int mstmt, macc, bmask; /* its pre nest, the mask's load, buffer */
 	int rows;			  /* R: loops shared by all */
 	int bs, bx, bm, be, bl, bp, bo; /* S, X, M, E, L, P, O */
 	int bpv;			  /* the buffer PV reads P from */

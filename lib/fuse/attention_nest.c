@@ -317,6 +317,23 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 					 mlirOperationGetLocation(T->op));
 	}
 
+	/* x = s (* c) + mask[..], the mask widened as its nest widens it */
+	if (!mlirOperationIsNull(t->mask)) {
+		const struct pb_poly_stmt *M = &s->stmt[t->mstmt];
+		MlirOperation ml = M->access[t->macc].op;
+		MlirValue mv = mlirOperationGetResult(ml, 0);
+		ivs[R] = jv;
+		map_ivs(&m, M, R + 1, ivs);
+		MlirValue v = clone(jb, ml, &m);
+		for (MlirOpOperand u = mlirValueGetFirstUse(mv);
+		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+			if (pb_ir_op_is(mlirOpOperandGetOwner(u), "arith.extf"))
+				v = clone(jb, mlirOpOperandGetOwner(u), &m);
+		sv = binop(jb, "arith.addf", sv, v);
+		mlirOperationSetLocation(pb_attn_def(sv),
+					 mlirOperationGetLocation(M->op));
+	}
+
 	/* mn = max(m, s); k = mn == -inf ? 0 : mn;
 	 * a = exp(m - k), p = exp(s - k) */
 	MlirValue mo = load(jb, mm, 0, z);

@@ -304,6 +304,8 @@ struct pb_kernel_attention {
 	MlirValue mbuf, lbuf, accbuf;	/* the running max, sum, output row */
 	double scale;			/* scores times (or over) this */
 	int divide;
+	int masked;			/* an additive mask after the scale: */
+	struct pb_kernel_access mask;	/* its load (band dims, the key) */
 	MlirType elt;			/* Q's, K's and V's element type */
 	MlirType tc;			/* their type on tensor cores */
 };

@@ -20,6 +20,16 @@
 // RUN: FileCheck --check-prefix=POUT %s < %t/pout.out
 // RUN: FileCheck --check-prefix=POUTREM %s < %t/pout.rem
 // RUN: %python %S/Inputs/numcheck.py %t/pout.mlir %t/pout.out | FileCheck --check-prefix=POUTNUM %s
+// RUN: pb-fuse --fuse-attention --remarks %t/mpad.mlir -o %t/mpad.out 2>%t/mpad.rem
+// RUN: FileCheck --check-prefix=MPAD %s < %t/mpad.out
+// RUN: FileCheck --check-prefix=MREM %s < %t/mpad.rem
+// RUN: %python %S/Inputs/numcheck.py --rtol=1e-2 --atol=1e-3 %t/mpad.mlir %t/mpad.out | FileCheck --check-prefix=NUM16 %s
+// RUN: pb-tile --remarks %t/mpad.out 2>&1 >/dev/null | FileCheck --check-prefix=MTILE %s
+// RUN: pb-fuse --fuse-attention --remarks %t/mcausal.mlir -o %t/mcausal.out 2>%t/mcausal.rem
+// RUN: FileCheck --check-prefix=MCAUSAL %s < %t/mcausal.out
+// RUN: FileCheck --check-prefix=MREM %s < %t/mcausal.rem
+// RUN: %python %S/Inputs/numcheck.py %t/mcausal.mlir %t/mcausal.out | FileCheck --check-prefix=NUM16 %s
+// RUN: pb-tile --precision=fp16 --remarks %t/mcausal.out 2>&1 >/dev/null | FileCheck --check-prefix=MTILE %s
 
 // Attention as pb-import writes an exported graph (Transpose, MatMul, Mul,
 // Softmax, MatMul on [1, heads, seq, dim] tensors): --fuse-attention makes
@@ -114,6 +124,37 @@
 // POUT-NOT: arith.cmpf
 // POUT: func.func @main
 // POUTNUM: OK: 2 outputs, 88 values
+
+// Masks: an additive mask (an Add before the Softmax) is added in the
+// nest after the scale, before the running maximum, read where the Add
+// read it: BERT's padding mask [1, 1, 1, keys] broadcast over heads and
+// rows (f16 data: widened like the scores), a causal mask [rows, keys]
+// (f32, the mask the Add's first operand). The tensor-core mapping has
+// no masked tiles yet: pb-tile leaves such a nest on CUDA cores.
+// MPAD-LABEL: func.func private @k0_MatMul_1
+// MPAD-SAME: %[[M:arg[0-9]+]]: memref<1x1x1x16xf16>
+// MPAD-SAME: pb.nodes = ["MatMul_1", "MatMul_6", "Softmax_5", "Transpose_0", "Mul_3", "Add_4"]
+// MPAD: affine.for %[[J:arg[0-9]+]] = 0 to 16 {
+// MPAD: %[[SV:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : f32
+// MPAD-NEXT: %[[ML:.*]] = affine.load %[[M]][0, 0, 0, %[[J]]] : memref<1x1x1x16xf16>
+// MPAD-NEXT: %[[ME:.*]] = arith.extf %[[ML]] : f16 to f32
+// MPAD-NEXT: %[[X:.*]] = arith.addf %[[SV]], %[[ME]] : f32
+// MPAD-NEXT: %[[MO:.*]] = affine.load %{{.*}}[] : memref<f32>
+// MPAD-NEXT: arith.maximumf %[[X]], %[[MO]] : f32
+// MPAD-NOT: func.func private
+// MCAUSAL-LABEL: func.func private @k0_MatMul_1
+// MCAUSAL-SAME: %[[M:arg[0-9]+]]: memref<4x16xf32>
+// MCAUSAL: affine.parallel (%{{.*}}) = (0) to (2) {
+// MCAUSAL-NEXT: affine.parallel (%[[I:arg[0-9]+]]) = (0) to (4) {
+// MCAUSAL: affine.for %[[J:arg[0-9]+]] = 0 to 16 {
+// MCAUSAL: %[[SV:.*]] = arith.mulf %{{.*}}, %cst{{.*}} : f32
+// MCAUSAL-NEXT: %[[ML:.*]] = affine.load %[[M]][%[[I]], %[[J]]] : memref<4x16xf32>
+// MCAUSAL-NEXT: %[[X:.*]] = arith.addf %[[SV]], %[[ML]] : f32
+// MCAUSAL-NEXT: %[[MO:.*]] = affine.load %{{.*}}[] : memref<f32>
+// MCAUSAL-NEXT: arith.maximumf %[[X]], %[[MO]] : f32
+// MCAUSAL-NOT: func.func private
+// MREM: node 'MatMul_1': remark: attention fused
+// MTILE: remark: not for tensor cores: masked attention: no tensor-core tiles for masks yet
 
 //--- f16.mlir
 #map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
@@ -408,6 +449,171 @@ module attributes {pb.stage = "import"} {
       linalg.yield %27 : f16
     } -> tensor<1x2x4x5xf16> loc("MatMul_5")
     return %26, %21 : tensor<1x2x4x5xf16>, tensor<1x2x4x6xf16>
+  }
+}
+
+//--- mpad.mlir
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d0, 0, 0, d3)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module attributes {pb.stage = "import"} {
+  func.func @main(%arg0: tensor<1x2x4x16xf16> {pb.name = "q"}, %arg1: tensor<1x2x16x16xf16> {pb.name = "k"}, %arg2: tensor<1x2x16x8xf16> {pb.name = "v"}, %arg3: tensor<1x1x1x16xf16> {pb.name = "mask"}) -> (tensor<1x2x4x8xf16> {pb.name = "y"}) {
+    %0 = tensor.empty() : tensor<1x2x16x16xf16> loc("Transpose_0")
+    %transposed = linalg.transpose ins(%arg1 : tensor<1x2x16x16xf16>) outs(%0 : tensor<1x2x16x16xf16>) permutation = [0, 1, 3, 2] loc("Transpose_0")
+    %collapsed = tensor.collapse_shape %arg0 [[0, 1], [2], [3]] : tensor<1x2x4x16xf16> into tensor<2x4x16xf16> loc("MatMul_1")
+    %collapsed_0 = tensor.collapse_shape %transposed [[0, 1], [2], [3]] : tensor<1x2x16x16xf16> into tensor<2x16x16xf16> loc("MatMul_1")
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = tensor.empty() : tensor<2x4x16xf32> loc("MatMul_1")
+    %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32> loc("MatMul_1")
+    %3 = linalg.batch_matmul ins(%collapsed, %collapsed_0 : tensor<2x4x16xf16>, tensor<2x16x16xf16>) outs(%2 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32> loc("MatMul_1")
+    %expanded = tensor.expand_shape %3 [[0, 1], [2], [3]] output_shape [1, 2, 4, 16] : tensor<2x4x16xf32> into tensor<1x2x4x16xf32> loc("MatMul_1")
+    %4 = tensor.empty() : tensor<1x2x4x16xf16> loc("MatMul_1")
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded : tensor<1x2x4x16xf32>) outs(%4 : tensor<1x2x4x16xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %29 = arith.truncf %in : f32 to f16 loc("MatMul_1")
+      linalg.yield %29 : f16
+    } -> tensor<1x2x4x16xf16> loc("MatMul_1")
+    %6 = tensor.empty() : tensor<1x2x4x16xf16> loc("Mul_3")
+    %7 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%5 : tensor<1x2x4x16xf16>) outs(%6 : tensor<1x2x4x16xf16>) {
+    ^bb0(%in: f16, %out: f16):
+      %29 = arith.extf %in : f16 to f32 loc("Mul_3")
+      %cst_7 = arith.constant 2.500000e-01 : f32
+      %30 = arith.mulf %29, %cst_7 : f32 loc("Mul_3")
+      %31 = arith.truncf %30 : f32 to f16 loc("Mul_3")
+      linalg.yield %31 : f16
+    } -> tensor<1x2x4x16xf16> loc("Mul_3")
+    %8 = tensor.empty() : tensor<1x2x4x16xf16> loc("Add_4")
+    %9 = linalg.generic {indexing_maps = [#map, #map1, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%7, %arg3 : tensor<1x2x4x16xf16>, tensor<1x1x1x16xf16>) outs(%8 : tensor<1x2x4x16xf16>) {
+    ^bb0(%in: f16, %in_7: f16, %out: f16):
+      %29 = arith.extf %in : f16 to f32 loc("Add_4")
+      %30 = arith.extf %in_7 : f16 to f32 loc("Add_4")
+      %31 = arith.addf %29, %30 : f32 loc("Add_4")
+      %32 = arith.truncf %31 : f32 to f16 loc("Add_4")
+      linalg.yield %32 : f16
+    } -> tensor<1x2x4x16xf16> loc("Add_4")
+    %10 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_5")
+    %11 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%9 : tensor<1x2x4x16xf16>) outs(%10 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f16, %out: f32):
+      %29 = arith.extf %in : f16 to f32 loc("Softmax_5")
+      linalg.yield %29 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_5")
+    %cst_1 = arith.constant 0xFF800000 : f32
+    %12 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_5")
+    %13 = linalg.fill ins(%cst_1 : f32) outs(%12 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_5")
+    %14 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%11 : tensor<1x2x4x16xf32>) outs(%13 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %29 = arith.maximumf %in, %out : f32 loc("Softmax_5")
+      linalg.yield %29 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_5")
+    %15 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_5")
+    %16 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%11, %14 : tensor<1x2x4x16xf32>, tensor<1x2x4xf32>) outs(%15 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %29 = arith.subf %in, %in_7 : f32 loc("Softmax_5")
+      %30 = math.exp %29 : f32 loc("Softmax_5")
+      linalg.yield %30 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_5")
+    %cst_2 = arith.constant 0.000000e+00 : f32
+    %17 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_5")
+    %18 = linalg.fill ins(%cst_2 : f32) outs(%17 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_5")
+    %19 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%16 : tensor<1x2x4x16xf32>) outs(%18 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %29 = arith.addf %in, %out : f32 loc("Softmax_5")
+      linalg.yield %29 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_5")
+    %20 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_5")
+    %21 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%16, %19 : tensor<1x2x4x16xf32>, tensor<1x2x4xf32>) outs(%20 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %29 = arith.divf %in, %in_7 : f32 loc("Softmax_5")
+      linalg.yield %29 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_5")
+    %22 = tensor.empty() : tensor<1x2x4x16xf16> loc("Softmax_5")
+    %23 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%21 : tensor<1x2x4x16xf32>) outs(%22 : tensor<1x2x4x16xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %29 = arith.truncf %in : f32 to f16 loc("Softmax_5")
+      linalg.yield %29 : f16
+    } -> tensor<1x2x4x16xf16> loc("Softmax_5")
+    %collapsed_3 = tensor.collapse_shape %23 [[0, 1], [2], [3]] : tensor<1x2x4x16xf16> into tensor<2x4x16xf16> loc("MatMul_6")
+    %collapsed_4 = tensor.collapse_shape %arg2 [[0, 1], [2], [3]] : tensor<1x2x16x8xf16> into tensor<2x16x8xf16> loc("MatMul_6")
+    %cst_5 = arith.constant 0.000000e+00 : f32
+    %24 = tensor.empty() : tensor<2x4x8xf32> loc("MatMul_6")
+    %25 = linalg.fill ins(%cst_5 : f32) outs(%24 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32> loc("MatMul_6")
+    %26 = linalg.batch_matmul ins(%collapsed_3, %collapsed_4 : tensor<2x4x16xf16>, tensor<2x16x8xf16>) outs(%25 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32> loc("MatMul_6")
+    %expanded_6 = tensor.expand_shape %26 [[0, 1], [2], [3]] output_shape [1, 2, 4, 8] : tensor<2x4x8xf32> into tensor<1x2x4x8xf32> loc("MatMul_6")
+    %27 = tensor.empty() : tensor<1x2x4x8xf16> loc("MatMul_6")
+    %28 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded_6 : tensor<1x2x4x8xf32>) outs(%27 : tensor<1x2x4x8xf16>) {
+    ^bb0(%in: f32, %out: f16):
+      %29 = arith.truncf %in : f32 to f16 loc("MatMul_6")
+      linalg.yield %29 : f16
+    } -> tensor<1x2x4x8xf16> loc("MatMul_6")
+    return %28 : tensor<1x2x4x8xf16>
+  }
+}
+
+//--- mcausal.mlir
+#map = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#map1 = affine_map<(d0, d1, d2, d3) -> (d2, d3)>
+#map2 = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
+module attributes {pb.stage = "import"} {
+  func.func @main(%arg0: tensor<1x2x4x16xf32> {pb.name = "q"}, %arg1: tensor<1x2x16x16xf32> {pb.name = "k"}, %arg2: tensor<1x2x16x8xf32> {pb.name = "v"}, %arg3: tensor<4x16xf32> {pb.name = "mask"}) -> (tensor<1x2x4x8xf32> {pb.name = "y"}) {
+    %0 = tensor.empty() : tensor<1x2x16x16xf32> loc("Transpose_0")
+    %transposed = linalg.transpose ins(%arg1 : tensor<1x2x16x16xf32>) outs(%0 : tensor<1x2x16x16xf32>) permutation = [0, 1, 3, 2] loc("Transpose_0")
+    %collapsed = tensor.collapse_shape %arg0 [[0, 1], [2], [3]] : tensor<1x2x4x16xf32> into tensor<2x4x16xf32> loc("MatMul_1")
+    %collapsed_0 = tensor.collapse_shape %transposed [[0, 1], [2], [3]] : tensor<1x2x16x16xf32> into tensor<2x16x16xf32> loc("MatMul_1")
+    %cst = arith.constant 0.000000e+00 : f32
+    %1 = tensor.empty() : tensor<2x4x16xf32> loc("MatMul_1")
+    %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32> loc("MatMul_1")
+    %3 = linalg.batch_matmul ins(%collapsed, %collapsed_0 : tensor<2x4x16xf32>, tensor<2x16x16xf32>) outs(%2 : tensor<2x4x16xf32>) -> tensor<2x4x16xf32> loc("MatMul_1")
+    %expanded = tensor.expand_shape %3 [[0, 1], [2], [3]] output_shape [1, 2, 4, 16] : tensor<2x4x16xf32> into tensor<1x2x4x16xf32> loc("MatMul_1")
+    %4 = tensor.empty() : tensor<1x2x4x16xf32> loc("Mul_3")
+    %5 = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%expanded : tensor<1x2x4x16xf32>) outs(%4 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %cst_7 = arith.constant 2.500000e-01 : f32
+      %21 = arith.mulf %in, %cst_7 : f32 loc("Mul_3")
+      linalg.yield %21 : f32
+    } -> tensor<1x2x4x16xf32> loc("Mul_3")
+    %6 = tensor.empty() : tensor<1x2x4x16xf32> loc("Add_4")
+    %7 = linalg.generic {indexing_maps = [#map1, #map, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%arg3, %5 : tensor<4x16xf32>, tensor<1x2x4x16xf32>) outs(%6 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %21 = arith.addf %in, %in_7 : f32 loc("Add_4")
+      linalg.yield %21 : f32
+    } -> tensor<1x2x4x16xf32> loc("Add_4")
+    %cst_1 = arith.constant 0xFF800000 : f32
+    %8 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_5")
+    %9 = linalg.fill ins(%cst_1 : f32) outs(%8 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_5")
+    %10 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%7 : tensor<1x2x4x16xf32>) outs(%9 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %21 = arith.maximumf %in, %out : f32 loc("Softmax_5")
+      linalg.yield %21 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_5")
+    %11 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_5")
+    %12 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%7, %10 : tensor<1x2x4x16xf32>, tensor<1x2x4xf32>) outs(%11 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %21 = arith.subf %in, %in_7 : f32 loc("Softmax_5")
+      %22 = math.exp %21 : f32 loc("Softmax_5")
+      linalg.yield %22 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_5")
+    %cst_2 = arith.constant 0.000000e+00 : f32
+    %13 = tensor.empty() : tensor<1x2x4xf32> loc("Softmax_5")
+    %14 = linalg.fill ins(%cst_2 : f32) outs(%13 : tensor<1x2x4xf32>) -> tensor<1x2x4xf32> loc("Softmax_5")
+    %15 = linalg.generic {indexing_maps = [#map, #map2], iterator_types = ["parallel", "parallel", "parallel", "reduction"]} ins(%12 : tensor<1x2x4x16xf32>) outs(%14 : tensor<1x2x4xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %21 = arith.addf %in, %out : f32 loc("Softmax_5")
+      linalg.yield %21 : f32
+    } -> tensor<1x2x4xf32> loc("Softmax_5")
+    %16 = tensor.empty() : tensor<1x2x4x16xf32> loc("Softmax_5")
+    %17 = linalg.generic {indexing_maps = [#map, #map2, #map], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%12, %15 : tensor<1x2x4x16xf32>, tensor<1x2x4xf32>) outs(%16 : tensor<1x2x4x16xf32>) {
+    ^bb0(%in: f32, %in_7: f32, %out: f32):
+      %21 = arith.divf %in, %in_7 : f32 loc("Softmax_5")
+      linalg.yield %21 : f32
+    } -> tensor<1x2x4x16xf32> loc("Softmax_5")
+    %collapsed_3 = tensor.collapse_shape %17 [[0, 1], [2], [3]] : tensor<1x2x4x16xf32> into tensor<2x4x16xf32> loc("MatMul_6")
+    %collapsed_4 = tensor.collapse_shape %arg2 [[0, 1], [2], [3]] : tensor<1x2x16x8xf32> into tensor<2x16x8xf32> loc("MatMul_6")
+    %cst_5 = arith.constant 0.000000e+00 : f32
+    %18 = tensor.empty() : tensor<2x4x8xf32> loc("MatMul_6")
+    %19 = linalg.fill ins(%cst_5 : f32) outs(%18 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32> loc("MatMul_6")
+    %20 = linalg.batch_matmul ins(%collapsed_3, %collapsed_4 : tensor<2x4x16xf32>, tensor<2x16x8xf32>) outs(%19 : tensor<2x4x8xf32>) -> tensor<2x4x8xf32> loc("MatMul_6")
+    %expanded_6 = tensor.expand_shape %20 [[0, 1], [2], [3]] output_shape [1, 2, 4, 8] : tensor<2x4x8xf32> into tensor<1x2x4x8xf32> loc("MatMul_6")
+    return %expanded_6 : tensor<1x2x4x8xf32>
   }
 }
 
