@@ -19,7 +19,9 @@
  * the loads), and elementwise nests round S to the data type and back
  * before the softmax (T may be one of them: extf, * c, truncf) and P
  * after it; O is narrowed by a last nest. Any run of such roundings
- * (arith.truncf, arith.extf) with at most one scale between S and X, and
+ * (arith.truncf, arith.extf) with at most one scale, then at most one
+ * additive mask (X = S * c + mask[..], the mask read at loop counters or
+ * 0, maybe widened) between S and X, and
  * of roundings between P and PV, is taken. Copies of O (into an output
  * of another shape, through an expand_shape) and its narrowing are
  * folded into the nest's store, and permuting copies into Q, K or V (an
@@ -27,7 +29,7 @@
  * become one nest, the recurrence of FlashAttention:
  *
  *     for r (parallel): m = m0; l = 0; acc[e] = 0
- *       for j: s = sum_d x * y (* c); mn = max(m, s)
+ *       for j: s = sum_d x * y (* c) (+ mask); mn = max(m, s)
  *              k = mn == -inf ? 0 : mn (a row masked so far stays 0)
  *              a = exp(m - k); p = exp(s - k)
  *              l = l * a + p; acc[e] = acc[e] * a + p * v[e]; m = mn
