@@ -20,8 +20,8 @@
  * before the softmax (T may be one of them: extf, * c, truncf) and P
  * after it; O is narrowed by a last nest. Any run of such roundings
  * (arith.truncf, arith.extf) with at most one scale, then at most one
- * additive mask (X = S * c + mask[..], the mask read at loop counters or
- * 0, maybe widened) between S and X, and
+ * mask (X = S * c + mask[..], the mask read at loop counters or 0, maybe
+ * widened; or X = cond[..] ? S * c : fill, a Where) between S and X, and
  * of roundings between P and PV, is taken. Copies of O (into an output
  * of another shape, through an expand_shape) and its narrowing are
  * folded into the nest's store, and permuting copies into Q, K or V (an
@@ -259,26 +259,29 @@ static int available(MlirValue v, MlirOperation at)
  * "in" through roundings (arith.truncf, arith.extf) and, when "scale" is
  * not null and *scale is, one product by or quotient over a value from
  * outside the nest (the scale, into *scale), then, when "mk" >= 0, one
- * sum with the load "mk", maybe widened: an additive mask (the arith.addf
- * into *mask)? The body holds the loads, those operations and the store
- * last. */
-static int rounded(const struct pb_poly_stmt *st, int in, int mk, int w,
-		   MlirOperation *scale, MlirOperation *mask)
+ * mask into *mask: a sum with the load "mk", maybe widened (an additive
+ * mask), or an arith.select on the load "mk" (a Where) of the value and
+ * the load "fk" (or, when "fk" < 0, a value from outside the nest)? The
+ * body holds the loads, those operations and the store last. */
+static int rounded(const struct pb_poly_stmt *st, int in, int mk, int fk,
+		   int w, MlirOperation *scale, MlirOperation *mask)
 {
 	MlirOperation sto = st->access[w].op, ld = st->access[in].op;
 	MlirOperation ml = mk >= 0 ? st->access[mk].op : (MlirOperation){NULL};
+	MlirOperation fl = fk >= 0 ? st->access[fk].op : (MlirOperation){NULL};
 	MlirValue cur = mlirOperationGetResult(ld, 0);
 	MlirValue mv = mk >= 0 ? mlirOperationGetResult(ml, 0) : (MlirValue){NULL};
 	MlirOperation op = mlirBlockGetFirstOperation(st->body);
 	for (; !mlirOperationEqual(op, sto); op = mlirOperationGetNextInBlock(op)) {
 		if (mlirOperationEqual(op, ld) ||
-		    (mk >= 0 && mlirOperationEqual(op, ml)))
+		    (mk >= 0 && mlirOperationEqual(op, ml)) ||
+		    (fk >= 0 && mlirOperationEqual(op, fl)))
 			continue;
 		int n = mlirOperationGetNumOperands(op);
 		MlirValue a = mlirOperationGetOperand(op, 0);
 		MlirValue b = n > 1 ? mlirOperationGetOperand(op, 1) : a;
 		int ext = pb_ir_op_is(op, "arith.extf");
-		if (mk >= 0 && ext && mlirValueEqual(a, mv) &&
+		if (mk >= 0 && fk < 0 && ext && mlirValueEqual(a, mv) &&
 		    mlirValueEqual(mv, mlirOperationGetResult(ml, 0))) {
 			mv = mlirOperationGetResult(op, 0);
 			continue;
@@ -294,10 +297,22 @@ static int rounded(const struct pb_poly_stmt *st, int in, int mk, int w,
 			    !(mul && mlirValueEqual(b, cur) && outside(st, a)))
 				return 0;
 			*scale = op;
-		} else if (mk >= 0 && mlirOperationIsNull(*mask) && n == 2 &&
-			   pb_ir_op_is(op, "arith.addf") &&
+		} else if (mk >= 0 && fk < 0 && mlirOperationIsNull(*mask) &&
+			   n == 2 && pb_ir_op_is(op, "arith.addf") &&
 			   ((mlirValueEqual(a, cur) && mlirValueEqual(b, mv)) ||
 			    (mlirValueEqual(b, cur) && mlirValueEqual(a, mv)))) {
+			*mask = op;
+		} else if (mk >= 0 && mlirOperationIsNull(*mask) && n == 3 &&
+			   pb_ir_op_is(op, "arith.select") &&
+			   mlirValueEqual(a, mv)) {
+			MlirValue c = mlirOperationGetOperand(op, 2);
+			if (mlirValueEqual(c, cur))
+				c = b;
+			else if (!mlirValueEqual(b, cur))
+				return 0;
+			if (fk >= 0 ? !mlirValueEqual(c, mlirOperationGetResult(fl, 0))
+				    : !outside(st, c))
+				return 0;
 			*mask = op;
 		} else {
 			return 0;
@@ -310,18 +325,28 @@ static int rounded(const struct pb_poly_stmt *st, int in, int mk, int w,
 	       (mk < 0 || !mlirOperationIsNull(*mask));
 }
 
+/* Is access "a" of "st" an exact read at loop counters, or 0 in
+ * dimensions of size 1 (a broadcast)? */
+static int broadcast(const struct pb_poly_stmt *st,
+		     const struct pb_poly_access *a)
+{
+	int loop[PB_FUSE_MAXR];
+	return !a->write && a->exact && pb_fuse_result_loops(st, a, loop) >= 0;
+}
+
 /* Is statement "i" of "s" an elementwise nest of "depth" loops reading
  * buffer "b" and writing another, *out, both with the loops in order,
- * the value rounded (above)? With "t", it may add a mask (t->mask not
- * set yet): a buffer read at loop counters, or 0 in dimensions of size 1
- * (broadcast), recorded in "t". */
+ * the value rounded (above)? With "t", it may apply a mask (t->mask not
+ * set yet) read with broadcast(), recorded in "t": a buffer added, or a
+ * condition (i1) choosing between the value and another, from a buffer
+ * or outside. */
 static int rounding(const struct pb_poly_scop *s, int i, int b, int depth,
 		    MlirOperation *scale, struct pb_attn *t, int *out)
 {
 	const struct pb_poly_stmt *st = &s->stmt[i];
-	int in = -1, mk = -1, w = -1, loop[PB_FUSE_MAXR];
+	int in = -1, mk = -1, fk = -1, w = -1, nx = 0, x[2];
 	if (st->kind != PB_POLY_NEST || st->depth != depth ||
-	    st->naccess > 2 + (t && mlirOperationIsNull(t->mask)))
+	    st->naccess > 2 + 2 * (t && mlirOperationIsNull(t->mask)))
 		return 0;
 	for (int k = 0; k < st->naccess; k++) {
 		const struct pb_poly_access *a = &st->access[k];
@@ -330,23 +355,34 @@ static int rounding(const struct pb_poly_scop *s, int i, int b, int depth,
 		else if (a->buf == b && in < 0)
 			in = k;
 		else
-			mk = k;
+			x[nx++] = k;
 	}
-	if (w < 0 || in < 0 || st->access[w].buf == b ||
-	    (mk >= 0 && (st->access[mk].buf == b ||
-			 st->access[mk].buf == st->access[w].buf ||
-			 !st->access[mk].exact ||
-			 pb_fuse_result_loops(st, &st->access[mk], loop) < 0)))
+	if (w < 0 || in < 0 || st->access[w].buf == b)
 		return 0;
-	MlirOperation add = {NULL};
-	if (!rounded(st, in, mk, w, scale, &add) || !pat(st, in, depth, -1) ||
+	for (int k = 0; k < nx; k++) {
+		const struct pb_poly_access *a = &st->access[x[k]];
+		if (a->buf == b || a->buf == st->access[w].buf ||
+		    !broadcast(st, a))
+			return 0;
+		MlirType et = mlirValueGetType(mlirOperationGetResult(a->op, 0));
+		if (nx == 1 || mlirTypeIsAInteger(et))
+			mk = x[k];
+		else
+			fk = x[k];
+	}
+	if (nx == 2 && (mk < 0 || fk < 0))
+		return 0;
+	MlirOperation m = {NULL};
+	if (!rounded(st, in, mk, fk, w, scale, &m) || !pat(st, in, depth, -1) ||
 	    !pat(st, w, depth, -1))
 		return 0;
 	if (mk >= 0) {
-		t->mask = add;
+		t->mask = m;
 		t->mstmt = i;
 		t->macc = mk;
 		t->bmask = st->access[mk].buf;
+		t->mfill = fk;
+		t->bfill = fk >= 0 ? st->access[fk].buf : -1;
 	}
 	*out = st->access[w].buf;
 	return 1;
@@ -368,7 +404,7 @@ static int copy_out(const struct pb_poly_scop *s, int i, int b,
 	    st->access[0].write || !st->access[1].write ||
 	    st->access[1].buf == b || !st->access[0].direct ||
 	    !st->access[0].exact || !st->access[1].exact ||
-	    !rounded(st, 0, -1, 1, NULL, NULL) ||
+	    !rounded(st, 0, -1, -1, 1, NULL, NULL) ||
 	    pb_fuse_result_loops(st, &st->access[1], loop) < 0 ||
 	    !available(pb_fuse_access_memref(&st->access[1]), at))
 		return 0;
@@ -722,16 +758,26 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 			return 0;
 		/* the mask keeps its value until PV */
 		if (!mlirOperationIsNull(t->mask) && c > t->mstmt &&
-		    c < t->pv && touches(s, c, t->bmask, 1))
+		    c < t->pv &&
+		    (touches(s, c, t->bmask, 1) ||
+		     (t->bfill >= 0 && touches(s, c, t->bfill, 1))))
 			return 0;
 	}
 	if (dst == qkv[0] || dst == qkv[1] || dst == qkv[2])
 		return 0;
 	t->why = "the mask is written by the chain";
 	for (int i = 0; i < nb_ && !mlirOperationIsNull(t->mask); i++)
-		if (bufs[i] == t->bmask || t->bmask == t->bo ||
-		    t->bmask == dst)
-			return 0;
+		for (int k = 0; k < 2; k++) {
+			int mb = k ? t->bfill : t->bmask;
+			if (mb >= 0 && (bufs[i] == mb || mb == t->bo || mb == dst))
+				return 0;
+		}
+	/* the masked scores in their sum's type */
+	t->why = "the mask is not applied in the type of QK^T's sum";
+	if (!mlirOperationIsNull(t->mask) &&
+	    !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(t->mask, 0)),
+			   ft))
+		return 0;
 	return 1;
 }
 

@@ -20,8 +20,12 @@ struct pb_attn {
 					* roundings */
 	int bpre[PB_ATTN_MAXC], bpost[PB_ATTN_MAXC], bout[PB_ATTN_MAXC];
 	MlirOperation scale; /* S * c, c * S or S / c in a pre nest, or null */
-	MlirOperation mask;  /* the arith.addf of an additive mask, or null */
-	int mstmt, macc, bmask; /* its pre nest, the mask's load, buffer */
+	MlirOperation mask;  /* the arith.addf of an additive mask, or the
+			      * arith.select of a Where, or null */
+	int mstmt, macc, bmask; /* its pre nest, the mask's (the condition's)
+				 * load, buffer */
+	int mfill, bfill;	/* a Where's load of its other value, buffer
+				 * (-1: none, a value from outside) */
 	int rows;			  /* R: loops shared by all */
 	int bs, bx, bm, be, bl, bp, bo; /* S, X, M, E, L, P, O */
 	int bpv;			  /* the buffer PV reads P from */

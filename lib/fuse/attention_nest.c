@@ -317,7 +317,8 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 					 mlirOperationGetLocation(T->op));
 	}
 
-	/* x = s (* c) + mask[..], the mask widened as its nest widens it */
+	/* x = s (* c) + mask[..], the mask widened as its nest widens it,
+	 * or x = cond[..] ? x : fill (either way round, as the Where) */
 	if (!mlirOperationIsNull(t->mask)) {
 		const struct pb_poly_stmt *M = &s->stmt[t->mstmt];
 		MlirOperation ml = M->access[t->macc].op;
@@ -325,11 +326,29 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 		ivs[R] = jv;
 		map_ivs(&m, M, R + 1, ivs);
 		MlirValue v = clone(jb, ml, &m);
-		for (MlirOpOperand u = mlirValueGetFirstUse(mv);
-		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-			if (pb_ir_op_is(mlirOpOperandGetOwner(u), "arith.extf"))
-				v = clone(jb, mlirOpOperandGetOwner(u), &m);
-		sv = binop(jb, "arith.addf", sv, v);
+		if (pb_ir_op_is(t->mask, "arith.select")) {
+			MlirValue f = mlirOperationGetOperand(t->mask, 1);
+			int first = !pb_ir_defined_in(f, M->op) ||
+				    (t->mfill >= 0 &&
+				     mlirValueEqual(f, mlirOperationGetResult(
+							       M->access[t->mfill].op, 0)));
+			if (!first)
+				f = mlirOperationGetOperand(t->mask, 2);
+			if (t->mfill >= 0)
+				f = clone(jb, M->access[t->mfill].op, &m);
+			MlirValue ops[3] = {v, first ? f : sv, first ? sv : f};
+			sv = make(jb, "arith.select", 3, ops, mlirValueGetType(sv),
+				  0, NULL, NULL);
+		} else {
+			for (MlirOpOperand u = mlirValueGetFirstUse(mv);
+			     !mlirOpOperandIsNull(u);
+			     u = mlirOpOperandGetNextUse(u))
+				if (pb_ir_op_is(mlirOpOperandGetOwner(u),
+						"arith.extf"))
+					v = clone(jb, mlirOpOperandGetOwner(u),
+						  &m);
+			sv = binop(jb, "arith.addf", sv, v);
+		}
 		mlirOperationSetLocation(pb_attn_def(sv),
 					 mlirOperationGetLocation(M->op));
 	}

@@ -9,7 +9,8 @@
  *     m[] = -inf; l[] = 0; for e: acc[e] = 0
  *     for j = 0 to NK:                                    (jloop)
  *       s[] = 0; for d = 0 to D: s[] += Q[..i..d] * K[..j..d]   (dloop)
- *       x = s[] (* c or / c) (+ mask[..r..j], maybe widened)
+ *       x = s[] (* c or / c) (+ mask[..r..j], maybe widened,
+ *           or cond[..r..j] ? x : fill, either way round)
  *       mn = max(x, m[])
  *       k = mn == -inf ? 0 : mn; a = exp(m[] - k); p = exp(x - k)
  *       l[] = l[] * a + p
@@ -241,8 +242,19 @@ static int match_keys(struct pb_kernel_attention *a)
 		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
 		"arith.addf",   "affine.store", "affine.for", "affine.store",
 		NULL};
+	/* or a Where: load cond, ?load fill, select */
+	static const char *const spat[] = {
+		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
+		"?arith.divf",  "affine.load", "?affine.load", "arith.select",
+		"affine.load", "arith.maximumf",
+		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
+		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
+		"arith.addf",   "affine.store", "affine.for", "affine.store",
+		NULL};
 	MlirOperation o[23], u[8], ld[2], m3[3];
-	a->masked = sequence(body_of(a->jloop), mpat, o);
+	a->masked = sequence(body_of(a->jloop), mpat, o) ? PB_KERNEL_ATT_ADD
+		    : sequence(body_of(a->jloop), spat, o) ? PB_KERNEL_ATT_WHERE
+							   : 0;
 	if (a->masked) {
 		/* the mask's operations aside, the roles are where they are
 		   without one */
@@ -286,12 +298,27 @@ static int match_keys(struct pb_kernel_attention *a)
 		a->divide = !mlirOperationIsNull(o[4]);
 		x = mlirOperationGetResult(sc, 0);
 	}
-	/* x = x + mask[..]: subscripts the band's and the key's */
+	/* x = x + mask[..] or x = cond[..] ? x : fill (either way round):
+	   subscripts the band's and the key's */
+	memset(&a->fill, 0, sizeof(a->fill));
+	if (a->masked == PB_KERNEL_ATT_WHERE) {
+		MlirValue c = mlirOperationGetOperand(m3[2], 1);
+		if (mlirValueEqual(c, x))
+			c = mlirOperationGetOperand(m3[2], 2);
+		else if (!mlirValueEqual(mlirOperationGetOperand(m3[2], 2), x))
+			return 0;
+		if (!is_result(mlirOperationGetOperand(m3[2], 0), m3[0]) ||
+		    (mlirOperationIsNull(m3[1]) ? !outside(a, c)
+		     : !is_result(c, m3[1]) || !access_of(a, m3[1], &a->fill) ||
+			       !outside(a, a->fill.mem)))
+			return 0;
+	} else if (a->masked &&
+		   (!mlirValueEqual(mlirOperationGetOperand(m3[2], 0), x) ||
+		    !loaded(mlirOperationGetOperand(m3[2], 1), m3[0], m3[1]))) {
+		return 0;
+	}
 	if (a->masked) {
-		if (!mlirValueEqual(mlirOperationGetOperand(m3[2], 0), x) ||
-		    !loaded(mlirOperationGetOperand(m3[2], 1), m3[0], m3[1]) ||
-		    !access_of(a, m3[0], &a->mask) ||
-		    !outside(a, a->mask.mem))
+		if (!access_of(a, m3[0], &a->mask) || !outside(a, a->mask.mem))
 			return 0;
 		for (int r = 0; r < a->mask.rank; r++)
 			if (a->mask.sub[r] == PB_KERNEL_ATT_D ||
