@@ -56,7 +56,7 @@ ok=0 failed=0
 # predictions on $target (predicted.json, pb-tile's --report)
 compile() {
 	if (cd "$1" && PATH=$bin:$PATH && "$bin/pb-import" ${2:-} model.onnx |
-	    "$pipeline" --arch="$arch" ${precision:+--precision=$precision} |
+	    "${vpipeline:-$pipeline}" --arch="$arch" ${precision:+--precision=$precision} |
 	    "$bin/pb-codegen" --arch="$arch" -o k.ptx) 2>"$1/compile.err"; then
 		rm -f "$1/compile.err"
 		ok=$((ok + 1))
@@ -92,9 +92,9 @@ m.update({sys.argv[3]: sys.argv[4]}, rtol=1e-2, atol=1e-2)
 json.dump(m, open(sys.argv[2], "w"))
 PY
 	compile "$h" $import
-	import= precision=
+	import= precision= vpipeline=
 }
-import= precision=
+import= precision= vpipeline=
 
 # half DIR: DIR@f16, the same model compiled with pb-import --cast=f16
 # (inputs rounded to float16 by gpu_check.py)
@@ -119,6 +119,17 @@ autocast() {
 	variant "$1" fp16 precision fp16
 }
 
+# flash DIR: an attention case's @f16 and @fp16 variants compiled through
+# pipelines/fp16, which fuses attention and puts both of its products on
+# tensor cores (docs/pb-mma.md, "Attention"); gpu_check.py times torch's
+# scaled_dot_product_attention beside them
+flash() {
+	vpipeline=$root/pipelines/fp16
+	half "$1"
+	vpipeline=$root/pipelines/fp16
+	autocast "$1"
+}
+
 for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
 	[ -f "$models/$m.onnx" ] || { echo "gpu-prepare: no $models/$m.onnx" >&2; continue; }
 	d=$out/models/$m
@@ -140,7 +151,10 @@ done
 "$python" "$here/tile_cases.py" gen "$out/tile" >/dev/null || exit 1
 for d in "$out"/tile/*/; do
 	compile "${d%/}"
-	[ -d "$d" ] && half "${d%/}"
+	case $d in
+	*/attn_*) [ -d "$d" ] && flash "${d%/}" ;;
+	*) [ -d "$d" ] && half "${d%/}" ;;
+	esac
 	case $d in */gemm_*) [ -d "$d" ] && tf32 "${d%/}" && autocast "${d%/}" ;; esac
 done
 

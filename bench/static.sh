@@ -10,12 +10,14 @@
 #
 #   bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR]
 #                   [--keep DIR] [--md] [--no-triton] [--cast f16|bf16]
-#                   [--precision fp32|tf32]
+#                   [--precision fp32|tf32] [--pipeline NAME]
 #
 # --cast imports every case with pb-import --cast (the model in half
 # precision, as model.half() exports it): the GEMMs then go to tensor
 # cores through pb-mma. --precision=tf32 compiles the float32 cases with
-# their contractions on tf32 tensor cores (docs/pb-mma.md).
+# their contractions on tf32 tensor cores (docs/pb-mma.md). --pipeline
+# compiles through a named pipeline (pipelines/; fp16 and bf16 also fuse
+# attention and put it on tensor cores: --pipeline fp16 --only attn).
 #
 # nvdisasm and Triton come from PyPI (nvidia-cuda-nvdisasm, triton) into
 # the bench's own virtual environment, $PB_BENCH_VENV (default
@@ -27,7 +29,7 @@ root=$(cd "$here/.." && pwd)
 build=${PB_BUILD:-$root/build}
 python=${PYTHON:-/usr/bin/python3}
 venv=${PB_BENCH_VENV:-$HOME/.cache/pb-bench/venv}
-archs=sm_90,sm_80 only='' keep='' md='' triton=yes cast= precision=
+archs=sm_90,sm_80 only='' keep='' md='' triton=yes cast= precision= pipeline=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--md) md=--md ;;
@@ -37,8 +39,9 @@ while [ $# -gt 0 ]; do
 	--only) only=$2; shift ;;
 	--cast) cast=$2; shift ;;
 	--precision) precision=$2; shift ;;
+	--pipeline) pipeline=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton] [--cast f16|bf16] [--precision fp32|tf32]" >&2; exit 2 ;;
+	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton] [--cast f16|bf16] [--precision fp32|tf32] [--pipeline NAME]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -71,7 +74,7 @@ else
 fi
 names=$("$python" "$here/tile_cases.py" gen "$tmp") || exit 1
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
-echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)${cast:+ (cases cast to $cast)}${precision:+ (--precision=$precision)}"
+echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)${cast:+ (cases cast to $cast)}${precision:+ (--precision=$precision)}${pipeline:+ (--pipeline=$pipeline)}"
 echo "static.sh: $("$ptxas" --version | tail -1 | cut -c1-40); nvdisasm $("$PB_NVDISASM" --version | tail -1 | cut -c1-40)"
 bad=0
 for arch in $(echo "$archs" | tr ',' ' '); do
@@ -88,7 +91,8 @@ for arch in $(echo "$archs" | tr ',' ' '); do
 				continue
 			fi
 		fi
-		if ! "$prof" --static --arch="$arch" ${precision:+--precision=$precision} "$in" \
+		if ! "$prof" --static --arch="$arch" ${precision:+--precision=$precision} \
+			${pipeline:+--pipeline=$pipeline} "$in" \
 			--json "$d/static.$arch.json" >"$d/static.$arch.txt" \
 			2>"$d/static.$arch.err"; then
 			echo "static.sh: $name ($arch): $(head -c 300 "$d/static.$arch.err")" >&2

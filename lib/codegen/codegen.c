@@ -88,6 +88,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads)
 	    pb_ir_run_pipeline_unverified(ctx, m, pb_passes_inline) ||
 	    pb_codegen_arg_attrs(m))
 		return PB_ERR;
+	pb_codegen_mma_registers(m);
 	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {
 		if (!ctx->nerrors)
 			pb_error(ctx, "internal: the outlined module does not "

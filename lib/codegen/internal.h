@@ -51,6 +51,11 @@ int pb_codegen_index32_lower(struct pb_ctx *ctx, MlirModule dev,
 /* Distribute pb-mma's warp-level vector tiles in the gpu.launch
  * operations of "m" to the lanes as mma.sync fragments (mma.c). */
 int pb_codegen_mma(struct pb_ctx *ctx, MlirModule m);
+/* After outlining: let ptxas give each tensor-core kernel of "m" (one
+ * with nvgpu.mma.sync) every register it needs (nvvm.minctasm = 1, PTX
+ * .minnctapersm 1), as pb-mma's tiles assume; left alone, ptxas caps a
+ * 128-thread kernel at 128 registers and spills. */
+void pb_codegen_mma_registers(MlirModule m);
 /* Mark each kernel argument that the kernel only reads and that no other
  * argument of any of its launches shares (roots through views) noalias
  * and readonly: NVPTX then reads it through the read-only (.nc) path; and

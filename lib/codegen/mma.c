@@ -745,6 +745,49 @@ static int lower_insert(struct lower *lw, MlirOperation op)
 	return replace(lw, &t, op, 2, args);
 }
 
+/* math.exp2 of an f32 fragment: ex2.approx.ftz per element, one MUFU.EX2
+ * (the libdevice path of llvm.exp2 adds a denormal check and two
+ * multiplies around it); its relative error, about 2^-22, is far below
+ * the f16 rounding of the attention's P that it feeds, and its flushing
+ * of results below 2^-126 to 0 drops nothing that rounding to f16 keeps. */
+static int lower_exp2(struct lower *lw, MlirOperation op, enum layout l)
+{
+	MlirValue x = mlirOperationGetOperand(op, 0);
+	MlirType ft = frag_type(l, mlirValueGetType(mlirOperationGetResult(op, 0)));
+	int rank = (int)mlirShapedTypeGetRank(ft);
+	int64_t d0 = mlirShapedTypeGetDimSize(ft, 0);
+	int64_t d1 = rank == 2 ? mlirShapedTypeGetDimSize(ft, 1) : 1;
+	struct pb_buf t = {0}, ts = {0};
+	pb_codegen_type_str(ft, &ts);
+	pb_buf_printf(&t, "func.func @t(%%x: %s) {\n", ts.data);
+	for (int64_t i = 0; i < d0; i++)
+		for (int64_t j = 0; j < d1; j++) {
+			if (rank == 2)
+				pb_buf_printf(&t, "  %%e%lld_%lld = vector.extract "
+					      "%%x[%lld, %lld] : f32 from %s\n",
+					      (long long)i, (long long)j,
+					      (long long)i, (long long)j, ts.data);
+			else
+				pb_buf_printf(&t, "  %%e%lld_%lld = vector.extract "
+					      "%%x[%lld] : f32 from %s\n",
+					      (long long)i, (long long)j,
+					      (long long)i, ts.data);
+			pb_buf_printf(&t, "  %%y%lld_%lld = llvm.call_intrinsic "
+				      "\"llvm.nvvm.ex2.approx.ftz.f\"(%%e%lld_%lld) "
+				      ": (f32) -> f32\n",
+				      (long long)i, (long long)j, (long long)i,
+				      (long long)j);
+		}
+	pb_buf_puts(&t, "  %r = vector.from_elements ");
+	for (int64_t i = 0; i < d0; i++)
+		for (int64_t j = 0; j < d1; j++)
+			pb_buf_printf(&t, "%s%%y%lld_%lld", i || j ? ", " : "",
+				      (long long)i, (long long)j);
+	pb_buf_printf(&t, " : %s\n  return\n}\n", ts.data);
+	pb_buf_free(&ts);
+	return replace(lw, &t, op, 1, &x);
+}
+
 /* Is "t" a lane's fragment of a row vector (operands are lowered before
  * their users)? */
 static int is_row_frag(MlirType t)
@@ -851,6 +894,9 @@ static int lower_op(struct lower *lw, MlirOperation op)
 		return lower_insert(lw, op);
 	if (pb_ir_op_is(op, "vector.shape_cast"))
 		return lower_shape_cast(lw, op);
+	if (pb_ir_op_is(op, "math.exp2") &&
+	    mlirTypeIsAF32(mlirShapedTypeGetElementType(t)))
+		return lower_exp2(lw, op, l);
 	if (pb_ir_op_is(op, "vector.broadcast") &&
 	    is_row_frag(mlirValueGetType(mlirOperationGetOperand(op, 0))))
 		return lower_spread(lw, op);
@@ -998,4 +1044,26 @@ int pb_codegen_mma(struct pb_ctx *ctx, MlirModule m)
 		rc = lower_launch(ctx, launches.v[i]);
 	pb_ir_ops_free(&launches);
 	return rc;
+}
+
+void pb_codegen_mma_registers(MlirModule m)
+{
+	struct pb_ir_ops funcs = {0};
+	pb_ir_collect(mlirModuleGetOperation(m), "gpu.func", &funcs);
+	for (int i = 0; i < funcs.n; i++) {
+		struct pb_ir_ops mma = {0};
+		if (mlirAttributeIsNull(pb_ir_attr(funcs.v[i], "gpu.kernel")))
+			continue;
+		pb_ir_collect(funcs.v[i], "nvgpu.mma.sync", &mma);
+		if (mma.n)
+			pb_ir_set_attr(funcs.v[i], "nvvm.minctasm",
+				       mlirIntegerAttrGet(
+					       mlirIntegerTypeGet(
+						       mlirOperationGetContext(
+							       funcs.v[i]),
+						       32),
+					       1));
+		pb_ir_ops_free(&mma);
+	}
+	pb_ir_ops_free(&funcs);
 }

@@ -582,3 +582,60 @@ int pb_kernel_attention_candidate(MlirOperation nest, const struct pb_target *t,
 	*kind = pb_kernel_mma_kind(a.tc);
 	return 1;
 }
+
+/* The size in bytes of an element of buffer "mem". */
+static int64_t elt_bytes(MlirValue mem)
+{
+	MlirType e = mlirShapedTypeGetElementType(mlirValueGetType(mem));
+	return mlirTypeIsAFloat(e) ? mlirFloatTypeGetWidth(e) / 8 : 4;
+}
+
+void pb_kernel_attention_predict(const struct pb_target *t,
+				 const struct pb_kernel_attention *a,
+				 const struct pb_kernel_attention_tiles *s,
+				 struct pb_kernel_summary *sum)
+{
+	int64_t rows = a->b.extent[a->m], batch = 1;
+	for (int d = 0; d < a->b.n; d++)
+		if (d != a->m)
+			batch *= a->b.extent[d];
+	int64_t nd = (a->d + 15) / 16, ne = (a->e + 7) / 8, nf = s->bn / 8;
+	int64_t warps = s->bm / s->wm, blocks = (rows + s->bm - 1) / s->bm;
+	pb_kernel_summary_init(sum);
+	sum->grid = batch * blocks;
+	sum->res.threads = (int)(32 * warps);
+	/* S, the output, Q's fragments, the rows' values and addressing */
+	sum->res.regs = (int)(4 * nf + 4 * ne + 4 * nd + 48);
+	sum->res.smem = 0;
+	sum->tc = 1;
+	pb_kernel_summary_occupancy(t, sum);
+	/* a warp's step: m mma.sync, each holding the tensor pipe two issue
+	   cycles, beside the softmax, fragment loads and addressing, about
+	   70 instructions per score fragment (the SASS of a 64-key step of
+	   a head of 64: 637 instructions for 64 mma); it takes the longer
+	   of the tensor pipe and the issue slots */
+	double m = (double)(nf * nd + nf / 2 * ne);
+	double other = 70.0 * (double)nf + 40.0;
+	double eff = 2.0 * m / (2.0 * m > m + other ? 2.0 * m : m + other);
+	double rate = mlirTypeIsABF16(a->tc) ? t->tc_bf16_flops
+					     : t->tc_fp16_flops;
+	sum->flops = 2.0 * (double)(batch * rows * a->nk) *
+		     (double)(16 * nd + 8 * ne);
+	double waves = (double)((sum->grid + t->sm_count - 1) / t->sm_count) *
+		       (double)t->sm_count / (double)sum->grid;
+	double compute = sum->flops * waves / (rate * eff);
+	/* memory: Q, K, V and O once from DRAM; K and V again for each block
+	   of rows from L2 */
+	double q = (double)(batch * rows * a->d * elt_bytes(a->q.mem));
+	double kv = (double)(batch * a->nk * (a->d * elt_bytes(a->k.mem) +
+					      a->e * elt_bytes(a->v.mem)));
+	double o = (double)(batch * rows * a->e * elt_bytes(a->o.mem));
+	double unique = q + kv + o;
+	double moved = q + o + kv * (double)blocks;
+	double memory = unique / (t->dram_bytes_per_s * t->model.dram_efficiency);
+	double l2 = moved / (t->dram_bytes_per_s * t->model.l2_over_dram);
+	if (l2 > memory)
+		memory = l2;
+	sum->bytes = unique;
+	sum->predicted_s = t->launch_s + (compute > memory ? compute : memory);
+}

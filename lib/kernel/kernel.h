@@ -331,6 +331,13 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 			      const struct pb_kernel_attention *a,
 			      struct pb_kernel_attention_tiles *s,
 			      const char **why);
+/* The cost model's view of "a" mapped with "s" on "t" into "sum": grid,
+ * block, occupancy, flops, bytes and predicted time (attention.c). */
+struct pb_kernel_summary;
+void pb_kernel_attention_predict(const struct pb_target *t,
+				 const struct pb_kernel_attention *a,
+				 const struct pb_kernel_attention_tiles *s,
+				 struct pb_kernel_summary *sum);
 /* pb_kernel_mma_candidate for attention nests: both products on tensor
  * cores, "*kind" the operands' type there. */
 int pb_kernel_attention_candidate(MlirOperation nest, const struct pb_target *t,

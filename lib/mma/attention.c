@@ -10,8 +10,9 @@
  *                           O: E / 8 x vector<16x8xf32>)
  *         S = Q.K^T: BN / 8 fragments vector<16x8xf32>, each D / 16
  *             vector.contract of Q and a K fragment (16x8, k = d)
- *         scaled; mn = max(m, the rows' maxima: vector.multi_reduction)
- *         k = mn == -inf ? 0 : mn; a = exp(m - k); P = exp(S - k)
+ *         scaled, by c log2(e); mn = max(m, the rows' maxima:
+ *             vector.multi_reduction)
+ *         k = mn == -inf ? 0 : mn; a = exp2(m - k); P = exp2(S - k)
  *         l = l a + the rows' sums of P;  O = O a
  *         O += P.V: P rounded to the tensor cores' type, two 16x8
  *             fragments side by side (vector.insert_strided_slice) the
@@ -23,6 +24,7 @@
  * shape. P never leaves registers: on the GPU the accumulator fragments
  * of S are, lane for lane, the A fragments of P.V (docs/pb-codegen.md).
  * Everything is warp-level and runs on the CPU as it stands. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -139,7 +141,6 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			int cut)
 {
 	int nd = (int)((a->d + 15) / 16);
-	int plain = a->scale == 1 && !a->divide;
 	for (int n = 0; n < s->bn / 8; n++) {
 		char jn[16];
 		snprintf(jn, sizeof(jn), "jn%d", n);
@@ -156,17 +157,12 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				  16 * kk + 16 > a->d, 0, 0);
 			snprintf(res, sizeof(res), "k%d_%d", n, kk);
 			round_text(t, cut, res, 16, 8, tc);
-			/* unscaled, the last product is the score */
-			if (kk == nd - 1 && plain)
-				pb_buf_printf(t, "        %%x%d", n);
-			else
-				pb_buf_printf(t, "        %%s%d_%d", n, kk);
-			pb_buf_printf(t, " = vector.contract {indexing_maps = "
-				      "[#pba, #pbb, #pbc], iterator_types = "
-				      "[\"parallel\", \"parallel\", "
-				      "\"reduction\"], kind = "
+			pb_buf_printf(t, "        %%s%d_%d = vector.contract "
+				      "{indexing_maps = [#pba, #pbb, #pbc], "
+				      "iterator_types = [\"parallel\", "
+				      "\"parallel\", \"reduction\"], kind = "
 				      "#vector.kind<add>} %%q%d, %%k%d_%d, ",
-				      kk, n, kk);
+				      n, kk, kk, n, kk);
 			if (kk)
 				pb_buf_printf(t, "%%s%d_%d", n, kk - 1);
 			else
@@ -174,31 +170,34 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			pb_buf_printf(t, " : vector<16x16x%s>, vector<16x8x%s> "
 				      "into vector<16x8xf32>\n", tc, tc);
 		}
-		if (!plain)
-			pb_buf_printf(t, "        %%x%d = arith.%s %%s%d_%d, "
-				      "%%scale : vector<16x8xf32>\n", n,
-				      a->divide ? "divf" : "mulf", n, nd - 1);
+		pb_buf_printf(t, "        %%x%d = arith.mulf %%s%d_%d, "
+			      "%%scale : vector<16x8xf32>\n", n, n, nd - 1);
 	}
 }
 
-/* The rows' reduction "kind" of fragments "%<v>0 .." (nf of them)
- * starting from "%<init>", into "%<res>". */
-static void rows_text(struct pb_buf *t, const char *kind, const char *v,
-		      int nf, const char *init, const char *res)
+/* The rows' reduction "kind" (arith "op" element-wise) of fragments
+ * "%<v>0 .." (nf of them) starting from "%<init>", into "%<res>": the
+ * fragments combined element by element first, then one reduction of
+ * the rows (on the GPU: a lane's own columns, then two shuffles). */
+static void rows_text(struct pb_buf *t, const char *kind, const char *op,
+		      const char *v, int nf, const char *init, const char *res)
 {
-	for (int n = 0; n < nf; n++) {
-		if (n == nf - 1)
-			pb_buf_printf(t, "        %%%s", res);
+	for (int n = 1; n < nf; n++) {
+		pb_buf_printf(t, "        %%%sc%d = arith.%s ", res, n, op);
+		if (n == 1)
+			pb_buf_printf(t, "%%%s0", v);
 		else
-			pb_buf_printf(t, "        %%%s_%d", res, n);
-		pb_buf_printf(t, " = vector.multi_reduction <%s>, %%%s%d, ",
-			      kind, v, n);
-		if (n)
-			pb_buf_printf(t, "%%%s_%d", res, n - 1);
-		else
-			pb_buf_printf(t, "%%%s", init);
-		pb_buf_puts(t, " [1] : vector<16x8xf32> to vector<16xf32>\n");
+			pb_buf_printf(t, "%%%sc%d", res, n - 1);
+		pb_buf_printf(t, ", %%%s%d : vector<16x8xf32>\n", v, n);
 	}
+	pb_buf_printf(t, "        %%%s = vector.multi_reduction <%s>, ", res,
+		      kind);
+	if (nf > 1)
+		pb_buf_printf(t, "%%%sc%d", res, nf - 1);
+	else
+		pb_buf_printf(t, "%%%s0", v);
+	pb_buf_printf(t, ", %%%s [1] : vector<16x8xf32> to vector<16xf32>\n",
+		      init);
 }
 
 /* Row vector "%<v>" as a fragment "%<res>". */
@@ -230,7 +229,9 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	int64_t rows = a->b.extent[a->m];
 	int mask_r = rows % s->bm != 0;
 	char sc[32];
-	f32_text(sc, sizeof(sc), a->scale);
+	/* the scores in base 2: exp(s c - m) = exp2(s c log2(e) - m') */
+	f32_text(sc, sizeof(sc),
+		 (a->divide ? 1 / a->scale : a->scale) * M_LOG2E);
 
 	pb_buf_printf(t, "#pba = affine_map<(m, n, k) -> (m, k)>\n"
 		      "#pbb = affine_map<(m, n, k) -> (k, n)>\n"
@@ -302,20 +303,20 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_buf_puts(t, ") {\n");
 	scores_text(t, a, s, mk.data, et.data, tc.data, cut);
 	/* the online softmax */
-	rows_text(t, "maximumf", "x", nf, "m", "mn");
+	rows_text(t, "maximumf", "maximumf", "x", nf, "m", "mn");
 	pb_buf_puts(t, "        %isinf = arith.cmpf oeq, %mn, %ninf : "
 		    "vector<16xf32>\n"
 		    "        %safe = arith.select %isinf, %zr, %mn : "
 		    "vector<16xi1>, vector<16xf32>\n"
 		    "        %dm = arith.subf %m, %safe : vector<16xf32>\n"
-		    "        %a = math.exp %dm : vector<16xf32>\n");
+		    "        %a = math.exp2 %dm : vector<16xf32>\n");
 	spread_text(t, "safe", "sb");
 	for (int n = 0; n < nf; n++)
 		pb_buf_printf(t, "        %%xs%d = arith.subf %%x%d, %%sb : "
 			      "vector<16x8xf32>\n"
-			      "        %%p%d = math.exp %%xs%d : "
+			      "        %%p%d = math.exp2 %%xs%d : "
 			      "vector<16x8xf32>\n", n, n, n, n);
-	rows_text(t, "add", "p", nf, "zr", "ps");
+	rows_text(t, "add", "addf", "p", nf, "zr", "ps");
 	pb_buf_puts(t, "        %la = arith.mulf %l, %a : vector<16xf32>\n"
 		    "        %ln = arith.addf %la, %ps : vector<16xf32>\n");
 	spread_text(t, "a", "ab");

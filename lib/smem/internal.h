@@ -39,6 +39,10 @@ int pb_smem_promote(struct pb_ctx *ctx, MlirModule m,
  * workgroup memory (mma.c). */
 int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,
 		      const struct pb_smem_opts *o);
+/* Stage the K and V tiles of pb-mma's attention nests in block-shared
+ * rings of workgroup memory (attention.c). */
+int pb_smem_stage_attention(struct pb_ctx *ctx, MlirModule m,
+			    const struct pb_smem_opts *o);
 
 /* promote.c and plan.c: the staging of one mapped nest. */
 #define MAXG 8	    /* staged buffers per nest */

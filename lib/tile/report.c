@@ -86,21 +86,43 @@ void pb_tile_report_add_mma(struct pb_tile_report *r, MlirOperation func,
 {
 	struct pb_kernel_contraction c;
 	struct pb_kernel_mma_tiles s;
+	struct pb_kernel_attention a;
+	struct pb_kernel_attention_tiles as;
 	struct pb_kernel_summary sum;
+	const struct pb_kernel_band *band;
 	const char *why;
-	if (!pb_kernel_contraction_of(op, &c, &why) ||
-	    !pb_kernel_mma_operands(&c, p, &why) ||
-	    !pb_kernel_mma_tiles(r->t, &c, &s, &why))
-		return;
-	pb_kernel_mma_predict(r->t, &c, &s, &sum);
+	int64_t tiles[4];
+	int att = pb_kernel_attention_of(op, &a, &why);
+	if (att) {
+		if (!pb_kernel_attention_operands(&a, p, &why) ||
+		    !pb_kernel_attention_tiles(r->t, &a, &as, &why))
+			return;
+		pb_kernel_attention_predict(r->t, &a, &as, &sum);
+		band = &a.b;
+		tiles[0] = as.bm;
+		tiles[1] = as.bn;
+		tiles[2] = as.wm;
+		tiles[3] = as.bn;
+	} else {
+		if (!pb_kernel_contraction_of(op, &c, &why) ||
+		    !pb_kernel_mma_operands(&c, p, &why) ||
+		    !pb_kernel_mma_tiles(r->t, &c, &s, &why))
+			return;
+		pb_kernel_mma_predict(r->t, &c, &s, &sum);
+		band = &c.b;
+		tiles[0] = s.bm;
+		tiles[1] = s.bn;
+		tiles[2] = s.wm;
+		tiles[3] = s.wn;
+	}
 	json_t *o = json_object();
 	MlirStringRef n = mlirStringAttrGetValue(pb_ir_attr(func, "sym_name"));
-	int64_t tiles[4] = {s.bm, s.bn, s.wm, s.wn};
 	json_object_set_new(o, "kernel", json_stringn(n.data, n.length));
 	json_object_set_new(o, "index", json_integer(k));
 	json_object_set_new(o, "nest", json_integer(nest));
-	json_object_set_new(o, "mapping", json_string("mma"));
-	json_object_set_new(o, "band", ints(c.b.extent, c.b.n));
+	json_object_set_new(o, "mapping", json_string(att ? "attention"
+							   : "mma"));
+	json_object_set_new(o, "band", ints(band->extent, band->n));
 	json_object_set_new(o, "mma", ints(tiles, 4));
 	json_object_set_new(o, "grid", json_integer(sum.grid));
 	pb_kernel_summary_json(r->t, &sum, o);

@@ -3,7 +3,8 @@
 // attention nest (--fuse-attention) with --precision=fp16 or bf16 becomes
 // FlashAttention-2's mapping: 16 query rows a warp, the keys 32 at a time,
 // S = QK^T and O += PV as vector.contract on fragments, the online softmax
-// on them (row maxima and sums: vector.multi_reduction; m, l and the
+// on them (row maxima and sums: the score fragments combined element-wise,
+// then one vector.multi_reduction; m, l and the
 // rescaling factor as row vectors vector<16xf32>), P rounded and put side
 // by side into PV's A operand without leaving registers. 20 query rows
 // (the second warp's last 12 masked), head dimension 24 (the second step
@@ -20,16 +21,33 @@
 // RUN: pb-run --random=1 --output %t/ref %t/fused.mlir
 // RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/mma.mlir | FileCheck --check-prefix=NUM %s
 // RUN: not pb-run --random=1 --check %t/ref/o.npy %t/mma.mlir 2>&1 | FileCheck --check-prefix=DIFF %s
-// RUN: pb-smem %t/mma.mlir -o %t/smem.mlir
+// RUN: pb-smem --remarks %t/mma.mlir -o %t/smem.mlir 2>&1 | FileCheck --check-prefix=SMEM %s
 // RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/smem.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=1 %t/mma.mlir -o %t/smem1.mlir
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/smem1.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=2 %t/mma.mlir -o %t/smem2.mlir
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref/o.npy %t/smem2.mlir | FileCheck --check-prefix=NUM %s
 // RUN: pb-tile --precision=bf16 %t/fused.mlir | pb-mma -o %t/mmab.mlir
 // RUN: pb-run --random=1 --rtol=2e-2 --atol=1.6e-2 --check %t/ref/o.npy %t/mmab.mlir | FileCheck --check-prefix=NUM %s
 
-// On the GPU: both products are mma.sync, the rows' reductions shuffles
-// within each quad of lanes, and P goes through no shared memory.
+// pb-smem stages the K and V tiles of each step in block-shared rings
+// (lib/smem/attention.c), filled by cp.async; on the GPU both products
+// are mma.sync, the rows' reductions shuffles within each quad of lanes,
+// and P goes through no shared memory (nothing is stored there but by
+// cp.async and the zeros past V's 12 columns).
 // RUN: pb-codegen --arch=sm_80 %t/smem.mlir -o %t/att.ptx
 // RUN: FileCheck --check-prefix=PTX %s < %t/att.ptx
 // RUN: FileCheck --check-prefix=NOSMEM %s < %t/att.ptx
+
+// f16 data (the nest as pb-fuse writes it for a model in half precision:
+// the operands widened after their loads): no rounding in pb-mma's code,
+// K's tiles and V's (16 columns: whole 16-byte rows) staged, their
+// fragments read with ldmatrix, V's transposed (its rows are keys, the k
+// of P.V).
+// RUN: pb-run --random=1 --output %t/ref16 %t/half.mlir
+// RUN: pb-tile %t/half.mlir | pb-mma | pb-smem --remarks -o %t/half.smem.mlir 2>&1 | FileCheck --check-prefix=HALF %s
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/ref16/o.npy %t/half.smem.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-codegen --arch=sm_80 %t/half.smem.mlir | FileCheck --check-prefix=LDSM %s
 
 // Staying on CUDA cores: exact float32, tf32 (P's accumulator fragments
 // are not a tf32 A operand's layout), keys not a multiple of 16.
@@ -37,6 +55,7 @@
 // RUN: pb-tile --precision=tf32 --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=TF32 %s
 // RUN: pb-fuse --fuse-attention %t/keys20.mlir | pb-tile --precision=fp16 --remarks 2>&1 >/dev/null | FileCheck --check-prefix=KEYS %s
 
+// SMEM: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 21504 bytes of shared memory for 2 warps
 // TILE: remark: left to pb-mma: attention for tensor cores
 // REM: remark: attention on tensor cores: mma.sync m16n8k16 f16 -> f32 for QK^T and PV, P in registers, 32 query rows a block, 16 a warp, 32 keys a step
 // CHECK: affine.parallel (%[[B:.*]], %[[I0:.*]]) = (0, 0) to (2, 32) step (1, 32) {
@@ -46,13 +65,16 @@
 // CHECK: %[[R:.*]]:4 = affine.for %[[J:.*]] = 0 to 32 step 32 iter_args(%[[M:.*]] = %{{.*}}, %[[L:.*]] = %{{.*}}, %{{.*}} = %{{.*}}, %{{.*}} = %{{.*}}) -> (vector<16xf32>, vector<16xf32>, vector<16x8xf32>, vector<16x8xf32>)
 // CHECK-COUNT-8: vector.contract {{.*}} : vector<16x16xf16>, vector<16x8xf16> into vector<16x8xf32>
 // CHECK: arith.mulf %{{.*}}, %{{.*}} : vector<16x8xf32>
+// CHECK-COUNT-3: arith.maximumf %{{.*}}, %{{.*}} : vector<16x8xf32>
 // CHECK: %[[MX:.*]] = vector.multi_reduction <maximumf>, %{{.*}}, %[[M]] [1] : vector<16x8xf32> to vector<16xf32>
-// CHECK-COUNT-3: vector.multi_reduction <maximumf>
-// CHECK: math.exp %{{.*}} : vector<16xf32>
+// CHECK-NOT: vector.multi_reduction <maximumf>
+// CHECK: math.exp2 %{{.*}} : vector<16xf32>
 // CHECK: vector.shape_cast %{{.*}} : vector<16xf32> to vector<16x1xf32>
 // CHECK: vector.broadcast %{{.*}} : vector<16x1xf32> to vector<16x8xf32>
-// CHECK-COUNT-4: math.exp %{{.*}} : vector<16x8xf32>
-// CHECK-COUNT-4: vector.multi_reduction <add>
+// CHECK-COUNT-4: math.exp2 %{{.*}} : vector<16x8xf32>
+// CHECK-COUNT-3: arith.addf %{{.*}}, %{{.*}} : vector<16x8xf32>
+// CHECK: vector.multi_reduction <add>
+// CHECK-NOT: vector.multi_reduction
 // CHECK: %[[P0:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
 // CHECK: %[[P1:.*]] = arith.truncf %{{.*}} : vector<16x8xf32> to vector<16x8xf16>
 // CHECK: %[[PA:.*]] = vector.insert_strided_slice %[[P0]], %{{.*}} {offsets = [0, 0], strides = [1, 1]} : vector<16x8xf16> into vector<16x16xf16>
@@ -70,9 +92,15 @@
 // PTX-COUNT-8: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX: shfl.sync.bfly.b32 {{.*}}, 1, 31, -1;
 // PTX: shfl.sync.bfly.b32 {{.*}}, 2, 31, -1;
+// PTX: ex2.approx.ftz.f32
 // PTX-COUNT-4: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX-NOT: mma.sync
-// NOSMEM-NOT: .shared
+// NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
+// NOSMEM: cp.async.cg.shared.global
+// NOSMEM-NOT: st.shared{{.*}}], {{.*}}%
+// HALF: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 12288 bytes of shared memory for 2 warps
+// LDSM-COUNT-8: ldmatrix.sync.aligned.m8n8.x2.shared.b16
+// LDSM-COUNT-4: ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16
 // FP32: remark: not for tensor cores: f32 operands, computed exactly (--precision=fp16 or bf16 runs attention on tensor cores)
 // TF32: remark: not for tensor cores: tf32 attention: P's fragments are not in the layout of a tf32 A operand (fp16 or bf16 runs it on tensor cores)
 // KEYS: remark: not for tensor cores: the number of keys is not a multiple of 16
@@ -193,3 +221,73 @@ module {
     return %o : tensor<1x16x8xf32>
   }
 }
+//--- half.mlir
+module attributes {pb.stage = "fuse"} {
+  func.func private @k0_MatMul_0(%arg0: memref<2x20x24xf16>, %arg1: memref<2x32x24xf16>, %arg2: memref<2x32x16xf16>, %arg3: memref<2x20x16xf32>) attributes {pb.kernel, pb.nodes = ["MatMul_0", "MatMul_1", "Softmax_0", "Mul_0"]} {
+    %cst = arith.constant 0xFF800000 : f32
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    %cst_1 = arith.constant 0.353553385 : f32
+    affine.parallel (%arg4) = (0) to (2) {
+      affine.parallel (%arg5) = (0) to (20) {
+        %alloca = memref.alloca() : memref<f32>
+        %alloca_2 = memref.alloca() : memref<f32>
+        %alloca_3 = memref.alloca() : memref<16xf32>
+        %alloca_4 = memref.alloca() : memref<f32>
+        affine.store %cst, %alloca[] : memref<f32>
+        affine.store %cst_0, %alloca_2[] : memref<f32>
+        affine.for %arg6 = 0 to 16 {
+          affine.store %cst_0, %alloca_3[%arg6] : memref<16xf32>
+        }
+        affine.for %arg6 = 0 to 32 {
+          affine.store %cst_0, %alloca_4[] : memref<f32>
+          affine.for %arg7 = 0 to 24 {
+            %14 = affine.load %alloca_4[] : memref<f32>
+            %h15 = affine.load %arg0[%arg4, %arg5, %arg7] : memref<2x20x24xf16>
+            %15 = arith.extf %h15 : f16 to f32
+            %h16 = affine.load %arg1[%arg4, %arg6, %arg7] : memref<2x32x24xf16>
+            %16 = arith.extf %h16 : f16 to f32
+            %17 = arith.mulf %15, %16 : f32
+            %18 = arith.addf %14, %17 : f32
+            affine.store %18, %alloca_4[] : memref<f32>
+          }
+          %1 = affine.load %alloca_4[] : memref<f32>
+          %2 = arith.mulf %1, %cst_1 : f32
+          %3 = affine.load %alloca[] : memref<f32>
+          %4 = arith.maximumf %2, %3 : f32
+          %5 = arith.cmpf oeq, %4, %cst : f32
+          %6 = arith.select %5, %cst_0, %4 : f32
+          %7 = arith.subf %3, %6 : f32
+          %8 = math.exp %7 : f32
+          %9 = arith.subf %2, %6 : f32
+          %10 = math.exp %9 : f32
+          %11 = affine.load %alloca_2[] : memref<f32>
+          %12 = arith.mulf %11, %8 : f32
+          %13 = arith.addf %12, %10 : f32
+          affine.store %13, %alloca_2[] : memref<f32>
+          affine.for %arg7 = 0 to 16 {
+            %14 = affine.load %alloca_3[%arg7] : memref<16xf32>
+            %h15 = affine.load %arg2[%arg4, %arg6, %arg7] : memref<2x32x16xf16>
+            %15 = arith.extf %h15 : f16 to f32
+            %16 = arith.mulf %10, %15 : f32
+            %17 = arith.mulf %14, %8 : f32
+            %18 = arith.addf %17, %16 : f32
+            affine.store %18, %alloca_3[%arg7] : memref<16xf32>
+          }
+          affine.store %4, %alloca[] : memref<f32>
+        }
+        %0 = affine.load %alloca_2[] : memref<f32>
+        affine.for %arg6 = 0 to 16 {
+          %1 = affine.load %alloca_3[%arg6] : memref<16xf32>
+          %2 = arith.divf %1, %0 : f32
+          affine.store %2, %arg3[%arg4, %arg5, %arg6] : memref<2x20x16xf32>
+        }
+      }
+    }
+    return
+  }
+  func.func @main(%arg0: memref<2x20x24xf16> {pb.name = "q"}, %arg1: memref<2x32x24xf16> {pb.name = "k"}, %arg2: memref<2x32x16xf16> {pb.name = "v"}, %arg3: memref<2x20x16xf32> {pb.name = "o", pb.output}) {
+    call @k0_MatMul_0(%arg0, %arg1, %arg2, %arg3) : (memref<2x20x24xf16>, memref<2x32x24xf16>, memref<2x32x16xf16>, memref<2x20x16xf32>) -> ()
+    return
+  }
+}
+
