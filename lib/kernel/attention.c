@@ -251,7 +251,7 @@ static int match_keys(struct pb_kernel_attention *a)
 		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
 		"arith.addf",   "affine.store", "affine.for", "affine.store",
 		NULL};
-	MlirOperation o[23], u[8], ld[2], m3[3];
+	MlirOperation o[23], u[8], ld[2], m3[3] = {{NULL}, {NULL}, {NULL}};
 	a->masked = sequence(body_of(a->jloop), mpat, o) ? PB_KERNEL_ATT_ADD
 		    : sequence(body_of(a->jloop), spat, o) ? PB_KERNEL_ATT_WHERE
 							   : 0;
