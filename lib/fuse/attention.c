@@ -14,20 +14,35 @@
  *
  * recognised from the statements' bodies and access relations (the
  * intermediates S, X, M, E, L and P indexed by the loops in order, each a
- * buffer of its own used by nothing else). They become one nest, the
- * recurrence of FlashAttention:
+ * buffer of its own used by nothing else). With f16 or bf16 data
+ * (pb-import --cast) the products widen their operands (arith.extf after
+ * the loads), and elementwise nests round S to the data type and back
+ * before the softmax (T may be one of them: extf, * c, truncf) and P
+ * after it; O is narrowed by a last nest. Any run of such roundings
+ * (arith.truncf, arith.extf) with at most one scale, then at most one
+ * mask (X = S * c + mask[..], the mask read at loop counters or 0, maybe
+ * widened; or X = cond[..] ? S * c : fill, a Where) between S and X, and
+ * of roundings between P and PV, is taken. Copies of O (into an output
+ * of another shape, through an expand_shape) and its narrowing are
+ * folded into the nest's store, and permuting copies into Q, K or V (an
+ * exported K^T) into its loads (copy.c, pb_fuse_fold_copy_always). They
+ * become one nest, the recurrence of FlashAttention:
  *
  *     for r (parallel): m = m0; l = 0; acc[e] = 0
- *       for j: s = sum_d x * y (* c); mn = max(m, s)
+ *       for j: s = sum_d x * y (* c) (+ mask); mn = max(m, s)
  *              k = mn == -inf ? 0 : mn (a row masked so far stays 0)
  *              a = exp(m - k); p = exp(s - k)
  *              l = l * a + p; acc[e] = acc[e] * a + p * v[e]; m = mn
  *       for e: O[r,e] = acc[e] / l
  *
- * placed where PV was. The loads of x, y, v and the store of O are clones
- * of the original ones with the induction variables remapped, so any
- * layout of Q, K, V and O keeps working. The nest is imperfect, so later
- * passes see it as one opaque statement: a kernel of its own. */
+ * placed where PV was. The loads of x, y, v (and their widenings) and
+ * the store of O are clones of the original ones with the induction
+ * variables remapped, so any layout of Q, K, V and O keeps working. The
+ * roundings of S and P between the ops are dropped: the nest keeps them
+ * in the softmax's type (f32), as FlashAttention does. The form of the
+ * nest is what lib/kernel/attention.c reads back for pb-mma. The nest is
+ * imperfect, so later passes see it as one opaque statement: a kernel of
+ * its own. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,19 +124,20 @@ static int fill(const struct pb_poly_scop *s, int i, int b, int depth,
 }
 
 /* Is "st" a contraction: acc[..] = acc[..] + x * y, the store and the
- * load of acc alike? Sets the accesses of x, y and acc's load. */
+ * load of acc alike, x and y loaded and maybe widened (arith.extf: f16
+ * or bf16 data summed in f32)? Sets the accesses of x, y and acc's load. */
 static int contraction(const struct pb_poly_stmt *st, int *x, int *y,
 		       int *acc)
 {
 	int k;
 	MlirOperation add = pb_attn_stored(st, &k);
-	if (mlirOperationIsNull(add) || st->naccess != 4 || body_ops(st) != 6 ||
+	if (mlirOperationIsNull(add) || st->naccess != 4 ||
 	    !pb_ir_op_is(add, "arith.addf"))
 		return 0;
 	for (int o = 0; o < 2; o++) {
 		int l = pb_attn_load_of(st, mlirOperationGetOperand(add, o));
 		MlirValue mv = mlirOperationGetOperand(add, 1 - o);
-		MlirOperation mul = pb_attn_def(mv);
+		MlirOperation mul = pb_attn_def(mv), ex[2];
 		if (l < 0 || !pb_ir_op_is(mul, "arith.mulf"))
 			continue;
 		MlirOperation ld = st->access[l].op, sto = st->access[k].op;
@@ -135,10 +151,15 @@ static int contraction(const struct pb_poly_stmt *st, int *x, int *y,
 			same &= mlirValueEqual(mlirOperationGetOperand(ld, i),
 					       mlirOperationGetOperand(sto,
 								       i + 1));
-		*x = pb_attn_load_of(st, mlirOperationGetOperand(mul, 0));
-		*y = pb_attn_load_of(st, mlirOperationGetOperand(mul, 1));
+		*x = pb_attn_factor_of(st, mlirOperationGetOperand(mul, 0),
+				       &ex[0]);
+		*y = pb_attn_factor_of(st, mlirOperationGetOperand(mul, 1),
+				       &ex[1]);
 		*acc = l;
-		if (same && *x >= 0 && *y >= 0 && *x != l && *y != l)
+		int nops = 6 + !mlirOperationIsNull(ex[0]) +
+			   !mlirOperationIsNull(ex[1]);
+		if (same && *x >= 0 && *y >= 0 && *x != l && *y != l &&
+		    *x != *y && body_ops(st) == nops)
 			return 1;
 	}
 	return 0;
@@ -220,6 +241,192 @@ static const struct pb_poly_stmt *nest_storing(const struct pb_poly_scop *s,
 	    st->naccess != nacc || body_ops(st) != nops || st->depth != depth)
 		return NULL;
 	return st;
+}
+
+/* Is "v" available before "at", an operation of @main's block: an
+ * argument of that block or the result of an operation before "at"? */
+static int available(MlirValue v, MlirOperation at)
+{
+	MlirBlock b = mlirOperationGetBlock(at);
+	if (mlirValueIsABlockArgument(v))
+		return mlirBlockEqual(mlirBlockArgumentGetOwner(v), b);
+	MlirOperation d = mlirOpResultGetOwner(v);
+	return mlirBlockEqual(mlirOperationGetBlock(d), b) &&
+	       mlirOperationIsBeforeInBlock(d, at);
+}
+
+/* Is the value stored by "st" (its access "w") computed from its load
+ * "in" through roundings (arith.truncf, arith.extf) and, when "scale" is
+ * not null and *scale is, one product by or quotient over a value from
+ * outside the nest (the scale, into *scale), then, when "mk" >= 0, one
+ * mask into *mask: a sum with the load "mk", maybe widened (an additive
+ * mask), or an arith.select on the load "mk" (a Where) of the value and
+ * the load "fk" (or, when "fk" < 0, a value from outside the nest)? The
+ * body holds the loads, those operations and the store last. */
+static int rounded(const struct pb_poly_stmt *st, int in, int mk, int fk,
+		   int w, MlirOperation *scale, MlirOperation *mask)
+{
+	MlirOperation sto = st->access[w].op, ld = st->access[in].op;
+	MlirOperation ml = mk >= 0 ? st->access[mk].op : (MlirOperation){NULL};
+	MlirOperation fl = fk >= 0 ? st->access[fk].op : (MlirOperation){NULL};
+	MlirValue cur = mlirOperationGetResult(ld, 0);
+	MlirValue mv = mk >= 0 ? mlirOperationGetResult(ml, 0) : (MlirValue){NULL};
+	MlirOperation op = mlirBlockGetFirstOperation(st->body);
+	for (; !mlirOperationEqual(op, sto); op = mlirOperationGetNextInBlock(op)) {
+		if (mlirOperationEqual(op, ld) ||
+		    (mk >= 0 && mlirOperationEqual(op, ml)) ||
+		    (fk >= 0 && mlirOperationEqual(op, fl)))
+			continue;
+		int n = mlirOperationGetNumOperands(op);
+		MlirValue a = mlirOperationGetOperand(op, 0);
+		MlirValue b = n > 1 ? mlirOperationGetOperand(op, 1) : a;
+		int ext = pb_ir_op_is(op, "arith.extf");
+		if (mk >= 0 && fk < 0 && ext && mlirValueEqual(a, mv) &&
+		    mlirValueEqual(mv, mlirOperationGetResult(ml, 0))) {
+			mv = mlirOperationGetResult(op, 0);
+			continue;
+		}
+		if ((ext || pb_ir_op_is(op, "arith.truncf")) &&
+		    mlirValueEqual(a, cur)) {
+		} else if (scale && mlirOperationIsNull(*scale) &&
+			   (mk < 0 || mlirOperationIsNull(*mask)) && n == 2 &&
+			   (pb_ir_op_is(op, "arith.mulf") ||
+			    pb_ir_op_is(op, "arith.divf"))) {
+			int mul = pb_ir_op_is(op, "arith.mulf");
+			if (!(mlirValueEqual(a, cur) && outside(st, b)) &&
+			    !(mul && mlirValueEqual(b, cur) && outside(st, a)))
+				return 0;
+			*scale = op;
+		} else if (mk >= 0 && fk < 0 && mlirOperationIsNull(*mask) &&
+			   n == 2 && pb_ir_op_is(op, "arith.addf") &&
+			   ((mlirValueEqual(a, cur) && mlirValueEqual(b, mv)) ||
+			    (mlirValueEqual(b, cur) && mlirValueEqual(a, mv)))) {
+			*mask = op;
+		} else if (mk >= 0 && mlirOperationIsNull(*mask) && n == 3 &&
+			   pb_ir_op_is(op, "arith.select") &&
+			   mlirValueEqual(a, mv)) {
+			MlirValue c = mlirOperationGetOperand(op, 2);
+			if (mlirValueEqual(c, cur))
+				c = b;
+			else if (!mlirValueEqual(b, cur))
+				return 0;
+			if (fk >= 0 ? !mlirValueEqual(c, mlirOperationGetResult(fl, 0))
+				    : !outside(st, c))
+				return 0;
+			*mask = op;
+		} else {
+			return 0;
+		}
+		cur = mlirOperationGetResult(op, 0);
+	}
+	return mlirValueEqual(mlirOperationGetOperand(sto, 0), cur) &&
+	       mlirOperationEqual(mlirOperationGetNextInBlock(sto),
+				  mlirBlockGetTerminator(st->body)) &&
+	       (mk < 0 || !mlirOperationIsNull(*mask));
+}
+
+/* Is access "a" of "st" an exact read at loop counters, or 0 in
+ * dimensions of size 1 (a broadcast)? */
+static int broadcast(const struct pb_poly_stmt *st,
+		     const struct pb_poly_access *a)
+{
+	int loop[PB_FUSE_MAXR];
+	return !a->write && a->exact && pb_fuse_result_loops(st, a, loop) >= 0;
+}
+
+/* Is statement "i" of "s" an elementwise nest of "depth" loops reading
+ * buffer "b" and writing another, *out, both with the loops in order,
+ * the value rounded (above)? With "t", it may apply a mask (t->mask not
+ * set yet) read with broadcast(), recorded in "t": a buffer added, or a
+ * condition (i1) choosing between the value and another, from a buffer
+ * or outside. */
+static int rounding(const struct pb_poly_scop *s, int i, int b, int depth,
+		    MlirOperation *scale, struct pb_attn *t, int *out)
+{
+	const struct pb_poly_stmt *st = &s->stmt[i];
+	int in = -1, mk = -1, fk = -1, w = -1, nx = 0, x[2];
+	if (st->kind != PB_POLY_NEST || st->depth != depth ||
+	    st->naccess > 2 + 2 * (t && mlirOperationIsNull(t->mask)))
+		return 0;
+	for (int k = 0; k < st->naccess; k++) {
+		const struct pb_poly_access *a = &st->access[k];
+		if (a->write)
+			w = w < 0 ? k : -2;
+		else if (a->buf == b && in < 0)
+			in = k;
+		else
+			x[nx++] = k;
+	}
+	if (w < 0 || in < 0 || st->access[w].buf == b)
+		return 0;
+	for (int k = 0; k < nx; k++) {
+		const struct pb_poly_access *a = &st->access[x[k]];
+		if (a->buf == b || a->buf == st->access[w].buf ||
+		    !broadcast(st, a))
+			return 0;
+		MlirType et = mlirValueGetType(mlirOperationGetResult(a->op, 0));
+		if (nx == 1 || mlirTypeIsAInteger(et))
+			mk = x[k];
+		else
+			fk = x[k];
+	}
+	if (nx == 2 && (mk < 0 || fk < 0))
+		return 0;
+	MlirOperation m = {NULL};
+	if (!rounded(st, in, mk, fk, w, scale, &m) || !pat(st, in, depth, -1) ||
+	    !pat(st, w, depth, -1))
+		return 0;
+	if (mk >= 0) {
+		t->mask = m;
+		t->mstmt = i;
+		t->macc = mk;
+		t->bmask = st->access[mk].buf;
+		t->mfill = fk;
+		t->bfill = fk >= 0 ? st->access[fk].buf : -1;
+	}
+	*out = st->access[w].buf;
+	return 1;
+}
+
+/* Is statement "i" of "s" a nest copying buffer "b" (maybe rounded) into
+ * another, *out: reading every element of "*written" once, and nothing
+ * else of "b", with a loop counter in each subscript but the constant 0
+ * in dimensions of size 1, and writing each element once at subscripts
+ * of the same kind that are available before "at"? Then *written becomes
+ * the elements it writes. */
+static int copy_out(const struct pb_poly_scop *s, int i, int b,
+		    isl_set **written, MlirOperation at, int *out)
+{
+	const struct pb_poly_stmt *st = &s->stmt[i];
+	int loop[PB_FUSE_MAXR], seen = 0;
+	if (st->kind != PB_POLY_NEST || st->naccess != 2 ||
+	    st->depth > PB_FUSE_MAXR || st->access[0].buf != b ||
+	    st->access[0].write || !st->access[1].write ||
+	    st->access[1].buf == b || !st->access[0].direct ||
+	    !st->access[0].exact || !st->access[1].exact ||
+	    !rounded(st, 0, -1, -1, 1, NULL, NULL) ||
+	    pb_fuse_result_loops(st, &st->access[1], loop) < 0 ||
+	    !available(pb_fuse_access_memref(&st->access[1]), at))
+		return 0;
+	int n = pb_fuse_result_loops(st, &st->access[0], loop);
+	for (int k = 0; k < n; k++)
+		if (loop[k] >= 0) {
+			if (seen & (1 << loop[k]))
+				return 0;
+			seen |= 1 << loop[k];
+		}
+	if (n < 0 || seen != (1 << st->depth) - 1)
+		return 0;
+	isl_set *r = isl_map_range(isl_map_copy(st->access[0].rel));
+	int ok = isl_set_is_equal(r, *written) == isl_bool_true &&
+		 isl_map_is_injective(st->access[1].rel) == isl_bool_true;
+	isl_set_free(r);
+	if (!ok)
+		return 0;
+	isl_set_free(*written);
+	*written = isl_map_range(isl_map_copy(st->access[1].rel));
+	*out = st->access[1].buf;
+	return 1;
 }
 
 /* Softmax over the rows of X (statements after "from"): R1, E, R2, D and
@@ -306,8 +513,18 @@ static int pv(const struct pb_poly_scop *s, const char *dead, struct pb_attn *t)
 {
 	int R = t->rows, x, y, acc;
 	MlirValue z;
+	/* P rounded to the data type first (f16 or bf16 models) */
+	int from = t->d, b = t->bp, nb;
+	for (t->npost = 0; t->npost < PB_ATTN_MAXC; from = t->post[t->npost++]) {
+		int n = reader(s, dead, from, b);
+		if (n < 0 || !rounding(s, n, b, R + 1, NULL, NULL, &nb))
+			break;
+		t->post[t->npost] = n;
+		t->bpost[t->npost] = b = nb;
+	}
+	t->bpv = b;
 	t->why = "the softmax's result is not read by a matmul over the keys";
-	t->pv = reader(s, dead, t->d, t->bp);
+	t->pv = reader(s, dead, from, b);
 	if (t->pv < 0)
 		return 0;
 	const struct pb_poly_stmt *st = &s->stmt[t->pv];
@@ -318,7 +535,7 @@ static int pv(const struct pb_poly_scop *s, const char *dead, struct pb_attn *t)
 		x = y;
 		y = tmp;
 	}
-	if (st->access[x].buf != t->bp || !pat(st, x, R + 2, R))
+	if (st->access[x].buf != t->bpv || !pat(st, x, R + 2, R))
 		return 0;
 	t->vp = x;
 	t->vv = y;
@@ -365,8 +582,75 @@ static int pv(const struct pb_poly_scop *s, const char *dead, struct pb_attn *t)
 			t->of = i;
 		isl_set_free(fr);
 	}
+	/* O copied (into a view of another shape, an output) or narrowed to
+	 * the data type: the nest writes that instead */
+	from = t->pv;
+	b = t->bo;
+	for (t->nout = 0; t->nout < PB_ATTN_MAXC && local(s, b);
+	     from = t->out[t->nout++]) {
+		int n = reader(s, dead, from, b);
+		if (n < 0 || !copy_out(s, n, b, &out, st->op, &nb))
+			break;
+		t->out[t->nout] = n;
+		t->bout[t->nout] = b = nb;
+	}
 	isl_set_free(out);
 	return t->of >= 0;
+}
+
+/* The statements of chain "t" into "c"; returns how many. */
+static int stmts_of(const struct pb_attn *t, int *c)
+{
+	int fixed[10] = {t->fs, t->a,  t->mf, t->r1, t->e,
+			 t->lf, t->r2, t->d,  t->of, t->pv};
+	int n = 0;
+	for (int i = 0; i < 10; i++)
+		c[n++] = fixed[i];
+	for (int i = 0; i < t->npre; i++)
+		c[n++] = t->pre[i];
+	for (int i = 0; i < t->npost; i++)
+		c[n++] = t->post[i];
+	for (int i = 0; i < t->nout; i++)
+		c[n++] = t->out[i];
+	return n;
+}
+
+/* The intermediate buffers of chain "t" into "b", what each is into
+ * "role": S to P first (*nsp of them), then O and its copies but the
+ * last when O is copied. Returns how many. */
+static int bufs_of(const struct pb_attn *t, int *b, const char **role,
+		   int *nsp)
+{
+	int n = 0;
+	b[n] = t->bs;
+	role[n++] = "S";
+	for (int i = 0; i < t->npre; i++) {
+		b[n] = t->bpre[i];
+		role[n++] = "the scaled or rounded S";
+	}
+	int mid[4] = {t->bm, t->be, t->bl, t->bp};
+	static const char *what[4] = {"the row maximum", "exp(S - max)",
+				      "the row sum", "P"};
+	for (int i = 0; i < 4; i++) {
+		b[n] = mid[i];
+		role[n++] = what[i];
+	}
+	for (int i = 0; i < t->npost; i++) {
+		b[n] = t->bpost[i];
+		role[n++] = "the rounded P";
+	}
+	*nsp = n;
+	for (int i = 0; i < t->nout; i++) {
+		b[n] = i ? t->bout[i - 1] : t->bo;
+		role[n++] = "the output of P.V";
+	}
+	return n;
+}
+
+/* The element type of buffer "b" of "s". */
+static MlirType elt(const struct pb_poly_scop *s, int b)
+{
+	return mlirShapedTypeGetElementType(mlirValueGetType(s->buf[b].root));
 }
 
 /* Match the chain starting at contraction "a"; 1 when it is attention
@@ -378,7 +662,6 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	int k, R = st->depth - 2;
 	memset(t, 0, sizeof(*t));
 	t->a = a;
-	t->t = -1;
 	t->rows = R;
 	if (st->kind != PB_POLY_NEST || R < 1 ||
 	    !contraction(st, &t->ax, &t->ay, &t->aacc))
@@ -386,46 +669,47 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	pb_attn_stored(st, &k);
 	if (!pat(st, k, R + 1, -1))
 		return 0;
-	t->bs = t->bx = st->access[k].buf;
+	t->bs = st->access[k].buf;
 	MlirValue z;
 	t->fs = fill_before(s, dead, a, t->bs, R + 1, &z);
 	if (t->fs < 0 || !is_zero(z))
 		return 0;
-	/* an optional scale S * c, c * S or S / c */
-	int n = reader(s, dead, a, t->bs);
-	if (n < 0)
-		return 0;
-	const struct pb_poly_stmt *sc = &s->stmt[n];
-	MlirOperation op = pb_attn_stored(sc, &k);
-	if (!mlirOperationIsNull(op) && sc->naccess == 2 &&
-	    body_ops(sc) == 3 && sc->depth == R + 1 &&
-	    sc->access[0].buf == t->bs && pat(sc, 0, R + 1, -1) &&
-	    pat(sc, k, R + 1, -1)) {
-		int mul = pb_ir_op_is(op, "arith.mulf");
-		for (int o = 0; o < 1 + mul; o++)
-			if ((mul || pb_ir_op_is(op, "arith.divf")) &&
-			    opnd(sc, op, o, 0) &&
-			    outside(sc, mlirOperationGetOperand(op, 1 - o))) {
-				t->t = n;
-				t->bx = sc->access[k].buf;
-			}
+	/* elementwise nests from S to X: the scale S * c, c * S or S / c,
+	 * roundings to the data type and back (f16 or bf16 models) */
+	int from = a, b = t->bs, nb;
+	for (; t->npre < PB_ATTN_MAXC; from = t->pre[t->npre++]) {
+		int n = reader(s, dead, from, b);
+		if (n < 0 ||
+		    !rounding(s, n, b, R + 1, &t->scale, t, &nb))
+			break;
+		t->pre[t->npre] = n;
+		t->bpre[t->npre] = b = nb;
 	}
-	if (!softmax(s, dead, t->t >= 0 ? t->t : a, t) || !pv(s, dead, t))
+	t->bx = b;
+	if (!softmax(s, dead, from, t) || !pv(s, dead, t))
+		return 0;
+	/* the softmax in S's type (f32 for f16 data, as torch does) */
+	t->why = "the softmax is not computed in the type of QK^T's sum";
+	MlirType ft = elt(s, t->bs);
+	if (!mlirTypeEqual(elt(s, t->bx), ft) ||
+	    !mlirTypeEqual(elt(s, t->bp), ft) ||
+	    !mlirTypeEqual(mlirValueGetType(t->zero), ft) ||
+	    (!mlirOperationIsNull(t->scale) &&
+	     !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(
+				    t->scale, 0)),
+			    ft)))
 		return 0;
 	/* the intermediates: allocations of their own, used only here */
-	int chain[11] = {t->fs, t->a, t->t, t->mf, t->r1, t->e,
-			 t->lf, t->r2, t->d, t->of, t->pv};
-	int bufs[6] = {t->bs, t->bx, t->bm, t->be, t->bl, t->bp};
+	int chain[PB_ATTN_MAXS], bufs[PB_ATTN_MAXS], nsp;
+	const char *role[PB_ATTN_MAXS];
+	int nc = stmts_of(t, chain), nb_ = bufs_of(t, bufs, role, &nsp);
+	int dst = t->nout ? t->bout[t->nout - 1] : t->bo;
 	int qkv[3] = {s->stmt[a].access[t->ax].buf,
 		      s->stmt[a].access[t->ay].buf,
 		      s->stmt[t->pv].access[t->vv].buf};
-	static const char *role[6] = {"S", "the scaled S", "the row maximum",
-				      "exp(S - max)", "the row sum", "P"};
 	t->why = t->whybuf;
-	for (int i = 0; i < 6; i++) {
+	for (int i = 0; i < nb_; i++) {
 		int b = bufs[i], n = 0;
-		if (i == 1 && t->t < 0)
-			continue;
 		snprintf(t->whybuf, sizeof(t->whybuf),
 			 "%s is not a buffer of its own (a function argument, "
 			 "an output?)",
@@ -433,16 +717,16 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 		if (!local(s, b))
 			return 0;
 		for (int j = 0; j < i; j++)
-			if (bufs[j] == b && !(j == 1 && t->t < 0))
+			if (bufs[j] == b)
 				return 0;
 		snprintf(t->whybuf, sizeof(t->whybuf),
 			 "%s is also used outside QK^T -> softmax -> PV",
 			 role[i]);
-		if (b == t->bo || b == qkv[0] || b == qkv[1] || b == qkv[2])
+		if (b == dst || b == qkv[0] || b == qkv[1] || b == qkv[2])
 			return 0;
 		for (int c = 0; c < s->nstmt; c++) {
 			int in = 0;
-			for (int j = 0; j < 11; j++)
+			for (int j = 0; j < nc; j++)
 				in |= chain[j] == c;
 			if (in) {
 				for (int j = 0; j < s->stmt[c].naccess; j++)
@@ -455,28 +739,102 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 			return 0;
 	}
 	/* Q and K keep their values until PV, nothing else sees O between
-	 * its fill and PV */
-	t->why = "Q, K or the output is accessed between the nests";
-	for (int c = 0; c < t->pv; c++) {
+	 * its fill and PV, nor its destination between PV and the copy
+	 * into it */
+	t->why = "Q, K, the mask or the output is accessed between the nests";
+	int last = t->nout ? t->out[t->nout - 1] : t->pv;
+	for (int c = 0; c < last; c++) {
 		int in = 0;
-		for (int j = 0; j < 11; j++)
+		for (int j = 0; j < nc; j++)
 			in |= chain[j] == c;
 		if (in || dead[c])
 			continue;
-		if (c > a &&
+		if (c > a && c < t->pv &&
 		    (touches(s, c, qkv[0], 1) || touches(s, c, qkv[1], 1)))
 			return 0;
-		if (c > t->of && touches(s, c, t->bo, 0))
+		if (c > t->of && c < t->pv && touches(s, c, t->bo, 0))
+			return 0;
+		if (c > t->pv && touches(s, c, dst, 0))
+			return 0;
+		/* the mask keeps its value until PV */
+		if (!mlirOperationIsNull(t->mask) && c > t->mstmt &&
+		    c < t->pv &&
+		    (touches(s, c, t->bmask, 1) ||
+		     (t->bfill >= 0 && touches(s, c, t->bfill, 1))))
 			return 0;
 	}
-	if (t->bo == qkv[0] || t->bo == qkv[1] || t->bo == qkv[2])
+	if (dst == qkv[0] || dst == qkv[1] || dst == qkv[2])
+		return 0;
+	t->why = "the mask is written by the chain";
+	for (int i = 0; i < nb_ && !mlirOperationIsNull(t->mask); i++)
+		for (int k = 0; k < 2; k++) {
+			int mb = k ? t->bfill : t->bmask;
+			if (mb >= 0 && (bufs[i] == mb || mb == t->bo || mb == dst))
+				return 0;
+		}
+	/* the masked scores in their sum's type */
+	t->why = "the mask is not applied in the type of QK^T's sum";
+	if (!mlirOperationIsNull(t->mask) &&
+	    !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(t->mask, 0)),
+			   ft))
 		return 0;
 	return 1;
 }
 
-int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		      const struct pb_poly_scop *s)
+/* Fold the copies into Q, K or V of the chains of "*s" (a Transpose of K
+ * read along QK^T's reduction, which copy.c keeps) into their reads, one
+ * per chain and round, lifting "*s" again after each round. Returns how
+ * many, or -1 (and "*s" NULL) on error. */
+static int fold_operands(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+			 struct pb_poly_scop **s)
 {
+	int total = 0;
+	for (;;) {
+		const struct pb_poly_scop *sc = *s;
+		char *dead = calloc(sc->nstmt + 1, 1);
+		int folded = 0, chain[PB_ATTN_MAXS];
+		struct pb_attn t;
+		if (!dead)
+			abort();
+		for (int a = 0; a < sc->nstmt; a++) {
+			if (dead[a] || !match(sc, dead, a, &t))
+				continue;
+			int n = stmts_of(&t, chain);
+			for (int i = 0; i < n; i++)
+				dead[chain[i]] = 1;
+			int qkv[3] = {sc->stmt[a].access[t.ax].buf,
+				      sc->stmt[a].access[t.ay].buf,
+				      sc->stmt[t.pv].access[t.vv].buf};
+			for (int i = 0; i < 3; i++) {
+				int w = -1, b = qkv[i];
+				for (int c = 0; c < a && local(sc, b); c++)
+					if (!dead[c] && touches(sc, c, b, 1))
+						w = c;
+				if (w >= 0 &&
+				    pb_fuse_fold_copy_always(ctx, o, sc, b)) {
+					/* the copy is gone */
+					dead[w] = 1;
+					folded++;
+					break;
+				}
+			}
+		}
+		free(dead);
+		if (!folded)
+			return total;
+		total += folded;
+		*s = pb_poly_extract_update(ctx, *s);
+		if (!*s)
+			return -1;
+	}
+}
+
+int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      struct pb_poly_scop **sp)
+{
+	if (fold_operands(ctx, o, sp) < 0)
+		return -1;
+	const struct pb_poly_scop *s = *sp;
 	char *dead = calloc(s->nstmt + 1, 1);
 	int n = 0;
 	struct pb_attn t;
@@ -492,13 +850,11 @@ int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 					     "attention not fused: %s", t.why);
 			continue;
 		}
-		int chain[11] = {t.pv, t.a, t.fs, t.t, t.mf, t.r1,
-				 t.e, t.lf, t.r2, t.d, t.of};
-		int bufs[6] = {t.bs, t.bx, t.bm, t.be, t.bl, t.bp};
+		int chain[PB_ATTN_MAXS], bufs[PB_ATTN_MAXS], nsp;
+		const char *role[PB_ATTN_MAXS];
+		int nc = stmts_of(&t, chain), nb = bufs_of(&t, bufs, role, &nsp);
 		int64_t bytes = 0;
-		for (int i = 0; i < 6; i++) {
-			if (i == 1 && t.t < 0)
-				continue;
+		for (int i = 0; i < nsp; i++) {
 			int64_t sz = s->buf[bufs[i]].elem_bytes;
 			for (int k = 0; k < s->buf[bufs[i]].rank; k++)
 				sz *= s->buf[bufs[i]].shape[k];
@@ -508,18 +864,17 @@ int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			pb_remark_at(ctx, loc,
 				     "attention fused: QK^T, softmax and PV in "
 				     "one nest (online softmax), S and P (%lld "
-				     "bytes) never stored",
-				     (long long)bytes);
+				     "bytes) never stored%s",
+				     (long long)bytes,
+				     t.nout ? ", the output written in place"
+					    : "");
 		pb_attn_build(s, &t);
-		for (int i = 0; i < 11; i++)
-			if (chain[i] >= 0) {
-				dead[chain[i]] = 1;
-				mlirOperationDestroy(s->stmt[chain[i]].op);
-			}
+		for (int i = 0; i < nc; i++) {
+			dead[chain[i]] = 1;
+			mlirOperationDestroy(s->stmt[chain[i]].op);
+		}
 		/* the intermediates' allocations and deallocations go */
-		for (int i = 0; i < 6; i++) {
-			if (i == 1 && t.t < 0)
-				continue;
+		for (int i = 0; i < nb; i++) {
 			MlirValue root = s->buf[bufs[i]].root;
 			MlirOpOperand u;
 			while (!mlirOpOperandIsNull(
@@ -532,4 +887,3 @@ int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	free(dead);
 	return n;
 }
-

@@ -5,11 +5,30 @@
 
 #include "fuse/internal.h"
 
-/* The chain: statement indices (t = -1 without a scale) and buffers. */
+/* The most elementwise nests in each of the chain's runs of roundings
+ * (S to X, P to what PV reads, O to its destination). */
+#define PB_ATTN_MAXC 4
+/* The most statements and intermediate buffers of one chain. */
+#define PB_ATTN_MAXS (11 + 3 * PB_ATTN_MAXC)
+
+/* The chain: statement indices and buffers. */
 struct pb_attn {
-	int fs, a, t, mf, r1, e, lf, r2, d, of, pv;
+	int fs, a, mf, r1, e, lf, r2, d, of, pv;
+	int pre[PB_ATTN_MAXC], npre;   /* S to X: roundings and the scale */
+	int post[PB_ATTN_MAXC], npost; /* P to PV's operand: roundings */
+	int out[PB_ATTN_MAXC], nout;   /* O to its destination: copies and
+					* roundings */
+	int bpre[PB_ATTN_MAXC], bpost[PB_ATTN_MAXC], bout[PB_ATTN_MAXC];
+	MlirOperation scale; /* S * c, c * S or S / c in a pre nest, or null */
+	MlirOperation mask;  /* the arith.addf of an additive mask, or the
+			      * arith.select of a Where, or null */
+	int mstmt, macc, bmask; /* its pre nest, the mask's (the condition's)
+				 * load, buffer */
+	int mfill, bfill;	/* a Where's load of its other value, buffer
+				 * (-1: none, a value from outside) */
 	int rows;			  /* R: loops shared by all */
 	int bs, bx, bm, be, bl, bp, bo; /* S, X, M, E, L, P, O */
+	int bpv;			  /* the buffer PV reads P from */
 	int ax, ay, aacc;		  /* in A: the two factors, the sum */
 	int vv, vp, vo;			  /* in PV: v, P and O's load */
 	MlirValue m0, zero;
@@ -25,6 +44,10 @@ MlirValue pb_attn_iv(const struct pb_poly_stmt *st, int k);
 MlirOperation pb_attn_def(MlirValue v);
 /* The access of "st" whose load gives "v", or -1. */
 int pb_attn_load_of(const struct pb_poly_stmt *st, MlirValue v);
+/* The access of "st" whose load gives "v" directly or widened by an
+ * arith.extf in its body (*ext that operation, else null), or -1. */
+int pb_attn_factor_of(const struct pb_poly_stmt *st, MlirValue v,
+		      MlirOperation *ext);
 /* The only store of "st" (*k its access) and the operation computing its
  * value in the body; null when there is not exactly one store. */
 MlirOperation pb_attn_stored(const struct pb_poly_stmt *st, int *k);

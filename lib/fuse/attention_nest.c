@@ -40,6 +40,21 @@ int pb_attn_load_of(const struct pb_poly_stmt *st, MlirValue v)
 	return -1;
 }
 
+/* The access of "st" whose load gives "v", directly or widened by an
+ * arith.extf of the body (*ext), or -1. */
+int pb_attn_factor_of(const struct pb_poly_stmt *st, MlirValue v,
+		      MlirOperation *ext)
+{
+	MlirOperation d = pb_attn_def(v);
+	*ext = (MlirOperation){NULL};
+	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "arith.extf") &&
+	    pb_ir_is_inside(d, st->op)) {
+		*ext = d;
+		v = mlirOperationGetOperand(d, 0);
+	}
+	return pb_attn_load_of(st, v);
+}
+
 /* The only store of "st" (*k its access), the operation computing its
  * value in the body (null when none or not one store). */
 MlirOperation pb_attn_stored(const struct pb_poly_stmt *st, int *k)
@@ -180,6 +195,58 @@ static void map_ivs(struct pb_ir_map *m, const struct pb_poly_stmt *st, int n,
 		put(m, pb_attn_iv(st, k), to[k]);
 }
 
+/* Replace the store "os" (of value v at subscripts e) by the store of
+ * the copy "C" (a nest loading every element of os's buffer once and
+ * storing it, maybe rounded, elsewhere): C's roundings applied to v,
+ * stored where C stores the element e, at C's subscripts with each loop
+ * counter of C replaced by the subscript of e it loads along. Returns the
+ * new store. */
+static MlirOperation in_place(MlirOperation os, const struct pb_poly_stmt *C)
+{
+	MlirContext mctx = mlirOperationGetContext(os);
+	const struct pb_poly_access *ld = &C->access[0], *st = &C->access[1];
+	int lo[PB_FUSE_MAXR], so[PB_FUSE_MAXR], pos[PB_FUSE_MAXR];
+	int nl = pb_fuse_result_loops(C, ld, lo);
+	int ns = pb_fuse_result_loops(C, st, so);
+	for (int k = 0; k < nl; k++)
+		if (lo[k] >= 0)
+			pos[lo[k]] = k;
+	MlirAffineMap om = mlirAffineMapAttrGetValue(pb_ir_attr(os, "map"));
+	MlirAffineExpr res[PB_FUSE_MAXR];
+	for (int k = 0; k < ns; k++)
+		res[k] = so[k] >= 0 ? mlirAffineMapGetResult(om, pos[so[k]])
+				    : mlirAffineConstantExprGet(mctx, 0);
+	MlirAffineMap nm = mlirAffineMapGet(mctx, mlirAffineMapGetNumDims(om),
+					    0, ns, res);
+	/* the value, rounded as C rounds it */
+	struct pb_ir_map m = {0};
+	put(&m, mlirOperationGetResult(ld->op, 0),
+	    mlirOperationGetOperand(os, 0));
+	for (MlirOperation op = mlirOperationGetNextInBlock(ld->op);
+	     !mlirOperationEqual(op, st->op); op = mlirOperationGetNextInBlock(op))
+		clone(os, op, &m);
+	int n = mlirOperationGetNumOperands(os);
+	MlirValue *ops = malloc(sizeof(*ops) * n);
+	if (!ops)
+		abort();
+	for (int i = 0; i < n; i++)
+		ops[i] = mlirOperationGetOperand(os, i);
+	ops[0] = pb_ir_map_lookup(&m, mlirOperationGetOperand(st->op, 0));
+	ops[1] = pb_fuse_access_memref(st);
+	MlirOperationState state = mlirOperationStateGet(
+		pb_str("affine.store"), mlirOperationGetLocation(st->op));
+	MlirNamedAttribute na = mlirNamedAttributeGet(
+		mlirIdentifierGet(mctx, pb_str("map")), mlirAffineMapAttrGet(nm));
+	mlirOperationStateAddOperands(&state, n, ops);
+	mlirOperationStateAddAttributes(&state, 1, &na);
+	MlirOperation sto = mlirOperationCreate(&state);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(os), os, sto);
+	mlirOperationDestroy(os);
+	free(ops);
+	pb_ir_map_free(&m);
+	return sto;
+}
+
 /* Replace the chain "t" by the one nest of the file comment, before PV. */
 void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 {
@@ -214,23 +281,76 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 	ivs[R + 1] = dv;
 	map_ivs(&m, A, R + 2, ivs);
 	put(&m, mlirOperationGetResult(A->access[t->aacc].op, 0),
-		      load(db, ss, 0, z));
-	for (MlirOperation op = mlirBlockGetFirstOperation(A->body);
-	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
-		if (!mlirOperationEqual(op, A->access[t->aacc].op) &&
-		    !pb_ir_op_is(op, "affine.store") &&
-		    !pb_ir_op_is(op, "affine.yield"))
-			clone(db, op, &m);
+	    load(db, ss, 0, z));
+	/* each factor's load and its widening, then the product and the
+	 * sum: the order lib/kernel/attention.c reads */
 	MlirOperation add = pb_attn_stored(A, &k);
-	store(db, pb_ir_map_lookup(&m, mlirOperationGetResult(add, 0)), ss, 0,
-	      z);
+	MlirValue p0 = mlirOperationGetOperand(add, 0);
+	MlirOperation mul = pb_attn_def(mlirOperationGetOperand(
+		add, pb_attn_load_of(A, p0) == t->aacc ? 1 : 0));
+	for (int i = 0; i < 2; i++) {
+		MlirOperation ext;
+		int f = pb_attn_factor_of(A, mlirOperationGetOperand(mul, i),
+					  &ext);
+		clone(db, A->access[f].op, &m);
+		if (!mlirOperationIsNull(ext))
+			clone(db, ext, &m);
+	}
+	clone(db, mul, &m);
+	store(db, clone(db, add, &m), ss, 0, z);
 	MlirValue sv = load(jb, ss, 0, z);
-	if (t->t >= 0) {
-		const struct pb_poly_stmt *T = &s->stmt[t->t];
-		put(&m, mlirOperationGetResult(T->access[0].op, 0), sv);
-		sv = clone(jb, pb_attn_stored(T, &k), &m);
+	/* the scale; the roundings of S between the ops are dropped: the
+	 * nest keeps S in its sum's type, as FlashAttention does */
+	for (int i = 0; i < t->npre && !mlirOperationIsNull(t->scale); i++) {
+		const struct pb_poly_stmt *T = &s->stmt[t->pre[i]];
+		if (!pb_ir_is_inside(t->scale, T->op))
+			continue;
+		/* s * c or s / c: the scores first, as pb-mma reads it */
+		MlirValue c = mlirOperationGetOperand(t->scale, 1);
+		if (pb_ir_defined_in(c, T->op))
+			c = mlirOperationGetOperand(t->scale, 0);
+		sv = binop(jb,
+			   pb_ir_op_is(t->scale, "arith.mulf") ? "arith.mulf"
+							       : "arith.divf",
+			   sv, c);
 		mlirOperationSetLocation(pb_attn_def(sv),
 					 mlirOperationGetLocation(T->op));
+	}
+
+	/* x = s (* c) + mask[..], the mask widened as its nest widens it,
+	 * or x = cond[..] ? x : fill (either way round, as the Where) */
+	if (!mlirOperationIsNull(t->mask)) {
+		const struct pb_poly_stmt *M = &s->stmt[t->mstmt];
+		MlirOperation ml = M->access[t->macc].op;
+		MlirValue mv = mlirOperationGetResult(ml, 0);
+		ivs[R] = jv;
+		map_ivs(&m, M, R + 1, ivs);
+		MlirValue v = clone(jb, ml, &m);
+		if (pb_ir_op_is(t->mask, "arith.select")) {
+			MlirValue f = mlirOperationGetOperand(t->mask, 1);
+			int first = !pb_ir_defined_in(f, M->op) ||
+				    (t->mfill >= 0 &&
+				     mlirValueEqual(f, mlirOperationGetResult(
+							       M->access[t->mfill].op, 0)));
+			if (!first)
+				f = mlirOperationGetOperand(t->mask, 2);
+			if (t->mfill >= 0)
+				f = clone(jb, M->access[t->mfill].op, &m);
+			MlirValue ops[3] = {v, first ? f : sv, first ? sv : f};
+			sv = make(jb, "arith.select", 3, ops, mlirValueGetType(sv),
+				  0, NULL, NULL);
+		} else {
+			for (MlirOpOperand u = mlirValueGetFirstUse(mv);
+			     !mlirOpOperandIsNull(u);
+			     u = mlirOpOperandGetNextUse(u))
+				if (pb_ir_op_is(mlirOpOperandGetOwner(u),
+						"arith.extf"))
+					v = clone(jb, mlirOpOperandGetOwner(u),
+						  &m);
+			sv = binop(jb, "arith.addf", sv, v);
+		}
+		mlirOperationSetLocation(pb_attn_def(sv),
+					 mlirOperationGetLocation(M->op));
 	}
 
 	/* mn = max(m, s); k = mn == -inf ? 0 : mn;
@@ -275,13 +395,22 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 	ivs[R + 1] = jv;
 	map_ivs(&m, PV, R + 2, ivs);
 	MlirValue cur = load(eb, acc, 1, ev);
-	put(&m, mlirOperationGetResult(PV->access[t->vp].op, 0), pv);
-	clone(eb, PV->access[t->vv].op, &m);
-	MlirOperation padd = pb_attn_stored(PV, &k);
-	MlirValue p0 = mlirOperationGetOperand(padd, 0);
-	MlirOperation mul = pb_attn_def(mlirOperationGetOperand(
-		padd, pb_attn_load_of(PV, p0) == t->vo ? 1 : 0));
-	MlirValue prod = clone(eb, mul, &m);
+	/* p * v, P not rounded to the data type (P.V's operand) */
+	MlirOperation ext, padd = pb_attn_stored(PV, &k);
+	MlirValue p0v = mlirOperationGetOperand(padd, 0);
+	MlirOperation pmul = pb_attn_def(mlirOperationGetOperand(
+		padd, pb_attn_load_of(PV, p0v) == t->vo ? 1 : 0));
+	MlirValue vv = {NULL};
+	for (int i = 0; i < 2; i++)
+		if (pb_attn_factor_of(PV, mlirOperationGetOperand(pmul, i),
+				      &ext) == t->vv) {
+			vv = clone(eb, PV->access[t->vv].op, &m);
+			if (!mlirOperationIsNull(ext))
+				vv = clone(eb, ext, &m);
+		}
+	MlirValue prod = binop(eb, "arith.mulf", pv, vv);
+	mlirOperationSetLocation(pb_attn_def(prod),
+				 mlirOperationGetLocation(pmul));
 	MlirValue scaled = binop(eb, "arith.mulf", cur, av);
 	store(eb, binop(eb, "arith.addf", scaled, prod), acc, 1, ev);
 	store(jb, mn, mm, 0, z);
@@ -298,7 +427,11 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 	MlirValue ov = clone(ob, div, &m);
 	put(&m, mlirOperationGetResult(padd, 0), ov);
 	pb_attn_stored(PV, &k);
-	clone(ob, PV->access[k].op, &m);
+	MlirOperation os = mlirOperationClone(PV->access[k].op);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(ob), ob, os);
+	pb_ir_remap_operands(os, &m);
+	for (int i = 0; i < t->nout; i++)
+		os = in_place(os, &s->stmt[t->out[i]]);
 	pb_ir_map_free(&m);
 }
 

@@ -327,8 +327,11 @@ static void rewrite(MlirOperation r, void *user)
 	pb_ir_map_free(&map);
 }
 
-int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		      const struct pb_poly_scop *s, int b)
+/* Fold the copy or producer into buffer "b" of "s" into its readers
+ * (pb_fuse_fold_copy); with "any_order" a plain copy is folded however
+ * its readers walk it (pb_fuse_fold_copy_always). */
+static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		const struct pb_poly_scop *s, int b, int any_order)
 {
 	const struct pb_poly_buf *buf = &s->buf[b];
 	MlirOperation alloc = pb_ir_value_parent(buf->root);
@@ -367,9 +370,10 @@ int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		return 0;
 	double redundancy = reads / elems;
 	double limit = o->max_redundancy > 0 ? o->max_redundancy : 1.0;
-	if (cp.compute ? redundancy > limit || all_aligned ||
-				 after_reduction(s, cp.c)
-		       : !once && !keeps_order(s, &cp))
+	if (any_order ? cp.compute
+	    : cp.compute ? redundancy > limit || all_aligned ||
+				   after_reduction(s, cp.c)
+			 : !once && !keeps_order(s, &cp))
 		return 0;
 	const struct pb_poly_stmt *c = &s->stmt[cp.c];
 	for (int k = 0; k + 1 < c->naccess; k++)
@@ -382,11 +386,23 @@ int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			     nread, redundancy, limit);
 	else if (o->remarks)
 		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
-			     "copy folded into its %d reads: they load its "
+			     "copy folded into its %d reads%s: they load its "
 			     "source",
-			     nread);
+			     nread, any_order ? " (attention's operand)" : "");
 	pb_fuse_foreach_access(s, cp.c + 1, last, b, rewrite, &cp);
 	mlirOperationDestroy(s->stmt[cp.c].op);
 	mlirOperationDestroy(alloc);
 	return 1;
+}
+
+int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+		      const struct pb_poly_scop *s, int b)
+{
+	return fold(ctx, o, s, b, 0);
+}
+
+int pb_fuse_fold_copy_always(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+			     const struct pb_poly_scop *s, int b)
+{
+	return fold(ctx, o, s, b, 1);
 }

@@ -835,9 +835,11 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			     pb_fuse_reductions_inward(ctx, o, s0))))
 			return PB_ERR;
 		/* QK^T -> softmax -> PV as one nest (attention.c) */
-		if (attention &&
-		    refresh(ctx, body, &s0, pb_fuse_attention(ctx, o, s0)))
-			return PB_ERR;
+		if (attention) {
+			int n = pb_fuse_attention(ctx, o, &s0);
+			if (n < 0 || refresh(ctx, body, &s0, n))
+				return PB_ERR;
+		}
 		if (o->upstream) {
 			pb_poly_scop_free(s0);
 			s0 = NULL;

@@ -138,6 +138,11 @@ int pb_fuse_fold_pad(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
  * when folded. */
 int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		      const struct pb_poly_scop *s, int b);
+/* The same for a plain permuting copy (no arithmetic) whatever order its
+ * readers read it in: attention's operands (attention.c), which the
+ * tensor-core mapping reads through a permutation either way. */
+int pb_fuse_fold_copy_always(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+			     const struct pb_poly_scop *s, int b);
 
 /* Reorder the loops of every permutable nest of "s" whose reduction loops
  * are not innermost: parallel loops out, reduction loops in (permute.c).
@@ -204,12 +209,14 @@ static inline MlirValue pb_fuse_access_memref(const struct pb_poly_access *a)
 	return mlirOperationGetOperand(a->op, a->write ? 1 : 0);
 }
 
-/* Replace each attention of "s" (a matmul, a softmax over its rows and a
+/* Replace each attention of "*s" (a matmul, a softmax over its rows and a
  * matmul of the result, with nothing else using the intermediates) by one
- * nest computing it with an online softmax (attention.c). Returns how many
- * were fused; "s" is stale afterwards. */
+ * nest computing it with an online softmax (attention.c); the copies
+ * feeding its operands are folded into it first ("*s" is then lifted
+ * again). Returns how many were fused, "*s" stale afterwards when some
+ * were; -1 (and "*s" NULL) on error. */
 int pb_fuse_attention(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-		      const struct pb_poly_scop *s);
+		      struct pb_poly_scop **s);
 
 /* The names of the PB_FUSE_* bits, in bit order, NULL-terminated. */
 extern const char *const pb_fuse_kind_names[];

@@ -9,7 +9,9 @@
  *     m[] = -inf; l[] = 0; for e: acc[e] = 0
  *     for j = 0 to NK:                                    (jloop)
  *       s[] = 0; for d = 0 to D: s[] += Q[..i..d] * K[..j..d]   (dloop)
- *       x = s[] (* c or / c); mn = max(x, m[])
+ *       x = s[] (* c or / c) (+ mask[..r..j], maybe widened,
+ *           or cond[..r..j] ? x : fill, either way round)
+ *       mn = max(x, m[])
  *       k = mn == -inf ? 0 : mn; a = exp(m[] - k); p = exp(x - k)
  *       l[] = l[] * a + p
  *       for e = 0 to E: acc[e] = acc[e] * a + p * V[..j..e]     (eloop)
@@ -229,9 +231,38 @@ static int match_keys(struct pb_kernel_attention *a)
 		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
 		"arith.addf",   "affine.store", "affine.for", "affine.store",
 		NULL};
-	MlirOperation o[20], u[8], ld[2];
-	if (!sequence(body_of(a->jloop), pat, o))
+	/* the same with an additive mask after the scale: load, ?extf,
+	   addf (at "mk" in the pattern) */
+	enum { mk = 5 };
+	static const char *const mpat[] = {
+		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
+		"?arith.divf",  "affine.load", "?arith.extf", "arith.addf",
+		"affine.load", "arith.maximumf",
+		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
+		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
+		"arith.addf",   "affine.store", "affine.for", "affine.store",
+		NULL};
+	/* or a Where: load cond, ?load fill, select */
+	static const char *const spat[] = {
+		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
+		"?arith.divf",  "affine.load", "?affine.load", "arith.select",
+		"affine.load", "arith.maximumf",
+		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
+		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
+		"arith.addf",   "affine.store", "affine.for", "affine.store",
+		NULL};
+	MlirOperation o[23], u[8], ld[2], m3[3] = {{NULL}, {NULL}, {NULL}};
+	a->masked = sequence(body_of(a->jloop), mpat, o) ? PB_KERNEL_ATT_ADD
+		    : sequence(body_of(a->jloop), spat, o) ? PB_KERNEL_ATT_WHERE
+							   : 0;
+	if (a->masked) {
+		/* the mask's operations aside, the roles are where they are
+		   without one */
+		memcpy(m3, o + mk, sizeof(m3));
+		memmove(o + mk, o + mk + 3, sizeof(*o) * (22 - mk - 3));
+	} else if (!sequence(body_of(a->jloop), pat, o)) {
 		return 0;
+	}
 	a->dloop = o[1];
 	a->eloop = o[17];
 	if ((a->d = trip(a->dloop)) < 1 || (a->e = trip(a->eloop)) < 1)
@@ -266,6 +297,34 @@ static int match_keys(struct pb_kernel_attention *a)
 			return 0;
 		a->divide = !mlirOperationIsNull(o[4]);
 		x = mlirOperationGetResult(sc, 0);
+	}
+	/* x = x + mask[..] or x = cond[..] ? x : fill (either way round):
+	   subscripts the band's and the key's */
+	memset(&a->fill, 0, sizeof(a->fill));
+	if (a->masked == PB_KERNEL_ATT_WHERE) {
+		MlirValue c = mlirOperationGetOperand(m3[2], 1);
+		if (mlirValueEqual(c, x))
+			c = mlirOperationGetOperand(m3[2], 2);
+		else if (!mlirValueEqual(mlirOperationGetOperand(m3[2], 2), x))
+			return 0;
+		if (!is_result(mlirOperationGetOperand(m3[2], 0), m3[0]) ||
+		    (mlirOperationIsNull(m3[1]) ? !outside(a, c)
+		     : !is_result(c, m3[1]) || !access_of(a, m3[1], &a->fill) ||
+			       !outside(a, a->fill.mem)))
+			return 0;
+	} else if (a->masked &&
+		   (!mlirValueEqual(mlirOperationGetOperand(m3[2], 0), x) ||
+		    !loaded(mlirOperationGetOperand(m3[2], 1), m3[0], m3[1]))) {
+		return 0;
+	}
+	if (a->masked) {
+		if (!access_of(a, m3[0], &a->mask) || !outside(a, a->mask.mem))
+			return 0;
+		for (int r = 0; r < a->mask.rank; r++)
+			if (a->mask.sub[r] == PB_KERNEL_ATT_D ||
+			    a->mask.sub[r] == PB_KERNEL_ATT_E)
+				return 0;
+		x = mlirOperationGetResult(m3[2], 0);
 	}
 	/* mn = max(x, m); k = mn == -inf ? 0 : mn; a = exp(m - k);
 	   p = exp(x - k); l = l * a + p */
@@ -498,6 +557,9 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 	       "extends past it";
 	if (a->d % 16 && (extent_along(&a->q, PB_KERNEL_ATT_D) != a->d ||
 			  extent_along(&a->k, PB_KERNEL_ATT_D) != a->d))
+		return 0;
+	*why = "masked attention: no tensor-core tiles for masks yet";
+	if (a->masked)
 		return 0;
 	*why = "the number of keys is not a multiple of 16";
 	if (a->nk % 16)

@@ -295,6 +295,9 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 #define PB_KERNEL_ATT_J (-10)
 #define PB_KERNEL_ATT_D (-11)
 #define PB_KERNEL_ATT_E (-12)
+/* pb_kernel_attention.masked: x + mask[..], or cond[..] ? x : fill. */
+#define PB_KERNEL_ATT_ADD 1
+#define PB_KERNEL_ATT_WHERE 2
 struct pb_kernel_attention {
 	struct pb_kernel_band b;
 	int m;				/* the band dimension of query rows */
@@ -304,6 +307,10 @@ struct pb_kernel_attention {
 	MlirValue mbuf, lbuf, accbuf;	/* the running max, sum, output row */
 	double scale;			/* scores times (or over) this */
 	int divide;
+	int masked;			/* a mask after the scale (below): */
+	struct pb_kernel_access mask;	/* its load (band dims, the key) */
+	struct pb_kernel_access fill;	/* a Where's other value's load (op
+					   null: a value from outside) */
 	MlirType elt;			/* Q's, K's and V's element type */
 	MlirType tc;			/* their type on tensor cores */
 };

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Differential numeric check of pb-fuse, independent of pb-run.
 
-usage: numcheck.py ORIG.mlir FUSED.mlir
+usage: numcheck.py [--rtol=X] [--atol=X] ORIG.mlir FUSED.mlir
 
 Runs the tensor-level @main of ORIG (reference: upstream one-shot
 bufferization and convert-linalg-to-loops) and the fuse-stage @main of
 FUSED (pb.output out-parameters) with mlir-runner on the same
-deterministic inputs, and compares every output (rtol 1e-4, atol 1e-5).
+deterministic inputs, and compares every output (rtol 1e-4, atol 1e-5
+unless given; f16 and bf16 outputs are printed widened to f32).
 Out-parameters start filled with other values than the inputs, so an
 output that pb-fuse's code never writes is caught. Prints "OK: ..." or
 exits with "FAIL: ..."."""
@@ -86,7 +87,7 @@ def fill(k, body, n):
     L.append("      %%s%d = arith.constant %d : i64" % (k, 13 * k + 5))
     L.append("      %%d%d = arith.addi %%b%d, %%s%d : i64" % (k, k, k))
     L.append("      %%e%d = arith.remsi %%d%d, %%c17 : i64" % (k, k))
-    if et.startswith("f"):
+    if et.startswith("f") or et == "bf16":
         L.append("      %%g%d = arith.sitofp %%e%d : i64 to %s" % (k, k, et))
         L.append("      %%h%d = arith.constant %s : %s" % (k, "8.0" if n else "100.0", et))
         L.append("      %%v%d = arith.subf %%g%d, %%h%d : %s" % (k, k, k, et))
@@ -126,8 +127,27 @@ def driver(argl, resl):
     else:
         L.append("    " + call)
     used = set()
-    for v, b in outs:
-        et = shape(b)[1]
+    for i, (v, b) in enumerate(outs):
+        dims, et = shape(b)
+        if et in ("f16", "bf16"):
+            # widen into an f32 copy to print it
+            N = 1
+            for d in dims: N *= d
+            src = v
+            if len(dims) != 1:
+                src = "%%x%d" % i
+                if dims:
+                    L.append("    %s = memref.collapse_shape %s [[%s]] : memref<%s> into memref<%dx%s>" % (src, v, ", ".join(map(str, range(len(dims)))), b, N, et))
+                else:
+                    L.append("    %s = memref.expand_shape %s [] output_shape [1] : memref<%s> into memref<1x%s>" % (src, v, b, et))
+            L.append("    %%y%d = memref.alloc() : memref<%dxf32>" % (i, N))
+            L.append("    %%n%d = arith.constant %d : index" % (i, N))
+            L.append("    scf.for %%k%d = %%c0 to %%n%d step %%c1 {" % (i, i))
+            L.append("      %%l%d = memref.load %s[%%k%d] : memref<%dx%s>" % (i, src, i, N, et))
+            L.append("      %%e%d = arith.extf %%l%d : %s to f32" % (i, i, et))
+            L.append("      memref.store %%e%d, %%y%d[%%k%d] : memref<%dxf32>" % (i, i, i, N))
+            L.append("    }")
+            v, b, et = "%%y%d" % i, "%dxf32" % N, "f32"
         L.append("    %%u%s = memref.cast %s : memref<%s> to memref<*x%s>" % (v[1:], v, b, et))
         L.append("    call @%s(%%u%s) : (memref<*x%s>) -> ()" % (PRINT[et], v[1:], et))
         used.add(et)
@@ -165,7 +185,12 @@ def run(text, pipeline):
     return outs
 
 def main():
-    orig, fused = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+    rtol, atol, files = 1e-4, 1e-5, []
+    for a in sys.argv[1:]:
+        if a.startswith("--rtol="): rtol = float(a[7:])
+        elif a.startswith("--atol="): atol = float(a[7:])
+        else: files.append(a)
+    orig, fused = open(files[0]).read(), open(files[1]).read()
     ref = run(orig, "one-shot-bufferize{bufferize-function-boundaries function-boundary-type-conversion=identity-layout-map},func.func(convert-linalg-to-loops)," + LOWER)
     got = run(fused, LOWER)
     if len(ref) != len(got):
@@ -175,7 +200,7 @@ def main():
         if len(a) != len(b):
             sys.exit("FAIL: output %d has %d values, expected %d" % (i, len(b), len(a)))
         for x, y in zip(a, b):
-            err = abs(x - y) / (1e-5 + 1e-4 * abs(x))
+            err = abs(x - y) / (atol + rtol * abs(x))
             if not err <= 1.0:
                 sys.exit("FAIL: output %d: %g vs %g" % (i, y, x))
             worst = max(worst, abs(x - y))
