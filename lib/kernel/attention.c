@@ -558,8 +558,15 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 	if (a->d % 16 && (extent_along(&a->q, PB_KERNEL_ATT_D) != a->d ||
 			  extent_along(&a->k, PB_KERNEL_ATT_D) != a->d))
 		return 0;
-	*why = "masked attention: no tensor-core tiles for masks yet";
-	if (a->masked)
+	/* an additive mask is read as fragments of the scores' shape, a
+	   Where's condition would need boolean fragments */
+	*why = "masked attention with a Where: no tensor-core tiles for it";
+	if (a->masked == PB_KERNEL_ATT_WHERE)
+		return 0;
+	*why = "the additive mask is not a float buffer";
+	if (a->masked &&
+	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(
+		    mlirValueGetType(a->mask.mem))))
 		return 0;
 	*why = "the number of keys is not a multiple of 16";
 	if (a->nk % 16)

@@ -84,10 +84,21 @@ static void read_text(struct pb_buf *t, const char *res, const char *mem,
 	}
 	pb_buf_printf(t, "]%s {in_bounds = [%s, %s], permutation_map = "
 		      "affine_map<(", write ? "" : ", %pad",
-		      mrows ? "false" : "true", mcols ? "false" : "true");
+		      mrows && pos_of(x, rr) >= 0 ? "false" : "true",
+		      mcols && pos_of(x, cr) >= 0 ? "false" : "true");
 	for (int r = 0; r < x->rank; r++)
 		pb_buf_printf(t, "%sd%d", r ? ", " : "", r);
-	pb_buf_printf(t, ") -> (d%d, d%d)>} : ", pos_of(x, rr), pos_of(x, cr));
+	/* a dimension the access does not have: broadcast */
+	int pr = pos_of(x, rr), pc = pos_of(x, cr);
+	pb_buf_puts(t, ") -> (");
+	if (pr < 0)
+		pb_buf_puts(t, "0, ");
+	else
+		pb_buf_printf(t, "d%d, ", pr);
+	if (pc < 0)
+		pb_buf_puts(t, "0)>} : ");
+	else
+		pb_buf_printf(t, "d%d)>} : ", pc);
 	if (write)
 		pb_buf_printf(t, "vector<%dx%dx%s>, %s\n", rows, cols, et, mt);
 	else
@@ -134,13 +145,52 @@ static void f32_text(char *s, size_t n, double x)
 	snprintf(s, n, "0x%08X", bits);
 }
 
+/* The additive mask of "a" on the scores of row fragment "i" and key
+ * fragment "n" ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = that + the mask's
+ * fragment times log2(e). A mask without the query rows (a padding mask
+ * broadcast over them) is read once for all row fragments. */
+static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
+		      int i, int n, int fm, int mask_r)
+{
+	int rows = pos_of(&a->mask, a->m) >= 0;
+	struct pb_buf mt = {0}, e = {0};
+	char res[32], row[32], jn[32];
+	pb_ir_type_print(mlirValueGetType(a->mask.mem), &mt);
+	elt_text(a->mask.mem, &e);
+	if (rows || i == 0) {
+		struct names nm = {row, jn, NULL, NULL};
+		snprintf(row, sizeof(row), "row%d", i);
+		snprintf(jn, sizeof(jn), "jn%d", n);
+		snprintf(res, sizeof(res), "mk%d_%d%s", rows ? i : 0, n,
+			 mlirTypeIsAF32(mlirShapedTypeGetElementType(
+				 mlirValueGetType(a->mask.mem)))
+				 ? ""
+				 : "h");
+		read_text(t, res, "M", mt.data, e.data, a, &a->mask, "cm", a->m,
+			  PB_KERNEL_ATT_J, &nm, 16, 8, mask_r, 0, 0);
+		if (strcmp(e.data, "f32"))
+			pb_buf_printf(t, "        %%mk%d_%d = arith.extf "
+				      "%%mk%d_%dh : vector<16x8x%s> to "
+				      "vector<16x8xf32>\n",
+				      rows ? i : 0, n, rows ? i : 0, n, e.data);
+		pb_buf_printf(t, "        %%ml%d_%d = arith.mulf %%mk%d_%d, "
+			      "%%log2e : vector<16x8xf32>\n", rows ? i : 0, n,
+			      rows ? i : 0, n);
+	}
+	pb_buf_printf(t, "        %%x%d_%d = arith.addf %%xq%d_%d, %%ml%d_%d : "
+		      "vector<16x8xf32>\n", i, n, i, n, rows ? i : 0, n);
+	(void)fm;
+	pb_buf_free(&mt);
+	pb_buf_free(&e);
+}
+
 /* The scores of key step "%j" of the warp's "fm" row fragments: "%x<i>_<n>"
  * for row fragment i and key fragment n = 0 .. BN/8 - 1, each K fragment
  * read once for all row fragments. */
 static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			const struct pb_kernel_attention_tiles *s,
 			const char *mk, const char *et, const char *tc,
-			int cut, int fm)
+			int cut, int fm, int mask_r)
 {
 	int nd = (int)((a->d + 15) / 16);
 	for (int n = 0; n < s->bn / 8; n++) {
@@ -178,11 +228,14 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 					      "vector<16x8xf32>\n", tc, tc);
 			}
 		}
-		for (int i = 0; i < fm; i++)
-			pb_buf_printf(t, "        %%x%d_%d = arith.mulf "
+		for (int i = 0; i < fm; i++) {
+			pb_buf_printf(t, "        %%%s%d_%d = arith.mulf "
 				      "%%s%d_%d_%d, %%scale : "
 				      "vector<16x8xf32>\n",
-				      i, n, i, n, nd - 1);
+				      a->masked ? "xq" : "x", i, n, i, n, nd - 1);
+			if (a->masked)
+				mask_text(t, a, i, n, fm, mask_r);
+		}
 	}
 }
 
@@ -339,8 +392,13 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_buf_printf(t, "#pba = affine_map<(m, n, k) -> (m, k)>\n"
 		      "#pbb = affine_map<(m, n, k) -> (k, n)>\n"
 		      "#pbc = affine_map<(m, n, k) -> (m, n)>\n"
-		      "func.func @t(%%Q: %s, %%K: %s, %%V: %s, %%O: %s) {\n",
+		      "func.func @t(%%Q: %s, %%K: %s, %%V: %s, %%O: %s",
 		      mq.data, mk.data, mv.data, mo.data);
+	if (a->masked) {
+		pb_buf_puts(t, ", %M: ");
+		pb_ir_type_print(mlirValueGetType(a->mask.mem), t);
+	}
+	pb_buf_puts(t, ") {\n");
 	pb_buf_puts(t, "  affine.parallel (");
 	for (int d = 0; d < a->b.n; d++)
 		pb_buf_printf(t, "%s%%b%d", d ? ", " : "", d);
@@ -384,6 +442,11 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	cst_text(t, &a->k, "ck");
 	cst_text(t, &a->v, "cv");
 	cst_text(t, &a->o, "co");
+	if (a->masked) {
+		cst_text(t, &a->mask, "cm");
+		pb_buf_puts(t, "      %log2e = arith.constant dense<1.44269502> "
+			    ": vector<16x8xf32>\n");
+	}
 	/* Q, once */
 	for (int i = 0; i < fm; i++)
 		for (int kk = 0; kk < nd; kk++) {
@@ -417,7 +480,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	for (int i = 0; i < fm * ne; i++)
 		pb_buf_puts(t, ", vector<16x8xf32>");
 	pb_buf_puts(t, ") {\n");
-	scores_text(t, a, s, mk.data, et.data, tc.data, cut, fm);
+	scores_text(t, a, s, mk.data, et.data, tc.data, cut, fm, mask_r);
 	for (int i = 0; i < fm; i++)
 		softmax_text(t, i, nf, ne);
 	for (int kk = 0; kk < nf / 2; kk++)
@@ -479,9 +542,11 @@ int pb_mma_attention(struct pb_ctx *ctx, const struct pb_kernel_attention *a,
 {
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
-	MlirValue args[4] = {a->q.mem, a->k.mem, a->v.mem, a->o.mem};
+	MlirValue args[5] = {a->q.mem, a->k.mem, a->v.mem, a->o.mem,
+			     a->mask.mem};
 	nest_text(&t, a, s);
-	int rc = pb_ir_instantiate(ctx, t.data, a->b.root, 4, args,
+	int rc = pb_ir_instantiate(ctx, t.data, a->b.root, a->masked ? 5 : 4,
+				   args,
 				   mlirOperationGetLocation(a->b.root), &out);
 	pb_buf_free(&t);
 	if (rc == PB_OK && out.n == 1)

@@ -178,6 +178,25 @@ static int add_read(struct anest *n, MlirOperation r, MlirValue j)
 	return 1;
 }
 
+/* Is transfer_read "r" of the key loop (counter "j") one of K's or V's
+ * tiles (a key subscript and a constant one), the same for all the
+ * block's warps? Other reads (an additive mask's, which the rows
+ * subscript) stay in global memory. */
+static int tile_read(MlirOperation r, MlirValue j)
+{
+	int key = 0, cst = 0;
+	for (int v = 0; v < 2; v++) {
+		int d = pb_kernel_transfer_dim(r, v);
+		int64_t c;
+		if (d < 0)
+			return 0;
+		MlirValue x = mlirOperationGetOperand(r, 1 + d);
+		key += key_index(x, j, &c);
+		cst += index_constant(x, &c);
+	}
+	return key == 1 && cst == 1;
+}
+
 /* Is "block" pb-mma's attention nest? "n" filled. */
 static int find(MlirOperation block, struct anest *n)
 {
@@ -217,7 +236,8 @@ static int find(MlirOperation block, struct anest *n)
 	MlirValue j = mlirBlockGetArgument(jb, 0);
 	for (MlirOperation o = mlirBlockGetFirstOperation(jb);
 	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
-		if (pb_ir_op_is(o, "vector.transfer_read") && !add_read(n, o, j))
+		if (pb_ir_op_is(o, "vector.transfer_read") && tile_read(o, j) &&
+		    !add_read(n, o, j))
 			return 0;
 	return n->nop > 0 && n->nk % n->bn == 0;
 }
