@@ -74,8 +74,9 @@ static int run(struct pb_ctx *ctx, MlirModule m, const char *pipeline,
 /* Map and outline "m" in place: after this the host side of @main is a
  * sequence of allocations, views and gpu.launch_func. With "threads",
  * the passes over each function and each kernel's gpu.module run on
- * MLIR's thread pool. */
-static int lower(struct pb_ctx *ctx, MlirModule m, int threads)
+ * MLIR's thread pool; with "dedup", identical kernels are cleaned up
+ * once. */
+static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 {
 	if (pb_codegen_check(ctx, m) ||
 	    run(ctx, m, pb_passes_codegen_prepare, threads, 1) ||
@@ -96,7 +97,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads)
 	if (run(ctx, m, pb_passes_outline, threads, 0))
 		return PB_ERR;
 	/* identical kernels cleaned up once (twins.c) */
-	struct pb_codegen_twins *tw = pb_codegen_twins_strip(m);
+	struct pb_codegen_twins *tw = dedup ? pb_codegen_twins_strip(m) : NULL;
 	int rc = run(ctx, m, pb_passes_outline_kernels, threads, 0);
 	pb_codegen_twins_fill(tw);
 	if (rc || pb_codegen_merge(ctx, m) ||
@@ -204,7 +205,7 @@ int pb_codegen_run(struct pb_ctx *ctx, MlirModule m,
 	}
 	if (tile(opts) || s >= PB_STAGE_CODEGEN)
 		return PB_OK;
-	return lower(ctx, m, jobs(opts) > 1);
+	return lower(ctx, m, jobs(opts) > 1, !(opts && opts->no_dedup));
 }
 
 /* Plan "p" (may be NULL) with its scratch buffers packed into one arena
