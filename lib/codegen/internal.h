@@ -109,13 +109,18 @@ struct pb_codegen_part {
 	struct pb_buf text, ptx, err;
 	int nobj, failed;
 };
-/* Run the pass pipeline "pipeline" on each of the "n" parts, on "jobs"
- * threads with an MlirContext each (jobs.c), linking the bitcode file
- * "libdevice" (may be NULL: none) into the parts that call it, the
- * toolkit's variables hidden; the number of CPUs this process may run
- * on. */
+/* The NVVM pass pipeline "pipeline" split for linking the bitcode file
+ * "libdevice" only where called, parsed in "mctx": into "out" (each
+ * malloc'd) the passes before gpu-module-to-binary, that pass and the
+ * rest, the same linking "libdevice"; -1 when it cannot be split (jobs.c).
+ * Then run on each of the "n" parts, on "jobs" threads with an
+ * MlirContext each, "pipes": the whole pipeline in pipes[0] when pipes[1]
+ * is NULL, or the three of a split (the toolkit's variables hidden);
+ * the number of CPUs this process may run on. */
+int pb_codegen_jobs_split(MlirContext mctx, const char *pipeline,
+			  const char *libdevice, char *out[3]);
 int pb_codegen_jobs_run(struct pb_codegen_part *part, int n,
-			const char *pipeline, const char *libdevice, int jobs);
+			const char *const pipes[3], int jobs);
 int pb_codegen_jobs_default(void);
 /* Run ptxas -v on "ptx" for ctx->arch and print a per-kernel summary of
  * registers, spills and shared memory to stderr. */

@@ -6,7 +6,8 @@
  * from one counter; what each gives (its PTX, or its diagnostics) stays
  * with it, so the output does not depend on which thread ran which.
  *
- * Given libdevice's path, a worker runs the pipeline in two steps: up to
+ * Given the pipeline split for libdevice (pb_codegen_jobs_split, on the
+ * calling thread), a worker runs it in two steps: up to
  * gpu-module-to-binary, then that pass and the rest, linking libdevice
  * (as an extra file of the pass, the toolkit being hidden) only into the
  * parts whose lowered kernels declare one of its functions ("__nv_*").
@@ -31,7 +32,7 @@
 struct pool {
 	struct pb_codegen_part *part;
 	int n, next;
-	const char *pipeline, *libdevice;
+	const char *const *pipes;
 	pthread_mutex_t lock;
 };
 
@@ -138,17 +139,12 @@ static MlirPassManager pass_manager(MlirContext mctx, const char *pipeline,
 	return pm;
 }
 
-/* Split the NVVM pipeline of "pool" for libdevice (see the top of this
- * file) into "ps", in "mctx": the pipeline as MLIR expands it (printed
- * back, every pass with its options), cut before gpu-module-to-binary.
- * Leaves "ps" as it is when there is no libdevice or no such pass. */
-static void split(MlirContext mctx, const struct pool *pool,
-		  struct passes *ps)
+int pb_codegen_jobs_split(MlirContext mctx, const char *pipeline,
+			  const char *libdevice, char *out[3])
 {
-	if (!pool->libdevice)
-		return;
 	struct pb_buf all = {0}, err = {0}, a = {0}, b = {0}, blib = {0};
-	MlirPassManager pm = pass_manager(mctx, pool->pipeline, &err);
+	int rc = -1;
+	MlirPassManager pm = pass_manager(mctx, pipeline, &err);
 	if (mlirPassManagerIsNull(pm))
 		goto done;
 	mlirPrintPassPipeline(mlirPassManagerGetAsOpPassManager(pm), collect,
@@ -171,29 +167,31 @@ static void split(MlirContext mctx, const struct pool *pool,
 	pb_buf_puts(&blib, top);
 	pb_buf_puts(&blib, bin);
 	pb_buf_puts(&blib, "l=");
-	pb_buf_puts(&blib, pool->libdevice);
+	pb_buf_puts(&blib, libdevice);
 	pb_buf_puts(&blib, " ");
 	pb_buf_puts(&blib, cut + strlen(bin));
-	struct passes s = {pass_manager(mctx, a.data, &err),
-			   pass_manager(mctx, b.data, &err),
-			   pass_manager(mctx, blib.data, &err)};
-	if (mlirPassManagerIsNull(s.front) || mlirPassManagerIsNull(s.bin) ||
-	    mlirPassManagerIsNull(s.bin_lib)) {
-		if (!mlirPassManagerIsNull(s.front))
-			mlirPassManagerDestroy(s.front);
-		if (!mlirPassManagerIsNull(s.bin))
-			mlirPassManagerDestroy(s.bin);
-		if (!mlirPassManagerIsNull(s.bin_lib))
-			mlirPassManagerDestroy(s.bin_lib);
-		goto done;
+	/* each must parse */
+	const char *t[3] = {a.data, b.data, blib.data};
+	rc = 0;
+	for (int i = 0; i < 3 && !rc; i++) {
+		pm = pass_manager(mctx, t[i], &err);
+		if (mlirPassManagerIsNull(pm))
+			rc = -1;
+		else
+			mlirPassManagerDestroy(pm);
 	}
-	*ps = s;
+	if (!rc) {
+		out[0] = strdup(a.data);
+		out[1] = strdup(b.data);
+		out[2] = strdup(blib.data);
+	}
 done:
 	pb_buf_free(&all);
 	pb_buf_free(&err);
 	pb_buf_free(&a);
 	pb_buf_free(&b);
 	pb_buf_free(&blib);
+	return rc;
 }
 
 static void *worker(void *user)
@@ -209,11 +207,15 @@ static void *worker(void *user)
 	MlirDiagnosticHandlerID h =
 		mlirContextAttachDiagnosticHandler(mctx, diag, &cur, NULL);
 	struct pb_buf perr = {0};
-	struct passes ps = {{NULL}, {NULL}, {NULL}};
-	split(mctx, pool, &ps);
-	if (mlirPassManagerIsNull(ps.front))
-		ps.front = pass_manager(mctx, pool->pipeline, &perr);
-	int bad = mlirPassManagerIsNull(ps.front);
+	struct passes ps = {pass_manager(mctx, pool->pipes[0], &perr),
+			    {NULL}, {NULL}};
+	if (pool->pipes[1]) {
+		ps.bin = pass_manager(mctx, pool->pipes[1], &perr);
+		ps.bin_lib = pass_manager(mctx, pool->pipes[2], &perr);
+	}
+	int bad = mlirPassManagerIsNull(ps.front) ||
+		  (pool->pipes[1] && (mlirPassManagerIsNull(ps.bin) ||
+				      mlirPassManagerIsNull(ps.bin_lib)));
 	for (;;) {
 		pthread_mutex_lock(&pool->lock);
 		int k = pool->next < pool->n ? pool->next++ : -1;
@@ -230,12 +232,12 @@ static void *worker(void *user)
 		cur = NULL;
 	}
 	pb_buf_free(&perr);
-	if (!bad)
+	if (!mlirPassManagerIsNull(ps.front))
 		mlirPassManagerDestroy(ps.front);
-	if (!mlirPassManagerIsNull(ps.bin)) {
+	if (!mlirPassManagerIsNull(ps.bin))
 		mlirPassManagerDestroy(ps.bin);
+	if (!mlirPassManagerIsNull(ps.bin_lib))
 		mlirPassManagerDestroy(ps.bin_lib);
-	}
 	mlirContextDetachDiagnosticHandler(mctx, h);
 	mlirContextDestroy(mctx);
 	return NULL;
@@ -251,10 +253,9 @@ int pb_codegen_jobs_default(void)
 }
 
 int pb_codegen_jobs_run(struct pb_codegen_part *part, int n,
-			const char *pipeline, const char *libdevice, int jobs)
+			const char *const pipes[3], int jobs)
 {
-	struct pool pool = {part, n, 0, pipeline, libdevice,
-			    PTHREAD_MUTEX_INITIALIZER};
+	struct pool pool = {part, n, 0, pipes, PTHREAD_MUTEX_INITIALIZER};
 	int nt = jobs < n ? jobs : n, started = 0;
 	pthread_t *t = pb_xrealloc(NULL, nt, sizeof(*t));
 	for (int i = 0; i < nt; i++)

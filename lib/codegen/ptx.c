@@ -201,13 +201,16 @@ static int compile_parts(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
 		first[k] = k;
 	}
 	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
-	char *saved[3], lib[4096];
+	char *saved[3], lib[4096], *split[3] = {NULL, NULL, NULL};
 	find_toolkit(saved);
-	int haslib = libdevice(lib, sizeof(lib));
-	if (haslib)
+	if (libdevice(lib, sizeof(lib)) &&
+	    pb_codegen_jobs_split(ctx->mlir, pipe, lib, split) == 0)
 		hide_toolkit();
-	pb_codegen_jobs_run(part, n, pipe, haslib ? lib : NULL, jobs);
+	const char *pipes[3] = {split[0] ? split[0] : pipe, split[1], split[2]};
+	pb_codegen_jobs_run(part, n, pipes, jobs);
 	restore_toolkit(saved);
+	for (int i = 0; i < 3; i++)
+		free(split[i]);
 	for (int k = 0; k < n; k++) {
 		if (rc == PB_OK && (part[k].failed || part[k].nobj != 1)) {
 			pb_error(ctx, "internal: the NVVM lowering of kernel "
