@@ -57,17 +57,32 @@ static int jobs(const struct pb_codegen_opts *opts)
 				      : pb_codegen_jobs_default();
 }
 
+/* Run "pipeline" on "m", on MLIR's thread pool if "threads", verifying
+ * after each pass if "verify". */
+static int run(struct pb_ctx *ctx, MlirModule m, const char *pipeline,
+	       int threads, int verify)
+{
+	if (threads)
+		mlirContextEnableMultithreading(ctx->mlir, true);
+	int rc = verify ? pb_ir_run_pipeline(ctx, m, pipeline)
+			: pb_ir_run_pipeline_unverified(ctx, m, pipeline);
+	if (threads)
+		mlirContextEnableMultithreading(ctx->mlir, false);
+	return rc;
+}
+
 /* Map and outline "m" in place: after this the host side of @main is a
  * sequence of allocations, views and gpu.launch_func. With "threads",
  * the passes over each function and each kernel's gpu.module run on
- * MLIR's thread pool. */
-static int lower(struct pb_ctx *ctx, MlirModule m, int threads)
+ * MLIR's thread pool; with "dedup", identical kernels are cleaned up
+ * once. */
+static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 {
 	if (pb_codegen_check(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, pb_passes_codegen_prepare) ||
+	    run(ctx, m, pb_passes_codegen_prepare, threads, 1) ||
 	    pb_codegen_expand_copies(ctx, m) ||
 	    pb_codegen_push_globals(ctx, m) ||
-	    pb_ir_run_pipeline(ctx, m, pb_passes_parallelize) ||
+	    run(ctx, m, pb_passes_parallelize, threads, 1) ||
 	    pb_codegen_map(ctx, m) || pb_codegen_mma(ctx, m))
 		return PB_ERR;
 	contract(ctx, m);
@@ -79,11 +94,12 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads)
 	}
 	/* verified once at the end: verifying a module of gpu.launch_func
 	   after each pass costs time quadratic in the kernels */
-	if (threads)
-		mlirContextEnableMultithreading(ctx->mlir, true);
-	int rc = pb_ir_run_pipeline_unverified(ctx, m, pb_passes_outline);
-	if (threads)
-		mlirContextEnableMultithreading(ctx->mlir, false);
+	if (run(ctx, m, pb_passes_outline, threads, 0))
+		return PB_ERR;
+	/* identical kernels cleaned up once (twins.c) */
+	struct pb_codegen_twins *tw = dedup ? pb_codegen_twins_strip(m) : NULL;
+	int rc = run(ctx, m, pb_passes_outline_kernels, threads, 0);
+	pb_codegen_twins_fill(tw);
 	if (rc || pb_codegen_merge(ctx, m) ||
 	    pb_ir_run_pipeline_unverified(ctx, m, pb_passes_inline) ||
 	    pb_codegen_arg_attrs(m))
@@ -190,7 +206,7 @@ int pb_codegen_run(struct pb_ctx *ctx, MlirModule m,
 	}
 	if (tile(opts) || s >= PB_STAGE_CODEGEN)
 		return PB_OK;
-	return lower(ctx, m, jobs(opts) > 1);
+	return lower(ctx, m, jobs(opts) > 1, !(opts && opts->no_dedup));
 }
 
 /* Plan "p" (may be NULL) with its scratch buffers packed into one arena

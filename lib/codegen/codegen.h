@@ -16,8 +16,9 @@ struct pb_codegen_opts {
 	int tile_tma;	      /* --tile-tma (with --emit=tileirbc only) */
 	int no_memory_plan;   /* --no-memory-plan: one allocation per
 				 scratch buffer, no arena */
-	int no_dedup;	      /* --no-dedup: compile every kernel, also
-				 those identical to an earlier one */
+	int no_dedup;	      /* --no-dedup: clean up and compile every
+				 kernel, also those identical to an
+				 earlier one */
 	int index32;	      /* --index32: 32-bit index arithmetic in the
 				 kernels where the buffers allow */
 	long jobs;	      /* --jobs=N: kernels compiled on N threads

@@ -105,6 +105,13 @@ int pb_codegen_dedup_assemble(const struct pb_codegen_dedup *d, int nparts,
 			      const int *first, const struct pb_buf *ptx,
 			      struct pb_buf *out);
 void pb_codegen_dedup_free(struct pb_codegen_dedup *d);
+/* The outlined gpu.modules of "m" that are the same as an earlier one
+ * but for their names and their kernel's name (twins.c): strip empties
+ * each such copy, fill then gives it a clone of the body of the module
+ * it copies (as the passes in between left it), its kernel renamed
+ * back, and frees "t". */
+struct pb_codegen_twins *pb_codegen_twins_strip(MlirModule m);
+void pb_codegen_twins_fill(struct pb_codegen_twins *t);
 /* A module (its text) to compile on a thread, and what that gives: its
  * PTX objects ("nobj" of them, in "ptx"), or "failed" with the
  * diagnostics in "err". */
@@ -112,11 +119,18 @@ struct pb_codegen_part {
 	struct pb_buf text, ptx, err;
 	int nobj, failed;
 };
-/* Run the pass pipeline "pipeline" on each of the "n" parts, on "jobs"
- * threads with an MlirContext each (jobs.c); the number of CPUs this
- * process may run on. */
+/* The NVVM pass pipeline "pipeline" split for linking the bitcode file
+ * "libdevice" only where called, parsed in "mctx": into "out" (each
+ * malloc'd) the passes before gpu-module-to-binary, that pass and the
+ * rest, the same linking "libdevice"; -1 when it cannot be split (jobs.c).
+ * Then run on each of the "n" parts, on "jobs" threads with an
+ * MlirContext each, "pipes": the whole pipeline in pipes[0] when pipes[1]
+ * is NULL, or the three of a split (the toolkit's variables hidden);
+ * the number of CPUs this process may run on. */
+int pb_codegen_jobs_split(MlirContext mctx, const char *pipeline,
+			  const char *libdevice, char *out[3]);
 int pb_codegen_jobs_run(struct pb_codegen_part *part, int n,
-			const char *pipeline, int jobs);
+			const char *const pipes[3], int jobs);
 int pb_codegen_jobs_default(void);
 /* Run ptxas -v on "ptx" for ctx->arch and print a per-kernel summary of
  * registers, spills and shared memory to stderr. */

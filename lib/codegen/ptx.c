@@ -19,6 +19,13 @@
  * math function. "saved" keeps the old values for restore_toolkit. */
 static const char *toolkit_vars[] = {"CUDA_ROOT", "CUDA_HOME", "CUDA_PATH"};
 
+/* Hide the toolkit's variables from the lowering. */
+static void hide_toolkit(void)
+{
+	for (int i = 0; i < 3; i++)
+		unsetenv(toolkit_vars[i]);
+}
+
 /* Choose the toolkit for the lowering, saving the old values in "saved". */
 static void find_toolkit(char *saved[3])
 {
@@ -38,8 +45,21 @@ static void find_toolkit(char *saved[3])
 			return;
 		}
 	}
-	for (int i = 0; i < 3; i++)
-		unsetenv(toolkit_vars[i]);
+	hide_toolkit();
+}
+
+/* Write into "buf" of size "n" the path of the libdevice find_toolkit
+ * chose; 0 when there is none, or when the path would need quoting in a
+ * pass option. */
+static int libdevice(char *buf, size_t n)
+{
+	const char *root = getenv("CUDA_ROOT");
+	if (!root)
+		return 0;
+	int k = snprintf(buf, n, "%s/nvvm/libdevice/libdevice.10.bc", root);
+	return k > 0 && (size_t)k < n &&
+	       strspn(buf, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+			   "0123456789/._-+") == (size_t)k;
 }
 
 /* Restore the variables find_toolkit changed from "saved". */
@@ -181,10 +201,16 @@ static int compile_parts(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
 		first[k] = k;
 	}
 	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
-	char *saved[3];
+	char *saved[3], lib[4096], *split[3] = {NULL, NULL, NULL};
 	find_toolkit(saved);
-	pb_codegen_jobs_run(part, n, pipe, jobs);
+	if (libdevice(lib, sizeof(lib)) &&
+	    pb_codegen_jobs_split(ctx->mlir, pipe, lib, split) == 0)
+		hide_toolkit();
+	const char *pipes[3] = {split[0] ? split[0] : pipe, split[1], split[2]};
+	pb_codegen_jobs_run(part, n, pipes, jobs);
 	restore_toolkit(saved);
+	for (int i = 0; i < 3; i++)
+		free(split[i]);
 	for (int k = 0; k < n; k++) {
 		if (rc == PB_OK && (part[k].failed || part[k].nobj != 1)) {
 			pb_error(ctx, "internal: the NVVM lowering of kernel "

@@ -29,9 +29,10 @@ const char pb_passes_parallelize[] =
 const char pb_passes_outline[] =
 	"builtin.module(func.func(lower-affine, "
 	"gpu-launch-sink-index-computations), gpu-kernel-outlining, "
-	"func.func(canonicalize, cse, int-range-optimizations, canonicalize), "
-	"gpu.module(canonicalize, cse, int-range-optimizations, canonicalize, "
-	"cse))";
+	"func.func(canonicalize, cse, int-range-optimizations, canonicalize))";
+const char pb_passes_outline_kernels[] =
+	"builtin.module(gpu.module(canonicalize, cse, int-range-optimizations, "
+	"canonicalize, cse))";
 const char pb_passes_inline[] =
 	"builtin.module(inline{default-pipeline=}, func.func(canonicalize, cse), "
 	"symbol-dce)";

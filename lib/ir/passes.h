@@ -25,8 +25,10 @@ extern const char pb_passes_upstream_fusion[];
 extern const char pb_passes_codegen_prepare[];
 /* pb-codegen: parallel loops for the naive mapping. */
 extern const char pb_passes_parallelize[];
-/* pb-codegen: affine to scf, gpu.launch outlined into gpu.func. */
+/* pb-codegen: affine to scf, gpu.launch outlined into gpu.func, the host
+ * functions cleaned up; then each kernel's gpu.module cleaned up. */
 extern const char pb_passes_outline[];
+extern const char pb_passes_outline_kernels[];
 /* pb-codegen: kernel functions inlined into @main. */
 extern const char pb_passes_inline[];
 /* pb-codegen: the gpu.module to PTX for chip "arch" with PTX ISA "isa"

@@ -282,35 +282,6 @@ static __isl_give isl_union_map *mem_deps(struct pb_poly_scop *s,
 	return res;
 }
 
-/* Compute the dependences through buffer "b" of "s", whose accesses are
- * "ba", and its reads with no source: s->buf[b].flow, mem and no_source.
- * A dependence relates two accesses of one element, and only a write of
- * that element kills one, so the scop's dependences are the union of
- * those of each buffer computed under the original order of only the
- * statements that access it: with isl's schedule-tree flow each sink
- * then meets only those, not every node of the whole scop. */
-static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
-{
-	isl_union_map **acc = ba->acc;
-	struct pb_poly_buf *buf = &s->buf[b];
-	if (isl_union_map_is_empty(acc[2]) == isl_bool_true) {
-		/* nothing writes b: every read is from before the block */
-		buf->no_source = isl_union_map_copy(acc[0]);
-		buf->flow = none(s);
-		buf->mem = none(s);
-		return;
-	}
-	isl_schedule *sch = tree(s, ba->stmt, ba->n);
-	/* Value-based: exact writes kill, the others only may reach. */
-	isl_union_map *may_only = isl_union_map_subtract(
-		isl_union_map_copy(acc[2]), isl_union_map_copy(acc[1]));
-	buf->flow = flow(sch, isl_union_map_copy(acc[0]),
-			 isl_union_map_copy(acc[1]), may_only,
-			 &buf->no_source);
-	isl_schedule_free(sch);
-	buf->mem = mem_deps(s, ba);
-}
-
 /* "m" with the statement S<i> of its tuple "t" renamed S<to[i]>; NULL
  * when it has none. */
 static __isl_give isl_map *rename_tuple(__isl_take isl_map *m, enum isl_dim_type t,
@@ -363,6 +334,188 @@ static __isl_give isl_union_map *renamed(__isl_keep isl_union_map *m,
 	if (isl_union_map_foreach_map(m, &rename_map, &d) < 0)
 		return isl_union_map_free(d.res);
 	return d.res;
+}
+
+/* Dependences already computed for a buffer, by what they depend on
+ * (buf_key): a model's repeated blocks give many buffers accessed alike
+ * by statements alike (the accumulators of same-shaped convolutions),
+ * whose value-based flow, the costliest part of the extraction, is then
+ * computed once. The dependences are kept with the statements renamed
+ * S0, S1, ... in their order of access and the buffer "B". */
+struct memo {
+	int n, cap;
+	struct pb_buf *key;
+	uint64_t *hash;
+	isl_union_map **flow, **mem, **no_source;
+};
+
+/* FNV-1a of the "len" bytes at "p". */
+static uint64_t fnv(const char *p, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)p[i]) * 1099511628211ull;
+	return h;
+}
+
+/* Append the text of "m" (taken) to "out"; 0 when it is NULL. */
+static int put_umap(struct pb_buf *out, __isl_take isl_union_map *m)
+{
+	char *t = m ? isl_union_map_to_str(m) : NULL;
+	isl_union_map_free(m);
+	if (!t)
+		return 0;
+	pb_buf_puts(out, t);
+	pb_buf_puts(out, "\n");
+	free(t);
+	return 1;
+}
+
+/* Write into "out" all that buf_deps computes the dependences through
+ * buffer "b" of "s" (accesses "ba") from, its statements renamed by
+ * "to" (S<stmt[k]> -> S<k>, -1 elsewhere): per accessing statement its
+ * kind and domain (the schedule tree), then the reads, must- and
+ * may-writes. 0 when isl fails. */
+static int buf_key(struct pb_poly_scop *s, const struct buf_acc *ba,
+		   const int *to, struct pb_buf *out)
+{
+	for (int k = 0; k < ba->n; k++) {
+		const struct pb_poly_stmt *st = &s->stmt[ba->stmt[k]];
+		char name[32];
+		snprintf(name, sizeof(name), "S%d", k);
+		isl_set *d = isl_set_set_tuple_name(isl_set_copy(st->domain),
+						    name);
+		char *t = d ? isl_set_to_str(d) : NULL;
+		isl_set_free(d);
+		if (!t)
+			return 0;
+		pb_buf_printf(out, "%d %d %s\n", st->kind, st->depth, t);
+		free(t);
+	}
+	for (int q = 0; q < 3; q++)
+		if (!put_umap(out, renamed(ba->acc[q], to, s->nstmt, "B")))
+			return 0;
+	return 1;
+}
+
+/* The entry of "memo" with key "key" (hash "h"), or -1. */
+static int memo_find(const struct memo *memo, const struct pb_buf *key,
+		     uint64_t h)
+{
+	for (int i = 0; i < memo->n; i++)
+		if (memo->hash[i] == h && memo->key[i].len == key->len &&
+		    !memcmp(memo->key[i].data, key->data, key->len))
+			return i;
+	return -1;
+}
+
+static void memo_free(struct memo *memo)
+{
+	for (int i = 0; i < memo->n; i++) {
+		pb_buf_free(&memo->key[i]);
+		isl_union_map_free(memo->flow[i]);
+		isl_union_map_free(memo->mem[i]);
+		isl_union_map_free(memo->no_source[i]);
+	}
+	free(memo->key);
+	free(memo->hash);
+	free(memo->flow);
+	free(memo->mem);
+	free(memo->no_source);
+}
+
+/* Compute the dependences through buffer "b" of "s", whose accesses are
+ * "ba", and its reads with no source: s->buf[b].flow, mem and no_source.
+ * A dependence relates two accesses of one element, and only a write of
+ * that element kills one, so the scop's dependences are the union of
+ * those of each buffer computed under the original order of only the
+ * statements that access it: with isl's schedule-tree flow each sink
+ * then meets only those, not every node of the whole scop. */
+static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
+{
+	isl_union_map **acc = ba->acc;
+	struct pb_poly_buf *buf = &s->buf[b];
+	if (isl_union_map_is_empty(acc[2]) == isl_bool_true) {
+		/* nothing writes b: every read is from before the block */
+		buf->no_source = isl_union_map_copy(acc[0]);
+		buf->flow = none(s);
+		buf->mem = none(s);
+		return;
+	}
+	isl_schedule *sch = tree(s, ba->stmt, ba->n);
+	/* Value-based: exact writes kill, the others only may reach. */
+	isl_union_map *may_only = isl_union_map_subtract(
+		isl_union_map_copy(acc[2]), isl_union_map_copy(acc[1]));
+	buf->flow = flow(sch, isl_union_map_copy(acc[0]),
+			 isl_union_map_copy(acc[1]), may_only,
+			 &buf->no_source);
+	isl_schedule_free(sch);
+	buf->mem = mem_deps(s, ba);
+}
+
+/* The dependences through buffer "b" of "s" (accesses "ba") as buf_deps
+ * computes them, taken from "memo" when a buffer before it had the same
+ * key (renamed back), else computed and added to "memo". */
+static void buf_deps_memo(struct pb_poly_scop *s, int b, struct buf_acc *ba,
+			  struct memo *memo)
+{
+	struct pb_poly_buf *buf = &s->buf[b];
+	if (isl_union_map_is_empty(ba->acc[2]) == isl_bool_true) {
+		buf_deps(s, b, ba); /* nothing to compute */
+		return;
+	}
+	int *to = malloc(sizeof(*to) * (s->nstmt + 1));
+	int *back = malloc(sizeof(*back) * (ba->n + 1));
+	struct pb_buf key = {0};
+	if (!to || !back)
+		abort();
+	for (int i = 0; i < s->nstmt; i++)
+		to[i] = -1;
+	for (int k = 0; k < ba->n; k++) {
+		to[ba->stmt[k]] = k;
+		back[k] = ba->stmt[k];
+	}
+	char name[32];
+	snprintf(name, sizeof(name), "B%d", b);
+	int ok = buf_key(s, ba, to, &key);
+	uint64_t h = ok ? fnv(key.data, key.len) : 0;
+	int hit = ok ? memo_find(memo, &key, h) : -1;
+	if (hit >= 0) {
+		buf->flow = renamed(memo->flow[hit], back, ba->n, name);
+		buf->mem = renamed(memo->mem[hit], back, ba->n, name);
+		buf->no_source = renamed(memo->no_source[hit], back, ba->n,
+					 name);
+		pb_buf_free(&key);
+	} else {
+		buf_deps(s, b, ba);
+		if (ok && memo->n == memo->cap) {
+			memo->cap = memo->cap ? 2 * memo->cap : 16;
+			memo->key = pb_xrealloc(memo->key, memo->cap,
+						sizeof(*memo->key));
+			memo->hash = pb_xrealloc(memo->hash, memo->cap,
+						 sizeof(*memo->hash));
+			memo->flow = pb_xrealloc(memo->flow, memo->cap,
+						 sizeof(*memo->flow));
+			memo->mem = pb_xrealloc(memo->mem, memo->cap,
+						sizeof(*memo->mem));
+			memo->no_source = pb_xrealloc(memo->no_source,
+						      memo->cap,
+						      sizeof(*memo->no_source));
+		}
+		if (ok) {
+			int i = memo->n++;
+			memo->key[i] = key;
+			memo->hash[i] = h;
+			memo->flow[i] = renamed(buf->flow, to, s->nstmt, "B");
+			memo->mem[i] = renamed(buf->mem, to, s->nstmt, "B");
+			memo->no_source[i] = renamed(buf->no_source, to,
+						     s->nstmt, "B");
+		} else {
+			pb_buf_free(&key);
+		}
+	}
+	free(to);
+	free(back);
 }
 
 /* The statement index of tuple name "name" ("S<id>") of scop "s", or -1. */
@@ -526,6 +679,7 @@ void pb_poly_deps_build(struct pb_poly_scop *s, const struct pb_poly_scop *old)
 	struct reuse r;
 	if (!ba)
 		abort();
+	struct memo memo = {0};
 	reuse_init(&r, old);
 	for (int b = 0; b < s->nbuf; b++)
 		for (int k = 0; k < 3; k++)
@@ -546,7 +700,7 @@ void pb_poly_deps_build(struct pb_poly_scop *s, const struct pb_poly_scop *old)
 	for (int b = 0; b < s->nbuf && ok; b++) {
 		struct pb_poly_buf *buf = &s->buf[b];
 		if (!reuse_buf(&r, s, b, &ba[b]))
-			buf_deps(s, b, &ba[b]);
+			buf_deps_memo(s, b, &ba[b], &memo);
 		buf->nacc = ba[b].n;
 		buf->acc = ba[b].stmt;
 		ba[b].stmt = NULL;
@@ -562,6 +716,7 @@ void pb_poly_deps_build(struct pb_poly_scop *s, const struct pb_poly_scop *old)
 			isl_union_map_copy(buf->no_source));
 	}
 	reuse_free(&r);
+	memo_free(&memo);
 	for (int b = 0; b < s->nbuf; b++) {
 		for (int k = 0; k < 3; k++)
 			isl_union_map_free(ba[b].acc[k]);

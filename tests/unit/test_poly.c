@@ -429,6 +429,50 @@ static const char empty_src[] =
 	"  return\n"
 	"}\n";
 
+/* Two fill + matmul pairs alike, on accumulators C and D: D's
+ * dependences are C's computed once (sched.c's memo) and renamed to its
+ * statements S2, S3 and buffer. */
+static const char matmul2_src[] =
+	"func.func @f(%A: memref<4x8xf32>, %B: memref<8x6xf32>,"
+	"             %C: memref<4x6xf32>, %D: memref<4x6xf32>) {\n"
+	"  %z = arith.constant 0.0 : f32\n"
+	"  affine.for %i = 0 to 4 {\n"
+	"    affine.for %j = 0 to 6 {\n"
+	"      affine.store %z, %C[%i, %j] : memref<4x6xf32>\n"
+	"    }\n"
+	"  }\n"
+	"  affine.for %i = 0 to 4 {\n"
+	"    affine.for %j = 0 to 6 {\n"
+	"      affine.for %k = 0 to 8 {\n"
+	"        %a = affine.load %A[%i, %k] : memref<4x8xf32>\n"
+	"        %b = affine.load %B[%k, %j] : memref<8x6xf32>\n"
+	"        %c = affine.load %C[%i, %j] : memref<4x6xf32>\n"
+	"        %p = arith.mulf %a, %b : f32\n"
+	"        %s = arith.addf %c, %p : f32\n"
+	"        affine.store %s, %C[%i, %j] : memref<4x6xf32>\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"  affine.for %i = 0 to 4 {\n"
+	"    affine.for %j = 0 to 6 {\n"
+	"      affine.store %z, %D[%i, %j] : memref<4x6xf32>\n"
+	"    }\n"
+	"  }\n"
+	"  affine.for %i = 0 to 4 {\n"
+	"    affine.for %j = 0 to 6 {\n"
+	"      affine.for %k = 0 to 8 {\n"
+	"        %a = affine.load %A[%i, %k] : memref<4x8xf32>\n"
+	"        %b = affine.load %B[%k, %j] : memref<8x6xf32>\n"
+	"        %c = affine.load %D[%i, %j] : memref<4x6xf32>\n"
+	"        %p = arith.mulf %a, %b : f32\n"
+	"        %s = arith.addf %c, %p : f32\n"
+	"        affine.store %s, %D[%i, %j] : memref<4x6xf32>\n"
+	"      }\n"
+	"    }\n"
+	"  }\n"
+	"  return\n"
+	"}\n";
+
 static const struct scop_case cases[] = {
 	{"matmul", matmul_src, "NN", 3, {
 		{DEPTH, 0, 0, 2, NULL},
@@ -452,6 +496,24 @@ static const struct scop_case cases[] = {
 				 MM_D1 " }"},
 		{ISARG, 2, 0, 1, NULL},
 		{BYTES, 2, 0, 4, NULL},
+		{0}}},
+	{"matmul twice", matmul2_src, "NNNN", 4, {
+		{FLOW, 0, 1, 0, "{ S0[i, j] -> S1[i, j, 0] : 0 <= i < 4 and "
+				"0 <= j < 6 }"},
+		{FLOW, 2, 3, 0, "{ S2[i, j] -> S3[i, j, 0] : 0 <= i < 4 and "
+				"0 <= j < 6 }"},
+		{FLOW, 3, 3, 0, "{ S3[i, j, k] -> S3[i, j, k + 1] : 0 <= i < 4 and "
+				"0 <= j < 6 and 0 <= k < 7 }"},
+		{FLOW, 0, 3, 0, "{ S0[i, j] -> S3[a, b, c] : 1 = 0 }"},
+		{FLOW, 1, 3, 0, "{ S1[i, j, k] -> S3[a, b, c] : 1 = 0 }"},
+		{MEM, 2, 3, 0, "{ S2[i, j] -> S3[i, j, k] : " MM_D1 " }"},
+		{MEM, 3, 3, 0, "{ S3[i, j, k] -> S3[i, j, l] : 0 <= i < 4 and "
+			       "0 <= j < 6 and 0 <= k < l < 8 }"},
+		{MEM, 1, 2, 0, "{ S1[i, j, k] -> S2[a, b] : 1 = 0 }"},
+		{NOSRC, 0, 0, 0, "{ S1[i, j, k] -> B0[i, k] : " MM_D1 "; "
+				 "S1[i, j, k] -> B1[k, j] : " MM_D1 "; "
+				 "S3[i, j, k] -> B0[i, k] : " MM_D1 "; "
+				 "S3[i, j, k] -> B1[k, j] : " MM_D1 " }"},
 		{0}}},
 	{"chain", chain_src, "NN", 3, {
 		{ISARG, 2, 0, 0, NULL},

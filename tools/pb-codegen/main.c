@@ -25,7 +25,8 @@ static const struct pb_opt options[] = {
 	{"tile-tma", PB_OPT_FLAG, &opts.tile_tma, NULL,
 	 "with --emit=tileirbc: buffers assumed aligned on sm_90 too (TMA)"},
 	{"no-dedup", PB_OPT_FLAG, &opts.no_dedup, NULL,
-	 "compile every kernel, also those identical to an earlier one"},
+	 "clean up and compile every kernel, also those identical to an "
+	 "earlier one"},
 	{"index32", PB_OPT_FLAG, &opts.index32, NULL,
 	 "32-bit index arithmetic in the kernels where every buffer has "
 	 "fewer than 2^30 elements"},

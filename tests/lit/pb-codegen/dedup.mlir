@@ -2,13 +2,19 @@
 // RUN: FileCheck %s < %t.ptx
 // RUN: pb-codegen --no-dedup %s -o %t.all.ptx
 // RUN: cmp %t.ptx %t.all.ptx
-// RUN: pb-codegen --emit=mlir %s | FileCheck --check-prefix=MLIR %s
+// RUN: pb-codegen --emit=mlir %s -o %t.mlir
+// RUN: pb-codegen --emit=mlir --no-dedup %s -o %t.all.mlir
+// RUN: cmp %t.mlir %t.all.mlir
+// RUN: FileCheck --check-prefix=MLIR %s < %t.mlir
 
 // Kernels identical but for their names and nodes (k0 and k2) are
 // compiled once: k2's PTX is k0's with its symbols renamed and its labels
 // numbered as the third function of the module, byte for byte what
 // compiling every kernel gives (--no-dedup). k1 differs (a multiply).
-// The plan keeps one launch of each kernel under its own name.
+// The plan keeps one launch of each kernel under its own name. k2's
+// outlined module is cleaned up once too, as k0's (twins.c): the same
+// --emit=mlir as cleaning up every kernel (--no-dedup), k2's kernel as
+// k0's but for its name.
 
 // CHECK: "kernel": "k0_add_kernel", "origin": "k0_add", "nodes": ["Add_0"]
 // CHECK: "kernel": "k1_mul_kernel"
@@ -35,8 +41,10 @@
 // CHECK-NEXT: ret;
 
 // MLIR: gpu.func @k0_add_kernel(
+// MLIR: arith.addf
 // MLIR: gpu.func @k1_mul_kernel(
 // MLIR: gpu.func @k2_add_kernel(
+// MLIR: arith.addf
 
 module attributes {pb.stage = "fuse", pb.source = "add.onnx"} {
   func.func private @k0_add(%a: memref<2x300xf32>, %b: memref<2x300xf32>, %c: memref<2x300xf32>) attributes {pb.kernel, pb.nodes = ["Add_0"]} {
