@@ -902,6 +902,41 @@ static int lower_insert(struct lower *lw, MlirOperation op)
 	return replace(lw, &t, op, 2, args);
 }
 
+/* vector.create_mask of a 16x8 C fragment (rows below its first operand,
+ * columns below its second, each clamped as the op does): each lane
+ * compares its rows g, g + 8 and columns 2t, 2t + 1. */
+static int lower_create_mask(struct lower *lw, MlirOperation op,
+			     enum layout l)
+{
+	if (l != L_C || mlirOperationGetNumOperands(op) != 2) {
+		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
+			    "cannot distribute 'vector.create_mask' to lanes: "
+			    "only a 16x8 fragment's");
+		return PB_ERR;
+	}
+	struct pb_buf t = {0};
+	pb_buf_puts(&t, "func.func @t(%l: index, %a: index, %b: index) {\n"
+		    "  %r0 = affine.apply affine_map<(l) -> (l floordiv 4)>(%l)\n"
+		    "  %r1 = affine.apply affine_map<(l) -> (l floordiv 4 + 8)>"
+		    "(%l)\n"
+		    "  %c0 = affine.apply affine_map<(l) -> ((l mod 4) * 2)>(%l)\n"
+		    "  %c1 = affine.apply affine_map<(l) -> ((l mod 4) * 2 + 1)>"
+		    "(%l)\n");
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 2; c++)
+			pb_buf_printf(&t, "  %%p%d%d = arith.cmpi slt, %%r%d, %%a : "
+				      "index\n"
+				      "  %%q%d%d = arith.cmpi slt, %%c%d, %%b : "
+				      "index\n"
+				      "  %%e%d%d = arith.andi %%p%d%d, %%q%d%d : i1\n",
+				      r, c, r, r, c, c, r, c, r, c, r, c);
+	pb_buf_puts(&t, "  %m = vector.from_elements %e00, %e01, %e10, %e11 : "
+		    "vector<2x2xi1>\n  return\n}\n");
+	MlirValue args[3] = {lw->lane, mlirOperationGetOperand(op, 0),
+			     mlirOperationGetOperand(op, 1)};
+	return replace(lw, &t, op, 3, args);
+}
+
 /* math.exp2 of an f32 fragment: ex2.approx.ftz per element, one MUFU.EX2
  * (the libdevice path of llvm.exp2 adds a denormal check and two
  * multiplies around it); its relative error, about 2^-22, is far below
@@ -1059,6 +1094,8 @@ static int lower_op(struct lower *lw, MlirOperation op)
 		return lower_insert(lw, op);
 	if (pb_ir_op_is(op, "vector.shape_cast"))
 		return lower_shape_cast(lw, op);
+	if (pb_ir_op_is(op, "vector.create_mask"))
+		return lower_create_mask(lw, op, l);
 	if (pb_ir_op_is(op, "math.exp2") &&
 	    mlirTypeIsAF32(mlirShapedTypeGetElementType(t)))
 		return lower_exp2(lw, op, l);

@@ -568,15 +568,24 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(
 		    mlirValueGetType(a->mask.mem))))
 		return 0;
-	*why = "the number of keys is not a multiple of 16";
-	if (a->nk % 16)
+	/* keys past the last multiple of 16: the last step's scores past
+	   them -inf (vector.create_mask), K and V read as zeros there, which
+	   both must end at */
+	*why = "the number of keys is not a multiple of 16 and K or V "
+	       "extends past them, or a mask is added";
+	if (a->nk % 16 && (extent_along(&a->k, PB_KERNEL_ATT_J) != a->nk ||
+			   extent_along(&a->v, PB_KERNEL_ATT_J) != a->nk ||
+			   a->masked))
 		return 0;
 	*why = "the value dimension is over 256";
 	if (a->e > 256 || a->d > 256)
 		return 0;
 	/* keys per step: 64 where they divide, so that the scores of a
 	   step fill 8 fragments */
-	int64_t bn = a->nk % 64 == 0 ? 64 : a->nk % 32 == 0 ? 32 : 16;
+	int64_t bn = a->nk % 16 ? (a->nk > 32 ? 64 : a->nk > 16 ? 32 : 16)
+		     : a->nk % 64 == 0 ? 64
+		     : a->nk % 32 == 0 ? 32
+				       : 16;
 	/* 16 or 32 query rows a warp (one or two row fragments: the
 	   second doubles the mma each K and V fragment feeds), 2 or 4 warps
 	   a block, not more rows than there are: the least predicted time

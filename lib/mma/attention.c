@@ -206,7 +206,7 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				 cut ? "x" : "");
 			read_text(t, res, "K", mk, et, a, &a->k, "ck",
 				  PB_KERNEL_ATT_D, PB_KERNEL_ATT_J, &nm, 16, 8,
-				  16 * kk + 16 > a->d, 0, 0);
+				  16 * kk + 16 > a->d, a->nk % s->bn != 0, 0);
 			snprintf(res, sizeof(res), "k%d_%d", n, kk);
 			round_text(t, cut, res, 16, 8, tc);
 			for (int i = 0; i < fm; i++) {
@@ -228,13 +228,28 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 					      "vector<16x8xf32>\n", tc, tc);
 			}
 		}
+		/* keys past NK (the last step's): -inf */
+		int keys = a->nk % s->bn != 0;
+		if (keys)
+			pb_buf_printf(t, "        %%kv%d = affine.apply "
+				      "affine_map<(j) -> (%lld - j)>(%%jn%d)\n"
+				      "        %%km%d = vector.create_mask %%c16, "
+				      "%%kv%d : vector<16x8xi1>\n",
+				      n, (long long)a->nk, n, n, n);
 		for (int i = 0; i < fm; i++) {
 			pb_buf_printf(t, "        %%%s%d_%d = arith.mulf "
 				      "%%s%d_%d_%d, %%scale : "
 				      "vector<16x8xf32>\n",
-				      a->masked ? "xq" : "x", i, n, i, n, nd - 1);
+				      a->masked ? "xq" : keys ? "xk" : "x", i, n,
+				      i, n, nd - 1);
 			if (a->masked)
 				mask_text(t, a, i, n, fm, mask_r);
+			if (keys)
+				pb_buf_printf(t, "        %%x%d_%d = arith.select "
+					      "%%km%d, %%xk%d_%d, %%ninfc : "
+					      "vector<16x8xi1>, "
+					      "vector<16x8xf32>\n",
+					      i, n, n, i, n);
 		}
 	}
 }
@@ -321,7 +336,7 @@ static void softmax_text(struct pb_buf *t, int i, int nf, int ne)
  * once for all row fragments. */
 static void pv_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		    const char *mv, const char *et, const char *tc, int cut,
-		    int fm, int kk)
+		    int fm, int kk, int mkeys)
 {
 	int ne = (int)((a->e + 7) / 8);
 	char jk[16];
@@ -350,7 +365,8 @@ static void pv_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		snprintf(ec, sizeof(ec), "ec%d", e);
 		snprintf(res, sizeof(res), "v%d_%d%s", kk, e, cut ? "x" : "");
 		read_text(t, res, "V", mv, et, a, &a->v, "cv", PB_KERNEL_ATT_J,
-			  PB_KERNEL_ATT_E, &nm, 16, 8, 0, 8 * e + 8 > a->e, 0);
+			  PB_KERNEL_ATT_E, &nm, 16, 8, mkeys, 8 * e + 8 > a->e,
+			  0);
 		snprintf(res, sizeof(res), "v%d_%d", kk, e);
 		round_text(t, cut, res, 16, 8, tc);
 		for (int i = 0; i < fm; i++)
@@ -428,6 +444,10 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      "      %%scale = arith.constant dense<%s> : "
 		      "vector<16x8xf32>\n",
 		      et.data, tc.data, sc);
+	if (a->nk % s->bn)
+		pb_buf_puts(t, "      %c16 = arith.constant 16 : index\n"
+			    "      %ninfc = arith.constant dense<0xFF800000> : "
+			    "vector<16x8xf32>\n");
 	for (int i = 0; i < fm; i++)
 		pb_buf_printf(t, "      %%row%d = affine.apply affine_map<(a, b) "
 			      "-> (a + b + %d)>(%%b%d, %%w)\n", i, 16 * i,
@@ -465,8 +485,8 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	/* the key loop: each row fragment's maxima and sums, then the
 	   output fragments */
 	pb_buf_printf(t, "      %%r:%d = affine.for %%j = 0 to %lld step %lld "
-		      "iter_args(", fm * (2 + ne), (long long)a->nk,
-		      (long long)s->bn);
+		      "iter_args(", fm * (2 + ne),
+		      (long long)round_up(a->nk, s->bn), (long long)s->bn);
 	for (int i = 0; i < fm; i++)
 		pb_buf_printf(t, "%s%%m%d = %%ninf, %%l%d = %%zr", i ? ", " : "",
 			      i, i);
@@ -484,7 +504,8 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	for (int i = 0; i < fm; i++)
 		softmax_text(t, i, nf, ne);
 	for (int kk = 0; kk < nf / 2; kk++)
-		pv_text(t, a, mv.data, et.data, tc.data, cut, fm, kk);
+		pv_text(t, a, mv.data, et.data, tc.data, cut, fm, kk,
+			a->nk % s->bn != 0);
 	pb_buf_puts(t, "        affine.yield ");
 	for (int i = 0; i < fm; i++)
 		pb_buf_printf(t, "%s%%mn%d, %%ln%d", i ? ", " : "", i, i);

@@ -148,7 +148,8 @@ static int given_attention(struct pb_ctx *ctx, struct pb_kernel_sizes *sz,
 	s->bn = v[2];
 	if (n != 3 || (s->wm != 16 && s->wm != 32) || s->bm <= 0 ||
 	    s->bm % s->wm || s->bm / s->wm > 8 ||
-	    (s->bn != 16 && s->bn != 32 && s->bn != 64) || a->nk % s->bn) {
+	    (s->bn != 16 && s->bn != 32 && s->bn != 64) ||
+	    (a->nk % 16 == 0 && a->nk % s->bn)) {
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> attention[BM, WM, "
 			    "BN] takes 3 sizes: query rows a block, a multiple "
 			    "of the rows a warp (16 or 32), at most 8 warps; "

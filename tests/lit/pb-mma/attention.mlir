@@ -60,10 +60,20 @@
 // RUN: not pb-mma --sizes='{ kernel[0] -> attention[48, 32, 32] }' %t/tile.mlir 2>&1 | FileCheck --check-prefix=BADSIZE %s
 
 // Staying on CUDA cores: exact float32, tf32 (P's accumulator fragments
-// are not a tf32 A operand's layout), keys not a multiple of 16.
+// are not a tf32 A operand's layout).
 // RUN: pb-tile --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=FP32 %s
 // RUN: pb-tile --precision=tf32 --remarks %t/fused.mlir 2>&1 >/dev/null | FileCheck --check-prefix=TF32 %s
-// RUN: pb-fuse --fuse-attention %t/keys20.mlir | pb-tile --precision=fp16 --remarks 2>&1 >/dev/null | FileCheck --check-prefix=KEYS %s
+
+// 20 keys, not a multiple of 16: one step of 32, the scores past the
+// 20th -inf (vector.create_mask and a select; on the GPU each lane
+// compares its columns 2t, 2t + 1), K and V read as zeros past them.
+// RUN: pb-fuse --fuse-attention %t/keys20.mlir -o %t/k20.fused
+// RUN: pb-run --random=1 --output %t/rk20 %t/k20.fused
+// RUN: pb-tile --precision=fp16 --remarks %t/k20.fused -o %t/k20.tile 2>&1 | FileCheck --check-prefix=KEYS %s
+// RUN: pb-mma %t/k20.tile -o %t/k20.mma
+// RUN: FileCheck --check-prefix=KMASK %s < %t/k20.mma
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/rk20/o.npy %t/k20.mma | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem %t/k20.mma | pb-codegen --arch=sm_80 | FileCheck --check-prefix=KPTX %s
 
 // SMEM: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 21504 bytes of shared memory for 2 warps
 // TILE: remark: left to pb-mma: attention for tensor cores
@@ -118,7 +128,11 @@
 // BADSIZE: error: --sizes: kernel[0] -> attention[BM, WM, BN] takes 3 sizes
 // FP32: remark: not for tensor cores: f32 operands, computed exactly (--precision=fp16 or bf16 runs attention on tensor cores)
 // TF32: remark: not for tensor cores: tf32 attention: P's fragments are not in the layout of a tf32 A operand (fp16 or bf16 runs it on tensor cores)
-// KEYS: remark: not for tensor cores: the number of keys is not a multiple of 16
+// KEYS: remark: left to pb-mma: attention for tensor cores
+// KMASK: affine.for %{{.*}} = 0 to 32 step 32
+// KMASK: vector.create_mask %{{.*}}, %{{.*}} : vector<16x8xi1>
+// KMASK: arith.select %{{.*}} : vector<16x8xi1>, vector<16x8xf32>
+// KPTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 //--- att.mlir
 #q = affine_map<(b, i, j, d) -> (b, i, d)>
