@@ -354,12 +354,37 @@ static int pairs(MlirType mt, enum layout l, int d0, int d1)
 	       mlirShapedTypeGetDimSize(mt, rank - 1) % 2 == 0;
 }
 
+/* Is "v" an affine.apply of one result "e" + "off" (off 0 when the
+ * result is no sum with a constant)? Its operation into "*o". */
+static int apply_plus(MlirValue v, MlirOperation *o, MlirAffineExpr *e,
+		      int64_t *off)
+{
+	*o = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v)
+				     : (MlirOperation){NULL};
+	if (mlirOperationIsNull(*o) || !pb_ir_op_is(*o, "affine.apply"))
+		return 0;
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(*o, "map"));
+	if (mlirAffineMapGetNumResults(m) != 1)
+		return 0;
+	*e = mlirAffineMapGetResult(m, 0);
+	*off = 0;
+	if (mlirAffineExprIsAAdd(*e) &&
+	    mlirAffineExprIsAConstant(mlirAffineBinaryOpExprGetRHS(*e))) {
+		*off = mlirAffineConstantExprGetValue(
+			mlirAffineBinaryOpExprGetRHS(*e));
+		*e = mlirAffineBinaryOpExprGetLHS(*e);
+	}
+	return 1;
+}
+
 /* The difference "*d" of index values "a" and "b" (b - a) when both are
- * constants, or the same value, or affine.apply (x) -> (x + c) of the
- * same value. */
+ * constants, or the same value, or affine.apply of the same expression
+ * plus constants on the same operands. */
 static int index_diff(MlirValue a, MlirValue b, int64_t *d)
 {
 	int64_t ca, cb;
+	MlirOperation oa, ob;
+	MlirAffineExpr ea, eb;
 	if (mlirValueEqual(a, b)) {
 		*d = 0;
 		return 1;
@@ -368,44 +393,10 @@ static int index_diff(MlirValue a, MlirValue b, int64_t *d)
 		*d = cb - ca;
 		return 1;
 	}
-	MlirValue x[2] = {a, b};
-	int64_t off[2];
-	for (int i = 0; i < 2; i++) {
-		MlirOperation o = mlirValueIsAOpResult(x[i])
-					  ? mlirOpResultGetOwner(x[i])
-					  : (MlirOperation){NULL};
-		if (mlirOperationIsNull(o) || !pb_ir_op_is(o, "affine.apply") ||
-		    mlirOperationGetNumOperands(o) < 1)
-			return 0;
-		MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(o, "map"));
-		MlirAffineExpr e = mlirAffineMapGetResult(m, 0);
-		if (mlirAffineMapGetNumResults(m) != 1 ||
-		    mlirAffineMapGetNumInputs(m) != mlirOperationGetNumOperands(o))
-			return 0;
-		off[i] = 0;
-		if (mlirAffineExprIsAAdd(e) &&
-		    mlirAffineExprIsAConstant(mlirAffineBinaryOpExprGetRHS(e))) {
-			off[i] = mlirAffineConstantExprGetValue(
-				mlirAffineBinaryOpExprGetRHS(e));
-			e = mlirAffineBinaryOpExprGetLHS(e);
-		}
-		if (i == 1) {
-			/* the same map but for the constant, the same
-			   operands */
-			MlirOperation o0 = mlirOpResultGetOwner(x[0]);
-			MlirAffineMap m0 = mlirAffineMapAttrGetValue(
-				pb_ir_attr(o0, "map"));
-			MlirAffineExpr e0 = mlirAffineMapGetResult(m0, 0);
-			if (mlirAffineExprIsAAdd(e0) &&
-			    mlirAffineExprIsAConstant(
-				    mlirAffineBinaryOpExprGetRHS(e0)))
-				e0 = mlirAffineBinaryOpExprGetLHS(e0);
-			if (!mlirAffineExprEqual(e0, e) ||
-			    !pb_ir_same_operands(o0, 0, o, 0))
-				return 0;
-		}
-	}
-	*d = off[1] - off[0];
+	if (!apply_plus(a, &oa, &ea, &ca) || !apply_plus(b, &ob, &eb, &cb) ||
+	    !mlirAffineExprEqual(ea, eb) || !pb_ir_same_operands(oa, 0, ob, 0))
+		return 0;
+	*d = cb - ca;
 	return 1;
 }
 

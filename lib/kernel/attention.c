@@ -61,10 +61,12 @@ static int64_t trip(MlirOperation loop)
 	return ub;
 }
 
-/* The role of index value "v" in "a": a band dimension, the counter of
- * the key, head or value loop, or -3. */
-static int role_of(const struct pb_kernel_attention *a, MlirValue v)
+/* The role of index value "v" in the attention nest "user": a band
+ * dimension, the counter of the key, head or value loop, or
+ * PB_KERNEL_SUB_NONE. */
+static int role_of(const void *user, MlirValue v)
 {
+	const struct pb_kernel_attention *a = user;
 	MlirOperation loops[3] = {a->jloop, a->dloop, a->eloop};
 	static const int roles[3] = {PB_KERNEL_ATT_J, PB_KERNEL_ATT_D,
 				     PB_KERNEL_ATT_E};
@@ -75,7 +77,7 @@ static int role_of(const struct pb_kernel_attention *a, MlirValue v)
 		if (!mlirOperationIsNull(loops[k]) &&
 		    mlirValueEqual(v, iv_of(loops[k])))
 			return roles[k];
-	return -3;
+	return PB_KERNEL_SUB_NONE;
 }
 
 /* The access "op" (affine.load or affine.store) of "a" into "x"; 0 when
@@ -83,32 +85,7 @@ static int role_of(const struct pb_kernel_attention *a, MlirValue v)
 static int access_of(const struct pb_kernel_attention *a, MlirOperation op,
 		     struct pb_kernel_access *x)
 {
-	int store = pb_ir_op_is(op, "affine.store");
-	if (!store && !pb_ir_op_is(op, "affine.load"))
-		return 0;
-	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
-	int first = store ? 2 : 1;
-	memset(x, 0, sizeof(*x));
-	x->op = op;
-	x->mem = mlirOperationGetOperand(op, first - 1);
-	x->rank = (int)mlirAffineMapGetNumResults(map);
-	if (x->rank > PB_KERNEL_MAXR || mlirAffineMapGetNumSymbols(map))
-		return 0;
-	for (int r = 0; r < x->rank; r++) {
-		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
-		if (mlirAffineExprIsAConstant(e)) {
-			x->sub[r] = PB_KERNEL_SUB_CST;
-			x->cst[r] = mlirAffineConstantExprGetValue(e);
-			continue;
-		}
-		if (!mlirAffineExprIsADim(e))
-			return 0;
-		int p = (int)mlirAffineDimExprGetPosition(e);
-		x->sub[r] = role_of(a, mlirOperationGetOperand(op, first + p));
-		if (x->sub[r] == -3)
-			return 0;
-	}
-	return 1;
+	return pb_kernel_access_parse(op, role_of, a, x);
 }
 
 /* How often role "d" subscripts "x". */

@@ -29,7 +29,7 @@ static MlirOperation def_of(MlirValue v)
 }
 
 /* The band dimension whose counter is "v", PB_KERNEL_SUB_K for the
- * reduction counter, -3 otherwise. */
+ * reduction counter, PB_KERNEL_SUB_NONE otherwise. */
 static int role_of(const struct pb_kernel_contraction *c, MlirValue v)
 {
 	for (int d = 0; d < c->b.n; d++)
@@ -41,11 +41,12 @@ static int role_of(const struct pb_kernel_contraction *c, MlirValue v)
 					      mlirOperationGetRegion(c->kloop, 0)),
 				      0)))
 		return PB_KERNEL_SUB_K;
-	return -3;
+	return PB_KERNEL_SUB_NONE;
 }
 
-int pb_kernel_access_of(const struct pb_kernel_contraction *c, MlirOperation op,
-		     struct pb_kernel_access *acc)
+int pb_kernel_access_parse(MlirOperation op,
+			   int (*role)(const void *user, MlirValue v),
+			   const void *user, struct pb_kernel_access *acc)
 {
 	int store = pb_ir_op_is(op, "affine.store");
 	if (!store && !pb_ir_op_is(op, "affine.load"))
@@ -68,12 +69,22 @@ int pb_kernel_access_of(const struct pb_kernel_contraction *c, MlirOperation op,
 		if (!mlirAffineExprIsADim(e))
 			return 0;
 		int p = (int)mlirAffineDimExprGetPosition(e);
-		int role = role_of(c, mlirOperationGetOperand(op, first + p));
-		if (role < PB_KERNEL_SUB_K)
+		acc->sub[r] = role(user, mlirOperationGetOperand(op, first + p));
+		if (acc->sub[r] == PB_KERNEL_SUB_NONE)
 			return 0;
-		acc->sub[r] = role;
 	}
 	return 1;
+}
+
+static int contraction_role(const void *user, MlirValue v)
+{
+	return role_of(user, v);
+}
+
+int pb_kernel_access_of(const struct pb_kernel_contraction *c, MlirOperation op,
+		     struct pb_kernel_access *acc)
+{
+	return pb_kernel_access_parse(op, contraction_role, c, acc);
 }
 
 /* How often band dimension "d" (or PB_KERNEL_SUB_K) subscripts "a". */

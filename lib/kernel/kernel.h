@@ -205,6 +205,8 @@ const char *pb_kernel_mma_kind(MlirType elt);
  * (PB_KERNEL_SUB_K), or the constant "cst" (PB_KERNEL_SUB_CST). */
 #define PB_KERNEL_SUB_K (-1)
 #define PB_KERNEL_SUB_CST (-2)
+/* No role: an index value an access may not be subscripted by. */
+#define PB_KERNEL_SUB_NONE (-3)
 #define PB_KERNEL_MAXR 8
 
 struct pb_kernel_access {
@@ -275,6 +277,15 @@ int pb_kernel_is_acc(const struct pb_kernel_contraction *c, MlirOperation op);
  * band dimension, the reduction counter nor a constant. */
 int pb_kernel_access_of(const struct pb_kernel_contraction *c, MlirOperation op,
 		     struct pb_kernel_access *acc);
+
+/* The subscripts of affine.load/affine.store "op" into "acc", each a
+ * constant or the role "role" (with "user") gives its index value; 0
+ * when one is neither (PB_KERNEL_SUB_NONE, or not a dimension). The one
+ * reading of accesses behind pb_kernel_access_of and the attention
+ * nest's. */
+int pb_kernel_access_parse(MlirOperation op,
+			   int (*role)(const void *user, MlirValue v),
+			   const void *user, struct pb_kernel_access *acc);
 
 /* The warp-tile mapping of a contraction: block tile bm x bn (of C's
  * rows and columns), warp tile wm x wn. */

@@ -150,7 +150,7 @@ static void f32_text(char *s, size_t n, double x)
  * fragment times log2(e). A mask without the query rows (a padding mask
  * broadcast over them) is read once for all row fragments. */
 static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
-		      int i, int n, int fm, int mask_r)
+		      int i, int n, int mask_r)
 {
 	int rows = pos_of(&a->mask, a->m) >= 0;
 	struct pb_buf mt = {0}, e = {0};
@@ -179,7 +179,6 @@ static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	}
 	pb_buf_printf(t, "        %%x%d_%d = arith.addf %%xq%d_%d, %%ml%d_%d : "
 		      "vector<16x8xf32>\n", i, n, i, n, rows ? i : 0, n);
-	(void)fm;
 	pb_buf_free(&mt);
 	pb_buf_free(&e);
 }
@@ -243,7 +242,7 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				      a->masked ? "xq" : keys ? "xk" : "x", i, n,
 				      i, n, nd - 1);
 			if (a->masked)
-				mask_text(t, a, i, n, fm, mask_r);
+				mask_text(t, a, i, n, mask_r);
 			if (keys)
 				pb_buf_printf(t, "        %%x%d_%d = arith.select "
 					      "%%km%d, %%xk%d_%d, %%ninfc : "
@@ -415,22 +414,11 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		pb_ir_type_print(mlirValueGetType(a->mask.mem), t);
 	}
 	pb_buf_puts(t, ") {\n");
-	pb_buf_puts(t, "  affine.parallel (");
+	int64_t tile[PB_KERNEL_MAXD];
 	for (int d = 0; d < a->b.n; d++)
-		pb_buf_printf(t, "%s%%b%d", d ? ", " : "", d);
-	pb_buf_puts(t, ") = (");
-	for (int d = 0; d < a->b.n; d++)
-		pb_buf_printf(t, "%s0", d ? ", " : "");
-	pb_buf_puts(t, ") to (");
-	for (int d = 0; d < a->b.n; d++)
-		pb_buf_printf(t, "%s%lld", d ? ", " : "",
-			      (long long)(d == a->m ? round_up(rows, s->bm)
-						    : a->b.extent[d]));
-	pb_buf_puts(t, ") step (");
-	for (int d = 0; d < a->b.n; d++)
-		pb_buf_printf(t, "%s%lld", d ? ", " : "",
-			      (long long)(d == a->m ? s->bm : 1));
-	pb_buf_printf(t, ") {\n    affine.parallel (%%w) = (0) to (%lld) step "
+		tile[d] = d == a->m ? s->bm : 1;
+	pb_mma_block_loop_text(t, "b", &a->b, tile);
+	pb_buf_printf(t, "    affine.parallel (%%w) = (0) to (%lld) step "
 		      "(%lld) {\n", (long long)s->bm, (long long)s->wm);
 	pb_buf_printf(t, "      %%pad = arith.constant 0.000000e+00 : %s\n"
 		      "      %%zc = arith.constant dense<0.000000e+00> : "

@@ -10,6 +10,12 @@
 int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
 		   const struct pb_kernel_mma_tiles *s);
 
+/* The text of the block loop over band "b" (counters "%<pre><d>"): from
+ * 0 by "tile[d]" to the extent rounded up to it, then " {" (rewrite.c;
+ * its closing brace and pb.map are the caller's). */
+void pb_mma_block_loop_text(struct pb_buf *t, const char *pre,
+			    const struct pb_kernel_band *b, const int64_t *tile);
+
 /* Replace attention nest "a" by its tensor-core form with tiles "s"
  * (attention.c). */
 int pb_mma_attention(struct pb_ctx *ctx, const struct pb_kernel_attention *a,

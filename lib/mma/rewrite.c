@@ -152,6 +152,25 @@ static void trunc_text(struct pb_buf *t, const char *v, int i, int rows,
 		      v, i, v, i, rows, cols, rows, cols, tc);
 }
 
+void pb_mma_block_loop_text(struct pb_buf *t, const char *pre,
+			    const struct pb_kernel_band *b, const int64_t *tile)
+{
+	pb_buf_puts(t, "  affine.parallel (");
+	for (int d = 0; d < b->n; d++)
+		pb_buf_printf(t, "%s%%%s%d", d ? ", " : "", pre, d);
+	pb_buf_puts(t, ") = (");
+	for (int d = 0; d < b->n; d++)
+		pb_buf_printf(t, "%s0", d ? ", " : "");
+	pb_buf_puts(t, ") to (");
+	for (int d = 0; d < b->n; d++)
+		pb_buf_printf(t, "%s%lld", d ? ", " : "",
+			      (long long)round_up(b->extent[d], tile[d]));
+	pb_buf_puts(t, ") step (");
+	for (int d = 0; d < b->n; d++)
+		pb_buf_printf(t, "%s%lld", d ? ", " : "", (long long)tile[d]);
+	pb_buf_puts(t, ") {\n");
+}
+
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
 			  const struct pb_kernel_contraction *c,
@@ -168,27 +187,11 @@ static void skeleton_text(struct pb_buf *t,
 	pb_ir_type_print(c->elt, &e);
 	pb_ir_type_print(c->tc, &tc);
 	pb_buf_printf(t, "func.func @t(%%A: %s, %%B: %s) {\n", ta.data, tb.data);
-	pb_buf_puts(t, "  affine.parallel (");
+	int64_t tile[PB_KERNEL_MAXD];
 	for (int d = 0; d < c->b.n; d++)
-		pb_buf_printf(t, "%s%%d%d", d ? ", " : "", d);
-	pb_buf_puts(t, ") = (");
-	for (int d = 0; d < c->b.n; d++)
-		pb_buf_printf(t, "%s0", d ? ", " : "");
-	pb_buf_puts(t, ") to (");
-	for (int d = 0; d < c->b.n; d++)
-		pb_buf_printf(t, "%s%lld", d ? ", " : "",
-			      (long long)(d == c->m   ? round_up(c->b.extent[d],
-								 s->bm)
-					  : d == c->n ? round_up(c->b.extent[d],
-								 s->bn)
-						      : c->b.extent[d]));
-	pb_buf_puts(t, ") step (");
-	for (int d = 0; d < c->b.n; d++)
-		pb_buf_printf(t, "%s%lld", d ? ", " : "",
-			      (long long)(d == c->m	  ? s->bm
-					  : d == c->n ? s->bn
-						      : 1));
-	pb_buf_printf(t, ") {\n    affine.parallel (%%wm, %%wn) = (0, 0) to "
+		tile[d] = d == c->m ? s->bm : d == c->n ? s->bn : 1;
+	pb_mma_block_loop_text(t, "d", &c->b, tile);
+	pb_buf_printf(t, "    affine.parallel (%%wm, %%wn) = (0, 0) to "
 		      "(%lld, %lld) step (%lld, %lld) {\n",
 		      (long long)s->bm, (long long)s->bn, (long long)s->wm,
 		      (long long)s->wn);
