@@ -735,11 +735,54 @@ static int lower_contract(struct lower *lw, MlirOperation op)
 	return replace(lw, &t, op, 3, args);
 }
 
+/* A 16x8 i32 constant whose elements are v + ar r + ac c at row r,
+ * column c (the col - row of causal attention's mask, lib/mma/
+ * attention.c): each lane's elements computed from the lane. */
+static int lower_affine_constant(struct lower *lw, MlirOperation op,
+				 MlirAttribute a)
+{
+	int32_t v = mlirDenseElementsAttrGetInt32Value(a, 0);
+	int32_t ar = mlirDenseElementsAttrGetInt32Value(a, 8) - v;
+	int32_t ac = mlirDenseElementsAttrGetInt32Value(a, 1) - v;
+	for (int r = 0; r < 16; r++)
+		for (int c = 0; c < 8; c++)
+			if (mlirDenseElementsAttrGetInt32Value(a, 8 * r + c) !=
+			    v + ar * r + ac * c) {
+				pb_error_at(lw->ctx,
+					    mlirOperationGetLocation(op),
+					    "internal: a warp-level constant "
+					    "that is neither a splat nor affine "
+					    "in the row and column");
+				return PB_ERR;
+			}
+	struct pb_buf t = {0};
+	pb_buf_puts(&t, "func.func @t(%l: index) {\n");
+	for (int r = 0; r < 2; r++)
+		for (int c = 0; c < 2; c++) {
+			char row[64], col[64];
+			elem_offsets(L_C, 0, r, c, row, col, sizeof(row));
+			pb_buf_printf(&t, "  %%e%d%d = affine.apply affine_map<(l) "
+				      "-> (%d + (%s) * %d + (%s) * %d)>(%%l)\n"
+				      "  %%i%d%d = arith.index_cast %%e%d%d : "
+				      "index to i32\n",
+				      r, c, v, row, ar, col, ac, r, c, r, c);
+		}
+	pb_buf_puts(&t, "  %r = vector.from_elements %i00, %i01, %i10, %i11 : "
+		    "vector<2x2xi32>\n  return\n}\n");
+	return replace(lw, &t, op, 1, &lw->lane);
+}
+
 /* A splat constant of a warp-level vector type: the same splat of the
- * fragment's. */
+ * fragment's; or a C fragment affine in its rows and columns. */
 static int lower_constant(struct lower *lw, MlirOperation op, enum layout l)
 {
 	MlirAttribute a = pb_ir_attr(op, "value");
+	MlirType rt = mlirValueGetType(mlirOperationGetResult(op, 0));
+	MlirType et = mlirShapedTypeGetElementType(rt);
+	if (mlirAttributeIsADenseElements(a) &&
+	    !mlirDenseElementsAttrIsSplat(a) && l == L_C &&
+	    mlirTypeIsAInteger(et) && mlirIntegerTypeGetWidth(et) == 32)
+		return lower_affine_constant(lw, op, a);
 	if (!mlirAttributeIsADenseElements(a) ||
 	    !mlirDenseElementsAttrIsSplat(a)) {
 		pb_error_at(lw->ctx, mlirOperationGetLocation(op),
@@ -1095,6 +1138,7 @@ static int lower_op(struct lower *lw, MlirOperation op)
 		return lower_spread(lw, op);
 	if (pb_ir_op_is(op, "vector.broadcast") ||
 	    pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "scf.for") ||
+	    pb_ir_op_is(op, "scf.if") ||
 	    pb_ir_op_is(op, "affine.yield") || pb_ir_op_is(op, "scf.yield") ||
 	    pb_codegen_op_has_prefix(op, "arith.") ||
 	    pb_codegen_op_has_prefix(op, "math.")) {

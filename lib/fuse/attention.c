@@ -125,9 +125,12 @@ static int fill(const struct pb_poly_scop *s, int i, int b, int depth,
 
 /* Is "st" a contraction: acc[..] = acc[..] + x * y, the store and the
  * load of acc alike, x and y loaded and maybe widened (arith.extf: f16
- * or bf16 data summed in f32)? Sets the accesses of x, y and acc's load. */
+ * or bf16 data summed in f32) and maybe scaled by constants (QK^T of
+ * prescaled operands, pb_attn_factor, when "pre" is not null)? Sets the
+ * accesses of x, y and acc's load, and *pre to the product of the
+ * factors' scales. */
 static int contraction(const struct pb_poly_stmt *st, int *x, int *y,
-		       int *acc)
+		       int *acc, double *pre)
 {
 	int k;
 	MlirOperation add = pb_attn_stored(st, &k);
@@ -137,7 +140,7 @@ static int contraction(const struct pb_poly_stmt *st, int *x, int *y,
 	for (int o = 0; o < 2; o++) {
 		int l = pb_attn_load_of(st, mlirOperationGetOperand(add, o));
 		MlirValue mv = mlirOperationGetOperand(add, 1 - o);
-		MlirOperation mul = pb_attn_def(mv), ex[2];
+		MlirOperation mul = pb_attn_def(mv);
 		if (l < 0 || !pb_ir_op_is(mul, "arith.mulf"))
 			continue;
 		MlirOperation ld = st->access[l].op, sto = st->access[k].op;
@@ -151,13 +154,16 @@ static int contraction(const struct pb_poly_stmt *st, int *x, int *y,
 			same &= mlirValueEqual(mlirOperationGetOperand(ld, i),
 					       mlirOperationGetOperand(sto,
 								       i + 1));
-		*x = pb_attn_factor_of(st, mlirOperationGetOperand(mul, 0),
-				       &ex[0]);
-		*y = pb_attn_factor_of(st, mlirOperationGetOperand(mul, 1),
-				       &ex[1]);
+		struct pb_attn_factor f[2];
+		*x = pb_attn_factor(st, mlirOperationGetOperand(mul, 0), &f[0]);
+		*y = pb_attn_factor(st, mlirOperationGetOperand(mul, 1), &f[1]);
 		*acc = l;
-		int nops = 6 + !mlirOperationIsNull(ex[0]) +
-			   !mlirOperationIsNull(ex[1]);
+		if (!pre && (!mlirOperationIsNull(f[0].scale) ||
+			     !mlirOperationIsNull(f[1].scale)))
+			return 0;
+		if (pre)
+			*pre = f[0].value * f[1].value;
+		int nops = 6 + f[0].nops + f[1].nops;
 		if (same && *x >= 0 && *y >= 0 && *x != l && *y != l &&
 		    *x != *y && body_ops(st) == nops)
 			return 1;
@@ -528,7 +534,7 @@ static int pv(const struct pb_poly_scop *s, const char *dead, struct pb_attn *t)
 	if (t->pv < 0)
 		return 0;
 	const struct pb_poly_stmt *st = &s->stmt[t->pv];
-	if (st->depth != R + 2 || !contraction(st, &x, &y, &acc))
+	if (st->depth != R + 2 || !contraction(st, &x, &y, &acc, NULL))
 		return 0;
 	if (st->access[y].buf == t->bp) {
 		int tmp = x;
@@ -664,7 +670,7 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	t->a = a;
 	t->rows = R;
 	if (st->kind != PB_POLY_NEST || R < 1 ||
-	    !contraction(st, &t->ax, &t->ay, &t->aacc))
+	    !contraction(st, &t->ax, &t->ay, &t->aacc, &t->prescale))
 		return 0;
 	pb_attn_stored(st, &k);
 	if (!pat(st, k, R + 1, -1))
@@ -811,7 +817,8 @@ static int fold_operands(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 					if (!dead[c] && touches(sc, c, b, 1))
 						w = c;
 				if (w >= 0 &&
-				    pb_fuse_fold_copy_always(ctx, o, sc, b)) {
+				    pb_fuse_fold_copy_always(ctx, o, sc, b,
+							     i < 2)) {
 					/* the copy is gone */
 					dead[w] = 1;
 					folded++;

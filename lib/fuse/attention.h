@@ -20,6 +20,8 @@ struct pb_attn {
 					* roundings */
 	int bpre[PB_ATTN_MAXC], bpost[PB_ATTN_MAXC], bout[PB_ATTN_MAXC];
 	MlirOperation scale; /* S * c, c * S or S / c in a pre nest, or null */
+	double prescale;     /* Q's and K's scales (pb_attn_factor), folded
+			      * into the scale of the nest */
 	MlirOperation mask;  /* the arith.addf of an additive mask, or the
 			      * arith.select of a Where, or null */
 	int mstmt, macc, bmask; /* its pre nest, the mask's (the condition's)
@@ -48,6 +50,22 @@ int pb_attn_load_of(const struct pb_poly_stmt *st, MlirValue v);
  * arith.extf in its body (*ext that operation, else null), or -1. */
 int pb_attn_factor_of(const struct pb_poly_stmt *st, MlirValue v,
 		      MlirOperation *ext);
+/* A factor of QK^T: its load, maybe widened, maybe scaled by a constant
+ * (the prescaled Q and K^T of torch's scaled_dot_product_attention
+ * export, inlined from their nests by copy.c): v = [extf] ([truncf]
+ * (x * c | c * x | x / c)) with x = [extf] load. */
+struct pb_attn_factor {
+	int k;		     /* the access loaded, or -1 */
+	MlirOperation ext;   /* the widening of the load, or null */
+	MlirOperation scale; /* the product or quotient, or null */
+	double value;	     /* what it multiplies by (1 without) */
+	int nops;	     /* the operations between the load and v */
+};
+/* Fill "f" for the value "v" of "st"; returns f->k. */
+int pb_attn_factor(const struct pb_poly_stmt *st, MlirValue v,
+		   struct pb_attn_factor *f);
+/* Is "v" a float constant? Its value in *c. */
+int pb_attn_float_constant(MlirValue v, double *c);
 /* The only store of "st" (*k its access) and the operation computing its
  * value in the body; null when there is not exactly one store. */
 MlirOperation pb_attn_stored(const struct pb_poly_stmt *st, int *k);

@@ -12,6 +12,7 @@
 #include "mlir-c/BuiltinTypes.h"
 
 #include "fuse/attention.h"
+#include "ir/contract.h"
 
 #define make pb_fuse_build
 
@@ -40,19 +41,79 @@ int pb_attn_load_of(const struct pb_poly_stmt *st, MlirValue v)
 	return -1;
 }
 
-/* The access of "st" whose load gives "v", directly or widened by an
- * arith.extf of the body (*ext), or -1. */
+/* Is "v" a float constant? Its value in *c. */
+int pb_attn_float_constant(MlirValue v, double *c)
+{
+	MlirOperation d = pb_attn_def(v);
+	MlirAttribute a = mlirOperationIsNull(d) ? (MlirAttribute){NULL}
+						 : pb_ir_attr(d, "value");
+	if (!pb_ir_op_is(d, "arith.constant") || mlirAttributeIsNull(a) ||
+	    !mlirAttributeIsAFloat(a))
+		return 0;
+	*c = mlirFloatAttrGetValueDouble(a);
+	return 1;
+}
+
+/* The operation of the body of "st" defining "v" when it is "name". */
+static MlirOperation body_def(const struct pb_poly_stmt *st, MlirValue v,
+			      const char *name)
+{
+	MlirOperation d = pb_attn_def(v);
+	return !mlirOperationIsNull(d) && pb_ir_op_is(d, name) &&
+			       pb_ir_is_inside(d, st->op)
+		       ? d
+		       : (MlirOperation){NULL};
+}
+
+int pb_attn_factor(const struct pb_poly_stmt *st, MlirValue v,
+		   struct pb_attn_factor *f)
+{
+	MlirOperation d;
+	f->ext = f->scale = (MlirOperation){NULL};
+	f->nops = 0;
+	f->value = 1;
+	if (!mlirOperationIsNull(d = body_def(st, v, "arith.extf"))) {
+		f->ext = d;
+		v = mlirOperationGetOperand(d, 0);
+		f->nops++;
+	}
+	/* ([truncf] (x * c | c * x | x / c) [extf]) */
+	MlirValue below = v;
+	int trunc = !mlirOperationIsNull(d = body_def(st, v, "arith.truncf"));
+	if (trunc)
+		below = mlirOperationGetOperand(d, 0);
+	int mul = !mlirOperationIsNull(d = body_def(st, below, "arith.mulf"));
+	if (mul || !mlirOperationIsNull(d = body_def(st, below, "arith.divf"))) {
+		for (int i = 0; i < 2 - !mul; i++) {
+			double c;
+			if (!pb_attn_float_constant(mlirOperationGetOperand(
+							    d, 1 - i),
+						    &c) ||
+			    c == 0 || !isfinite(c))
+				continue;
+			f->scale = d;
+			f->value = mul ? c : 1 / c;
+			v = mlirOperationGetOperand(d, i);
+			f->nops += 1 + trunc;
+			f->ext = body_def(st, v, "arith.extf");
+			if (!mlirOperationIsNull(f->ext)) {
+				v = mlirOperationGetOperand(f->ext, 0);
+				f->nops++;
+			}
+			break;
+		}
+	}
+	f->k = pb_attn_load_of(st, v);
+	return f->k;
+}
+
 int pb_attn_factor_of(const struct pb_poly_stmt *st, MlirValue v,
 		      MlirOperation *ext)
 {
-	MlirOperation d = pb_attn_def(v);
-	*ext = (MlirOperation){NULL};
-	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "arith.extf") &&
-	    pb_ir_is_inside(d, st->op)) {
-		*ext = d;
-		v = mlirOperationGetOperand(d, 0);
-	}
-	return pb_attn_load_of(st, v);
+	struct pb_attn_factor f;
+	int k = pb_attn_factor(st, v, &f);
+	*ext = f.ext;
+	return mlirOperationIsNull(f.scale) ? k : -1;
 }
 
 /* The only store of "st" (*k its access), the operation computing its
@@ -187,6 +248,31 @@ static MlirValue clone(MlirOperation at, MlirOperation op, struct pb_ir_map *m)
 	return mlirOperationGetResult(c, 0);
 }
 
+/* The float constant "v" of type "t" before "at". */
+static MlirValue fconst(MlirOperation at, MlirType t, double v)
+{
+	const char *name = "value";
+	MlirAttribute a = mlirFloatAttrDoubleGet(mlirTypeGetContext(t), t, v);
+	return make(at, "arith.constant", 0, NULL, t, 1, &name, &a);
+}
+
+/* Mark the load "ld" of buffer "b" of "s" pb.causal when "b" is an
+ * argument of the function marked so (a causal mask, ir/contract.h). */
+static void causal_fact(const struct pb_poly_scop *s, int b, MlirOperation ld)
+{
+	MlirValue root = s->buf[b].root;
+	if (!mlirValueIsABlockArgument(root))
+		return;
+	MlirBlock blk = mlirBlockArgumentGetOwner(root);
+	MlirOperation f = mlirBlockGetParentOperation(blk);
+	if (!pb_ir_op_is(f, "func.func"))
+		return;
+	MlirAttribute c = pb_ir_func_arg_attr(
+		f, (int)mlirBlockArgumentGetArgNumber(root), PB_ATTR_CAUSAL);
+	if (!mlirAttributeIsNull(c))
+		pb_ir_set_attr(ld, PB_ATTR_CAUSAL, c);
+}
+
 /* Map the counters of the first "n" loops of "st" to "to" in "m". */
 static void map_ivs(struct pb_ir_map *m, const struct pb_poly_stmt *st, int n,
 		    const MlirValue *to)
@@ -289,33 +375,48 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 	MlirOperation mul = pb_attn_def(mlirOperationGetOperand(
 		add, pb_attn_load_of(A, p0) == t->aacc ? 1 : 0));
 	for (int i = 0; i < 2; i++) {
-		MlirOperation ext;
-		int f = pb_attn_factor_of(A, mlirOperationGetOperand(mul, i),
-					  &ext);
-		clone(db, A->access[f].op, &m);
-		if (!mlirOperationIsNull(ext))
-			clone(db, ext, &m);
+		struct pb_attn_factor f;
+		MlirValue v = mlirOperationGetOperand(mul, i);
+		pb_attn_factor(A, v, &f);
+		MlirValue x = clone(db, A->access[f.k].op, &m);
+		if (!mlirOperationIsNull(f.ext))
+			x = clone(db, f.ext, &m);
+		/* a prescale goes into the scale below, in the sum's type */
+		if (!mlirTypeEqual(mlirValueGetType(x), mlirValueGetType(v)))
+			x = make(db, "arith.extf", 1, &x, mlirValueGetType(v),
+				 0, NULL, NULL);
+		put(&m, v, x);
 	}
 	clone(db, mul, &m);
 	store(db, clone(db, add, &m), ss, 0, z);
 	MlirValue sv = load(jb, ss, 0, z);
 	/* the scale; the roundings of S between the ops are dropped: the
 	 * nest keeps S in its sum's type, as FlashAttention does */
+	int folded = 0;
 	for (int i = 0; i < t->npre && !mlirOperationIsNull(t->scale); i++) {
 		const struct pb_poly_stmt *T = &s->stmt[t->pre[i]];
 		if (!pb_ir_is_inside(t->scale, T->op))
 			continue;
-		/* s * c or s / c: the scores first, as pb-mma reads it */
+		/* s * c or s / c: the scores first, as pb-mma reads it; with
+		   prescales, one product by a constant, all of them */
 		MlirValue c = mlirOperationGetOperand(t->scale, 1);
 		if (pb_ir_defined_in(c, T->op))
 			c = mlirOperationGetOperand(t->scale, 0);
-		sv = binop(jb,
-			   pb_ir_op_is(t->scale, "arith.mulf") ? "arith.mulf"
-							       : "arith.divf",
-			   sv, c);
+		int div = pb_ir_op_is(t->scale, "arith.divf");
+		double cv;
+		if (t->prescale != 1 && pb_attn_float_constant(c, &cv)) {
+			c = fconst(PV->op, ft,
+				   div ? t->prescale / cv : t->prescale * cv);
+			div = 0;
+			folded = 1;
+		}
+		sv = binop(jb, div ? "arith.divf" : "arith.mulf", sv, c);
 		mlirOperationSetLocation(pb_attn_def(sv),
 					 mlirOperationGetLocation(T->op));
 	}
+	if (t->prescale != 1 && !folded)
+		sv = binop(jb, "arith.mulf", sv,
+			   fconst(PV->op, ft, t->prescale));
 
 	/* x = s (* c) + mask[..], the mask widened as its nest widens it,
 	 * or x = cond[..] ? x : fill (either way round, as the Where) */
@@ -326,6 +427,7 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 		ivs[R] = jv;
 		map_ivs(&m, M, R + 1, ivs);
 		MlirValue v = clone(jb, ml, &m);
+		causal_fact(s, t->bmask, pb_attn_def(v));
 		if (pb_ir_op_is(t->mask, "arith.select")) {
 			MlirValue f = mlirOperationGetOperand(t->mask, 1);
 			int first = !pb_ir_defined_in(f, M->op) ||
@@ -364,10 +466,8 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 			      b == t->bm ? mo : sv);
 	}
 	MlirValue mn = clone(jb, mx, &m);
-	const char *vname = "value", *pname = "predicate";
-	MlirAttribute ninf = mlirFloatAttrDoubleGet(mctx, ft, -INFINITY);
-	MlirValue nv =
-		make(jb, "arith.constant", 0, NULL, ft, 1, &vname, &ninf);
+	const char *pname = "predicate";
+	MlirValue nv = fconst(jb, ft, -INFINITY);
 	MlirAttribute oeq = mlirIntegerAttrGet(mlirIntegerTypeGet(mctx, 64), 1);
 	MlirValue two[3] = {mn, nv};
 	MlirValue isinf = make(jb, "arith.cmpf", 2, two,

@@ -163,6 +163,38 @@ static int is_copy(const struct pb_poly_scop *s, int c, int b, struct copy *cp)
 	return 1;
 }
 
+/* Is the producer "cp" a scaled copy: its one load, maybe widened, times
+ * or over a value from outside, maybe narrowed, stored (torch's
+ * scaled_dot_product_attention export scales Q and K^T so)? */
+static int scaled(const struct copy *cp)
+{
+	static const char *const pat[] = {"affine.load", "?arith.extf",
+					  "arith.mulf|arith.divf",
+					  "?arith.truncf", "affine.store"};
+	const struct pb_poly_stmt *st = &cp->s->stmt[cp->c];
+	MlirOperation op = mlirBlockGetFirstOperation(st->body), prev = op;
+	if (st->naccess != 2)
+		return 0;
+	for (int k = 0; k < 5; k++) {
+		const char *p = pat[k] + (pat[k][0] == '?');
+		int ok = strchr(p, '|') ? pb_ir_op_is(op, "arith.mulf") ||
+						  pb_ir_op_is(op, "arith.divf")
+					: pb_ir_op_is(op, p);
+		if (!ok && pat[k][0] == '?')
+			continue;
+		if (!ok || (k && !mlirValueEqual(mlirOperationGetOperand(op, 0),
+						 mlirOperationGetResult(prev,
+									0))))
+			return 0;
+		if (k == 2 && pb_ir_defined_in(mlirOperationGetOperand(op, 1),
+					       st->op))
+			return 0;
+		prev = op;
+		op = mlirOperationGetNextInBlock(op);
+	}
+	return mlirOperationEqual(prev, cp->st->op);
+}
+
 /* Does the load "a" of statement "st" index its buffer with the loop
  * counters of "st" in order (an aligned consumer, which merging the
  * loops fuses without recomputation)? */
@@ -328,8 +360,8 @@ static void rewrite(MlirOperation r, void *user)
 }
 
 /* Fold the copy or producer into buffer "b" of "s" into its readers
- * (pb_fuse_fold_copy); with "any_order" a plain copy is folded however
- * its readers walk it (pb_fuse_fold_copy_always). */
+ * (pb_fuse_fold_copy); with "any_order" a plain copy (2: or a scaled
+ * one) is folded however its readers walk it (pb_fuse_fold_copy_always). */
 static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		const struct pb_poly_scop *s, int b, int any_order)
 {
@@ -370,7 +402,7 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		return 0;
 	double redundancy = reads / elems;
 	double limit = o->max_redundancy > 0 ? o->max_redundancy : 1.0;
-	if (any_order ? cp.compute
+	if (any_order ? cp.compute && !(any_order == 2 && scaled(&cp))
 	    : cp.compute ? redundancy > limit || all_aligned ||
 				   after_reduction(s, cp.c)
 			 : !once && !keeps_order(s, &cp))
@@ -379,7 +411,13 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	for (int k = 0; k + 1 < c->naccess; k++)
 		if (!pb_fuse_unwritten(s, cp.c + 1, last, c->access[k].buf))
 			return 0;
-	if (o->remarks && cp.compute)
+	if (o->remarks && any_order && cp.compute)
+		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
+			     "scaled copy folded into its %d reads (attention's "
+			     "operand): they load its source, the scale goes "
+			     "to the scores",
+			     nread);
+	else if (o->remarks && cp.compute)
 		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
 			     "producer inlined into its %d reads (computed %.2f "
 			     "times per element, --max-redundancy=%g)",
@@ -402,7 +440,7 @@ int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 }
 
 int pb_fuse_fold_copy_always(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-			     const struct pb_poly_scop *s, int b)
+			     const struct pb_poly_scop *s, int b, int scaled)
 {
-	return fold(ctx, o, s, b, 1);
+	return fold(ctx, o, s, b, 1 + !!scaled);
 }

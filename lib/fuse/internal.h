@@ -138,11 +138,13 @@ int pb_fuse_fold_pad(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
  * when folded. */
 int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		      const struct pb_poly_scop *s, int b);
-/* The same for a plain permuting copy (no arithmetic) whatever order its
- * readers read it in: attention's operands (attention.c), which the
- * tensor-core mapping reads through a permutation either way. */
+/* The same for a plain permuting copy whatever order its readers read
+ * it in: attention's operands (attention.c), which the tensor-core
+ * mapping reads through a permutation either way. With "scaled", also a
+ * copy that multiplies by or divides over one value from outside (Q and
+ * K^T, whose scale the attention nest takes over: pb_attn_factor). */
 int pb_fuse_fold_copy_always(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
-			     const struct pb_poly_scop *s, int b);
+			     const struct pb_poly_scop *s, int b, int scaled);
 
 /* Reorder the loops of every permutable nest of "s" whose reduction loops
  * are not innermost: parallel loops out, reduction loops in (permute.c).

@@ -23,6 +23,11 @@
  *                                           ("u8", "u16", "u32", "u64")
  *                                           of an unsigned integer tensor,
  *                                           whose MLIR type is signless
+ *   pb.causal   argument of @main, and      i64 c: the (float) buffer
+ *               affine.load of it in an     holds a causal mask, 0 at
+ *               attention nest              [.., i, j] for j <= i + c and
+ *                                           -inf beyond, its other
+ *                                           dimensions 1
  *
  * Operation locations of fused ops carry "pb.op:<op>" metadata names
  * (PB_LOC_OP_PREFIX). The names are string literals so that IR templates
@@ -42,6 +47,7 @@
 #define PB_ATTR_NAME "pb.name"
 #define PB_ATTR_OUTPUT "pb.output"
 #define PB_ATTR_DTYPE "pb.dtype"
+#define PB_ATTR_CAUSAL "pb.causal"
 /* on a nest pb-tile leaves to pb-mma: a contraction for tensor cores */
 #define PB_ATTR_MMA "pb.mma"
 /* on an affine.for from 0 to NW inside a warp-mapped nest of NW warps:

@@ -30,6 +30,7 @@
 #include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
+#include "ir/contract.h"
 #include "kernel/kernel.h"
 
 static const char not_attention[] = "not an attention nest";
@@ -197,6 +198,23 @@ static MlirType data_type(MlirOperation ld)
 	return mlirValueGetType(mlirOperationGetResult(ld, 0));
 }
 
+/* Is the additive mask of "a" a causal one (pb.causal on its load,
+ * ir/contract.h), read at [0.., query row, key]? Its offset into *c. */
+static int causal(const struct pb_kernel_attention *a, int64_t *c)
+{
+	const struct pb_kernel_access *m = &a->mask;
+	MlirAttribute at = pb_ir_attr(m->op, PB_ATTR_CAUSAL);
+	int r = m->rank;
+	if (mlirAttributeIsNull(at) || !mlirAttributeIsAInteger(at) || r < 2 ||
+	    m->sub[r - 1] != PB_KERNEL_ATT_J || m->sub[r - 2] != a->m)
+		return 0;
+	for (int k = 0; k + 2 < r; k++)
+		if (m->sub[k] != PB_KERNEL_SUB_CST || m->cst[k])
+			return 0;
+	*c = mlirIntegerAttrGetValueInt(at);
+	return *c >= 0;
+}
+
 /* The body of the key loop: the score's reduction (dloop) and scaling,
  * the online softmax, the value loop (eloop). */
 static int match_keys(struct pb_kernel_attention *a)
@@ -303,6 +321,7 @@ static int match_keys(struct pb_kernel_attention *a)
 				return 0;
 		x = mlirOperationGetResult(m3[2], 0);
 	}
+
 	/* mn = max(x, m); k = mn == -inf ? 0 : mn; a = exp(m - k);
 	   p = exp(x - k); l = l * a + p */
 	MlirValue m = mlirOperationGetOperand(o[5], 0);
@@ -474,6 +493,7 @@ int pb_kernel_attention_of(MlirOperation nest, struct pb_kernel_attention *a,
 	if (!mlirTypeIsAF32(a->elt) && !mlirTypeIsAF16(a->elt) &&
 	    !mlirTypeIsABF16(a->elt))
 		goto out;
+	a->causal = a->masked == PB_KERNEL_ATT_ADD && causal(a, &a->causal_off);
 	ok = 1;
 out:
 	pb_ir_ops_free(&ops);
@@ -549,10 +569,10 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 	   them -inf (vector.create_mask), K and V read as zeros there, which
 	   both must end at */
 	*why = "the number of keys is not a multiple of 16 and K or V "
-	       "extends past them, or a mask is added";
+	       "extends past them, or a mask is read";
 	if (a->nk % 16 && (extent_along(&a->k, PB_KERNEL_ATT_J) != a->nk ||
 			   extent_along(&a->v, PB_KERNEL_ATT_J) != a->nk ||
-			   a->masked))
+			   (a->masked && !a->causal)))
 		return 0;
 	*why = "the value dimension is over 256";
 	if (a->e > 256 || a->d > 256)
@@ -652,7 +672,21 @@ void pb_kernel_attention_predict(const struct pb_target *t,
 	int64_t resident = warps * (per_sm < sum->occ.blocks_per_sm
 					    ? per_sm
 					    : sum->occ.blocks_per_sm);
-	double work = 2.0 * (double)(per_sm * t->sm_count * s->bm * a->nk) *
+	/* causal: a block of rows walks the keys up to its last row + c */
+	double visited = 1;
+	int64_t steps = (a->nk + s->bn - 1) / s->bn;
+	if (a->causal) {
+		int64_t all = 0;
+		for (int64_t b = 0; b < blocks; b++) {
+			int64_t n = ((b + 1) * s->bm + a->causal_off + s->bn - 1) /
+				    s->bn;
+			all += n < steps ? n : steps;
+		}
+		visited = (double)all / (double)(blocks * steps);
+	}
+	sum->flops *= visited;
+	double work = 2.0 * visited *
+		      (double)(per_sm * t->sm_count * s->bm * a->nk) *
 		      (double)(16 * nd + 8 * ne);
 	double compute = work / (rate * eff);
 	if (resident > 0 && resident < 8)
@@ -664,7 +698,7 @@ void pb_kernel_attention_predict(const struct pb_target *t,
 					      a->e * elt_bytes(a->v.mem)));
 	double o = (double)(batch * rows * a->e * elt_bytes(a->o.mem));
 	double unique = q + kv + o;
-	double moved = q + o + kv * (double)blocks;
+	double moved = q + o + kv * (double)blocks * visited;
 	double memory = unique / (t->dram_bytes_per_s * t->model.dram_efficiency);
 	double l2 = moved / (t->dram_bytes_per_s * t->model.l2_over_dram);
 	if (l2 > memory)

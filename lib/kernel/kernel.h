@@ -322,6 +322,11 @@ struct pb_kernel_attention {
 	struct pb_kernel_access mask;	/* its load (band dims, the key) */
 	struct pb_kernel_access fill;	/* a Where's other value's load (op
 					   null: a value from outside) */
+	int causal;			/* the additive mask is causal: -inf
+					   for keys past query row + off, 0
+					   before (pb.causal, read at [0..,
+					   row, key]) */
+	int64_t causal_off;
 	MlirType elt;			/* Q's, K's and V's element type */
 	MlirType tc;			/* their type on tensor cores */
 };

@@ -183,6 +183,101 @@ static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_buf_free(&e);
 }
 
+/* The name of the scores of row fragment "i" and key fragment "n" of a
+ * causal step before its mask: the sums "%s<i>_<n>_<nd-1>" when the mask
+ * goes before the scale ("pre": a positive scale keeps -inf, and the
+ * product stays next to the softmax's subtraction, one FFMA), else the
+ * scaled "%xq<i>_<n>". */
+static void causal_in(struct pb_buf *t, int pre, int i, int n, int nd)
+{
+	if (pre)
+		pb_buf_printf(t, "%%s%d_%d_%d", i, n, nd - 1);
+	else
+		pb_buf_printf(t, "%%xq%d_%d", i, n);
+}
+
+/* The causal mask of "a" on the scores of row fragment "i" and key
+ * fragment "n", into "%xc<i>_<n>": -inf where key jn + col > row + r + c,
+ * that is where col - r (the constant "%dg") > row + c - jn, computed
+ * rather than read. */
+static void causal_text(struct pb_buf *t, const struct pb_kernel_attention *a,
+			int pre, int i, int n, int nd)
+{
+	pb_buf_printf(t, "          %%th%d_%d = affine.apply affine_map<(r, j) "
+		      "-> (r - j + %lld)>(%%row%d, %%jn%d)\n"
+		      "          %%ti%d_%d = arith.index_cast %%th%d_%d : index "
+		      "to i32\n"
+		      "          %%tb%d_%d = vector.broadcast %%ti%d_%d : i32 to "
+		      "vector<16x8xi32>\n"
+		      "          %%cm%d_%d = arith.cmpi sle, %%dg, %%tb%d_%d : "
+		      "vector<16x8xi32>\n"
+		      "          %%xc%d_%d = arith.select %%cm%d_%d, ",
+		      i, n, (long long)a->causal_off, i, n, i, n, i, n, i, n,
+		      i, n, i, n, i, n, i, n, i, n);
+	causal_in(t, pre, i, n, nd);
+	pb_buf_puts(t, ", %ninfc : vector<16x8xi1>, vector<16x8xf32>\n");
+}
+
+/* The causal mask of "a" on the step's scores (fm row fragments, nf key
+ * fragments), into "%x<i>_<n>": only in the steps that reach past the
+ * diagonal for the warp's first row (key j + BN - 1 > row + c), a branch
+ * the warp takes as one; the scale after it when "pre"; then the keys
+ * past NK (the ragged last step, "keys"). */
+static void causal_step_text(struct pb_buf *t,
+			     const struct pb_kernel_attention *a,
+			     const struct pb_kernel_attention_tiles *s, int fm,
+			     int nf, int nd, int pre, int keys)
+{
+	const char *res = pre ? "xm" : keys ? "xk" : "x";
+	pb_buf_printf(t, "        %%dj = affine.apply affine_map<(j, r) -> (j - r "
+		      "+ %lld)>(%%j, %%row0)\n"
+		      "        %%diag = arith.cmpi sgt, %%dj, %%c0i : index\n"
+		      "        ",
+		      (long long)(s->bn - 1 - a->causal_off));
+	for (int i = 0; i < fm; i++)
+		for (int n = 0; n < nf; n++)
+			pb_buf_printf(t, "%s%%%s%d_%d", i || n ? ", " : "", res, i,
+				      n);
+	pb_buf_puts(t, " = scf.if %diag -> (");
+	for (int k = 0; k < fm * nf; k++)
+		pb_buf_printf(t, "%svector<16x8xf32>", k ? ", " : "");
+	pb_buf_puts(t, ") {\n");
+	for (int i = 0; i < fm; i++)
+		for (int n = 0; n < nf; n++)
+			causal_text(t, a, pre, i, n, nd);
+	for (int e = 0; e < 2; e++) {
+		pb_buf_puts(t, e ? "        } else {\n          scf.yield "
+				 : "          scf.yield ");
+		for (int i = 0; i < fm; i++)
+			for (int n = 0; n < nf; n++) {
+				pb_buf_puts(t, i || n ? ", " : "");
+				if (e)
+					causal_in(t, pre, i, n, nd);
+				else
+					pb_buf_printf(t, "%%xc%d_%d", i, n);
+			}
+		pb_buf_puts(t, " : ");
+		for (int k = 0; k < fm * nf; k++)
+			pb_buf_printf(t, "%svector<16x8xf32>", k ? ", " : "");
+		pb_buf_puts(t, "\n");
+	}
+	pb_buf_puts(t, "        }\n");
+	for (int n = 0; n < nf; n++)
+		for (int i = 0; i < fm; i++) {
+			if (pre)
+				pb_buf_printf(t, "        %%%s%d_%d = arith.mulf "
+					      "%%xm%d_%d, %%scale : "
+					      "vector<16x8xf32>\n",
+					      keys ? "xk" : "x", i, n, i, n);
+			if (keys)
+				pb_buf_printf(t, "        %%x%d_%d = arith.select "
+					      "%%km%d, %%xk%d_%d, %%ninfc : "
+					      "vector<16x8xi1>, "
+					      "vector<16x8xf32>\n",
+					      i, n, n, i, n);
+		}
+}
+
 /* The scores of key step "%j" of the warp's "fm" row fragments: "%x<i>_<n>"
  * for row fragment i and key fragment n = 0 .. BN/8 - 1, each K fragment
  * read once for all row fragments. */
@@ -192,6 +287,8 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			int cut, int fm, int mask_r)
 {
 	int nd = (int)((a->d + 15) / 16);
+	/* a causal mask before a positive scale (causal_in) */
+	int pre = a->scale > 0;
 	for (int n = 0; n < s->bn / 8; n++) {
 		char jn[16];
 		snprintf(jn, sizeof(jn), "jn%d", n);
@@ -236,11 +333,15 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				      "%%kv%d : vector<16x8xi1>\n",
 				      n, (long long)a->nk, n, n, n);
 		for (int i = 0; i < fm; i++) {
+			if (a->causal && pre)
+				continue;
 			pb_buf_printf(t, "        %%%s%d_%d = arith.mulf "
 				      "%%s%d_%d_%d, %%scale : "
 				      "vector<16x8xf32>\n",
 				      a->masked ? "xq" : keys ? "xk" : "x", i, n,
 				      i, n, nd - 1);
+			if (a->causal)
+				continue;
 			if (a->masked)
 				mask_text(t, a, i, n, mask_r);
 			if (keys)
@@ -251,6 +352,9 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 					      i, n, n, i, n);
 		}
 	}
+	if (a->causal)
+		causal_step_text(t, a, s, fm, (int)(s->bn / 8), nd, pre,
+				 a->nk % s->bn != 0);
 }
 
 /* The rows' reduction "kind" (arith "op" element-wise) of fragments
@@ -433,9 +537,23 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      "vector<16x8xf32>\n",
 		      et.data, tc.data, sc);
 	if (a->nk % s->bn)
-		pb_buf_puts(t, "      %c16 = arith.constant 16 : index\n"
-			    "      %ninfc = arith.constant dense<0xFF800000> : "
+		pb_buf_puts(t, "      %c16 = arith.constant 16 : index\n");
+	if (a->causal)
+		pb_buf_puts(t, "      %c0i = arith.constant 0 : index\n");
+	if (a->nk % s->bn || a->causal)
+		pb_buf_puts(t, "      %ninfc = arith.constant dense<0xFF800000> : "
 			    "vector<16x8xf32>\n");
+	if (a->causal) {
+		/* col - r of a 16x8 fragment */
+		pb_buf_puts(t, "      %dg = arith.constant dense<[");
+		for (int r = 0; r < 16; r++) {
+			pb_buf_puts(t, r ? ", [" : "[");
+			for (int c = 0; c < 8; c++)
+				pb_buf_printf(t, "%s%d", c ? ", " : "", c - r);
+			pb_buf_puts(t, "]");
+		}
+		pb_buf_puts(t, "]> : vector<16x8xi32>\n");
+	}
 	for (int i = 0; i < fm; i++)
 		pb_buf_printf(t, "      %%row%d = affine.apply affine_map<(a, b) "
 			      "-> (a + b + %d)>(%%b%d, %%w)\n", i, 16 * i,
@@ -450,7 +568,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	cst_text(t, &a->k, "ck");
 	cst_text(t, &a->v, "cv");
 	cst_text(t, &a->o, "co");
-	if (a->masked) {
+	if (a->masked && !a->causal) {
 		cst_text(t, &a->mask, "cm");
 		pb_buf_puts(t, "      %log2e = arith.constant dense<1.44269502> "
 			    ": vector<16x8xf32>\n");
@@ -472,9 +590,19 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		}
 	/* the key loop: each row fragment's maxima and sums, then the
 	   output fragments */
-	pb_buf_printf(t, "      %%r:%d = affine.for %%j = 0 to %lld step %lld "
-		      "iter_args(", fm * (2 + ne),
-		      (long long)round_up(a->nk, s->bn), (long long)s->bn);
+	/* causal: the keys up to the block's last row + c, no further */
+	if (a->causal)
+		pb_buf_printf(t, "      %%r:%d = affine.for %%j = 0 to min "
+			      "affine_map<(b) -> (%lld, b + %lld)>(%%b%d) "
+			      "step %lld iter_args(",
+			      fm * (2 + ne), (long long)round_up(a->nk, s->bn),
+			      (long long)(s->bm + a->causal_off), a->m,
+			      (long long)s->bn);
+	else
+		pb_buf_printf(t, "      %%r:%d = affine.for %%j = 0 to %lld "
+			      "step %lld iter_args(", fm * (2 + ne),
+			      (long long)round_up(a->nk, s->bn),
+			      (long long)s->bn);
 	for (int i = 0; i < fm; i++)
 		pb_buf_printf(t, "%s%%m%d = %%ninf, %%l%d = %%zr", i ? ", " : "",
 			      i, i);

@@ -286,6 +286,10 @@ static void add_param(struct imp *s, struct val *v)
 		      v->ssa.s, pb_imp_ty_dt(&v->sh, v->dtype).s);
 	pb_imp_str(&s->args, v->name);
 	pb_imp_dtype_attr(&s->args, v->dtype);
+	int64_t c;
+	if (pb_imp_causal(v->init, &v->sh, &c))
+		pb_buf_printf(&s->args, ", " PB_ATTR_CAUSAL " = %lld : i64",
+			      (long long)c);
 	pb_buf_puts(&s->args, "} loc(unknown)");
 }
 

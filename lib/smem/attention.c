@@ -39,6 +39,29 @@
 
 #define MAXREAD 128
 
+/* The keys of key loop "l" into *nk: its constant upper bound, or the
+ * constant of min(NK, f(..)) (causal attention stops at the diagonal,
+ * lib/mma/attention.c); 0 when it has neither. */
+static int key_bound(MlirOperation l, int64_t *nk)
+{
+	if (!pb_ir_const_map(l, "upperBoundMap", 1, nk))
+		return 1;
+	MlirAttribute a = pb_ir_attr(l, "upperBoundMap");
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a))
+		return 0;
+	MlirAffineMap m = mlirAffineMapAttrGetValue(a);
+	if (mlirAffineMapGetNumResults(m) != 2)
+		return 0;
+	for (int k = 0; k < 2; k++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(m, k);
+		if (mlirAffineExprIsAConstant(e)) {
+			*nk = mlirAffineConstantExprGetValue(e);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 /* One staged operand: the reads of global buffer "mem" in the key loop,
  * along memref dimensions "kd" (the keys) and "od" (the head or value
  * dimension), "p" < "q" the same two in memref order. */
@@ -226,7 +249,7 @@ static int find(MlirOperation block, struct anest *n)
 	MlirValue wiv;
 	if (mlirOperationIsNull(n->jloop) ||
 	    pb_ir_const_map(n->jloop, "lowerBoundMap", 1, &lb) ||
-	    pb_ir_const_map(n->jloop, "upperBoundMap", 1, &ub) || lb != 0 ||
+	    !key_bound(n->jloop, &ub) || lb != 0 ||
 	    pb_ir_parallel_dims(n->warp, 1, &wlb, &wst, &wct, &wiv) != 1)
 		return 0;
 	n->nk = ub;
