@@ -285,7 +285,9 @@ static int load_module(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 		return PB_ERR;
 	}
 	int how = has == 0 ? tile_launch() : 1;
-	if (how < 0 || (how == 0 && !cu.LibraryLoadData)) {
+	int lib = cu.LibraryLoadData && cu.LibraryUnload &&
+		  cu.LibraryGetKernel && cu.KernelGetFunction;
+	if (how < 0 || (how == 0 && !lib)) {
 		free(cubin);
 		if (how < 0)
 			pb_error(ctx, "PB_TILE_LAUNCH='%s': expected 'library' or "
