@@ -2,16 +2,26 @@
 # The static bench of the Tile IR backend (docs/tileir.md, bench/RESULTS.md):
 # an fp16 GEMM 4096^3 (f32 accumulation) through pb-codegen --backend=tile
 # (on sm_90 also with --tile-tma: the buffers assumed aligned, so that
-# tileiras loads through TMA, which pb's runtime cannot launch yet) and
-# through the PTX backend, for sm_90 and sm_80, and the same GEMM
-# written in cuTile Python when CUTILE_PYTHON names a python with cuda-tile
-# (PyPI; e.g. /work/venv-tile/bin/python): the SASS of each (nvdisasm), its
-# hottest loop (the one with the most tensor-core instructions) and what
-# feeds it. CPU only: tileiras, ptxas, nvdisasm.
+# tileiras loads and stores through TMA, descriptors built by the driver
+# from the cubin's host code) and through the PTX backend, for sm_90 and
+# sm_80, and the same GEMM written in cuTile Python when CUTILE_PYTHON
+# names a python with cuda-tile (PyPI; e.g. /work/venv-tile/bin/python),
+# specialized as cuTile's launcher specializes it for contiguous arrays
+# (on sm_90 also with the last stride left dynamic): the SASS of each
+# (nvdisasm), its hottest loop (the one with the most tensor-core
+# instructions) and what feeds it. CPU only: tileiras, ptxas, nvdisasm.
 #
 #   bench/tileir.sh [--size N] [--md]
 #   bench/tileir.sh --models     the shared models through --backend=tile
 #                                for sm_90 and sm_80: kernels assembled, time
+#   bench/tileir.sh --gpu-prepare DIR  the tile part of the GPU check
+#                                (bench/gpu-check.sh --tile DIR): the f16
+#                                GEMM 1024 (inputs and reference) and 4096
+#                                (timed on random inputs) and the shared
+#                                models (in.npy, out.npy) for sm_90, each as
+#                                a tile artifact (k.tile), with --tile-tma
+#                                (k-tma.tile) and through the PTX backend
+#                                (k.ptx), with pb-run-lite and pb-prof-lite
 #   bench/tileir.sh --e2e [--zoo] the e2e cases (tests/e2e: the ONNX node
 #                                tests of node-tests.txt that import, the
 #                                shared models, half.py's models) through
@@ -34,7 +44,8 @@ while [ $# -gt 0 ]; do
 	--models) models=1; shift ;;
 	--e2e) e2e=1; shift ;;
 	--zoo) zoo=1; shift ;;
-	*) echo "usage: bench/tileir.sh [--size N] [--md] | --models | --e2e [--zoo]" >&2; exit 2 ;;
+	--gpu-prepare) prep=$2; shift 2 ;;
+	*) echo "usage: bench/tileir.sh [--size N] [--md] | --models | --e2e [--zoo] | --gpu-prepare DIR" >&2; exit 2 ;;
 	esac
 done
 export PATH="$root/build/bin:$PATH"
@@ -43,6 +54,65 @@ PTXAS=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
 TILEIRAS=${PB_TILEIRAS:-$(command -v tileiras || ls "$root"/build/venv-tile/lib/python3*/site-packages/nvidia/cu*/bin/tileiras 2>/dev/null | tail -1)}
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
+# gemm ONNX N: an f16 MatMul N x N x N (f32 accumulation) into ONNX
+gemm() {
+	/usr/bin/python3 - "$1" "$2" <<'PY'
+import sys
+import onnx
+from onnx import TensorProto, helper
+n = int(sys.argv[2])
+g = helper.make_graph(
+    [helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")], "gemm",
+    [helper.make_tensor_value_info("a", TensorProto.FLOAT16, [n, n]),
+     helper.make_tensor_value_info("b", TensorProto.FLOAT16, [n, n])],
+    [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [n, n])])
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
+PY
+}
+if [ -n "$prep" ]; then
+	# three artifacts of DIR/model.onnx for sm_90, run in DIR so that the
+	# plans' source is model.onnx: k.tile, k-tma.tile (--tile-tma) and
+	# k.ptx (the PTX backend's default pipeline)
+	artifacts() {
+		(cd "$1" && pb-import model.onnx | pb-fuse > fuse.mlir &&
+		 pb-codegen --backend=tile --tileiras="$TILEIRAS" fuse.mlir -o k.tile &&
+		 pb-codegen --backend=tile --tile-tma --tileiras="$TILEIRAS" fuse.mlir -o k-tma.tile &&
+		 pb-import model.onnx | "$root/pipelines/default" | pb-codegen -o k.ptx &&
+		 rm fuse.mlir)
+	}
+	make -C "$root" --no-print-directory -j2 all >/dev/null
+	rm -rf "$prep" && mkdir -p "$prep/bin" "$prep/tileir"
+	for x in pb-run-lite pb-prof-lite; do
+		strip -o "$prep/bin/$x" "$root/build/bin/$x"
+	done
+	for n in 1024 4096; do
+		d=$prep/tileir/gemm$n
+		mkdir -p "$d"
+		gemm "$d/model.onnx" $n
+		artifacts "$d"
+	done
+	/usr/bin/python3 - "$prep/tileir/gemm1024" <<'PY'
+import sys
+import numpy as np
+d = sys.argv[1]
+rng = np.random.default_rng(0)
+a = rng.uniform(-1, 1, (1024, 1024)).astype(np.float16)
+b = rng.uniform(-1, 1, (1024, 1024)).astype(np.float16)
+np.save(d + "/a.npy", a)
+np.save(d + "/b.npy", b)
+np.save(d + "/ref.npy", (a.astype(np.float32) @ b.astype(np.float32)).astype(np.float16))
+PY
+	for m in fashion_lenet squeezenet1_1 tiny_transformer_encoder; do
+		d=$prep/tileir/$m
+		mkdir -p "$d"
+		cp "$root/../shared/models/$m.onnx" "$d/model.onnx"
+		cp "$root/../shared/models/$m.in.npy" "$d/in.npy"
+		cp "$root/../shared/models/$m.out.npy" "$d/out.npy"
+		artifacts "$d"
+	done
+	echo "tileir.sh: $(ls "$prep"/tileir/*/k*.tile | wc -l) tile artifacts in $prep, $(du -sm "$prep" | cut -f1) MiB; on the GPU: bench/gpu-check.sh --tile $prep"
+	exit 0
+fi
 if [ -n "$e2e" ]; then
 	# case NAME MODEL: import and fuse, then translate and assemble for
 	# each arch; a case that does not import is not counted
@@ -119,18 +189,7 @@ if [ -n "$models" ]; then
 	exit 0
 fi
 [ -x "$NVDISASM" ] || { echo "bench/tileir.sh: no nvdisasm (set PB_NVDISASM)" >&2; exit 1; }
-/usr/bin/python3 - "$t/gemm.onnx" "$N" <<'PY'
-import sys
-import onnx
-from onnx import TensorProto, helper
-n = int(sys.argv[2])
-g = helper.make_graph(
-    [helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")], "gemm",
-    [helper.make_tensor_value_info("a", TensorProto.FLOAT16, [n, n]),
-     helper.make_tensor_value_info("b", TensorProto.FLOAT16, [n, n])],
-    [helper.make_tensor_value_info("y", TensorProto.FLOAT16, [n, n])])
-onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]), sys.argv[1])
-PY
+gemm "$t/gemm.onnx" "$N"
 echo "| backend | kernel | hot loop instrs | HGMMA | HMMA | UTMALDG | LDGSTS | LDSM | LDG | LDS | kernel instrs | whole kernel |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
 pb-import "$t/gemm.onnx" | pb-fuse > "$t/gemm.fuse.mlir"
@@ -139,8 +198,8 @@ for arch in sm_90 sm_80; do
 	/usr/bin/python3 "$root/tests/lit/tileir/Inputs/cubin.py" "$t/tile.$arch" --out "$t/tile.$arch.cubin" > /dev/null
 	/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/tile.$arch.cubin" "pb tile $arch"
 	if [ $arch = sm_90 ]; then
-		pb-codegen --backend=tile --tile-tma --emit=tileirbc "$t/gemm.fuse.mlir" -o "$t/tma.bc"
-		env -u CUDA_HOME "$TILEIRAS" --gpu-name=$arch -O3 -o "$t/tma.cubin" "$t/tma.bc"
+		pb-codegen --backend=tile --tile-tma --tileiras="$TILEIRAS" "$t/gemm.fuse.mlir" -o "$t/tma.tile"
+		/usr/bin/python3 "$root/tests/lit/tileir/Inputs/cubin.py" "$t/tma.tile" --out "$t/tma.cubin" > /dev/null
 		/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/tma.cubin" "pb tile $arch --tile-tma"
 	fi
 	pb-codegen --arch=$arch "$t/gemm.fuse.mlir" -o "$t/ptx.$arch.ptx"
@@ -150,5 +209,10 @@ for arch in sm_90 sm_80; do
 		env -u CUDA_HOME "$CUTILE_PYTHON" "$here/tileir_cutile.py" "$t/ct.tileirbc"
 		env -u CUDA_HOME "$TILEIRAS" --gpu-name=$arch -O3 -o "$t/ct.$arch.cubin" "$t/ct.tileirbc"
 		/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/ct.$arch.cubin" "cuTile $arch"
+		if [ $arch = sm_90 ]; then
+			env -u CUDA_HOME "$CUTILE_PYTHON" "$here/tileir_cutile.py" "$t/ctd.tileirbc" --no-unit-stride
+			env -u CUDA_HOME "$TILEIRAS" --gpu-name=$arch -O3 -o "$t/ctd.cubin" "$t/ctd.tileirbc"
+			/usr/bin/python3 "$here/tileir_sass.py" "$NVDISASM" "$t/ctd.cubin" "cuTile $arch, last stride dynamic"
+		fi
 	fi
 done

@@ -163,10 +163,9 @@ static int emit_mlir(struct pb_ctx *ctx, const struct pb_codegen_opts *opts)
 	}
 	const char *emit = opts && opts->emit ? opts->emit
 					      : tile(opts) ? "tile" : "ptx";
-	if (opts && opts->tile_tma && (!tile(opts) || strcmp(emit, "tileirbc"))) {
-		fprintf(stderr, "%s: error: --tile-tma needs --backend=tile "
-			"--emit=tileirbc (pb's runtime does not build TMA "
-			"descriptors)\n", ctx->tool);
+	if (opts && opts->tile_tma && !tile(opts)) {
+		fprintf(stderr, "%s: error: --tile-tma needs --backend=tile\n",
+			ctx->tool);
 		return -1;
 	}
 	if (!strcmp(emit, "mlir"))

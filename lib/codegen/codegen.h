@@ -13,7 +13,7 @@ struct pb_codegen_opts {
 	const char *backend;  /* "ptx" (default) or "tile" (lib/tileir) */
 	const char *tileiras; /* --tileiras=PATH */
 	long opt_level;	      /* --opt-level for tileiras (0..3; -1: 3) */
-	int tile_tma;	      /* --tile-tma (with --emit=tileirbc only) */
+	int tile_tma;	      /* --tile-tma (with --backend=tile) */
 	int no_memory_plan;   /* --no-memory-plan: one allocation per
 				 scratch buffer, no arena */
 	int no_dedup;	      /* --no-dedup: clean up and compile every

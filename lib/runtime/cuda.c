@@ -9,6 +9,20 @@
  * A loaded plan (struct pb_runtime_gpu) holds the PTX module, one function
  * per launch, the device memory of every root buffer (zeroed) and the
  * packed kernel parameters of every launch, ready to go.
+ *
+ * A tile artifact (pb-codegen --backend=tile, docs/tileir.md) carries a
+ * cubin of tile kernels instead of the PTX. Those are launched as cuTile
+ * Python launches them (its C++ launcher, cext/tile_kernel.cpp and
+ * xla_ffi.cpp): the cubin loaded as a library (cuLibraryLoadData, no
+ * options), each kernel taken from it (cuLibraryGetKernel,
+ * cuKernelGetFunction), and launched with blocks of 1x1x1 (the driver
+ * runs the threads tileiras chose) and exactly the parameters the kernel
+ * declares, here one pointer per buffer. The host code tileiras puts in
+ * the cubin's .nv.host section (the callbacks that write TMA descriptors
+ * into the kernel's parameters) is the driver's to run, not the
+ * launcher's. PB_TILE_LAUNCH=module launches them the other way, as PTX
+ * modules are (cuModuleLoadDataEx, the plan's block: the threads), for a
+ * check on a GPU (bench/gpu-check.sh --tile).
  */
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -23,6 +37,8 @@ typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st *CUcontext;
 typedef struct CUmod_st *CUmodule;
 typedef struct CUfunc_st *CUfunction;
+typedef struct CUlib_st *CUlibrary;
+typedef struct CUkern_st *CUkernel;
 typedef struct CUevent_st *CUevent;
 typedef struct CUstream_st *CUstream;
 
@@ -68,6 +84,12 @@ static struct {
 	CUresult (*EventSynchronize)(CUevent);
 	CUresult (*EventElapsedTime)(float *, CUevent, CUevent);
 	CUresult (*GetErrorString)(CUresult, const char **);
+	/* CUDA 12.0 and later: tile artifacts only */
+	CUresult (*LibraryLoadData)(CUlibrary *, const void *, int *, void **,
+				    unsigned, int *, void **, unsigned);
+	CUresult (*LibraryUnload)(CUlibrary);
+	CUresult (*LibraryGetKernel)(CUkernel *, CUlibrary, const char *);
+	CUresult (*KernelGetFunction)(CUfunction *, CUkernel);
 } cu;
 
 /* Resolve the entry point "name" (or, when absent, "alt", which may be
@@ -119,6 +141,11 @@ static int load_driver(void)
 		  "cuEventElapsedTime");
 	ok &= sym(&cu.GetErrorString, "cuGetErrorString", NULL);
 	cu.ok = ok;
+	/* optional: a driver without them runs PTX, and says so for a cubin */
+	sym(&cu.LibraryLoadData, "cuLibraryLoadData", NULL);
+	sym(&cu.LibraryUnload, "cuLibraryUnload", NULL);
+	sym(&cu.LibraryGetKernel, "cuLibraryGetKernel", NULL);
+	sym(&cu.KernelGetFunction, "cuKernelGetFunction", NULL);
 	return ok;
 }
 
@@ -165,6 +192,8 @@ struct pb_runtime_gpu {
 	CUdevice dev;
 	CUcontext cx;
 	CUmodule mod;
+	CUlibrary lib;     /* a tile artifact's cubin, loaded as a library */
+	int tile;          /* launches of tile kernels: blocks of 1x1x1 */
 	char name[128];    /* the device's name */
 	int cc;            /* compute capability, 90 for sm_90 */
 	CUdeviceptr *addr; /* per buffer: root address (+ offset for views) */
@@ -228,9 +257,21 @@ static char *one_line(char *s)
 	return s;
 }
 
+/* How to launch tile kernels ($PB_TILE_LAUNCH, docs/tileir.md): 0 as
+ * cuTile does ("library", the default), 1 as PTX modules ("module"), -1
+ * for anything else. */
+static int tile_launch(void)
+{
+	const char *s = getenv("PB_TILE_LAUNCH");
+	if (!s || !*s || !strcmp(s, "library"))
+		return 0;
+	return !strcmp(s, "module") ? 1 : -1;
+}
+
 /* Load the PTX "ptx" ("len" bytes, not necessarily NUL-terminated) into
- * "g" with the JIT's error and info logs; the error log goes into the
- * error on failure. */
+ * "g" with the JIT's error and info logs (the error log goes into the
+ * error on failure), or, for a tile artifact, its cubin: as a library,
+ * the launches then tile launches, unless tile_launch says "module". */
 static int load_module(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 		       const char *ptx, size_t len)
 {
@@ -241,6 +282,33 @@ static int load_module(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 	int has = pb_plan_get_cubin(ptx, len, &cubin, &n, elog, sizeof(elog));
 	if (has < 0) {
 		pb_error(ctx, "bad cubin in the tile artifact: %s", elog);
+		return PB_ERR;
+	}
+	int how = has == 0 ? tile_launch() : 1;
+	int lib = cu.LibraryLoadData && cu.LibraryUnload &&
+		  cu.LibraryGetKernel && cu.KernelGetFunction;
+	if (how < 0 || (how == 0 && !lib)) {
+		free(cubin);
+		if (how < 0)
+			pb_error(ctx, "PB_TILE_LAUNCH='%s': expected 'library' or "
+				 "'module'", getenv("PB_TILE_LAUNCH"));
+		else
+			pb_error(ctx, "the CUDA driver has no cuLibraryLoadData "
+				 "(CUDA 12.0 or later), which tile artifacts need");
+		return PB_ERR;
+	}
+	if (has == 0 && how == 0) {
+		CUresult r = cu.LibraryLoadData(&g->lib, cubin, NULL, NULL, 0,
+						NULL, NULL, 0);
+		free(cubin);
+		g->tile = 1;
+		if (!r)
+			return PB_OK;
+		g->lib = NULL;
+		pb_error(ctx, "the CUDA driver cannot load the cubin of tile "
+			 "kernels for %s on this device (sm_%d): %s (CUDA error "
+			 "%d)", g->plan->arch ? g->plan->arch : "?", g->cc,
+			 err_str(r), r);
 		return PB_ERR;
 	}
 	char *text = has == 0 ? (char *)cubin : malloc(len + 1);
@@ -319,9 +387,18 @@ static int alloc_buffers(struct pb_ctx *ctx, struct pb_runtime_gpu *g)
 static int prepare_launch(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 			  const struct pb_plan_launch *l, struct launch *x)
 {
-	CUresult r = cu.ModuleGetFunction(&x->fn, g->mod, l->kernel);
+	CUresult r;
+	if (g->lib) {
+		CUkernel k;
+		r = cu.LibraryGetKernel(&k, g->lib, l->kernel);
+		if (!r)
+			r = cu.KernelGetFunction(&x->fn, k);
+	} else {
+		r = cu.ModuleGetFunction(&x->fn, g->mod, l->kernel);
+	}
 	if (r)
-		return cu_fail(ctx, r, "no kernel '%s' in the PTX", l->kernel);
+		return cu_fail(ctx, r, "no kernel '%s' in the %s", l->kernel,
+			       g->lib ? "cubin" : "PTX");
 	if (l->smem > 48 * 1024) {
 		r = cu.FuncSetAttribute(x->fn,
 			CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
@@ -405,6 +482,8 @@ void pb_runtime_gpu_free(struct pb_runtime_gpu *g)
 		cu.MemFree(g->arena);
 	if (g->mod)
 		cu.ModuleUnload(g->mod);
+	if (g->lib)
+		cu.LibraryUnload(g->lib);
 	if (g->cx)
 		cu.PrimaryCtxRelease(g->dev);
 	free(g->launches);
@@ -489,10 +568,14 @@ int pb_runtime_gpu_launch(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 {
 	const struct pb_plan_launch *l = &g->plan->launches[i];
 	struct launch *x = &g->launches[i];
+	/* a tile kernel is launched with blocks of one: the plan's block
+	 * says how many threads the driver runs for it (tileiras's choice) */
+	static const int64_t one[3] = {1, 1, 1};
+	const int64_t *b = g->tile ? one : l->block;
 	CUresult r = cu.LaunchKernel(x->fn, (unsigned)l->grid[0],
 				     (unsigned)l->grid[1], (unsigned)l->grid[2],
-				     (unsigned)l->block[0], (unsigned)l->block[1],
-				     (unsigned)l->block[2], (unsigned)l->smem,
+				     (unsigned)b[0], (unsigned)b[1],
+				     (unsigned)b[2], (unsigned)l->smem,
 				     NULL, x->params, NULL);
 	if (r)
 		return cu_fail(ctx, r, "cannot launch kernel '%s' (launch %d)",

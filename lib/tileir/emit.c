@@ -258,13 +258,14 @@ static int set_blocks(struct pb_ctx *ctx, struct pb_plan *p,
 				 "size for kernel '%s'", l->kernel);
 			return PB_ERR;
 		}
-		/* a launch passes one pointer per buffer and nothing else */
-		int64_t bytes = pb_tileir_cubin_params(c->data, c->len, l->kernel);
-		if (bytes != 8 * (int64_t)l->nargs) {
-			pb_error(ctx, "kernel '%s' of the cubin takes %lld bytes of "
-				 "parameters, not the %d pointers pb launches it "
-				 "with (launch data built by the host, such as "
-				 "TMA descriptors, is not supported)", l->kernel,
+		/* a launch passes one pointer per buffer and nothing else
+		 * (TMA descriptors, when there are, are the driver's) */
+		int64_t bytes;
+		int n = pb_tileir_cubin_params(c->data, c->len, l->kernel, &bytes);
+		if (n != l->nargs || bytes != 8 * (int64_t)l->nargs) {
+			pb_error(ctx, "kernel '%s' of the cubin takes %d "
+				 "parameters (%lld bytes), not the %d pointers "
+				 "pb launches it with", l->kernel, n,
 				 (long long)bytes, l->nargs);
 			return PB_ERR;
 		}
@@ -296,7 +297,8 @@ int pb_tileir_emit(struct pb_ctx *ctx, MlirModule m, struct pb_plan *plan,
 	int ne = 0;
 	pb_tileir_init(&w);
 	/* aligned buffers make tileiras use cp.async and ldmatrix on sm_80,
-	 * but TMA on sm_90, whose descriptors the host would have to build */
+	 * and TMA on sm_90 (--tile-tma): the driver builds its descriptors
+	 * from the pointers with the cubin's host code (docs/tileir.md) */
 	int assume = opts->tma || atoi(ctx->arch + 3) < 90;
 	int rc = relaunch(ctx, m, plan, &w, assume, &e, &ne);
 	struct pb_buf bc = {0}, cubin = {0};

@@ -23,7 +23,8 @@ struct pb_tileir_opts {
 	int emit_bytecode;    /* --emit=tileirbc: the bytecode, no cubin */
 	int tma;	      /* --tile-tma: tell tileiras on sm_90 that the
 				 buffers are aligned (it then uses TMA, whose
-				 descriptors the host must build) */
+				 descriptors the driver builds from the
+				 pointers through the cubin's host code) */
 };
 
 /* Find NVIDIA's tool "name" (tileiras, tileirdisasm) into "path": at
@@ -58,10 +59,12 @@ int pb_tileir_assemble(struct pb_ctx *ctx, const char *tool, const char *what,
  * cubin says none. */
 int pb_tileir_cubin_block(const char *cubin, size_t len, const char *kernel,
 			  int64_t block[3]);
-/* The bytes of parameters kernel "kernel" of "cubin" takes (its
- * EIATTR_PARAM_CBANK), -1 when the cubin says none. */
-int64_t pb_tileir_cubin_params(const char *cubin, size_t len,
-			       const char *kernel);
+/* The number of parameters a launch of kernel "kernel" of "cubin"
+ * passes, their bytes into "*bytes": the kernel's own (EIATTR_KPARAM_INFO)
+ * or, when the driver completes them with TMA descriptors (host
+ * callbacks), those its launcher gives. */
+int pb_tileir_cubin_params(const char *cubin, size_t len, const char *kernel,
+			   int64_t *bytes);
 /* The static shared memory of kernel "kernel" in "cubin" in bytes (its
  * .nv.shared section), 0 when it has none. */
 int64_t pb_tileir_cubin_smem(const char *cubin, size_t len,

@@ -188,15 +188,23 @@ static int64_t section(const char *elf, size_t len, const char *name,
 	return -1;
 }
 
-/* EIATTR_REQNTID: the block size a kernel requires; EIATTR_PARAM_CBANK:
- * where its parameters lie in the constant bank (ordinal, offset, size). */
+/* EIATTR_REQNTID: the block size a kernel requires; EIATTR_KPARAM_INFO:
+ * one of its parameters (index, ordinal, offset, then its size in bits 18
+ * to 31 of a word of flags). A tile kernel whose parameters the driver
+ * completes through the host callbacks of the cubin's .nv.host section
+ * (TMA descriptors written after the arguments, in a constant bank
+ * larger than them: EIATTR_PARAM_CBANK) lists instead in attribute 0x45
+ * the parameters its launcher passes, each with its size in the low 16
+ * bits (as cuTile Python's kernels do, checked on tileiras 13.5's
+ * cubins). */
 #define EIATTR_REQNTID 0x10
-#define EIATTR_PARAM_CBANK 0x0a
+#define EIATTR_KPARAM_INFO 0x17
+#define EIATTR_TILE_PARAM_INFO 0x45
 
-/* The data of attribute "attr" (a sized entry of "n" bytes) of kernel
- * "kernel"'s .nv.info section in "cubin"; NULL when absent. */
+/* The data of the "k"-th attribute "attr" (a sized entry of "n" bytes)
+ * of kernel "kernel"'s .nv.info section in "cubin"; NULL when absent. */
 static const char *eiattr(const char *cubin, size_t len, const char *kernel,
-			  int attr, uint64_t n)
+			  int attr, uint64_t n, int k)
 {
 	char name[512];
 	uint64_t size = 0;
@@ -216,7 +224,7 @@ static const char *eiattr(const char *cubin, size_t len, const char *kernel,
 			uint64_t m = rd(p + 2, 2);
 			if (p + 4 + m > end)
 				break;
-			if (a == attr && m == n)
+			if (a == attr && m == n && k-- == 0)
 				return p + 4;
 			p += 4 + m;
 		} else {
@@ -229,17 +237,26 @@ static const char *eiattr(const char *cubin, size_t len, const char *kernel,
 int pb_tileir_cubin_block(const char *cubin, size_t len, const char *kernel,
 			  int64_t block[3])
 {
-	const char *p = eiattr(cubin, len, kernel, EIATTR_REQNTID, 12);
+	const char *p = eiattr(cubin, len, kernel, EIATTR_REQNTID, 12, 0);
 	for (int i = 0; p && i < 3; i++)
 		block[i] = rd(p + 4 * i, 4);
 	return p ? 0 : -1;
 }
 
-int64_t pb_tileir_cubin_params(const char *cubin, size_t len,
-			       const char *kernel)
+int pb_tileir_cubin_params(const char *cubin, size_t len, const char *kernel,
+			   int64_t *bytes)
 {
-	const char *p = eiattr(cubin, len, kernel, EIATTR_PARAM_CBANK, 8);
-	return p ? (int64_t)rd(p + 6, 2) : -1;
+	int tile = eiattr(cubin, len, kernel, EIATTR_TILE_PARAM_INFO, 12, 0) !=
+		   NULL;
+	int attr = tile ? EIATTR_TILE_PARAM_INFO : EIATTR_KPARAM_INFO, n = 0;
+	const char *p;
+	*bytes = 0;
+	while ((p = eiattr(cubin, len, kernel, attr, 12, n))) {
+		uint64_t w = rd(p + 8, 4);
+		*bytes += tile ? (int64_t)(w & 0xffff) : (int64_t)(w >> 18);
+		n++;
+	}
+	return n;
 }
 
 int64_t pb_tileir_cubin_smem(const char *cubin, size_t len,

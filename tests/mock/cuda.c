@@ -8,15 +8,26 @@
  *   PB_MOCK_CUDA_FAIL=<kernel> the launch of <kernel> fails at the next
  *                              synchronization (illegal address)
  * A PTX that contains "MOCK_JIT_FAIL" fails to load with a two-line log.
- * A cubin (an ELF image: pb-codegen --backend=tile) loads too: a kernel is
- * found by its .nv.info.<name> section, one 64-bit parameter per
- * EIATTR_KPARAM_INFO entry.
+ * A cubin (an ELF image: pb-codegen --backend=tile) loads too, through
+ * cuModuleLoadDataEx or cuLibraryLoadData: a kernel is found by its
+ * .nv.info.<name> section, one parameter per EIATTR_KPARAM_INFO entry
+ * (or per entry 0x45, the parameters a launcher passes to a tile kernel
+ * whose constant bank the host code completes). A cubin of tileiras
+ * (one with a .nv.host section: tile kernels) is launched as the driver
+ * is taken to launch it (docs/tileir.md): blocks of 1x1x1 only (else
+ * CUDA_ERROR_INVALID_VALUE); the arguments copied at their offsets into
+ * a parameter buffer of the kernel's EIATTR_PARAM_CBANK size and handed
+ * to the kernel's __CUDA_TILEIR_FUNC_ON_ARGUMENTS_CHANGE_<i> callback of
+ * .nv.host (run here, on the host, as the driver would), and the TMA
+ * descriptors it writes past the arguments logged as "tma" with the
+ * address and the sizes they encode.
  * Built by tests/lit/lit.cfg.py; not part of pb.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 typedef int CUresult;
 typedef unsigned long long CUdeviceptr;
@@ -39,7 +50,15 @@ struct func {
 	char name[256];
 	int nparams;
 	char types[64][8]; /* ".u64", ".u32", ".f32", ... */
+	int tile;          /* a tile kernel (the cubin has .nv.host) */
+	int offsets[64];   /* tile kernels: parameter offsets, sizes */
+	int sizes[64];
+	int cbank_off, cbank_size; /* EIATTR_PARAM_CBANK */
+	/* its __CUDA_TILEIR_FUNC_ON_ARGUMENTS_CHANGE_<i>, or NULL */
+	int (*on_args)(void *, void *, void *, void *);
 };
+static void *host_code; /* .nv.host's .ltext, executable */
+static size_t host_code_len;
 
 static int logging(void)
 {
@@ -136,42 +155,140 @@ CUresult cuModuleLoadDataEx(void **mod, const void *image, unsigned n,
 	return 0;
 }
 
-/* The kernel "name" of the cubin into "f": its .nv.info.<name> section,
- * one .u64 parameter per EIATTR_KPARAM_INFO (0x17) entry. */
-static int find_cubin_entry(struct func *f, const char *name)
+/* The section named "want" of the ELF image "e": its offset and size;
+ * 0 when there is none. */
+static int elf_section(const unsigned char *e, const char *want,
+		       uint64_t *off, uint64_t *size, int *index)
 {
-	char want[300];
-	uint64_t shoff;
+	uint64_t shoff, stroff;
 	uint16_t shentsize, shnum, shstrndx;
-	snprintf(want, sizeof(want), ".nv.info.%s", name);
-	memcpy(&shoff, cubin + 0x28, 8);
-	memcpy(&shentsize, cubin + 0x3a, 2);
-	memcpy(&shnum, cubin + 0x3c, 2);
-	memcpy(&shstrndx, cubin + 0x3e, 2);
-	uint64_t stroff;
-	memcpy(&stroff, cubin + shoff + (size_t)shstrndx * shentsize + 0x18, 8);
+	memcpy(&shoff, e + 0x28, 8);
+	memcpy(&shentsize, e + 0x3a, 2);
+	memcpy(&shnum, e + 0x3c, 2);
+	memcpy(&shstrndx, e + 0x3e, 2);
+	memcpy(&stroff, e + shoff + (size_t)shstrndx * shentsize + 0x18, 8);
 	for (unsigned i = 0; i < shnum; i++) {
-		const unsigned char *sh = cubin + shoff + (size_t)i * shentsize;
+		const unsigned char *sh = e + shoff + (size_t)i * shentsize;
 		uint32_t nm;
-		uint64_t off, size;
 		memcpy(&nm, sh, 4);
-		memcpy(&off, sh + 0x18, 8);
-		memcpy(&size, sh + 0x20, 8);
-		if (strcmp((const char *)cubin + stroff + nm, want))
+		if (strcmp((const char *)e + stroff + nm, want))
 			continue;
-		snprintf(f->name, sizeof(f->name), "%s", name);
-		for (uint64_t p = off; p + 4 <= off + size;) {
-			int fmt = cubin[p], attr = cubin[p + 1];
-			uint16_t n = 0;
-			if (fmt == 4)
-				memcpy(&n, cubin + p + 2, 2);
-			if (fmt == 4 && attr == 0x17 && f->nparams < 64)
-				strcpy(f->types[f->nparams++], ".u64");
-			p += fmt == 4 ? 4 + (uint64_t)n : 4;
-		}
+		memcpy(off, sh + 0x18, 8);
+		memcpy(size, sh + 0x20, 8);
+		if (index)
+			*index = i;
 		return 1;
 	}
 	return 0;
+}
+
+/* The tile callback of kernel "name" in the .nv.host image "h" (an x86-64
+ * relocatable ELF): __CUDA_TILEIR_FUNC_NAME_<i> names the kernel,
+ * __CUDA_TILEIR_FUNC_ON_ARGUMENTS_CHANGE_<i> is its callback, copied with
+ * the rest of .ltext into executable memory (it must need no
+ * relocation). NULL when there is none. */
+static void *tile_callback(const unsigned char *h, const char *name)
+{
+	uint64_t symoff, symsize, stroff, strsize, toff, tsize, roff, rsize;
+	int text = -1, ro = -1;
+	uint64_t rooff, rosize;
+	if (!elf_section(h, ".symtab", &symoff, &symsize, NULL) ||
+	    !elf_section(h, ".strtab", &stroff, &strsize, NULL) ||
+	    !elf_section(h, ".ltext", &toff, &tsize, &text) ||
+	    !elf_section(h, ".lrodata", &rooff, &rosize, &ro))
+		return NULL;
+	if (!host_code) {
+		host_code = mmap(NULL, tsize, PROT_READ | PROT_WRITE | PROT_EXEC,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (host_code == MAP_FAILED) {
+			host_code = NULL;
+			return NULL;
+		}
+		memcpy(host_code, h + toff, tsize);
+		host_code_len = tsize;
+	}
+	/* symbols: name, info, other, shndx, value, size (24 bytes) */
+	char want[64] = "";
+	for (uint64_t p = symoff; p + 24 <= symoff + symsize; p += 24) {
+		uint32_t nm;
+		uint16_t shndx;
+		uint64_t value;
+		memcpy(&nm, h + p, 4);
+		memcpy(&shndx, h + p + 6, 2);
+		memcpy(&value, h + p + 8, 8);
+		const char *s = (const char *)h + stroff + nm;
+		if (shndx == ro && !strncmp(s, "__CUDA_TILEIR_FUNC_NAME_", 24) &&
+		    !strcmp((const char *)h + rooff + value, name))
+			snprintf(want, sizeof(want),
+				 "__CUDA_TILEIR_FUNC_ON_ARGUMENTS_CHANGE_%s", s + 24);
+	}
+	for (uint64_t p = symoff; *want && p + 24 <= symoff + symsize; p += 24) {
+		uint32_t nm;
+		uint16_t shndx;
+		uint64_t value, size;
+		memcpy(&nm, h + p, 4);
+		memcpy(&shndx, h + p + 6, 2);
+		memcpy(&value, h + p + 8, 8);
+		memcpy(&size, h + p + 16, 8);
+		if (shndx != text || strcmp((const char *)h + stroff + nm, want))
+			continue;
+		if (elf_section(h, ".rela.ltext", &roff, &rsize, NULL))
+			for (uint64_t r = roff; r + 24 <= roff + rsize; r += 24) {
+				uint64_t at;
+				memcpy(&at, h + r, 8);
+				if (at >= value && at < value + size)
+					return NULL;
+			}
+		return (char *)host_code + value;
+	}
+	return NULL;
+}
+
+/* The kernel "name" of the cubin into "f": its .nv.info.<name> section,
+ * one .u64 parameter per EIATTR_KPARAM_INFO (0x17) entry, or per entry
+ * 0x45 of a tile kernel (one that takes TMA descriptors). */
+static int find_cubin_entry(struct func *f, const char *name)
+{
+	char want[300];
+	uint64_t off, size, hoff, hsize;
+	snprintf(want, sizeof(want), ".nv.info.%s", name);
+	if (!elf_section(cubin, want, &off, &size, NULL))
+		return 0;
+	snprintf(f->name, sizeof(f->name), "%s", name);
+	f->tile = elf_section(cubin, ".nv.host", &hoff, &hsize, NULL);
+	for (uint64_t p = off; p + 4 <= off + size;) {
+		int fmt = cubin[p], attr = cubin[p + 1];
+		uint16_t n = 0, o;
+		uint32_t w;
+		if (fmt == 4)
+			memcpy(&n, cubin + p + 2, 2);
+		if (fmt == 4 && (attr == 0x17 || attr == 0x45)) {
+			/* index, ordinal (the position in the launch's
+			 * parameters), offset, flags with the size */
+			uint16_t k;
+			memcpy(&k, cubin + p + 4 + 4, 2);
+			memcpy(&o, cubin + p + 4 + 6, 2);
+			memcpy(&w, cubin + p + 4 + 8, 4);
+			if (k >= 64)
+				return 0;
+			if (k >= f->nparams)
+				f->nparams = k + 1;
+			f->offsets[k] = o;
+			f->sizes[k] = attr == 0x17 ? w >> 18 : w & 0xffff;
+			strcpy(f->types[k], f->sizes[k] == 4 ? ".u32" : ".u64");
+		}
+		if (fmt == 4 && attr == 0x0a && n == 8) {
+			uint16_t co, cs;
+			memcpy(&co, cubin + p + 8, 2);
+			memcpy(&cs, cubin + p + 10, 2);
+			f->cbank_off = co;
+			f->cbank_size = cs;
+		}
+		p += fmt == 4 ? 4 + (uint64_t)n : 4;
+	}
+	if (f->tile)
+		f->on_args = tile_callback(cubin + hoff, name);
+	return 1;
 }
 
 CUresult cuModuleUnload(void *mod)
@@ -184,6 +301,9 @@ CUresult cuModuleUnload(void *mod)
 	ptx = NULL;
 	free(cubin);
 	cubin = NULL;
+	if (host_code)
+		munmap(host_code, host_code_len);
+	host_code = NULL;
 	return 0;
 }
 
@@ -216,6 +336,32 @@ CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
 	}
 	funcs[nfuncs++] = f;
 	*fn = f;
+	return 0;
+}
+
+/* The library API (CUDA 12): a library is the module, a kernel its
+ * function. */
+CUresult cuLibraryLoadData(void **lib, const void *image, int *opts,
+			   void **vals, unsigned n, int *lopts, void **lvals,
+			   unsigned ln)
+{
+	(void)lopts; (void)lvals; (void)ln;
+	return cuModuleLoadDataEx(lib, image, n, opts, vals);
+}
+
+CUresult cuLibraryUnload(void *lib)
+{
+	return cuModuleUnload(lib);
+}
+
+CUresult cuLibraryGetKernel(void **k, void *lib, const char *name)
+{
+	return cuModuleGetFunction(k, lib, name);
+}
+
+CUresult cuKernelGetFunction(void **fn, void *k)
+{
+	*fn = k;
 	return 0;
 }
 
@@ -281,6 +427,29 @@ static void print_addr(uint64_t a)
 	fprintf(stderr, " %llu", (unsigned long long)a);
 }
 
+/* The TMA descriptors that the tile callback of "f" wrote into the
+ * parameter buffer "buf" past its arguments (each 128 bytes at a
+ * constant-bank offset that is a multiple of 64), logged: the global
+ * address (bits 4 to 56 of the first word) and the sizes of the first
+ * two dimensions (the fifth word: each less one). */
+static void print_tma(const struct func *f, const unsigned char *buf)
+{
+	int end = 0;
+	for (int i = 0; i < f->nparams; i++)
+		if (f->offsets[i] + f->sizes[i] > end)
+			end = f->offsets[i] + f->sizes[i];
+	int at = ((f->cbank_off + end + 63) / 64) * 64 - f->cbank_off;
+	for (; at + 128 <= f->cbank_size; at += 128) {
+		uint64_t a, d;
+		memcpy(&a, buf + at, 8);
+		memcpy(&d, buf + at + 32, 8);
+		fprintf(stderr, " tma");
+		print_addr(a & 0x01fffffffffffff0ull);
+		fprintf(stderr, ":%llux%llu", (unsigned long long)(d & 0xffffffff) + 1,
+			(unsigned long long)(d >> 32) + 1);
+	}
+}
+
 CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
 			unsigned bx, unsigned by, unsigned bz, unsigned smem,
 			void *stream, void **params, void **extra)
@@ -290,8 +459,35 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
 	const char *fail = getenv("PB_MOCK_CUDA_FAIL");
 	if (fail && !strcmp(fail, f->name))
 		failed = 1;
-	if (!logging())
+	if (f->tile && bx * by * bz != 1) {
+		if (logging())
+			fprintf(stderr, "mock: tile kernel %s launched with block "
+				"%ux%ux%u, not 1x1x1\n", f->name, bx, by, bz);
+		return 1;
+	}
+	/* a tile kernel's parameters: the driver's buffer, completed by the
+	 * cubin's host code */
+	unsigned char *buf = NULL;
+	int cb = 0;
+	if (f->tile && f->cbank_size > 0) {
+		buf = calloc(1, f->cbank_size);
+		for (int i = 0; i < f->nparams; i++)
+			if (f->offsets[i] + f->sizes[i] <= f->cbank_size)
+				memcpy(buf + f->offsets[i], params[i], f->sizes[i]);
+		if (f->on_args)
+			cb = f->on_args(NULL, NULL, NULL, buf);
+	}
+	if (cb) {
+		free(buf);
+		if (logging())
+			fprintf(stderr, "mock: the host callback of %s failed\n",
+				f->name);
+		return 1;
+	}
+	if (!logging()) {
+		free(buf);
 		return 0;
+	}
 	fprintf(stderr, "mock: launch %s grid %ux%ux%u block %ux%ux%u smem %u:",
 		f->name, gx, gy, gz, bx, by, bz, smem);
 	for (int i = 0; i < f->nparams; i++) {
@@ -308,6 +504,9 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
 			fprintf(stderr, " %d", *(int32_t *)params[i]);
 		}
 	}
+	if (buf)
+		print_tma(f, buf);
+	free(buf);
 	fprintf(stderr, "\n");
 	return 0;
 }

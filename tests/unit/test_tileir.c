@@ -1,7 +1,8 @@
 /* Unit tests of lib/tileir: the bytecode writer's encodings (varints,
  * tables, sections) and a hand-built 128x128x32 f16 GEMM kernel, whose
  * bytecode is checked byte by byte where the format fixes it and, with
- * tileirdisasm present ($PB_TILEIRDISASM or on PATH), disassembled. */
+ * tileirdisasm present ($PB_TILEIRDISASM or on PATH), disassembled; the
+ * readers of a cubin's kernel attributes (block size, parameters). */
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -286,8 +287,85 @@ static void test_identities(void)
 	}
 }
 
+/* A cubin as tileiras writes one, reduced to what the readers of
+ * tileiras.c look at: an ELF64 header, the section names and one section
+ * ".nv.info.k" holding "info" ("n" bytes), into "elf" (at least 512
+ * bytes); returns its length. */
+static size_t tiny_cubin(unsigned char *elf, const unsigned char *info,
+			 size_t n)
+{
+	static const char names[] = "\0.shstrtab\0.nv.info.k";
+	size_t names_at = 64, info_at = names_at + sizeof(names);
+	size_t sh = (info_at + n + 7) / 8 * 8, len = sh + 3 * 64;
+	memset(elf, 0, len);
+	memcpy(elf, "\x7f" "ELF\x02\x01\x01", 7);
+	memcpy(elf + names_at, names, sizeof(names));
+	memcpy(elf + info_at, info, n);
+	/* e_shoff, e_shentsize, e_shnum, e_shstrndx */
+	for (int i = 0; i < 8; i++)
+		elf[0x28 + i] = (unsigned char)(sh >> (8 * i));
+	elf[0x3a] = 64;
+	elf[0x3c] = 3;
+	elf[0x3e] = 1;
+	/* section 1: .shstrtab (name 1), section 2: .nv.info.k (name 11);
+	 * sh_name at 0, sh_offset at 0x18, sh_size at 0x20 */
+	size_t at[3] = {0, names_at, info_at}, sz[3] = {0, sizeof(names), n};
+	unsigned nm[3] = {0, 1, 11};
+	for (int k = 1; k < 3; k++) {
+		unsigned char *h = elf + sh + 64 * k;
+		h[0] = (unsigned char)nm[k];
+		for (int i = 0; i < 8; i++) {
+			h[0x18 + i] = (unsigned char)(at[k] >> (8 * i));
+			h[0x20 + i] = (unsigned char)(sz[k] >> (8 * i));
+		}
+	}
+	return len;
+}
+
+/* The kernel attributes tileiras.c reads from a cubin: the block size
+ * (EIATTR_REQNTID) and what a launch passes: the kernel's parameters
+ * (EIATTR_KPARAM_INFO, sizes in bits 18 and up of their flags) or, for a
+ * tile kernel whose TMA descriptors the driver adds (attribute 0x45,
+ * sizes in the low 16 bits), the launcher's; entries of other formats
+ * and attributes skipped. */
+static void test_cubin_info(void)
+{
+	/* REQNTID 128x1x1, a format-3 entry, three 8-byte pointers */
+	static const unsigned char plain[] = {
+		4, 0x10, 12, 0, 128, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0,
+		3, 0x19, 0x18, 0,
+		4, 0x17, 12, 0, 0, 0, 0, 0, 2, 0, 16, 0, 0, 0xf4, 0x21, 0,
+		4, 0x17, 12, 0, 0, 0, 0, 0, 1, 0, 8, 0, 0, 0xf4, 0x21, 0,
+		4, 0x17, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xf4, 0x21, 0};
+	/* a TMA kernel: a 432-byte constant bank (EIATTR_PARAM_CBANK),
+	 * what the launcher passes: a pointer and an i32 */
+	static const unsigned char tma[] = {
+		4, 0x0a, 8, 0, 0x0f, 0, 0, 0, 0x10, 0x02, 0xb0, 0x01,
+		4, 0x45, 12, 0, 0, 0, 0, 0, 1, 0, 8, 0, 4, 0, 0, 0,
+		4, 0x45, 12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 8, 0, 0, 4,
+		4, 0x10, 12, 0, 0, 1, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0};
+	unsigned char elf[512];
+	int64_t block[3] = {0, 0, 0}, bytes = -1;
+	size_t len = tiny_cubin(elf, plain, sizeof(plain));
+	check(pb_tileir_cubin_block((char *)elf, len, "k", block) == 0 &&
+	      block[0] == 128 && block[1] == 1 && block[2] == 1,
+	      "the block size from EIATTR_REQNTID");
+	check(pb_tileir_cubin_params((char *)elf, len, "k", &bytes) == 3 &&
+	      bytes == 24, "three 8-byte parameters from EIATTR_KPARAM_INFO");
+	check(pb_tileir_cubin_block((char *)elf, len, "other", block) == -1 &&
+	      pb_tileir_cubin_params((char *)elf, len, "other", &bytes) == 0,
+	      "a kernel the cubin does not have");
+	len = tiny_cubin(elf, tma, sizeof(tma));
+	check(pb_tileir_cubin_params((char *)elf, len, "k", &bytes) == 2 &&
+	      bytes == 12, "a TMA kernel: the launcher's parameters, not its "
+	      "constant bank");
+	check(pb_tileir_cubin_block((char *)elf, len, "k", block) == 0 &&
+	      block[0] == 256, "the block size after other entries");
+}
+
 int main(void)
 {
+	test_cubin_info();
 	test_globals();
 	test_identities();
 	test_varint();

@@ -23,7 +23,7 @@ static const struct pb_opt options[] = {
 	{"opt-level", PB_OPT_INT, &opts.opt_level, "N",
 	 "tileiras's optimization level, 0 to 3 (default 3)"},
 	{"tile-tma", PB_OPT_FLAG, &opts.tile_tma, NULL,
-	 "with --emit=tileirbc: buffers assumed aligned on sm_90 too (TMA)"},
+	 "buffers assumed aligned on sm_90 too: TMA loads and stores"},
 	{"no-dedup", PB_OPT_FLAG, &opts.no_dedup, NULL,
 	 "clean up and compile every kernel, also those identical to an "
 	 "earlier one"},

@@ -5,7 +5,7 @@
 // RUN: not pb-codegen --backend=cuda %S/roundtrip.mlir 2>&1 | FileCheck --check-prefix=BACKEND %s
 // RUN: not pb-codegen --backend=tile --opt-level=7 %S/roundtrip.mlir 2>&1 | FileCheck --check-prefix=OPT %s
 // RUN: not pb-codegen --emit=tileirbc %S/roundtrip.mlir 2>&1 | FileCheck --check-prefix=EMIT %s
-// RUN: not pb-codegen --backend=tile --tile-tma %S/roundtrip.mlir 2>&1 | FileCheck --check-prefix=TMA %s
+// RUN: not pb-codegen --tile-tma %S/roundtrip.mlir 2>&1 | FileCheck --check-prefix=TMA %s
 
 // TOOL: error: --backend=tile: '/nonexistent/tileiras' is not an executable tileiras
 // GIVEN: error: --backend=tile: '/nonexistent/tileiras' is not an executable tileiras
@@ -13,7 +13,7 @@
 // BACKEND: pb-codegen: error: bad value 'cuda' for option '--backend' (expected ptx or tile)
 // OPT: pb-codegen: error: bad value '7' for option '--opt-level' (expected 0 to 3)
 // EMIT: pb-codegen: error: bad value 'tileirbc' for option '--emit' (expected ptx or mlir)
-// TMA: pb-codegen: error: --tile-tma needs --backend=tile --emit=tileirbc (pb's runtime does not build TMA descriptors)
+// TMA: pb-codegen: error: --tile-tma needs --backend=tile
 
 // A loop-carried value that is not a reduction (the running sum before
 // each step written out: an exclusive scan).
