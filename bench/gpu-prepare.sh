@@ -152,7 +152,7 @@ done
 for d in "$out"/tile/*/; do
 	compile "${d%/}"
 	case $d in
-	*/attn_*) [ -d "$d" ] && flash "${d%/}" ;;
+	*/attn_* | */sdpa_*) [ -d "$d" ] && flash "${d%/}" ;;
 	*) [ -d "$d" ] && half "${d%/}" ;;
 	esac
 	case $d in */gemm_*) [ -d "$d" ] && tf32 "${d%/}" && autocast "${d%/}" ;; esac

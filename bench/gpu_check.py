@@ -460,7 +460,9 @@ def baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat, dt):
     if "lib" in args.baselines and group == "attention":
         q, k, v = (feeds[n] for n in g.inputs)
         F = torch.nn.functional
-        timed("lib", lambda: [F.scaled_dot_product_attention(q, k, v)])
+        causal = bool(meta.get("causal"))
+        timed("lib", lambda: [F.scaled_dot_product_attention(
+            q, k, v, is_causal=causal)])
         row["lib"] = "sdpa"
     del g, feeds
     torch.cuda.empty_cache()

@@ -106,6 +106,43 @@ def attention(name, heads, seq, dim, cpu):
         4 * heads * seq * seq * dim, 16 * heads * seq * dim, seq, cpu)
 
 
+def sdpa(name, heads, seq, dim, causal, cpu):
+    """The same as torch's scaled_dot_product_attention exports it: Q and
+    K^T each times sqrt(scale) before the MatMul, and with "causal" the
+    additive mask of is_causal=True (0 on and below the diagonal, -inf
+    above) as an initializer, which pb-import marks pb.causal: the
+    kernel skips the key tiles above the diagonal (docs/pb-mma.md).
+    PyTorch's baseline is scaled_dot_product_attention(is_causal=...)."""
+    from onnx import TensorProto, numpy_helper
+    shape = [1, heads, seq, dim]
+    nodes = [helper.make_node("Mul", ["q", "sq"], ["qs"], name="Mul_0"),
+             helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_1",
+                              perm=[0, 1, 3, 2]),
+             helper.make_node("Mul", ["kt", "sq"], ["kts"], name="Mul_2"),
+             helper.make_node("MatMul", ["qs", "kts"], ["s"], name="MatMul_3")]
+    if causal:
+        nodes.append(helper.make_node("Add", ["s", "mask"], ["sm"], name="Add_4"))
+    nodes += [helper.make_node("Softmax", ["sm" if causal else "s"], ["p"],
+                               name="Softmax_5", axis=-1),
+              helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_6")]
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
+                           for n in "qkv"],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    g.initializer.append(numpy_helper.from_array(
+        np.array(np.sqrt(1.0 / np.sqrt(dim)), np.float32), "sq"))
+    if causal:
+        i, j = np.indices((seq, seq))
+        g.initializer.append(numpy_helper.from_array(
+            np.where(j > i, -np.inf, 0).astype(np.float32), "mask"))
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    keys = (seq + 1) / 2 if causal else seq  # the keys a row attends
+    add(name, "attention", m, 4 * heads * seq * keys * dim,
+        16 * heads * seq * dim, seq, cpu)
+    CASES[name][1]["causal"] = bool(causal)
+
+
 for s in (1024, 2048, 4096, 8192):
     matmul("gemm_%d" % s, s, s, s, s <= 1024)
 # BERT-base (128 tokens): the QKV/output projections and the two FFN
@@ -134,6 +171,12 @@ layernorm("layernorm_197x768", 197, 768)
 attention("attn_bert_12x128x64", 12, 128, 64, True)
 attention("attn_vit_12x197x64", 12, 197, 64, True)
 attention("attn_16x1024x64", 16, 1024, 64, False)
+# torch's export of scaled_dot_product_attention, causal and not, head
+# dimensions 64 and 128
+sdpa("sdpa_16x1024x64", 16, 1024, 64, False, False)
+sdpa("sdpa_causal_16x1024x64", 16, 1024, 64, True, False)
+sdpa("sdpa_causal_16x2048x128", 16, 2048, 128, True, False)
+sdpa("sdpa_causal_12x197x64", 12, 197, 64, True, True)
 
 
 # --- NumPy references (float64) ------------------------------------------
@@ -158,8 +201,11 @@ def ref_conv(x, w, b, stride, pad, group):
 def reference(m, xs):
     x = [a.astype(np.float64) for a in xs]
     node = m.graph.node[0]
-    if node.op_type == "Transpose":  # attention
+    if node.op_type in ("Transpose", "Mul"):  # attention (Mul: sdpa's)
         s = x[0] @ np.swapaxes(x[1], -1, -2) / np.sqrt(x[0].shape[-1])
+        if any(t.name == "mask" for t in m.graph.initializer):
+            i, j = np.indices(s.shape[-2:])
+            s = np.where(j > i, -np.inf, s)
         e = np.exp(s - s.max(-1, keepdims=True))
         return (e / e.sum(-1, keepdims=True)) @ x[2]
     a = {t.name: helper.get_attribute_value(t) for t in node.attribute}
