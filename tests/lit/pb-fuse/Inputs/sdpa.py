@@ -6,8 +6,9 @@ constant-folded), Softmax, MatMul.
 
 usage: sdpa.py DIR NAME LQ LK C H D
 
-C >= 0: the mask is -inf where key j > query i + C, 0 elsewhere; C < 0:
-no mask. Writes DIR/NAME.onnx, its inputs q, k, v as float32 and float16
+C >= 0: the mask is -inf where key j > query i + C, 0 elsewhere; C = -1:
+no mask; C = -2: the causal mask of C = 0 with one entry below the
+diagonal -inf too (not causal: read as an additive mask). Writes DIR/NAME.onnx, its inputs q, k, v as float32 and float16
 .npy, and NumPy's float32 result y."""
 import os, sys
 import numpy as np
@@ -26,9 +27,11 @@ nodes = [helper.make_node("Mul", ["q", "sq"], ["qs"], name="Mul_0"),
          helper.make_node("MatMul", ["qs", "kts"], ["s"], name="MatMul_3")]
 mask = np.zeros((LQ, LK), np.float32)
 scores = "s"
-if C >= 0:
+if C >= 0 or C == -2:
     i, j = np.indices((LQ, LK))
-    mask = np.where(j > i + C, -np.inf, 0).astype(np.float32)
+    mask = np.where(j > i + max(C, 0), -np.inf, 0).astype(np.float32)
+    if C == -2:
+        mask[LQ - 1, 0] = -np.inf
     inits.append(numpy_helper.from_array(mask, "mask"))
     nodes.append(helper.make_node("Add", ["s", "mask"], ["sm"], name="Add_4"))
     scores = "sm"
