@@ -183,6 +183,15 @@ static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_buf_free(&e);
 }
 
+/* The scores "%xk<i>_<n>" of row fragment "i" and key fragment "n" past
+ * NK (the ragged last step's, "%km<n>" false) -inf, into "%x<i>_<n>". */
+static void keys_text(struct pb_buf *t, int i, int n)
+{
+	pb_buf_printf(t, "        %%x%d_%d = arith.select %%km%d, %%xk%d_%d, "
+		      "%%ninfc : vector<16x8xi1>, vector<16x8xf32>\n",
+		      i, n, n, i, n);
+}
+
 /* The name of the scores of row fragment "i" and key fragment "n" of a
  * causal step before its mask: the sums "%s<i>_<n>_<nd-1>" when the mask
  * goes before the scale ("pre": a positive scale keeps -inf, and the
@@ -270,11 +279,7 @@ static void causal_step_text(struct pb_buf *t,
 					      "vector<16x8xf32>\n",
 					      keys ? "xk" : "x", i, n, i, n);
 			if (keys)
-				pb_buf_printf(t, "        %%x%d_%d = arith.select "
-					      "%%km%d, %%xk%d_%d, %%ninfc : "
-					      "vector<16x8xi1>, "
-					      "vector<16x8xf32>\n",
-					      i, n, n, i, n);
+				keys_text(t, i, n);
 		}
 }
 
@@ -345,11 +350,7 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			if (a->masked)
 				mask_text(t, a, i, n, mask_r);
 			if (keys)
-				pb_buf_printf(t, "        %%x%d_%d = arith.select "
-					      "%%km%d, %%xk%d_%d, %%ninfc : "
-					      "vector<16x8xi1>, "
-					      "vector<16x8xf32>\n",
-					      i, n, n, i, n);
+				keys_text(t, i, n);
 		}
 	}
 	if (a->causal)
