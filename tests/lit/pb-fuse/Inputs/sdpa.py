@@ -4,11 +4,14 @@ K^T each multiplied by sqrt(scale) before the MatMul, an additive mask
 (a causal one as an initializer, the form is_causal=True takes once
 constant-folded), Softmax, MatMul.
 
-usage: sdpa.py DIR NAME LQ LK C H D
+usage: sdpa.py DIR NAME LQ LK C H D [KVH]
 
 C >= 0: the mask is -inf where key j > query i + C, 0 elsewhere; C = -1:
 no mask; C = -2: the causal mask of C = 0 with one entry below the
-diagonal -inf too (not causal: read as an additive mask). Writes DIR/NAME.onnx, its inputs q, k, v as float32 and float16
+diagonal -inf too (not causal: read as an additive mask). KVH < H: K and V
+have KVH heads, each shared by H / KVH query heads, repeated as
+Hugging Face's repeat_kv exports it (Unsqueeze, Expand, Reshape:
+grouped-query attention). Writes DIR/NAME.onnx, its inputs q, k, v as float32 and float16
 .npy, and NumPy's float32 result y."""
 import os, sys
 import numpy as np
@@ -17,11 +20,28 @@ from onnx import helper, TensorProto, numpy_helper
 
 d, name = sys.argv[1], sys.argv[2]
 LQ, LK, C, H, D = map(int, sys.argv[3:8])
+KVH = int(sys.argv[8]) if len(sys.argv) > 8 else H
 os.makedirs(d, exist_ok=True)
 scale = 1.0 / np.sqrt(D)
 inits = [numpy_helper.from_array(np.array(np.sqrt(scale), np.float32), "sq")]
-nodes = [helper.make_node("Mul", ["q", "sq"], ["qs"], name="Mul_0"),
-         helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_1",
+nodes = []
+kin, vin = "k", "v"
+if KVH < H:
+    inits += [numpy_helper.from_array(np.array([2], np.int64), "ax"),
+              numpy_helper.from_array(np.array([1, KVH, H // KVH, LK, D],
+                                               np.int64), "eshape"),
+              numpy_helper.from_array(np.array([1, H, LK, D], np.int64),
+                                      "rshape")]
+    for t in "kv":
+        nodes += [helper.make_node("Unsqueeze", [t, "ax"], [t + "u"],
+                                   name="Unsqueeze_" + t),
+                  helper.make_node("Expand", [t + "u", "eshape"], [t + "e"],
+                                   name="Expand_" + t),
+                  helper.make_node("Reshape", [t + "e", "rshape"], [t + "r"],
+                                   name="Reshape_" + t)]
+    kin, vin = "kr", "vr"
+nodes += [helper.make_node("Mul", ["q", "sq"], ["qs"], name="Mul_0"),
+         helper.make_node("Transpose", [kin], ["kt"], name="Transpose_1",
                           perm=[0, 1, 3, 2]),
          helper.make_node("Mul", ["kt", "sq"], ["kts"], name="Mul_2"),
          helper.make_node("MatMul", ["qs", "kts"], ["s"], name="MatMul_3")]
@@ -36,8 +56,8 @@ if C >= 0 or C == -2:
     nodes.append(helper.make_node("Add", ["s", "mask"], ["sm"], name="Add_4"))
     scores = "sm"
 nodes += [helper.make_node("Softmax", [scores], ["p"], name="Softmax_5", axis=-1),
-          helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_6")]
-qs, ks = [1, H, LQ, D], [1, H, LK, D]
+          helper.make_node("MatMul", ["p", vin], ["y"], name="MatMul_6")]
+qs, ks = [1, H, LQ, D], [1, KVH, LK, D]
 vi = helper.make_tensor_value_info
 g = helper.make_graph(nodes, name, [vi("q", TensorProto.FLOAT, qs),
                                     vi("k", TensorProto.FLOAT, ks),
@@ -47,10 +67,11 @@ onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
           os.path.join(d, name + ".onnx"))
 rng = np.random.default_rng(0)
 q, k, v = (rng.standard_normal(s).astype(np.float32) for s in (qs, ks, ks))
-x = q @ k.transpose(0, 1, 3, 2) * scale + mask
+kh, vh = (np.repeat(t, H // KVH, axis=1) for t in (k, v))
+x = q @ kh.transpose(0, 1, 3, 2) * scale + mask
 p = np.exp(x - x.max(-1, keepdims=True))
 p /= p.sum(-1, keepdims=True)
-for n, t in (("q", q), ("k", k), ("v", v), ("y", p @ v)):
+for n, t in (("q", q), ("k", k), ("v", v), ("y", p @ vh)):
     np.save(os.path.join(d, "%s_%s.npy" % (name, n)), t)
 for n, t in (("q", q), ("k", k), ("v", v)):
     np.save(os.path.join(d, "%s_%s16.npy" % (name, n)), t.astype(np.float16))
