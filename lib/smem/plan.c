@@ -315,33 +315,6 @@ static int depends(MlirValue v, MlirValue iv, int depth)
 	return 0;
 }
 
-/* The distinct reads of read "op" per k-tile and block: its executions
- * (executions()) but for the loops inside the reduction loop whose
- * counter its subscripts do not use (the points of a jammed thread tile
- * that share it: one read once the point loops unroll). */
-static int64_t distinct_reads(const struct nest *n, MlirOperation op)
-{
-	int64_t e = executions(n, op);
-	int mem, w;
-	if (!pb_poly_access_operand(op, &mem, &w))
-		return e;
-	for (MlirOperation q = mlirOperationGetParentOperation(op);
-	     !mlirOperationIsNull(q) && !mlirOperationEqual(q, n->loop);
-	     q = mlirOperationGetParentOperation(q)) {
-		int64_t lb, step, t = for_trip(q, &lb, &step);
-		if (t < 2)
-			continue;
-		MlirValue iv = mlirBlockGetArgument(pb_smem_body(q), 0);
-		int uses = 0;
-		for (intptr_t j = mem + 1;
-		     !uses && j < mlirOperationGetNumOperands(op); j++)
-			uses = depends(mlirOperationGetOperand(op, j), iv, 0);
-		if (!uses)
-			e /= t;
-	}
-	return e;
-}
-
 /* The range [*lo, *hi] of parameter "i" of the model of "n" (i == np:
  * the k-tile origin): a counter of the block loop, or unknown (0). */
 static int param_range(const struct nest *n, int i, int64_t *lo, int64_t *hi)
@@ -691,7 +664,7 @@ static int64_t layout_cost(const struct nest *n, const struct group *g,
 		int deg = pb_smem_bank_degree(word, (int)lanes, ww < 1 ? 1 : ww);
 		if (deg > *degree)
 			*degree = deg;
-		cost += deg * (distinct_reads(n, n->l->access[g->acc[i]].op) /
+		cost += deg * (executions(n, n->l->access[g->acc[i]].op) /
 				       n->threads / width + 1);
 	}
 	/* the copy: lane l stores unit l, in the order of the tile */
