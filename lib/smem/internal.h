@@ -62,6 +62,8 @@ struct group {
 	int64_t coef[MAXR][PB_POLY_LOCAL_MAXPAR + 1], cst[MAXR];
 	int guard[MAXR];
 	int perm[MAXR];	/* buffer dimension s holds tile dimension perm[s] */
+	int inner;	/* moved innermost: 0 none, 1 the reduction's
+			   dimension, 2 the one a thread's points walk */
 	MlirAttribute fill; /* the value outside the buffer (null: 0) */
 	int64_t pad, vec, rvec, bytes, elem;
 	int64_t reuse;

@@ -300,6 +300,21 @@ static int64_t executions(const struct nest *n, MlirOperation op)
 	return e;
 }
 
+/* Does index value "v" depend on counter "iv" (through the operands of
+ * the operations that define it)? */
+static int depends(MlirValue v, MlirValue iv, int depth)
+{
+	if (mlirValueEqual(v, iv))
+		return 1;
+	if (depth > 16 || !mlirValueIsAOpResult(v))
+		return 0;
+	MlirOperation def = mlirOpResultGetOwner(v);
+	for (intptr_t i = 0; i < mlirOperationGetNumOperands(def); i++)
+		if (depends(mlirOperationGetOperand(def, i), iv, depth + 1))
+			return 1;
+	return 0;
+}
+
 /* The range [*lo, *hi] of parameter "i" of the model of "n" (i == np:
  * the k-tile origin): a counter of the block loop, or unknown (0). */
 static int param_range(const struct nest *n, int i, int64_t *lo, int64_t *hi)
@@ -501,6 +516,11 @@ static void find_guards(const struct nest *n, struct group *g)
 struct layout {
 	int perm[MAXR];
 	int64_t pad;
+	/* the tile dimension the point loop of a jammed thread tile walks
+	 * by one in every access (point_dim), -1 when none, and that loop's
+	 * trip count */
+	int pd;
+	int64_t pt;
 };
 
 /* The widest copy of "g" in layout "lay": elements per copy (16 bytes at
@@ -548,6 +568,23 @@ static void tile_strides(const struct group *g, const struct layout *lay,
 	}
 }
 
+/* Are the loops inside the reduction loop of "n" only the points of a
+ * thread tile (no window loops), so that pb-smem may unroll its k-tile
+ * (pb_smem_unrollable)? */
+static int points_only(const struct nest *n)
+{
+	struct pb_ir_ops loops = {0};
+	int ok = 1;
+	pb_ir_collect(n->loop, "affine.for", &loops);
+	for (int i = 0; i < loops.n && ok; i++)
+		ok = mlirOperationEqual(loops.v[i], n->loop) ||
+		     indexes_private(loops.v[i],
+				     mlirBlockGetArgument(pb_smem_body(loops.v[i]),
+							  0), NULL, -1);
+	pb_ir_ops_free(&loops);
+	return ok;
+}
+
 /* Elements per shared-memory read of the warps' accesses of "g" in
  * layout "lay" once the k-tile loop is unrolled: 128 bits when the
  * innermost buffer dimension is the one the reduction counter walks by
@@ -557,7 +594,20 @@ static int64_t read_width(const struct nest *n, const struct group *g,
 {
 	int r = g->rank - 1, d = lay->perm[r], kdim = n->chain.n;
 	int64_t v = 16 / g->elem, stride[MAXR], c;
-	if (n->kt % v)
+	if (d == lay->pd) {
+		/* a thread's points along the innermost dimension: as many
+		 * of them at a time as divide the loop, up to 16 bytes */
+		tile_strides(g, lay, stride);
+		for (; v > 1; v /= 2) {
+			int ok = lay->pt % v == 0;
+			for (int s = 0; s < r && ok; s++)
+				ok = stride[lay->perm[s]] % v == 0;
+			if (ok)
+				return v;
+		}
+		return 1;
+	}
+	if (n->kt % v || !points_only(n))
 		return 1;
 	tile_strides(g, lay, stride);
 	for (int s = 0; s < r; s++)
@@ -637,6 +687,130 @@ static int64_t layout_cost(const struct nest *n, const struct group *g,
 	return cost;
 }
 
+/* The value of the linear affine expression "e" at "in" ("nd" dims,
+ * then symbols); 0 with "*ok" cleared when "e" is not linear. */
+static int64_t expr_at(MlirAffineExpr e, const int64_t *in, int nd, int *ok)
+{
+	if (mlirAffineExprIsAConstant(e))
+		return mlirAffineConstantExprGetValue(e);
+	if (mlirAffineExprIsADim(e))
+		return in[mlirAffineDimExprGetPosition(e)];
+	if (mlirAffineExprIsASymbol(e))
+		return in[nd + mlirAffineSymbolExprGetPosition(e)];
+	if (mlirAffineExprIsAAdd(e) || mlirAffineExprIsAMul(e)) {
+		int64_t a = expr_at(mlirAffineBinaryOpExprGetLHS(e), in, nd, ok);
+		int64_t b = expr_at(mlirAffineBinaryOpExprGetRHS(e), in, nd, ok);
+		return mlirAffineExprIsAAdd(e) ? a + b : a * b;
+	}
+	*ok = 0;
+	return 0;
+}
+
+/* The coefficient of counter "iv" in index value "v" (affine.apply
+ * chains of linear maps); INT64_MAX when not known to be affine in it. */
+static int64_t iv_coef(MlirValue v, MlirValue iv, int depth)
+{
+	if (mlirValueEqual(v, iv))
+		return 1;
+	if (!mlirValueIsAOpResult(v))
+		return 0;
+	MlirOperation def = mlirOpResultGetOwner(v);
+	if (pb_ir_op_is(def, "arith.constant"))
+		return 0;
+	if (depth > 16 || !pb_ir_op_is(def, "affine.apply"))
+		return depends(v, iv, 0) ? INT64_MAX : 0;
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(def, "map"));
+	int nin = mlirAffineMapGetNumInputs(m), ok = 1;
+	int64_t cin[32], zero[32] = {0};
+	if (nin > 32)
+		return INT64_MAX;
+	for (int k = 0; k < nin; k++) {
+		cin[k] = iv_coef(mlirOperationGetOperand(def, k), iv, depth + 1);
+		if (cin[k] == INT64_MAX)
+			return INT64_MAX;
+	}
+	MlirAffineExpr e = mlirAffineMapGetResult(m, 0);
+	int nd = mlirAffineMapGetNumDims(m);
+	int64_t c = expr_at(e, cin, nd, &ok) - expr_at(e, zero, nd, &ok);
+	return ok ? c : INT64_MAX;
+}
+
+/* The coefficient of counter "iv" in subscript "d" of access "op" (an
+ * affine.load, or a load with index operands); INT64_MAX when unknown. */
+static int64_t sub_coef(MlirOperation op, int d, MlirValue iv)
+{
+	int mem, w;
+	if (!pb_poly_access_operand(op, &mem, &w))
+		return INT64_MAX;
+	MlirAttribute ma = pb_ir_attr(op, "map");
+	if (mlirAttributeIsNull(ma))
+		return iv_coef(mlirOperationGetOperand(op, mem + 1 + d), iv, 0);
+	MlirAffineMap m = mlirAffineMapAttrGetValue(ma);
+	int nin = mlirAffineMapGetNumInputs(m), ok = 1;
+	int64_t cin[32], zero[32] = {0};
+	if (nin > 32 || d >= mlirAffineMapGetNumResults(m))
+		return INT64_MAX;
+	for (int k = 0; k < nin; k++) {
+		cin[k] = iv_coef(mlirOperationGetOperand(op, mem + 1 + k), iv, 0);
+		if (cin[k] == INT64_MAX)
+			return INT64_MAX;
+	}
+	MlirAffineExpr e = mlirAffineMapGetResult(m, d);
+	int nd = mlirAffineMapGetNumDims(m);
+	int64_t c = expr_at(e, cin, nd, &ok) - expr_at(e, zero, nd, &ok);
+	return ok ? c : INT64_MAX;
+}
+
+/* The tile dimension of "g" that one point loop of a jammed thread tile
+ * (an affine.for in the reduction loop indexing a private buffer) walks
+ * by one in every access of "g", its whole extent (the tile's size there
+ * is the loop's trip count), with no other counter of the nest moving
+ * it and the loop moving no other dimension: the dimension a thread's
+ * contiguous points read, so that stored innermost they read 16 bytes at
+ * a time once the point loop unrolls (a convolution's weights over its
+ * output channels). -1 when none; the trip into "*trip". */
+static int point_dim(const struct nest *n, const struct group *g,
+		     int64_t *trip)
+{
+	struct pb_ir_ops loops = {0};
+	int found = -1;
+	pb_ir_collect(n->loop, "affine.for", &loops);
+	for (int d = 0; d < g->rank && found < 0; d++) {
+		for (int q = 0; q < loops.n && found < 0; q++) {
+			int64_t lb, step, t = for_trip(loops.v[q], &lb, &step);
+			MlirValue iv = mlirBlockGetArgument(
+				pb_smem_body(loops.v[q]), 0);
+			int ok = t > 1 && t == g->size[d] && lb == 0 && step == 1 &&
+				 !mlirOperationEqual(loops.v[q], n->loop) &&
+				 indexes_private(loops.v[q], iv, NULL, -1);
+			for (int i = 0; i < g->n && ok; i++) {
+				MlirOperation op = n->l->access[g->acc[i]].op;
+				ok = pb_ir_is_inside(op, loops.v[q]);
+				for (int e = 0; e < g->rank && ok; e++)
+					ok = sub_coef(op, e, iv) == (e == d);
+				/* no other loop of the nest moves it */
+				for (int o = 0; o < loops.n && ok; o++) {
+					MlirValue ov = mlirBlockGetArgument(
+						pb_smem_body(loops.v[o]), 0);
+					if (o != q && pb_ir_is_inside(op, loops.v[o]))
+						ok = sub_coef(op, d, ov) == 0;
+				}
+				for (int k = 0; k <= n->chain.n && ok; k++) {
+					int64_t c;
+					ok = !pb_poly_local_coef(n->l, g->acc[i], d,
+								 k, &c) && c == 0;
+				}
+			}
+			if (ok) {
+				found = d;
+				*trip = t;
+			}
+		}
+	}
+	pb_ir_ops_free(&loops);
+	return found;
+}
+
 /* The dimension of the tile of "g" that the reduction counter moves in
  * its accesses, when there is exactly one; -1 otherwise. */
 static int k_dim(const struct nest *n, const struct group *g)
@@ -661,18 +835,26 @@ static int k_dim(const struct nest *n, const struct group *g)
  * least cost, and the copy width it allows. */
 static void choose_layout(const struct nest *n, struct group *g)
 {
-	struct layout cand[2], best;
-	int64_t pads[3] = {0, 16 / g->elem, 1}, bc = -1;
-	int nc = 1, kd = k_dim(n, g);
+	struct layout cand[3], best;
+	int64_t pads[3] = {0, 16 / g->elem, 1}, bc = -1, pt = 0;
+	int nc = 1, kd = k_dim(n, g), pd = point_dim(n, g, &pt);
 	for (int d = 0; d < g->rank; d++)
 		cand[0].perm[d] = d;
-	if (kd >= 0 && kd != g->rank - 1) {
-		int s = 0;
+	/* the dimension the reduction walks innermost, and the one a
+	 * thread's points walk */
+	int inner[2] = {kd, pd};
+	for (int j = 0; j < 2; j++) {
+		int s = 0, x = inner[j];
+		if (x < 0 || x == g->rank - 1 || (j == 1 && x == kd))
+			continue;
 		for (int d = 0; d < g->rank; d++)
-			if (d != kd)
-				cand[1].perm[s++] = d;
-		cand[1].perm[s] = kd;
-		nc = 2;
+			if (d != x)
+				cand[nc].perm[s++] = d;
+		cand[nc++].perm[s] = x;
+	}
+	for (int c = 0; c < nc; c++) {
+		cand[c].pd = pd;
+		cand[c].pt = pt;
 	}
 	best = cand[0];
 	best.pad = 0;
@@ -692,6 +874,8 @@ static void choose_layout(const struct nest *n, struct group *g)
 			}
 		}
 	memcpy(g->perm, best.perm, sizeof(g->perm));
+	g->inner = best.perm[g->rank - 1] == g->rank - 1 ? 0
+		   : best.perm[g->rank - 1] == kd ? 1 : 2;
 	g->pad = best.pad;
 	g->vec = copy_width(n, g, &best);
 	g->rvec = read_width(n, g, &best);

@@ -616,7 +616,9 @@ static void tell(struct promote *p, const struct nest *n)
 		       "%lld-bit reads, bank conflicts %d-way",
 		       (int)mlirBlockArgumentGetArgNumber(g->src), box.data,
 		       (long long)g->reuse,
-		       transposed ? ", reduction dimension innermost" : "",
+		       g->inner == 1 ? ", reduction dimension innermost"
+		       : g->inner == 2 ? ", points' dimension innermost"
+		       : transposed ? ", reordered" : "",
 		       (long long)g->pad, (long long)(g->vec * g->elem * 8),
 		       guarded ? ", guarded with zero fill" : "",
 		       (long long)(g->rvec * g->elem * 8), g->degree);

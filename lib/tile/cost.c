@@ -85,6 +85,12 @@ struct acc {
 	 * in each subscript */
 	int stageable;
 	int64_t kcoef[PB_TILE_MAXD];
+	/* per subscript: the trip count of an inner loop other than the
+	 * reduction loop whose counter moves it by exactly one (a
+	 * convolution's window, kw), 0 when none: the points of a
+	 * contiguous thread tile along a band dimension that moves the
+	 * subscript by one share the window's elements */
+	int64_t wtrip[PB_TILE_MAXD];
 };
 
 struct stats {
@@ -109,6 +115,10 @@ struct stats {
 	int several;		/* the body has several loops: priced, and
 				   handed to pb-smem, unstaged */
 	int nstageable;
+	double apply_ops;	/* of "ops": affine.apply in inner loops,
+				   which the points of a jammed thread tile
+				   share once unrolled (their subscripts
+				   differ by constants) */
 	double guard_ops;	/* of "ops": a folded pad's clamps and
 				   selects in the reduction loop, which a
 				   staged window leaves behind (pad.c) */
@@ -469,6 +479,44 @@ static void stageable(struct stats *st, MlirOperation op, struct acc *a)
 	st->nstageable++;
 }
 
+/* The window loops of access "op" of "a" (subscripts from operand
+ * "first") into a->wtrip: per subscript, an inner loop of "sc" but the
+ * reduction loop whose counter moves it by exactly one. */
+static void window(const struct stats *st, const struct scope *sc,
+		   MlirOperation op, int first, struct acc *a)
+{
+	int affine = pb_ir_op_is(op, "affine.load") ||
+		     pb_ir_op_is(op, "affine.store");
+	MlirAffineMap m = {0};
+	int nin = 0, nd = 0;
+	if (affine) {
+		m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+		nin = mlirAffineMapGetNumInputs(m);
+		nd = mlirAffineMapGetNumDims(m);
+		if (nin > 32)
+			return;
+	}
+	for (int j = 0; j < sc->n; j++) {
+		int64_t cin[32], trip = sc->r[j].hi - sc->r[j].lo + 1;
+		if ((!mlirValueIsNull(st->kiv) &&
+		     mlirValueEqual(sc->iv[j], st->kiv)) ||
+		    trip < 2 || sc->r[j].lo <= INT64_MIN / 4)
+			continue;
+		for (int k = 0; k < nin; k++)
+			cin[k] = coef_of(mlirOperationGetOperand(op, first + k),
+					 sc->iv[j], 0);
+		for (int i = 0; i < a->rank; i++) {
+			int64_t c = affine
+				? expr_coef(mlirAffineMapGetResult(m, i), nd,
+					    cin, nin)
+				: coef_of(mlirOperationGetOperand(op, first + i),
+					  sc->iv[j], 0);
+			if (c == 1 && !a->wtrip[i])
+				a->wtrip[i] = trip;
+		}
+	}
+}
+
 /* Record access "op" (a load or store) executed "w" times per point. */
 static void add_access(struct stats *st, const struct scope *sc,
 		       MlirOperation op, double w)
@@ -503,6 +551,8 @@ static void add_access(struct stats *st, const struct scope *sc,
 	struct ival in[32];
 	if (nin > 32)
 		return; /* not a subscript we can follow: leave it out */
+	if (!store)
+		window(st, sc, op, first, a);
 	if (!poly_access(st, sc, op, mem, first, a)) {
 		for (int i = 0; i < a->rank; i++)
 			a->box[i] = clamp(a, i, a->box[i]);
@@ -630,6 +680,8 @@ static void walk_block(struct stats *st, struct scope *sc, MlirBlock blk, double
 			/* index arithmetic: a folded pad's clamps */
 			st->ops += w;
 			st->index_ops += sc->n > 0;
+			if (sc->n > 0 && pb_ir_op_is(op, "affine.apply"))
+				st->apply_ops += w;
 			if (!pb_ir_op_is(op, "affine.apply") && in_kloop(st, op))
 				st->guard_ops += w;
 		} else if (is_arith(op)) {
@@ -747,10 +799,14 @@ static double sectors(const struct acc *a, const struct pb_tile_choice *c,
 			int64_t k = a->coef[i][d];
 			if (c->lanes[d] <= 1 || k == 0)
 				continue;
+			/* the lanes of a contiguous thread tile are R
+			 * points apart */
+			double r = (c->contig >> d) & 1
+				? (double)(c->tile[d] / c->block[d]) : 1;
 			if (k == INT64_MAX)
 				ext[i] *= (double)c->lanes[d];
 			else
-				ext[i] += (double)(k > 0 ? k : -k) *
+				ext[i] += (double)(k > 0 ? k : -k) * r *
 					  (double)(c->lanes[d] - 1);
 		}
 		if (ext[i] > (double)a->shape[i])
@@ -799,6 +855,24 @@ static double tile_bytes(const struct stats *st, const struct acc *a,
 	}
 	double nsec, f = waste ? sectors(a, c, &nsec) : 1;
 	return elems * a->elem * f;
+}
+
+/* The loads of access "a" that the points of the contiguous thread tile
+ * of "c" along band dimension "d" share: R points one apart along a
+ * subscript that a window loop of K iterations also moves by one read
+ * R + K - 1 elements, not R x K (LLVM keeps the shared ones once the
+ * loops unroll); 1 when the tile is not contiguous there. */
+static double window_share(const struct acc *a, const struct pb_tile_choice *c,
+			   int d)
+{
+	int64_t r = c->tile[d] / c->block[d];
+	if (!((c->contig >> d) & 1) || r < 2)
+		return 1;
+	for (int i = 0; i < a->rank; i++)
+		if (a->coef[i][d] == 1 && a->wtrip[i] > 1)
+			return (double)(r * a->wtrip[i]) /
+			       (double)(r + a->wtrip[i] - 1);
+	return 1;
 }
 
 /* Is access "a" the same as an earlier one of "st" (same buffer, same
@@ -980,7 +1054,14 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 	 * pad's clamps differ from point to point) */
 	int regs = 30;
 	if (c->mode == PB_TILE_TILE && c->jam) {
-		regs += (int)rt * (1 + st->index_ops);
+		/* a staged window is read unclamped: its subscripts are
+		 * the tile's, constant offsets apart from point to point
+		 * once unrolled, so a point keeps its accumulator and about
+		 * one operand, and the index values are the thread's */
+		if (c->skt > 0 && !c->linear && st->index_ops)
+			regs += 2 * (int)rt + st->index_ops;
+		else
+			regs += (int)rt * (1 + st->index_ops);
 		for (int d = 0; d < c->n; d++)
 			regs += (int)(c->tile[d] / c->block[d]) - 1;
 		/* the points of a linear tile are not affine in one another:
@@ -1053,33 +1134,44 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 					  mlirValueEqual(st->acc[i].mem,
 							 st->acc[j].mem);
 	}
+	double lds = 0; /* shared-memory wavefronts per point */
 	for (int i = 0; i < st->nacc; i++) {
 		const struct acc *a = &st->acc[i];
-		int64_t shared = 1;
+		double shared = 1;
+		int lanes = 0; /* does it vary across a warp's lanes? */
 		if (c->mode == PB_TILE_TILE && c->jam) {
 			for (int d = 0; d < b->n; d++) {
 				int uses = 0;
 				for (int k = 0; k < a->rank; k++)
 					uses |= a->coef[k][d] != 0;
 				if (!uses && !c->linear)
-					shared *= c->tile[d] / c->block[d];
+					shared *= (double)(c->tile[d] / c->block[d]);
 				else if (uses && c->linear &&
 					 g->block[d] < g->tile[d])
 					shared = -1; /* varies in the thread */
+				else if (uses && !c->linear)
+					shared *= window_share(a, c, d);
 			}
 			if (c->linear)
-				shared = shared < 0 ? 1 : rt;
+				shared = shared < 0 ? 1 : (double)rt;
 		}
+		for (int d = 0; d < g->n; d++)
+			for (int k = 0; k < a->rank; k++)
+				lanes |= g->lanes[d] > 1 && a->coef[k][d] != 0;
 		/* pb-smem unrolls a k-tile loop that holds no other loop,
 		 * and its layouts then read a staged tile 16 bytes at a time
 		 * along the reduction (lib/smem/plan.c, read_width) */
 		double vec = 1;
 		if (ring[i] && !st->kinner && c->skt % (16 / a->elem) == 0)
 			vec = 16.0 / a->elem;
-		double w = a->weight * (full / ((double)shared * vec) +
+		double w = a->weight * (full / (shared * vec) +
 					(1.0 - full));
 		ops -= a->weight - w;
 		mem -= ring[i] ? a->weight : a->weight - w;
+		/* a shared-memory read takes the pipe one wavefront per
+		 * 32-bit word of a lane (a warp-wide broadcast: one) */
+		if (ring[i])
+			lds += w * (lanes ? vec : 1);
 	}
 	/* a warp's access to more than 4 sectors (128 bytes) takes one
 	 * more pass of the load/store unit per 4 sectors */
@@ -1094,10 +1186,18 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 				mem += st->acc[i].weight * (ceil(nsec / 4) - 1);
 			}
 		}
+	/* the index arithmetic of inner loops, once per thread */
+	if (c->mode == PB_TILE_TILE && c->jam && !c->linear)
+		ops -= st->apply_ops * (1.0 - 1.0 / (double)rt);
 	/* a global access issues as "mem_cycles" arithmetic operations */
 	ops += (t->model.mem_cycles - 1.0) * mem;
 	double lanes = t->fp32_flops / (2.0 * t->sm_count * t->clock_hz);
-	double hide = c->occupancy / t->model.hiding_occupancy;
+	/* latency is hidden by resident warps times the independent
+	 * chains of each thread: the points of a jammed thread tile (the
+	 * four an FMA's latency needs at most) */
+	double ilp = c->mode == PB_TILE_TILE && c->jam ? (double)rt : 1;
+	double hide = c->occupancy * (ilp < 4 ? ilp : 4) /
+		      t->model.hiding_occupancy;
 	if (hide > 1)
 		hide = 1;
 	double per_sm_blocks = occ.wave_blocks;
@@ -1134,6 +1234,13 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 			 GLOBAL_LATENCY_CYCLES / t->clock_hz;
 	if (chain > compute)
 		compute = chain;
+	/* the shared-memory pipe serves one wavefront (32 words) per cycle
+	 * and SM, a quarter of the FP32 lanes' rate: a tile whose points
+	 * each read a staged operand per FMA is bound by it */
+	double pipe = c->waves * per_sm_blocks * (double)threads / 32.0 *
+		      (double)rt * lds / t->clock_hz;
+	if (c->mode == PB_TILE_TILE && pipe > compute)
+		compute = pipe;
 
 	double unique = 0, moved = 0;
 	for (int i = 0; i < st->nacc; i++) {
@@ -1154,7 +1261,9 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 				one.lanes[d] = 1;
 			}
 		}
-		double tb = tile_bytes(st, a, &one, 1) * (double)grid;
+		/* a staged tile is copied by consecutive threads, coalesced
+		 * whatever the computing lanes' pattern */
+		double tb = tile_bytes(st, a, &one, !ring[i]) * (double)grid;
 		double tb0 = tile_bytes(st, a, &one, 0) * (double)grid;
 		/* uncoalesced lanes waste DRAM sectors too, unless the
 		 * sector's other elements are read while still in L2 */
@@ -1289,7 +1398,7 @@ static void consider(const struct pb_target *t, const struct stats *st,
  * on dimension "da" and "rb" on "db" (-1: none). */
 static void candidate(const struct pb_target *t, const struct stats *st,
 		      int64_t nt, int64_t x, int da, int64_t ra, int db,
-		      int64_t rb, struct pb_tile_choice *best)
+		      int64_t rb, unsigned contig, struct pb_tile_choice *best)
 {
 	const struct pb_kernel_band *b = st->b;
 	struct pb_tile_choice c;
@@ -1314,6 +1423,7 @@ static void candidate(const struct pb_target *t, const struct stats *st,
 	if (left > 1 && nt > 32)
 		return; /* fewer points than threads: one warp at most */
 	c.jam = ra > 1 || rb > 1;
+	c.contig = contig;
 	consider(t, st, &c, best);
 }
 
@@ -1352,24 +1462,39 @@ static void tiles(const struct pb_target *t, const struct stats *st,
 	/* 256 first: among equal predictions, the common block size wins */
 	static const int64_t nts[] = {256, 128, 512, 64, 32};
 	static const int64_t rs[] = {2, 4, 8};
+	/* contiguous thread tiles on the innermost dimension: also 7 and
+	 * 14 (ResNet's 56, 28, 14 and 7 maps) */
+	static const int64_t cs[] = {2, 4, 7, 8, 14};
 	int n = st->b->n;
 	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
 		linear(t, st, nts[i], best);
 	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
 		for (int64_t x = 1; x <= nts[i]; x *= 2) {
-			candidate(t, st, nts[i], x, -1, 1, -1, 1, best);
+			candidate(t, st, nts[i], x, -1, 1, -1, 1, 0, best);
 			if (!st->jammable)
 				continue;
 			for (int da = 0; da < n; da++)
 				for (unsigned a = 0; a < 3; a++) {
 					candidate(t, st, nts[i], x, da, rs[a], -1,
-						  1, best);
+						  1, 0, best);
 					for (int db = da + 1; db < n; db++)
 						for (unsigned c = 0; c < 3; c++)
 							candidate(t, st, nts[i], x,
 								  da, rs[a], db,
-								  rs[c], best);
+								  rs[c], 0, best);
 				}
+			/* a contiguous tile of the innermost dimension, with
+			 * or without a tile of another */
+			for (unsigned k = 0; k < sizeof(cs) / sizeof(*cs); k++) {
+				unsigned in = 1u << (n - 1);
+				candidate(t, st, nts[i], x, n - 1, cs[k], -1, 1,
+					  in, best);
+				for (int da = 0; da < n - 1; da++)
+					for (unsigned a = 0; a < 3; a++)
+						candidate(t, st, nts[i], x, da,
+							  rs[a], n - 1, cs[k],
+							  in, best);
+			}
 		}
 }
 

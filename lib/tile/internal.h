@@ -29,6 +29,10 @@ struct pb_tile_choice {
 	int64_t lanes[PB_TILE_MAXD];	/* TILE: threads of a warp per dim */
 	int jam;			/* TILE: thread tile points jammed
 					   into the inner loops (map.c) */
+	unsigned contig;		/* TILE: bit d: the thread's points of
+					   dimension d are contiguous (point
+					   t * R + r of the block's tile)
+					   instead of B apart (t + r * B) */
 	int linear;			/* TILE: the band linearised first:
 					   n = 1, tile[0] points of
 					   block[0] threads (map.c) */

@@ -12,7 +12,9 @@
  *   affine.parallel (%w...) = (0...) to (B...) step (L...) {pb.map = "warp"}
  *     affine.parallel (%l...) = (0...) to (L...) {pb.map = "thread"}
  *       the thread's points: i = lb + step * (b + w + l + r * B),
- *       r = 0 .. T/B - 1 (the thread tile)
+ *       r = 0 .. T/B - 1 (the thread tile), or, along a dimension whose
+ *       thread tile is contiguous (c->contig), i = lb + step * (b +
+ *       (w + l) * T/B + r)
  *
  * with B threads and L lanes of a warp per dimension. Consecutive lanes
  * take consecutive points of the innermost dimension in every step r, so
@@ -249,13 +251,18 @@ static void points_text(struct pb_buf *t, const struct pb_kernel_band *b,
 	for (int d = 0; d < n; d++) {
 		struct pb_buf dims = {0}, args = {0}, expr = {0};
 		pb_buf_puts(&expr, "0");
+		/* thread t = w + l of the dimension: its points t + r * B,
+		 * or t * R + r when contiguous */
+		int64_t rr = c->tile[d] / c->block[d];
+		int cont = (c->contig >> d) & 1 && rr > 1;
 		point_terms(&dims, &args, &expr, "b", d, 1);
 		if (!mlirValueIsNull(st->warp[d]))
-			point_terms(&dims, &args, &expr, "w", d, 1);
+			point_terms(&dims, &args, &expr, "w", d, cont ? rr : 1);
 		if (!mlirValueIsNull(st->lane[d]))
-			point_terms(&dims, &args, &expr, "l", d, 1);
+			point_terms(&dims, &args, &expr, "l", d, cont ? rr : 1);
 		if (c->tile[d] > c->block[d])
-			point_terms(&dims, &args, &expr, "r", d, c->block[d]);
+			point_terms(&dims, &args, &expr, "r", d,
+				    cont ? 1 : c->block[d]);
 		pb_buf_printf(t, "%%i%d = affine.apply affine_map<(%s) -> "
 			      "(%lld + (%s) * %lld)>(%s)\n", d, dims.data,
 			      (long long)b->lb[d], expr.data,

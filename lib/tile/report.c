@@ -56,6 +56,10 @@ void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 		json_object_set_new(o, "block", ints(c->block, c->n));
 		json_object_set_new(o, "lanes", ints(c->lanes, c->n));
 		json_object_set_new(o, "jam", json_boolean(c->jam));
+		int64_t con[PB_TILE_MAXD];
+		for (int d = 0; d < c->n; d++)
+			con[d] = (c->contig >> d) & 1;
+		json_object_set_new(o, "contig", ints(con, c->n));
 	}
 	json_object_set_new(o, "grid", json_integer(c->grid));
 	/* the fields pb-smem's report and pb-prof --static share

@@ -41,6 +41,11 @@ void pb_tile_sizes_print(struct pb_buf *out, int k, int nest,
 		print_one(out, k, nest, "block", c->block, c->n);
 		one = c->jam;
 		print_one(out, k, nest, "jam", &one, 1);
+		if (c->contig) {
+			for (int d = 0; d < c->n; d++)
+				t[d] = (c->contig >> d) & 1;
+			print_one(out, k, nest, "contig", t, c->n);
+		}
 		if (c->skt > 0) {
 			t[0] = c->skt;
 			t[1] = c->sst;

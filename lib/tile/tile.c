@@ -26,7 +26,7 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 {
 	int64_t tile[PB_TILE_MAXD], block[PB_TILE_MAXD], red[PB_TILE_MAXD];
 	int64_t jam[PB_TILE_MAXD], none[PB_TILE_MAXD], lin[PB_TILE_MAXD];
-	int64_t sm[PB_TILE_MAXD];
+	int64_t sm[PB_TILE_MAXD], con[PB_TILE_MAXD];
 	int nt = pb_kernel_sizes_get(sz, k, nest, "tile", tile);
 	int nb = pb_kernel_sizes_get(sz, k, nest, "block", block);
 	int nr = pb_kernel_sizes_get(sz, k, nest, "reduce", red);
@@ -34,18 +34,28 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 	int nn = pb_kernel_sizes_get(sz, k, nest, "none", none);
 	int nl = pb_kernel_sizes_get(sz, k, nest, "linear", lin);
 	int ns = pb_kernel_sizes_get(sz, k, nest, "smem", sm);
+	int nc = pb_kernel_sizes_get(sz, k, nest, "contig", con);
 	MlirLocation loc = mlirOperationGetLocation(b->root);
 	memset(c, 0, sizeof(*c));
 	c->n = b->n;
 	if (nt < -1 || nb < -1 || nr < -1 || nj < -1 || nn < -1 || nl < -1 ||
-	    ns < -1) {
+	    ns < -1 || nc < -1) {
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] is given one kind "
 			    "of size twice", k);
 		return -1;
 	}
 	if (nn < 0 && nt < 0 && nb < 0 && nr < 0 && nj < 0 && nl < 0 &&
-	    ns < 0)
+	    ns < 0 && nc < 0)
 		return 0;
+	if (nc >= 0 && (nc != b->n || nt < 0 || nl >= 0)) {
+		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> contig[...] takes "
+			    "one 0 or 1 per band dimension (%d), with tile[...]",
+			    k, b->n);
+		return -1;
+	}
+	for (int d = 0; d < nc; d++)
+		if (con[d])
+			c->contig |= 1u << d;
 	if (ns > 2 || (ns > 0 && sm[0] < 1) ||
 	    (ns == 2 && (sm[1] < 1 || sm[1] > 4)) ||
 	    (ns >= 0 && (nt < 0 || nl >= 0))) {

@@ -13,25 +13,27 @@
 // 8x32 outputs reads, per k-tile of 16 channels, a 16x36 window of X: its
 // 32 columns and a halo of 4. The last block's window (columns 32 to 67)
 // leaves X (64 columns): its copies are guarded and fill zeros, so the
-// computation reads no select. The window's reduction dimension (the
-// channel) goes innermost, a thread's reads along it 128 bits wide.
+// computation reads no select. The window stays in X's order, copied 128
+// bits at a time: the tap loop inside the channel loop keeps the k-tile
+// rolled, so reads along the channel would be 32 bits wide anyway.
 
-// REM: tile.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: staged argument #0: 16x36 tile per block and k-tile (reuse 35), reduction dimension innermost, padding 4, 32-bit copies, guarded with zero fill, 128-bit reads, bank conflicts 1-way
-// REM: remark: staged argument #1: 8x16x5 tile per block and k-tile (reuse 32), reduction dimension innermost, padding 4, 32-bit copies, 128-bit reads, bank conflicts 1-way
-// REM: remark: 2 stages of k-tile 16 (asynchronous copies), 12160 bytes of shared memory, 64 threads
+// REM: tile.mlir:{{[0-9]+}}:{{[0-9]+}}: remark: staged argument #0: 16x36 tile per block and k-tile (reuse 35), padding 0, 128-bit copies, guarded with zero fill, 32-bit reads, bank conflicts 1-way
+// REM: remark: staged argument #1: 8x16x5 tile per block and k-tile (reuse 32), padding 0, 32-bit copies, 32-bit reads, bank conflicts 1-way
+// REM: remark: 2 stages of k-tile 16 (asynchronous copies), 9728 bytes of shared memory, 64 threads
 //      The partial version of the last block reuses the full version's ring.
-// REM: remark: 2 stages of k-tile 16 (asynchronous copies), 12160 bytes of shared memory, 64 threads
+// REM: remark: 2 stages of k-tile 16 (asynchronous copies), 5120 bytes of shared memory, 64 threads
 
 // CHECK-LABEL: func.func private @k0_conv
 // CHECK-COUNT-2: memref.alloc()
 // CHECK-NOT: memref.alloc()
-// CHECK: memref<2x36x20xf32, #gpu.address_space<workgroup>>
+// CHECK: memref<2x16x36xf32, #gpu.address_space<workgroup>>
 // CHECK: affine.if
-// CHECK: affine.load %arg0[
-// CHECK: affine.store %{{.*}}, %{{.*}}[
+// CHECK: affine.vector_load %arg0[
+// CHECK: affine.vector_store %{{.*}}, %{{.*}}[
 // CHECK-NEXT: } else {
 // CHECK-NEXT: %[[Z:.*]] = arith.constant 0.000000e+00 : f32
-// CHECK-NEXT: affine.store %[[Z]],
+// CHECK-NEXT: %[[ZV:.*]] = vector.broadcast %[[Z]] : f32 to vector<4xf32>
+// CHECK-NEXT: affine.vector_store %[[ZV]],
 
 // NUM: output 'Y': {{.*}}: ok
 

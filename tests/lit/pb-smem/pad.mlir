@@ -15,7 +15,7 @@
 // copies that write the pad value where the window leaves X, so the
 // computation reads the tile at the unclamped index: no clamp, no select.
 
-// REM: remark: staged argument #0: 16x34 tile per block and k-tile (reuse 22), reduction dimension innermost, padding 4, 32-bit copies, guarded with zero fill, 128-bit reads, bank conflicts 1-way
+// REM: remark: staged argument #0: 16x34 tile per block and k-tile (reuse 22), padding 0, 32-bit copies, guarded with zero fill, 32-bit reads, bank conflicts 1-way
 
 // CHECK-LABEL: func.func private @k0_padconv
 // CHECK: } else {
