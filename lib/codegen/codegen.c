@@ -92,16 +92,27 @@ static int all_mapped(MlirOperation f)
 	return n > 0;
 }
 
-/* Run affine-parallelize on the functions of "m" that hold a nest no
- * earlier stage mapped (on MLIR's thread pool if "threads"); map.c
- * lowers a mapped nest by its pb.map loops and runs every other loop in
- * it as it is, so the loops inside a mapped nest are left alone (their
- * dependence analysis was most of the pass's time). */
+/* Collect the text of a pass pipeline's parse error into the pb_buf
+ * "user". */
+static void collect(MlirStringRef s, void *user)
+{
+	pb_buf_append(user, s.data, s.length);
+}
+
+/* affine-parallelize for one function (run by parallelize). */
 static const char parallelize_func[] = "func.func(affine-parallelize)";
 
+/* Run affine-parallelize on the functions of "m" that hold a nest no
+ * earlier stage mapped: over the whole module (on MLIR's thread pool if
+ * "threads") when that is every function, else on each of them. map.c
+ * lowers a mapped nest by its pb.map loops and runs every other loop in
+ * it as it is, so the loops inside a mapped nest are left alone (proving
+ * them parallel was most of the pass's time, and changed nothing in the
+ * PTX). */
 static int parallelize(struct pb_ctx *ctx, MlirModule m, int threads)
 {
 	struct pb_ir_ops todo = {0};
+	struct pb_buf err = {0};
 	int rc = PB_OK, n = 0;
 	MlirBlock body = mlirModuleGetBody(m);
 	for (MlirOperation op = mlirBlockGetFirstOperation(body);
@@ -112,17 +123,19 @@ static int parallelize(struct pb_ctx *ctx, MlirModule m, int threads)
 		if (!all_mapped(op))
 			pb_ir_ops_push(&todo, op);
 	}
-	if (todo.n == n) {
+	if (todo.n == n || !todo.n) {
+		int all = todo.n > 0;
 		pb_ir_ops_free(&todo);
-		return run(ctx, m, pb_passes_parallelize, threads, 1);
+		return all ? run(ctx, m, pb_passes_parallelize, threads, 1)
+			   : PB_OK;
 	}
 	MlirPassManager pm = mlirPassManagerCreateOnOperation(
 		ctx->mlir, pb_str("func.func"));
 	if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
 		    mlirPassManagerGetAsOpPassManager(pm),
-		    pb_str(parallelize_func), NULL, NULL))) {
-		pb_error(ctx, "internal: bad pass pipeline '%s'",
-			 parallelize_func);
+		    pb_str(parallelize_func), collect, &err))) {
+		pb_error(ctx, "internal: bad pass pipeline '%s': %s",
+			 parallelize_func, err.data ? err.data : "");
 		rc = PB_ERR;
 	}
 	for (int i = 0; i < todo.n && rc == PB_OK; i++)
@@ -135,6 +148,7 @@ static int parallelize(struct pb_ctx *ctx, MlirModule m, int threads)
 		}
 	mlirPassManagerDestroy(pm);
 	pb_ir_ops_free(&todo);
+	pb_buf_free(&err);
 	return rc;
 }
 
