@@ -12,7 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mlir-c/Pass.h"
+
 #include "codegen/internal.h"
+#include "ir/contract.h"
 #include "ir/passes.h"
 #include "tileir/tileir.h"
 
@@ -71,6 +74,84 @@ static int run(struct pb_ctx *ctx, MlirModule m, const char *pipeline,
 	return rc;
 }
 
+/* Is each loop at the top of the body of func.func "f" mapped by an
+ * earlier stage (pb.map; lib/ir/contract.h), and is there one? */
+static int all_mapped(MlirOperation f)
+{
+	MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(f, 0));
+	int n = 0;
+	for (MlirOperation op = mlirBlockGetFirstOperation(b);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		if (!pb_codegen_op_has_prefix(op, "affine.") &&
+		    !pb_codegen_op_has_prefix(op, "scf."))
+			continue;
+		if (mlirAttributeIsNull(pb_ir_attr(op, PB_ATTR_MAP)))
+			return 0;
+		n++;
+	}
+	return n > 0;
+}
+
+/* Collect the text of a pass pipeline's parse error into the pb_buf
+ * "user". */
+static void collect(MlirStringRef s, void *user)
+{
+	pb_buf_append(user, s.data, s.length);
+}
+
+/* affine-parallelize for one function (run by parallelize). */
+static const char parallelize_func[] = "func.func(affine-parallelize)";
+
+/* Run affine-parallelize on the functions of "m" that hold a nest no
+ * earlier stage mapped: over the whole module (on MLIR's thread pool if
+ * "threads") when that is every function, else on each of them. map.c
+ * lowers a mapped nest by its pb.map loops and runs every other loop in
+ * it as it is, so the loops inside a mapped nest are left alone (proving
+ * them parallel was most of the pass's time, and changed nothing in the
+ * PTX). */
+static int parallelize(struct pb_ctx *ctx, MlirModule m, int threads)
+{
+	struct pb_ir_ops todo = {0};
+	struct pb_buf err = {0};
+	int rc = PB_OK, n = 0;
+	MlirBlock body = mlirModuleGetBody(m);
+	for (MlirOperation op = mlirBlockGetFirstOperation(body);
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		if (!pb_ir_op_is(op, "func.func"))
+			continue;
+		n++;
+		if (!all_mapped(op))
+			pb_ir_ops_push(&todo, op);
+	}
+	if (todo.n == n || !todo.n) {
+		int all = todo.n > 0;
+		pb_ir_ops_free(&todo);
+		return all ? run(ctx, m, pb_passes_parallelize, threads, 1)
+			   : PB_OK;
+	}
+	MlirPassManager pm = mlirPassManagerCreateOnOperation(
+		ctx->mlir, pb_str("func.func"));
+	if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
+		    mlirPassManagerGetAsOpPassManager(pm),
+		    pb_str(parallelize_func), collect, &err))) {
+		pb_error(ctx, "internal: bad pass pipeline '%s': %s",
+			 parallelize_func, err.data ? err.data : "");
+		rc = PB_ERR;
+	}
+	for (int i = 0; i < todo.n && rc == PB_OK; i++)
+		if (mlirLogicalResultIsFailure(
+			    mlirPassManagerRunOnOp(pm, todo.v[i]))) {
+			if (!ctx->nerrors)
+				pb_error(ctx, "pass pipeline failed: %s",
+					 parallelize_func);
+			rc = PB_ERR;
+		}
+	mlirPassManagerDestroy(pm);
+	pb_ir_ops_free(&todo);
+	pb_buf_free(&err);
+	return rc;
+}
+
 /* Map and outline "m" in place: after this the host side of @main is a
  * sequence of allocations, views and gpu.launch_func. With "threads",
  * the passes over each function and each kernel's gpu.module run on
@@ -78,14 +159,20 @@ static int run(struct pb_ctx *ctx, MlirModule m, const char *pipeline,
  * once. */
 static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 {
+	pb_codegen_mark("start");
 	if (pb_codegen_check(ctx, m) ||
-	    run(ctx, m, pb_passes_codegen_prepare, threads, 1) ||
-	    pb_codegen_expand_copies(ctx, m) ||
+	    run(ctx, m, pb_passes_codegen_prepare, threads, 1))
+		return PB_ERR;
+	pb_codegen_mark("prepare");
+	if (pb_codegen_expand_copies(ctx, m) ||
 	    pb_codegen_push_globals(ctx, m) ||
-	    run(ctx, m, pb_passes_parallelize, threads, 1) ||
-	    pb_codegen_map(ctx, m) || pb_codegen_mma(ctx, m))
+	    parallelize(ctx, m, threads))
+		return PB_ERR;
+	pb_codegen_mark("parallelize");
+	if (pb_codegen_map(ctx, m) || pb_codegen_mma(ctx, m))
 		return PB_ERR;
 	contract(ctx, m);
+	pb_codegen_mark("map");
 	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {
 		if (!ctx->nerrors)
 			pb_error(ctx, "internal: the mapped module does not "
@@ -96,10 +183,12 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 	   after each pass costs time quadratic in the kernels */
 	if (run(ctx, m, pb_passes_outline, threads, 0))
 		return PB_ERR;
+	pb_codegen_mark("outline");
 	/* identical kernels cleaned up once (twins.c) */
 	struct pb_codegen_twins *tw = dedup ? pb_codegen_twins_strip(m) : NULL;
 	int rc = run(ctx, m, pb_passes_outline_kernels, threads, 0);
 	pb_codegen_twins_fill(tw);
+	pb_codegen_mark("kernels cleaned up");
 	if (rc || pb_codegen_merge(ctx, m) ||
 	    pb_ir_run_pipeline_unverified(ctx, m, pb_passes_inline) ||
 	    pb_codegen_arg_attrs(m))
@@ -112,6 +201,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 		return PB_ERR;
 	}
 	pb_ir_set_stage(m, PB_STAGE_CODEGEN);
+	pb_codegen_mark("merge, inline, verify");
 	return PB_OK;
 }
 
@@ -257,6 +347,7 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	struct pb_buf ptx = {0};
 	struct pb_plan *plan = memory_plan(ctx, pb_codegen_plan(ctx, m), opts);
 	int rc = plan ? PB_OK : PB_ERR;
+	pb_codegen_mark("plan");
 	if (rc == PB_OK && mlir)
 		rc = pb_ir_print(ctx, m, out);
 	if (rc == PB_OK && !mlir)

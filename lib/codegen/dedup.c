@@ -65,23 +65,32 @@ static int is_global(MlirOperation op)
 
 /* The text of kernel "op" with what does not reach its code taken out:
  * its name and pb's provenance attributes (pb.nodes, pb.origin), printed
- * without locations into "out". */
-static void body_key(MlirOperation op, struct pb_buf *out)
+ * without locations in the local scope (by "flags") into "out". The
+ * kernel itself is changed only while it is printed: a clone of each
+ * kernel cost as much as printing it. */
+static void body_key(MlirOperation op, MlirOpPrintingFlags flags,
+		     struct pb_buf *out)
 {
-	MlirOperation c = mlirOperationClone(op);
 	MlirContext mctx = mlirOperationGetContext(op);
-	pb_ir_set_attr(c, "sym_name", mlirStringAttrGet(mctx, pb_str("k")));
-	for (intptr_t i = mlirOperationGetNumAttributes(c) - 1; i >= 0; i--) {
-		MlirStringRef s = mlirIdentifierStr(
-			mlirOperationGetAttribute(c, i).name);
-		if (s.length > 3 && !strncmp(s.data, "pb.", 3)) {
-			char name[128];
-			snprintf(name, sizeof(name), "%.*s", (int)s.length, s.data);
-			mlirOperationRemoveAttributeByName(c, pb_str(name));
-		}
+	MlirAttribute name = pb_ir_attr(op, "sym_name");
+	intptr_t n = mlirOperationGetNumAttributes(op), np = 0;
+	MlirNamedAttribute *pb = pb_xrealloc(NULL, n ? n : 1, sizeof(*pb));
+	for (intptr_t i = 0; i < n; i++) {
+		MlirNamedAttribute a = mlirOperationGetAttribute(op, i);
+		MlirStringRef s = mlirIdentifierStr(a.name);
+		if (s.length > 3 && !strncmp(s.data, "pb.", 3))
+			pb[np++] = a;
 	}
-	mlirOperationPrint(c, pb_buf_mlir_callback, out);
-	mlirOperationDestroy(c);
+	for (intptr_t i = 0; i < np; i++)
+		mlirOperationRemoveAttributeByName(op,
+						   mlirIdentifierStr(pb[i].name));
+	pb_ir_set_attr(op, "sym_name", mlirStringAttrGet(mctx, pb_str("k")));
+	mlirOperationPrintWithFlags(op, flags, pb_buf_mlir_callback, out);
+	pb_ir_set_attr(op, "sym_name", name);
+	for (intptr_t i = 0; i < np; i++)
+		mlirOperationSetAttributeByName(op, mlirIdentifierStr(pb[i].name),
+						pb[i].attribute);
+	free(pb);
 }
 
 /* Append item "kernel" (or -1, a global named "global") to "d". */
@@ -106,6 +115,8 @@ struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup)
 	int cap = 0, icap = 0;
 	struct pb_buf *keys = NULL;
 	uint64_t *h = NULL;
+	MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+	mlirOpPrintingFlagsUseLocalScope(flags);
 	for (MlirOperation op = mlirBlockGetFirstOperation(body);
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
 		if (is_global(op)) {
@@ -130,10 +141,11 @@ struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup)
 		add_item(d, &icap, d->n, s);
 		keys[d->n] = (struct pb_buf){0};
 		if (dedup)
-			body_key(op, &keys[d->n]);
+			body_key(op, flags, &keys[d->n]);
 		h[d->n] = hash(keys[d->n].data, keys[d->n].len);
 		d->n++;
 	}
+	mlirOpPrintingFlagsDestroy(flags);
 	/* a chained hash table over the representatives */
 	size_t nb = 1;
 	while (nb < 2 * (size_t)d->n)

@@ -2,9 +2,11 @@
  * goes through the NVVM pipeline on one of "jobs" threads; every thread
  * has an MlirContext of its own (parsing a part's text into it), so that
  * nothing of MLIR is shared between threads but the registries of passes
- * and translations, which are only read. The parts are taken in order
- * from one counter; what each gives (its PTX, or its diagnostics) stays
- * with it, so the output does not depend on which thread ran which.
+ * and translations, which are only read. The parts are taken from one
+ * counter, the largest text first (so that no thread is left with a
+ * large part at the end while the others wait); what each gives (its
+ * PTX, or its diagnostics) stays with it, so the output does not depend
+ * on which thread ran which.
  *
  * Given the pipeline split for libdevice (pb_codegen_jobs_split, on the
  * calling thread), a worker runs it in two steps: up to
@@ -31,6 +33,7 @@
 
 struct pool {
 	struct pb_codegen_part *part;
+	int *order; /* the parts by decreasing text size */
 	int n, next;
 	const char *const *pipes;
 	pthread_mutex_t lock;
@@ -218,7 +221,7 @@ static void *worker(void *user)
 				      mlirPassManagerIsNull(ps.bin_lib)));
 	for (;;) {
 		pthread_mutex_lock(&pool->lock);
-		int k = pool->next < pool->n ? pool->next++ : -1;
+		int k = pool->next < pool->n ? pool->order[pool->next++] : -1;
 		pthread_mutex_unlock(&pool->lock);
 		if (k < 0)
 			break;
@@ -252,10 +255,31 @@ int pb_codegen_jobs_default(void)
 	return n > 0 ? (int)n : 1;
 }
 
+/* qsort comparison of two parts' indices (in "parts", set before the
+ * sort): the larger text first, then the earlier part. */
+static const struct pb_codegen_part *parts;
+
+static int larger_first(const void *a, const void *b)
+{
+	int i = *(const int *)a, j = *(const int *)b;
+	if (parts[i].text.len != parts[j].text.len)
+		return parts[i].text.len > parts[j].text.len ? -1 : 1;
+	return i - j;
+}
+
 int pb_codegen_jobs_run(struct pb_codegen_part *part, int n,
 			const char *const pipes[3], int jobs)
 {
-	struct pool pool = {part, n, 0, pipes, PTHREAD_MUTEX_INITIALIZER};
+	/* the largest parts first, so that the threads do not wait at the
+	   end for one that took a large part last */
+	int *order = pb_xrealloc(NULL, n ? n : 1, sizeof(*order));
+	for (int i = 0; i < n; i++)
+		order[i] = i;
+	parts = part;
+	qsort(order, n, sizeof(*order), larger_first);
+	parts = NULL;
+	struct pool pool = {part, order, n, 0, pipes,
+			    PTHREAD_MUTEX_INITIALIZER};
 	int nt = jobs < n ? jobs : n, started = 0;
 	pthread_t *t = pb_xrealloc(NULL, nt, sizeof(*t));
 	for (int i = 0; i < nt; i++)
@@ -267,6 +291,7 @@ int pb_codegen_jobs_run(struct pb_codegen_part *part, int n,
 	for (int i = 0; i < started; i++)
 		pthread_join(t[i], NULL);
 	free(t);
+	free(order);
 	pthread_mutex_destroy(&pool.lock);
 	return 0;
 }
