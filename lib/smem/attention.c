@@ -25,7 +25,11 @@
  * Rows are padded by 16 bytes, so that an ldmatrix phase's 8 rows fall
  * in distinct banks; pb-codegen reads the fragments with ldmatrix (V's,
  * whose rows are keys, the k of P.V, transposed). Q is read once per
- * warp and stays in registers, so it is not staged. */
+ * warp and stays in registers, so it is not staged. Keys that are not a
+ * multiple of BN (the loop runs to NK rounded up, the last step's reads
+ * masked past NK): the copies of rows past the buffer's keys store zeros,
+ * what the masked reads meant, and the reads from the ring are in
+ * bounds. */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
