@@ -567,12 +567,12 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 		return 0;
 	/* keys past the last multiple of 16: the last step's scores past
 	   them -inf (vector.create_mask), K and V read as zeros there, which
-	   both must end at */
+	   both must end at; an additive mask read masked past its end (its
+	   values past NK, if any, do not count) */
 	*why = "the number of keys is not a multiple of 16 and K or V "
-	       "extends past them, or a mask is read";
+	       "extends past them";
 	if (a->nk % 16 && (extent_along(&a->k, PB_KERNEL_ATT_J) != a->nk ||
-			   extent_along(&a->v, PB_KERNEL_ATT_J) != a->nk ||
-			   (a->masked && !a->causal)))
+			   extent_along(&a->v, PB_KERNEL_ATT_J) != a->nk))
 		return 0;
 	*why = "the value dimension is over 256";
 	if (a->e > 256 || a->d > 256)

@@ -38,6 +38,7 @@
  * value positions given. */
 struct names {
 	const char *row, *j, *d, *e;
+	const char *pad; /* the padding value's name, "pad" if null */
 };
 
 /* The memref position of role "d" in "x", -1 if none. */
@@ -82,8 +83,9 @@ static void read_text(struct pb_buf *t, const char *res, const char *mem,
 		else
 			pb_buf_printf(t, "%%b%d", s);
 	}
-	pb_buf_printf(t, "]%s {in_bounds = [%s, %s], permutation_map = "
-		      "affine_map<(", write ? "" : ", %pad",
+	pb_buf_printf(t, "]%s%s {in_bounds = [%s, %s], permutation_map = "
+		      "affine_map<(", write ? "" : ", %",
+		      write ? "" : n->pad ? n->pad : "pad",
 		      mrows && pos_of(x, rr) >= 0 ? "false" : "true",
 		      mcols && pos_of(x, cr) >= 0 ? "false" : "true");
 	for (int r = 0; r < x->rank; r++)
@@ -150,7 +152,7 @@ static void f32_text(char *s, size_t n, double x)
  * fragment times log2(e). A mask without the query rows (a padding mask
  * broadcast over them) is read once for all row fragments. */
 static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
-		      int i, int n, int mask_r)
+		      int i, int n, int mask_r, int keys)
 {
 	int rows = pos_of(&a->mask, a->m) >= 0;
 	struct pb_buf mt = {0}, e = {0};
@@ -158,7 +160,7 @@ static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_ir_type_print(mlirValueGetType(a->mask.mem), &mt);
 	elt_text(a->mask.mem, &e);
 	if (rows || i == 0) {
-		struct names nm = {row, jn, NULL, NULL};
+		struct names nm = {row, jn, NULL, NULL, "mpad"};
 		snprintf(row, sizeof(row), "row%d", i);
 		snprintf(jn, sizeof(jn), "jn%d", n);
 		snprintf(res, sizeof(res), "mk%d_%d%s", rows ? i : 0, n,
@@ -167,7 +169,7 @@ static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				 ? ""
 				 : "h");
 		read_text(t, res, "M", mt.data, e.data, a, &a->mask, "cm", a->m,
-			  PB_KERNEL_ATT_J, &nm, 16, 8, mask_r, 0, 0);
+			  PB_KERNEL_ATT_J, &nm, 16, 8, mask_r, keys, 0);
 		if (strcmp(e.data, "f32"))
 			pb_buf_printf(t, "        %%mk%d_%d = arith.extf "
 				      "%%mk%d_%dh : vector<16x8x%s> to "
@@ -177,8 +179,9 @@ static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			      "%%log2e : vector<16x8xf32>\n", rows ? i : 0, n,
 			      rows ? i : 0, n);
 	}
-	pb_buf_printf(t, "        %%x%d_%d = arith.addf %%xq%d_%d, %%ml%d_%d : "
-		      "vector<16x8xf32>\n", i, n, i, n, rows ? i : 0, n);
+	pb_buf_printf(t, "        %%x%s%d_%d = arith.addf %%xq%d_%d, %%ml%d_%d : "
+		      "vector<16x8xf32>\n", keys ? "k" : "", i, n, i, n,
+		      rows ? i : 0, n);
 	pb_buf_free(&mt);
 	pb_buf_free(&e);
 }
@@ -301,7 +304,7 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			      "(j + %d)>(%%j)\n", n, 8 * n);
 		for (int kk = 0; kk < nd; kk++) {
 			char res[32], dc[16];
-			struct names nm = {"row0", jn, dc, NULL};
+			struct names nm = {"row0", jn, dc, NULL, NULL};
 			snprintf(dc, sizeof(dc), "dc%d", kk);
 			snprintf(res, sizeof(res), "k%d_%d%s", n, kk,
 				 cut ? "x" : "");
@@ -348,7 +351,7 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			if (a->causal)
 				continue;
 			if (a->masked)
-				mask_text(t, a, i, n, mask_r);
+				mask_text(t, a, i, n, mask_r, keys);
 			if (keys)
 				keys_text(t, i, n);
 		}
@@ -465,7 +468,7 @@ static void pv_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      "(j + %d)>(%%j)\n", kk, 16 * kk);
 	for (int e = 0; e < ne; e++) {
 		char res[32], ec[16];
-		struct names nm = {"row0", jk, NULL, ec};
+		struct names nm = {"row0", jk, NULL, ec, NULL};
 		snprintf(ec, sizeof(ec), "ec%d", e);
 		snprintf(res, sizeof(res), "v%d_%d%s", kk, e, cut ? "x" : "");
 		read_text(t, res, "V", mv, et, a, &a->v, "cv", PB_KERNEL_ATT_J,
@@ -571,6 +574,9 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	cst_text(t, &a->o, "co");
 	if (a->masked && !a->causal) {
 		cst_text(t, &a->mask, "cm");
+		pb_buf_puts(t, "      %mpad = arith.constant 0.000000e+00 : ");
+		elt_text(a->mask.mem, t);
+		pb_buf_puts(t, "\n");
 		pb_buf_puts(t, "      %log2e = arith.constant dense<1.44269502> "
 			    ": vector<16x8xf32>\n");
 	}
@@ -578,7 +584,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	for (int i = 0; i < fm; i++)
 		for (int kk = 0; kk < nd; kk++) {
 			char res[32], dc[32], row[32];
-			struct names nm = {row, NULL, dc, NULL};
+			struct names nm = {row, NULL, dc, NULL, NULL};
 			snprintf(row, sizeof(row), "row%d", i);
 			snprintf(dc, sizeof(dc), "dc%d", kk);
 			snprintf(res, sizeof(res), "q%d_%d%s", i, kk,
@@ -645,7 +651,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			      i, 2 * i + 1, i, i);
 		for (int e = 0; e < ne; e++) {
 			char res[32], ec[32], row[32];
-			struct names nm = {row, NULL, NULL, ec};
+			struct names nm = {row, NULL, NULL, ec, NULL};
 			snprintf(row, sizeof(row), "row%d", i);
 			snprintf(ec, sizeof(ec), "ec%d", e);
 			pb_buf_printf(t, "      %%out%d_%d = arith.divf %%r#%d, "

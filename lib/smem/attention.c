@@ -25,7 +25,11 @@
  * Rows are padded by 16 bytes, so that an ldmatrix phase's 8 rows fall
  * in distinct banks; pb-codegen reads the fragments with ldmatrix (V's,
  * whose rows are keys, the k of P.V, transposed). Q is read once per
- * warp and stays in registers, so it is not staged. */
+ * warp and stays in registers, so it is not staged. Keys that are not a
+ * multiple of BN (the loop runs to NK rounded up, the last step's reads
+ * masked past NK): the copies of rows past the buffer's keys store zeros,
+ * what the masked reads meant, and the reads from the ring are in
+ * bounds. */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -73,6 +77,9 @@ struct aop {
 	int64_t oext;		       /* the tile's extent along od */
 	int64_t limit;		       /* >0: the buffer's size along od,
 					  which the tile overruns */
+	int64_t klimit;		       /* >0: the buffer's size along kd,
+					  which the last step overruns
+					  (keys not a multiple of BN) */
 	int64_t eb;		       /* bytes per element */
 	MlirValue ring;
 };
@@ -88,6 +95,16 @@ struct anest {
 static int index_constant(MlirValue v, int64_t *c)
 {
 	return pb_ir_const_int(v, c) == 0;
+}
+
+/* Is "v" a float arith.constant of value 0? */
+static int zero_float(MlirValue v)
+{
+	if (!mlirValueIsAOpResult(v) ||
+	    !pb_ir_op_is(mlirOpResultGetOwner(v), "arith.constant"))
+		return 0;
+	MlirAttribute a = pb_ir_attr(mlirOpResultGetOwner(v), "value");
+	return mlirAttributeIsAFloat(a) && mlirFloatAttrGetValueDouble(a) == 0;
 }
 
 /* Is "v" the key loop's counter plus a constant (into "*off")? */
@@ -164,7 +181,12 @@ static int add_read(struct anest *n, MlirOperation r, MlirValue j)
 	int ov = d[0] == od ? 0 : 1; /* the vector dimension along od */
 	int64_t kext = mlirShapedTypeGetDimSize(vt, 1 - ov);
 	int64_t oext = ooff + mlirShapedTypeGetDimSize(vt, ov);
-	if (koff < 0 || koff + kext > n->bn || ooff < 0 || masked_along(r, 1 - ov))
+	if (koff < 0 || koff + kext > n->bn || ooff < 0)
+		return 0;
+	/* reads past the keys (in_bounds false along them: the ragged last
+	   step) read zeros, as the ring holds there */
+	if (masked_along(r, 1 - ov) &&
+	    !zero_float(mlirOperationGetOperand(r, 1 + rank)))
 		return 0;
 	struct aop *o = NULL;
 	for (int i = 0; i < n->nop; i++)
@@ -188,6 +210,8 @@ static int add_read(struct anest *n, MlirOperation r, MlirValue j)
 	}
 	if (masked_along(r, ov))
 		o->limit = mlirShapedTypeGetDimSize(mt, od);
+	if (masked_along(r, 1 - ov))
+		o->klimit = mlirShapedTypeGetDimSize(mt, kd);
 	for (int x = 0; x < rank; x++)
 		if (x != kd && x != od &&
 		    (!mlirValueEqual(o->uni[x], mlirOperationGetOperand(r, 1 + x)) ||
@@ -389,10 +413,22 @@ static void copy_text(struct pb_buf *t, const struct anest *n, int i,
 	if (ch % per)
 		pb_buf_printf(t, "      affine.if affine_set<(i) : (%lld - i >= "
 			      "0)>(%%ci) {\n", (long long)(ch - 1));
-	const char *along_o = x->od == x->p ? "%r" : "%c";
-	if (x->limit)
-		pb_buf_printf(t, "      affine.if affine_set<(i) : (%lld - i >= "
-			      "0)>(%s) {\n", (long long)(x->limit - 1), along_o);
+	/* a chunk past the buffer along od, or past its keys (the ragged
+	   last step), is zeros */
+	int guard = x->limit || x->klimit;
+	if (guard) {
+		const char *along_o = x->od == x->p ? "r" : "c";
+		const char *along_k = x->kd == x->p ? "r" : "c";
+		pb_buf_puts(t, "      affine.if affine_set<(k, r, c) : (");
+		if (x->klimit)
+			pb_buf_printf(t, "%lld - k - %s >= 0",
+				      (long long)(x->klimit - 1), along_k);
+		if (x->limit)
+			pb_buf_printf(t, "%s%lld - %s >= 0",
+				      x->klimit ? ", " : "",
+				      (long long)(x->limit - 1), along_o);
+		pb_buf_printf(t, ")>(%%%s, %%r, %%c) {\n", key);
+	}
 	pb_buf_printf(t, "      %%v = affine.vector_load %%G%d[", i);
 	for (int d = 0; d < x->rank; d++) {
 		const char *within = d == x->p ? "%r" : "%c";
@@ -409,7 +445,7 @@ static void copy_text(struct pb_buf *t, const struct anest *n, int i,
 		      "%s, vector<%lldx%s>\n",
 		      g.data, (long long)ce, e.data, i, slot, r.data,
 		      (long long)ce, e.data);
-	if (x->limit)
+	if (guard)
 		pb_buf_printf(t, "      } else {\n"
 			      "        %%z = arith.constant dense<0.000000e+00> "
 			      ": vector<%lldx%s>\n"

@@ -73,7 +73,11 @@
 // RUN: pb-mma %t/k20.tile -o %t/k20.mma
 // RUN: FileCheck --check-prefix=KMASK %s < %t/k20.mma
 // RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/rk20/o.npy %t/k20.mma | FileCheck --check-prefix=NUM %s
-// RUN: pb-smem %t/k20.mma | pb-codegen --arch=sm_80 | FileCheck --check-prefix=KPTX %s
+// RUN: pb-smem --remarks %t/k20.mma -o %t/k20.smem 2>&1 | FileCheck --check-prefix=KSTAGE %s
+// RUN: FileCheck --check-prefix=KZERO %s < %t/k20.smem
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/rk20/o.npy %t/k20.smem | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=1 %t/k20.mma | pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/rk20/o.npy - | FileCheck --check-prefix=NUM %s
+// RUN: pb-codegen --arch=sm_80 %t/k20.smem | FileCheck --check-prefix=KPTX %s
 
 // SMEM: remark: attention tiles staged: K and V, 32 keys a step, 3 stages, 21504 bytes of shared memory for 2 warps
 // TILE: remark: left to pb-mma: attention for tensor cores
@@ -132,6 +136,17 @@
 // KMASK: affine.for %{{.*}} = 0 to 32 step 32
 // KMASK: vector.create_mask %{{.*}}, %{{.*}} : vector<16x8xi1>
 // KMASK: arith.select %{{.*}} : vector<16x8xi1>, vector<16x8xf32>
+// keys 20 .. 31 of the one step: K's and V's rows there zeros in the
+// ring (a guarded copy), the reads from the ring in bounds
+// KSTAGE: remark: attention tiles staged: K and V, 32 keys a step
+// KZERO: affine_set<(d0, d1, d2) : (-d0 - d1 + 19 >= 0)>
+// KZERO: affine.if
+// KZERO: affine.vector_load
+// KZERO: } else {
+// KZERO-NEXT: arith.constant dense<0.000000e+00> : vector<4xf32>
+// KZERO-NOT: in_bounds = [false, true]} : memref<1x20x16xf32>
+// KZERO-NOT: in_bounds = [true, false]} : memref<1x20x16xf32>
+// KPTX: cp.async.cg.shared.global
 // KPTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 //--- att.mlir

@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""Attention with a padding mask as BERT-like models export it:
+MatMul(Q, K^T), Div by sqrt(D), Add of an additive mask over the keys
+[1, 1, 1, LK] (0 where kept, -10000 where padded), Softmax, MatMul.
+
+usage: attn_mask.py DIR NAME LQ LK H D
+
+Writes DIR/NAME.onnx, its inputs q, k, v and mask as float32 and float16
+.npy, and NumPy's float32 result y. The last LK / 4 keys are padded, and
+one in 7 of the others."""
+import os, sys
+import numpy as np
+import onnx
+from onnx import helper, TensorProto, numpy_helper
+
+d, name = sys.argv[1], sys.argv[2]
+LQ, LK, H, D = map(int, sys.argv[3:7])
+os.makedirs(d, exist_ok=True)
+qs, ks, ms = [1, H, LQ, D], [1, H, LK, D], [1, 1, 1, LK]
+keep = np.ones(LK, bool)
+keep[LK - LK // 4:] = False
+keep[3::7] = False
+mask = np.where(keep, 0, -10000).astype(np.float32).reshape(ms)
+inits = [numpy_helper.from_array(np.array(np.sqrt(D), np.float32), "sd")]
+nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
+                          perm=[0, 1, 3, 2]),
+         helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
+         helper.make_node("Div", ["s", "sd"], ["x"], name="Div_2"),
+         helper.make_node("Add", ["x", "mask"], ["xm"], name="Add_3"),
+         helper.make_node("Softmax", ["xm"], ["p"], name="Softmax_4", axis=-1),
+         helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
+vi = helper.make_tensor_value_info
+g = helper.make_graph(nodes, name, [vi("q", TensorProto.FLOAT, qs),
+                                    vi("k", TensorProto.FLOAT, ks),
+                                    vi("v", TensorProto.FLOAT, ks),
+                                    vi("mask", TensorProto.FLOAT, ms)],
+                      [vi("y", TensorProto.FLOAT, qs)], inits)
+onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+          os.path.join(d, name + ".onnx"))
+rng = np.random.default_rng(0)
+q, k, v = (rng.standard_normal(s).astype(np.float32) for s in (qs, ks, ks))
+x = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(D)) + mask
+p = np.exp(x - x.max(-1, keepdims=True))
+p /= p.sum(-1, keepdims=True)
+for n, t in (("q", q), ("k", k), ("v", v), ("mask", mask)):
+    np.save(os.path.join(d, "%s_%s.npy" % (name, n)), t)
+    np.save(os.path.join(d, "%s_%s16.npy" % (name, n)), t.astype(np.float16))
+np.save(os.path.join(d, name + "_y.npy"), p @ v)
