@@ -107,16 +107,6 @@ static void read_text(struct pb_buf *t, const char *res, const char *mem,
 		pb_buf_printf(t, "%s, vector<%dx%dx%s>\n", mt, rows, cols, et);
 }
 
-/* The constant subscripts of "x" as index constants "%<cpre><r>". */
-static void cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
-		     const char *cpre)
-{
-	for (int r = 0; r < x->rank; r++)
-		if (x->sub[r] == PB_KERNEL_SUB_CST)
-			pb_buf_printf(t, "      %%%s%d = arith.constant %lld : "
-				      "index\n", cpre, r, (long long)x->cst[r]);
-}
-
 /* "%<v>" rounded from "%<v>x" (f32) to "tc", when "cut". */
 static void round_text(struct pb_buf *t, int cut, const char *v, int rows,
 		       int cols, const char *tc)
@@ -568,12 +558,12 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	for (int e = 0; e < ne; e++)
 		pb_buf_printf(t, "      %%ec%d = arith.constant %d : index\n",
 			      e, 8 * e);
-	cst_text(t, &a->q, "cq");
-	cst_text(t, &a->k, "ck");
-	cst_text(t, &a->v, "cv");
-	cst_text(t, &a->o, "co");
+	pb_mma_cst_text(t, &a->q, "cq");
+	pb_mma_cst_text(t, &a->k, "ck");
+	pb_mma_cst_text(t, &a->v, "cv");
+	pb_mma_cst_text(t, &a->o, "co");
 	if (a->masked && !a->causal) {
-		cst_text(t, &a->mask, "cm");
+		pb_mma_cst_text(t, &a->mask, "cm");
 		pb_buf_puts(t, "      %mpad = arith.constant 0.000000e+00 : ");
 		elt_text(a->mask.mem, t);
 		pb_buf_puts(t, "\n");

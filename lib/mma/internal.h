@@ -10,6 +10,11 @@
 int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
 		   const struct pb_kernel_mma_tiles *s);
 
+/* The constant subscripts of access "x" as index constants
+ * "%<cpre><r>", one line each (rewrite.c). */
+void pb_mma_cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
+		     const char *cpre);
+
 /* The text of the block loop over band "b" (counters "%<pre><d>"): from
  * 0 by "tile[d]" to the extent rounded up to it, then " {" (rewrite.c;
  * its closing brace and pb.map are the caller's). */

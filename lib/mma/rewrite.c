@@ -29,7 +29,7 @@
 
 /* The subscript list of access "x" into "t": band dimension d is
  * "%<pre><d>" ("%<rows>"/"%<cols>" for m and n, when given), k "%k",
- * constants "%<cpre><r>" (defined by cst_text). */
+ * constants "%<cpre><r>" (defined by pb_mma_cst_text). */
 static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
 		      const struct pb_kernel_access *x, const char *rows,
 		      const char *cols, const char *cpre)
@@ -50,8 +50,7 @@ static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
 	}
 }
 
-/* The constant subscripts of "x" as index constants "%<cpre><r>". */
-static void cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
+void pb_mma_cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
 		     const char *cpre)
 {
 	for (int r = 0; r < x->rank; r++)
@@ -198,8 +197,8 @@ static void skeleton_text(struct pb_buf *t,
 	pb_buf_printf(t, "      %%z = arith.constant dense<0.000000e+00> : "
 		      "vector<16x8xf32>\n      %%pad = arith.constant %s : "
 		      "%s\n", zero_of(c->elt), e.data);
-	cst_text(t, &c->a, "ca");
-	cst_text(t, &c->b_, "cb");
+	pb_mma_cst_text(t, &c->a, "ca");
+	pb_mma_cst_text(t, &c->b_, "cb");
 	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step %d "
 		      "iter_args(", nf, (long long)pb_kernel_mma_k(c), fk);
 	for (int f = 0; f < nf; f++)
@@ -392,7 +391,7 @@ static MlirValue read_text(struct frag *f, MlirOperation op)
 	int r0 = pos_of(&x, f->c->m), r1 = pos_of(&x, f->c->n);
 	int n = access_args(f, x.mem, args);
 	access_sig(&t, f, mt, (MlirValue){NULL});
-	cst_text(&t, &x, "x");
+	pb_mma_cst_text(&t, &x, "x");
 	if (r0 < 0 && r1 < 0) {
 		pb_buf_puts(&t, "  %e = memref.load %X[");
 		subs_text(&t, f->c, &x, NULL, NULL, "x");
@@ -433,7 +432,7 @@ static int write_text(struct frag *f, MlirOperation op, MlirValue v)
 	int n = access_args(f, x.mem, args);
 	args[n++] = v;
 	access_sig(&t, f, mt, v);
-	cst_text(&t, &x, "x");
+	pb_mma_cst_text(&t, &x, "x");
 	pb_buf_puts(&t, "  vector.transfer_write %v, %X[");
 	subs_text(&t, f->c, &x, NULL, NULL, "x");
 	pb_buf_printf(&t, "] {in_bounds = [%s, %s], permutation_map = ",
