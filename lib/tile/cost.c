@@ -440,6 +440,25 @@ static int read_only_arg(const struct stats *st, MlirValue v)
 	       pb_ir_is_inside(st->b->root, f) && pb_kernel_only_loaded(v);
 }
 
+/* How much subscript "i" of access "op" (its index operands from operand
+ * "first") moves when counter "iv" moves by one: through the map of an
+ * affine.load or affine.store, else coef_of its operand (INT64_MAX when
+ * not known). */
+static int64_t subscript_coef(MlirOperation op, int first, int i, MlirValue iv)
+{
+	if (!pb_ir_op_is(op, "affine.load") && !pb_ir_op_is(op, "affine.store"))
+		return coef_of(mlirOperationGetOperand(op, first + i), iv, 0);
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	int nin = mlirAffineMapGetNumInputs(m);
+	int64_t cin[32];
+	if (nin > 32)
+		return INT64_MAX;
+	for (int k = 0; k < nin; k++)
+		cin[k] = coef_of(mlirOperationGetOperand(op, first + k), iv, 0);
+	return expr_coef(mlirAffineMapGetResult(m, i),
+			 mlirAffineMapGetNumDims(m), cin, nin);
+}
+
 /* Mark load "op" of "a" (its subscripts from operand 1) stageable when
  * pb-smem may stage it: a read of a kernel argument the kernel never
  * writes, in the reduction loop, each subscript affine in the band's and
@@ -450,25 +469,8 @@ static void stageable(struct stats *st, MlirOperation op, struct acc *a)
 	if (mlirOperationIsNull(st->kloop) || !pb_ir_is_inside(op, st->kloop) ||
 	    !read_only_arg(st, a->mem))
 		return;
-	int affine = pb_ir_op_is(op, "affine.load");
-	MlirAffineMap m = {0};
-	int nin = 0, nd = 0;
-	int64_t cin[32];
-	if (affine) {
-		m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
-		nin = mlirAffineMapGetNumInputs(m);
-		nd = mlirAffineMapGetNumDims(m);
-		if (nin > 32)
-			return;
-		for (int k = 0; k < nin; k++)
-			cin[k] = coef_of(mlirOperationGetOperand(op, 1 + k),
-					 st->kiv, 0);
-	}
 	for (int i = 0; i < a->rank; i++) {
-		a->kcoef[i] = affine ? expr_coef(mlirAffineMapGetResult(m, i), nd,
-						 cin, nin)
-				     : coef_of(mlirOperationGetOperand(op, 1 + i),
-					       st->kiv, 0);
+		a->kcoef[i] = subscript_coef(op, 1, i, st->kiv);
 		if (a->kcoef[i] == INT64_MAX)
 			return;
 		for (int d = 0; d < st->b->n; d++)
@@ -485,35 +487,16 @@ static void stageable(struct stats *st, MlirOperation op, struct acc *a)
 static void window(const struct stats *st, const struct scope *sc,
 		   MlirOperation op, int first, struct acc *a)
 {
-	int affine = pb_ir_op_is(op, "affine.load") ||
-		     pb_ir_op_is(op, "affine.store");
-	MlirAffineMap m = {0};
-	int nin = 0, nd = 0;
-	if (affine) {
-		m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
-		nin = mlirAffineMapGetNumInputs(m);
-		nd = mlirAffineMapGetNumDims(m);
-		if (nin > 32)
-			return;
-	}
 	for (int j = 0; j < sc->n; j++) {
-		int64_t cin[32], trip = sc->r[j].hi - sc->r[j].lo + 1;
+		int64_t trip = sc->r[j].hi - sc->r[j].lo + 1;
 		if ((!mlirValueIsNull(st->kiv) &&
 		     mlirValueEqual(sc->iv[j], st->kiv)) ||
 		    trip < 2 || sc->r[j].lo <= INT64_MIN / 4)
 			continue;
-		for (int k = 0; k < nin; k++)
-			cin[k] = coef_of(mlirOperationGetOperand(op, first + k),
-					 sc->iv[j], 0);
-		for (int i = 0; i < a->rank; i++) {
-			int64_t c = affine
-				? expr_coef(mlirAffineMapGetResult(m, i), nd,
-					    cin, nin)
-				: coef_of(mlirOperationGetOperand(op, first + i),
-					  sc->iv[j], 0);
-			if (c == 1 && !a->wtrip[i])
+		for (int i = 0; i < a->rank; i++)
+			if (subscript_coef(op, first, i, sc->iv[j]) == 1 &&
+			    !a->wtrip[i])
 				a->wtrip[i] = trip;
-		}
 	}
 }
 
@@ -564,23 +547,14 @@ static void add_access(struct stats *st, const struct scope *sc,
 	for (int k = 0; k < nin; k++)
 		in[k] = ival_of(st, sc, mlirOperationGetOperand(op, first + k), 0);
 	for (int i = 0; i < a->rank; i++) {
-		struct ival r;
-		if (affine) {
-			MlirAffineExpr e = mlirAffineMapGetResult(m, i);
-			r = eval(e, in, nd);
-			for (int d = 0; d < st->b->n; d++) {
-				int64_t cin[32];
-				for (int k = 0; k < nin; k++)
-					cin[k] = coef_of(mlirOperationGetOperand(
-						op, first + k), st->b->iv[d], 0);
-				a->coef[i][d] = expr_coef(e, nd, cin, nin);
-			}
-		} else {
-			MlirValue v = mlirOperationGetOperand(op, first + i);
-			r = ival_of(st, sc, v, 0);
-			for (int d = 0; d < st->b->n; d++)
-				a->coef[i][d] = coef_of(v, st->b->iv[d], 0);
-		}
+		struct ival r =
+			affine ? eval(mlirAffineMapGetResult(m, i), in, nd)
+			       : ival_of(st, sc,
+					 mlirOperationGetOperand(op, first + i),
+					 0);
+		for (int d = 0; d < st->b->n; d++)
+			a->coef[i][d] = subscript_coef(op, first, i,
+						       st->b->iv[d]);
 		a->box[i] = clamp(a, i, r);
 	}
 	if (!store)
