@@ -257,11 +257,12 @@ static void mask_consts(struct pb_buf *t, MlirType mt, unsigned masked)
 		if (masked >> p & 1)
 			pb_buf_printf(t, "  %%n%d = arith.constant %lld : index\n",
 				      p, (long long)mlirShapedTypeGetDimSize(mt, p));
-	pb_buf_puts(t, "  %z0 = arith.constant 0 : index\n  %zero = "
-		    "arith.constant 0.000000e+00 : ");
+	/* an integer's zero (a Where's condition: false) or a float's */
+	const char *z = mlirTypeIsAInteger(e) ? "0" : "0.000000e+00";
+	pb_buf_printf(t, "  %%z0 = arith.constant 0 : index\n  %%zero = "
+		      "arith.constant %s : ", z);
 	pb_codegen_type_str(e, t);
-	pb_buf_puts(t, "\n  %zv = arith.constant dense<0.000000e+00> : "
-		    "vector<2x");
+	pb_buf_printf(t, "\n  %%zv = arith.constant dense<%s> : vector<2x", z);
 	pb_codegen_type_str(e, t);
 	pb_buf_puts(t, ">\n");
 }

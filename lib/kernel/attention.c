@@ -298,10 +298,12 @@ static int match_keys(struct pb_kernel_attention *a)
 	memset(&a->fill, 0, sizeof(a->fill));
 	if (a->masked == PB_KERNEL_ATT_WHERE) {
 		MlirValue c = mlirOperationGetOperand(m3[2], 1);
-		if (mlirValueEqual(c, x))
+		a->where_true = mlirValueEqual(c, x);
+		if (a->where_true)
 			c = mlirOperationGetOperand(m3[2], 2);
 		else if (!mlirValueEqual(mlirOperationGetOperand(m3[2], 2), x))
 			return 0;
+		a->fillv = c;
 		if (!is_result(mlirOperationGetOperand(m3[2], 0), m3[0]) ||
 		    (mlirOperationIsNull(m3[1]) ? !outside(a, c)
 		     : !is_result(c, m3[1]) || !access_of(a, m3[1], &a->fill) ||
@@ -556,12 +558,25 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 			  extent_along(&a->k, PB_KERNEL_ATT_D) != a->d))
 		return 0;
 	/* an additive mask is read as fragments of the scores' shape, a
-	   Where's condition would need boolean fragments */
-	*why = "masked attention with a Where: no tensor-core tiles for it";
-	if (a->masked == PB_KERNEL_ATT_WHERE)
+	   Where's condition as boolean ones, its other value a constant
+	   broadcast to them */
+	double fill;
+	int scalar = !mlirOperationIsNull(a->fill.op);
+	for (int r = 0; scalar && r < a->fill.rank; r++)
+		scalar = a->fill.sub[r] == PB_KERNEL_SUB_CST;
+	*why = "the Where's other value is neither a constant nor one value "
+	       "read from a buffer";
+	if (a->masked == PB_KERNEL_ATT_WHERE &&
+	    (mlirOperationIsNull(a->fill.op) ? !float_constant(a->fillv, &fill)
+					     : !scalar))
+		return 0;
+	*why = "the Where's condition is not a boolean buffer";
+	if (a->masked == PB_KERNEL_ATT_WHERE &&
+	    !mlirTypeIsAInteger(mlirShapedTypeGetElementType(
+		    mlirValueGetType(a->mask.mem))))
 		return 0;
 	*why = "the additive mask is not a float buffer";
-	if (a->masked &&
+	if (a->masked == PB_KERNEL_ATT_ADD &&
 	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(
 		    mlirValueGetType(a->mask.mem))))
 		return 0;

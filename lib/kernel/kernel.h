@@ -322,6 +322,9 @@ struct pb_kernel_attention {
 	struct pb_kernel_access mask;	/* its load (band dims, the key) */
 	struct pb_kernel_access fill;	/* a Where's other value's load (op
 					   null: a value from outside) */
+	MlirValue fillv;		/* that value from outside */
+	int where_true;			/* a Where keeps the scores where its
+					   condition is true (else false) */
 	int causal;			/* the additive mask is causal: -inf
 					   for keys past query row + off, 0
 					   before (pb.causal, read at [0..,

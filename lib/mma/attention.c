@@ -24,10 +24,12 @@
  * shape. P never leaves registers: on the GPU the accumulator fragments
  * of S are, lane for lane, the A fragments of P.V (docs/pb-codegen.md).
  * Everything is warp-level and runs on the CPU as it stands. */
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "mlir-c/BuiltinAttributes.h"
 #include "mlir-c/BuiltinTypes.h"
 
 #include "ir/contract.h"
@@ -174,6 +176,78 @@ static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      rows ? i : 0, n);
 	pb_buf_free(&mt);
 	pb_buf_free(&e);
+}
+
+/* The Where of "a" on the scores of row fragment "i" and key fragment "n"
+ * ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = those where the condition's
+ * fragment says so, else the other value (times log2(e): "%fill"). A
+ * condition without the query rows (a padding mask) is read once for all
+ * row fragments. */
+static void where_text(struct pb_buf *t, const struct pb_kernel_attention *a,
+		       int i, int n, int mask_r, int keys)
+{
+	int rows = pos_of(&a->mask, a->m) >= 0;
+	if (rows || i == 0) {
+		struct pb_buf mt = {0}, e = {0};
+		char res[32], row[32], jn[32];
+		struct names nm = {row, jn, NULL, NULL, "mpad"};
+		pb_ir_type_print(mlirValueGetType(a->mask.mem), &mt);
+		elt_text(a->mask.mem, &e);
+		snprintf(row, sizeof(row), "row%d", i);
+		snprintf(jn, sizeof(jn), "jn%d", n);
+		snprintf(res, sizeof(res), "wc%d_%d", rows ? i : 0, n);
+		read_text(t, res, "M", mt.data, e.data, a, &a->mask, "cm", a->m,
+			  PB_KERNEL_ATT_J, &nm, 16, 8, mask_r, keys, 0);
+		pb_buf_free(&mt);
+		pb_buf_free(&e);
+	}
+	pb_buf_printf(t, "        %%x%s%d_%d = arith.select %%wc%d_%d, ",
+		      keys ? "k" : "", i, n, rows ? i : 0, n);
+	if (a->where_true)
+		pb_buf_printf(t, "%%xq%d_%d, %%fill", i, n);
+	else
+		pb_buf_printf(t, "%%fill, %%xq%d_%d", i, n);
+	pb_buf_puts(t, " : vector<16x8xi1>, vector<16x8xf32>\n");
+}
+
+/* The Where's other value in base 2 as an f32 constant's text: times
+ * log2(e), a finite one kept finite (finfo.min times log2(e) would be
+ * -inf, and a row whose keys are all masked would then divide 0 by 0
+ * where the scores' softmax is uniform). */
+static void fill_text(char *s, size_t n, double fill)
+{
+	double f = fill * M_LOG2E;
+	if (isfinite(fill) && f < -FLT_MAX)
+		f = -FLT_MAX;
+	if (isfinite(fill) && f > FLT_MAX)
+		f = FLT_MAX;
+	f32_text(s, n, f);
+}
+
+/* The Where's other value read from its buffer "%F" (one element), in
+ * base 2 as fill_text computes it, broadcast: "%fill". */
+static void fill_load_text(struct pb_buf *t,
+			   const struct pb_kernel_attention *a)
+{
+	pb_mma_cst_text(t, &a->fill, "cf");
+	pb_buf_puts(t, "      %fs = memref.load %F[");
+	for (int r = 0; r < a->fill.rank; r++)
+		pb_buf_printf(t, "%s%%cf%d", r ? ", " : "", r);
+	pb_buf_puts(t, "] : ");
+	pb_ir_type_print(mlirValueGetType(a->fill.mem), t);
+	pb_buf_puts(t, "\n"
+		    "      %fl2 = arith.constant 1.44269502 : f32\n"
+		    "      %fmax = arith.constant 3.40282347E+38 : f32\n"
+		    "      %fmin = arith.constant -3.40282347E+38 : f32\n"
+		    "      %finf = arith.constant 0x7F800000 : f32\n"
+		    "      %f2 = arith.mulf %fs, %fl2 : f32\n"
+		    "      %f3 = arith.maximumf %f2, %fmin : f32\n"
+		    "      %f4 = arith.minimumf %f3, %fmax : f32\n"
+		    "      %fa = math.absf %fs : f32\n"
+		    "      %fi = arith.cmpf oeq, %fa, %finf : f32\n"
+		    "      %f5 = arith.select %fi, %f2, %f4 : f32\n"
+		    "      %fill = vector.broadcast %f5 : f32 to "
+		    "vector<16x8xf32>\n");
 }
 
 /* The scores "%xk<i>_<n>" of row fragment "i" and key fragment "n" past
@@ -340,7 +414,9 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				      i, n, nd - 1);
 			if (a->causal)
 				continue;
-			if (a->masked)
+			if (a->masked == PB_KERNEL_ATT_WHERE)
+				where_text(t, a, i, n, mask_r, keys);
+			else if (a->masked)
 				mask_text(t, a, i, n, mask_r, keys);
 			if (keys)
 				keys_text(t, i, n);
@@ -511,6 +587,10 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		pb_buf_puts(t, ", %M: ");
 		pb_ir_type_print(mlirValueGetType(a->mask.mem), t);
 	}
+	if (!mlirOperationIsNull(a->fill.op)) {
+		pb_buf_puts(t, ", %F: ");
+		pb_ir_type_print(mlirValueGetType(a->fill.mem), t);
+	}
 	pb_buf_puts(t, ") {\n");
 	int64_t tile[PB_KERNEL_MAXD];
 	for (int d = 0; d < a->b.n; d++)
@@ -562,7 +642,22 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_mma_cst_text(t, &a->k, "ck");
 	pb_mma_cst_text(t, &a->v, "cv");
 	pb_mma_cst_text(t, &a->o, "co");
-	if (a->masked && !a->causal) {
+	if (a->masked == PB_KERNEL_ATT_WHERE) {
+		/* the condition read as booleans, false past its end */
+		pb_mma_cst_text(t, &a->mask, "cm");
+		pb_buf_puts(t, "      %mpad = arith.constant false\n");
+		if (mlirOperationIsNull(a->fill.op)) {
+			char fs[32];
+			MlirAttribute fa = pb_ir_attr(
+				mlirOpResultGetOwner(a->fillv), "value");
+			fill_text(fs, sizeof(fs),
+				  mlirFloatAttrGetValueDouble(fa));
+			pb_buf_printf(t, "      %%fill = arith.constant dense<%s> "
+				      ": vector<16x8xf32>\n", fs);
+		} else {
+			fill_load_text(t, a);
+		}
+	} else if (a->masked && !a->causal) {
 		pb_mma_cst_text(t, &a->mask, "cm");
 		pb_buf_puts(t, "      %mpad = arith.constant 0.000000e+00 : ");
 		elt_text(a->mask.mem, t);
@@ -676,10 +771,13 @@ int pb_mma_attention(struct pb_ctx *ctx, const struct pb_kernel_attention *a,
 {
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
-	MlirValue args[5] = {a->q.mem, a->k.mem, a->v.mem, a->o.mem,
-			     a->mask.mem};
+	MlirValue args[6] = {a->q.mem, a->k.mem, a->v.mem, a->o.mem,
+			     a->mask.mem, a->fill.mem};
 	nest_text(&t, a, s);
-	int rc = pb_ir_instantiate(ctx, t.data, a->b.root, a->masked ? 5 : 4,
+	int rc = pb_ir_instantiate(ctx, t.data, a->b.root,
+				   !a->masked ? 4
+				   : mlirOperationIsNull(a->fill.op) ? 5
+								      : 6,
 				   args,
 				   mlirOperationGetLocation(a->b.root), &out);
 	pb_buf_free(&t);

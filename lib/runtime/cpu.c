@@ -390,6 +390,180 @@ static float truncsfbf2(float x)
 	return r;
 }
 
+/* Is "t" i1? */
+static int is_bool(MlirType t)
+{
+	return mlirTypeIsAInteger(t) && mlirIntegerTypeGetWidth(t) == 1;
+}
+
+/* Replace vector.transfer_read "op" of a boolean memref by a read of each
+ * element (see unpack_bool_reads). */
+static int unpack_bool_read(struct pb_ctx *ctx, MlirOperation op)
+{
+	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
+	MlirType vt = mlirValueGetType(mlirOperationGetResult(op, 0));
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	int vr = (int)mlirShapedTypeGetRank(vt);
+	MlirAttribute pm = pb_ir_attr(op, "permutation_map");
+	MlirAttribute ib = pb_ir_attr(op, "in_bounds");
+	if (mlirOperationGetNumOperands(op) != rank + 2 ||
+	    mlirAttributeIsNull(pm) || vr > 8) {
+		pb_error_at(ctx, mlirOperationGetLocation(op),
+			    "cannot run this vector.transfer_read of booleans "
+			    "on the CPU (a mask or over 8 dimensions)");
+		return PB_ERR;
+	}
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pm);
+	/* the memref dimension of each vector dimension (-1: broadcast),
+	   and the memref dimensions a read may overrun */
+	int dim[8];
+	unsigned masked = 0;
+	int64_t n = 1;
+	for (int r = 0; r < vr; r++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+		dim[r] = mlirAffineExprIsADim(e)
+				 ? (int)mlirAffineDimExprGetPosition(e)
+				 : -1;
+		MlirAttribute b = mlirAttributeIsNull(ib) ||
+					  r >= mlirArrayAttrGetNumElements(ib)
+				      ? (MlirAttribute){NULL}
+				      : mlirArrayAttrGetElement(ib, r);
+		if (dim[r] >= 0 &&
+		    (mlirAttributeIsNull(b) || !mlirBoolAttrGetValue(b)))
+			masked |= 1u << dim[r];
+		n *= mlirShapedTypeGetDimSize(vt, r);
+	}
+	struct pb_buf t = {0}, ts = {0}, vs = {0};
+	pb_ir_type_print(mt, &ts);
+	pb_ir_type_print(vt, &vs);
+	pb_buf_printf(&t, "func.func @t(%%M: %s", ts.data);
+	for (int p = 0; p < rank; p++)
+		pb_buf_printf(&t, ", %%i%d: index", p);
+	pb_buf_printf(&t, ", %%pad: i1) {\n  %%z0 = arith.constant 0 : index\n"
+		      "  %%v0 = vector.broadcast %%pad : i1 to %s\n", vs.data);
+	for (int p = 0; p < rank; p++)
+		if (masked >> p & 1)
+			pb_buf_printf(&t, "  %%c%d = arith.constant %d : index\n"
+				      "  %%n%d = memref.dim %%M, %%c%d : %s\n",
+				      p, p, p, p, ts.data);
+	/* element e at vector position pos[], its memref offsets off[e][] */
+	int64_t (*off)[8] = calloc((size_t)n, sizeof(*off));
+	if (!off)
+		abort();
+	for (int64_t e = 0; e < n; e++) {
+		int64_t pos[8], q = e;
+		for (int r = vr - 1; r >= 0; r--) {
+			int64_t sz = mlirShapedTypeGetDimSize(vt, r);
+			pos[r] = q % sz;
+			q /= sz;
+		}
+		for (int r = 0; r < vr; r++)
+			if (dim[r] >= 0)
+				off[e][dim[r]] += pos[r];
+		/* an element a broadcast repeats: read once */
+		int64_t same = -1;
+		for (int64_t f = 0; f < e && same < 0; f++)
+			if (!memcmp(off[f], off[e], sizeof(off[e])))
+				same = f;
+		if (same < 0) {
+			for (int p = 0; p < rank; p++)
+				pb_buf_printf(&t, "  %%x%lld_%d = affine.apply "
+					      "affine_map<(x) -> (x + %lld)>"
+					      "(%%i%d)\n", (long long)e, p,
+					      (long long)off[e][p], p);
+			/* in the buffer along the dimensions it may overrun;
+			   the subscripts there clamped to 0 when not */
+			int j = 0;
+			pb_buf_printf(&t, "  %%o%lld_0 = arith.constant true\n",
+				      (long long)e);
+			for (int p = 0; p < rank; p++) {
+				if (!(masked >> p & 1))
+					continue;
+				pb_buf_printf(&t, "  %%k%lld_%d = arith.cmpi ult, "
+					      "%%x%lld_%d, %%n%d : index\n"
+					      "  %%o%lld_%d = arith.andi "
+					      "%%o%lld_%d, %%k%lld_%d : i1\n"
+					      "  %%y%lld_%d = arith.select "
+					      "%%k%lld_%d, %%x%lld_%d, %%z0 : "
+					      "index\n",
+					      (long long)e, p, (long long)e, p,
+					      p, (long long)e, j + 1,
+					      (long long)e, j, (long long)e, p,
+					      (long long)e, p, (long long)e, p,
+					      (long long)e, p);
+				j++;
+			}
+			pb_buf_printf(&t, "  %%u%lld = memref.load %%M[",
+				      (long long)e);
+			for (int p = 0; p < rank; p++)
+				pb_buf_printf(&t, "%s%%%c%lld_%d", p ? ", " : "",
+					      masked >> p & 1 ? 'y' : 'x',
+					      (long long)e, p);
+			pb_buf_printf(&t, "] : %s\n  %%s%lld = arith.select "
+				      "%%o%lld_%d, %%u%lld, %%pad : i1\n",
+				      ts.data, (long long)e, (long long)e, j,
+				      (long long)e);
+			same = e;
+		}
+		if (vr)
+			pb_buf_printf(&t, "  %%v%lld = vector.insert %%s%lld, "
+				      "%%v%lld [", (long long)e + 1,
+				      (long long)same, (long long)e);
+		else
+			pb_buf_printf(&t, "  %%v%lld = vector.broadcast "
+				      "%%s%lld : i1 to %s\n", (long long)e + 1,
+				      (long long)same, vs.data);
+		for (int r = 0; r < vr; r++)
+			pb_buf_printf(&t, "%s%lld", r ? ", " : "",
+				      (long long)pos[r]);
+		if (vr)
+			pb_buf_printf(&t, "] : i1 into %s\n", vs.data);
+	}
+	free(off);
+	pb_buf_puts(&t, "  return\n}\n");
+	pb_buf_free(&ts);
+	pb_buf_free(&vs);
+	MlirValue args[2 + 64];
+	int na = 0;
+	for (int k = 0; k < rank + 2 && k < 66; k++)
+		args[na++] = mlirOperationGetOperand(op, k);
+	struct pb_ir_ops out = {0};
+	int rc = pb_ir_instantiate(ctx, t.data, op, na, args,
+				   mlirOperationGetLocation(op), &out);
+	pb_buf_free(&t);
+	if (rc == PB_OK && out.n) {
+		mlirValueReplaceAllUsesOfWith(
+			mlirOperationGetResult(op, 0),
+			mlirOperationGetResult(out.v[out.n - 1], 0));
+		mlirOperationDestroy(op);
+	}
+	pb_ir_ops_free(&out);
+	return rc;
+}
+
+/* Read boolean vectors element by element: upstream lowers a
+ * vector.transfer_read of an i1 memref to a load of an <N x i1> vector,
+ * whose bits are packed, where the memref holds a byte per element, so
+ * it read the wrong elements (a Where's condition on tensor cores, whose
+ * GPU code reads bytes). Each element becomes a memref.load of its byte
+ * (the padding value past the end where in_bounds allows it), and the
+ * vector is assembled in registers. */
+static int unpack_bool_reads(struct pb_ctx *ctx, MlirModule m)
+{
+	struct pb_ir_ops all = {0};
+	int rc = PB_OK;
+	pb_ir_collect(mlirModuleGetOperation(m), "vector.transfer_read", &all);
+	for (int i = 0; i < all.n && rc == PB_OK; i++) {
+		MlirType mt = mlirValueGetType(
+			mlirOperationGetOperand(all.v[i], 0));
+		if (mlirTypeIsAMemRef(mt) &&
+		    is_bool(mlirShapedTypeGetElementType(mt)))
+			rc = unpack_bool_read(ctx, all.v[i]);
+	}
+	pb_ir_ops_free(&all);
+	return rc;
+}
+
 /* Lower "m" for the CPU: strip GPU constructs, ask for @main's C
  * interface and run the lowering pipeline. */
 static int lower(struct pb_ctx *ctx, MlirModule m)
@@ -397,7 +571,8 @@ static int lower(struct pb_ctx *ctx, MlirModule m)
 	if (pb_runtime_cpu_strip_gpu(ctx, m) != PB_OK)
 		return PB_ERR;
 	keep_kernels_out_of_line(ctx, m);
-	if (pb_ir_run_pipeline(ctx, m, pb_passes_cpu_loops) != PB_OK)
+	if (unpack_bool_reads(ctx, m) != PB_OK ||
+	    pb_ir_run_pipeline(ctx, m, pb_passes_cpu_loops) != PB_OK)
 		return PB_ERR;
 	hoist_allocas(m);
 	MlirOperation fn = pb_ir_lookup_func(m, "main");

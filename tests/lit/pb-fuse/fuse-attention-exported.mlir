@@ -40,7 +40,11 @@
 // RUN: FileCheck --check-prefix=WHERE %s < %t/where.out
 // RUN: FileCheck --check-prefix=MREM %s < %t/where.rem
 // RUN: %python %S/Inputs/numcheck.py %t/where.mlir %t/where.out | FileCheck --check-prefix=NUM16 %s
-// RUN: pb-tile --precision=fp16 --remarks %t/where.out 2>&1 >/dev/null | FileCheck --check-prefix=MTILE %s
+// RUN: pb-tile --precision=fp16 --remarks %t/where.out -o %t/where.tile 2>&1 | FileCheck --check-prefix=MTC %s
+// RUN: pb-mma --precision=fp16 %t/where.tile | pb-smem -o %t/where.tc
+// RUN: FileCheck --check-prefix=WTC %s < %t/where.tc
+// RUN: pb-run --random=1 --output %t/whereref %t/where.out
+// RUN: pb-run --random=1 --rtol=1e-2 --atol=2e-3 --check %t/whereref/y.npy %t/where.tc | FileCheck --check-prefix=TCNUM %s
 // RUN: pb-fuse --fuse-attention --remarks %t/where16.mlir -o %t/where16.out 2>%t/where16.rem
 // RUN: FileCheck --check-prefix=W16REM %s < %t/where16.rem
 // RUN: %python %S/Inputs/numcheck.py %t/where16.mlir %t/where16.out | FileCheck --check-prefix=NUM16 %s
@@ -187,7 +191,11 @@
 // masked scores are rounded; not fused, the remark says why.
 // W16REM: where16.mlir: node 'MatMul_1': remark: attention not fused: the mask is not applied in the type of QK^T's sum
 // MREM: node 'MatMul_1': remark: attention fused
-// MTILE: remark: not for tensor cores: masked attention with a Where: no tensor-core tiles for it
+// On tensor cores (tests/lit/pb-mma/attention-mask.test has more): the
+// condition as 16x8 boolean fragments, the other value (-inf) broadcast.
+// WTC: %[[FILL:.*]] = arith.constant dense<0xFF800000> : vector<16x8xf32>
+// WTC: %[[C:.*]] = vector.transfer_read {{.*}} : memref<4x16xi1>, vector<16x8xi1>
+// WTC: arith.select %[[C]], %{{.*}}, %[[FILL]] : vector<16x8xi1>, vector<16x8xf32>
 // MTC: remark: left to pb-mma: attention for tensor cores
 // TCNUM: output 'y': {{.*}}: ok
 

@@ -3,11 +3,19 @@
 MatMul(Q, K^T), Div by sqrt(D), Add of an additive mask over the keys
 [1, 1, 1, LK] (0 where kept, -10000 where padded), Softmax, MatMul.
 
-usage: attn_mask.py DIR NAME LQ LK H D
+Or, with KIND, the mask as a condition, as exporters write a
+masked_fill or torch.where:
+- kpm: Where(cond, -inf, scores), cond [1, 1, 1, LK] true where padded
+  (nn.MultiheadAttention's key_padding_mask);
+- where: Where(cond, scores, finfo(float32).min), cond [1, 1, LQ, LK]
+  true where kept (GPT-2's form), one in 4 dropped at random and all of
+  query row 1 (its softmax is uniform over the keys).
+
+usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where]
 
 Writes DIR/NAME.onnx, its inputs q, k, v and mask as float32 and float16
-.npy, and NumPy's float32 result y. The last LK / 4 keys are padded, and
-one in 7 of the others."""
+.npy (the condition as bool), and NumPy's float32 result y. The last
+LK / 4 keys are padded, and one in 7 of the others."""
 import os, sys
 import numpy as np
 import onnx
@@ -15,34 +23,56 @@ from onnx import helper, TensorProto, numpy_helper
 
 d, name = sys.argv[1], sys.argv[2]
 LQ, LK, H, D = map(int, sys.argv[3:7])
+kind = sys.argv[7] if len(sys.argv) > 7 else "add"
 os.makedirs(d, exist_ok=True)
 qs, ks, ms = [1, H, LQ, D], [1, H, LK, D], [1, 1, 1, LK]
 keep = np.ones(LK, bool)
 keep[LK - LK // 4:] = False
 keep[3::7] = False
-mask = np.where(keep, 0, -10000).astype(np.float32).reshape(ms)
+rng = np.random.default_rng(0)
+q, k, v = (rng.standard_normal(s).astype(np.float32) for s in (qs, ks, ks))
+fmin = np.finfo(np.float32).min
 inits = [numpy_helper.from_array(np.array(np.sqrt(D), np.float32), "sd")]
+x = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(D))
+if kind == "add":
+    mask = np.where(keep, 0, -10000).astype(np.float32).reshape(ms)
+    mnode = helper.make_node("Add", ["x", "mask"], ["xm"], name="Add_3")
+    x = x + mask
+elif kind == "kpm":
+    mask = ~keep.reshape(ms)
+    inits.append(numpy_helper.from_array(np.array(-np.inf, np.float32),
+                                         "fill"))
+    mnode = helper.make_node("Where", ["mask", "fill", "x"], ["xm"],
+                             name="Where_3")
+    x = np.where(mask, np.float32(-np.inf), x)
+else:
+    ms = [1, 1, LQ, LK]
+    mask = rng.random(ms) >= 0.25
+    mask[0, 0, min(1, LQ - 1), :] = False
+    inits.append(numpy_helper.from_array(np.array(fmin, np.float32), "fill"))
+    mnode = helper.make_node("Where", ["mask", "x", "fill"], ["xm"],
+                             name="Where_3")
+    x = np.where(mask, x, fmin)
 nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
                           perm=[0, 1, 3, 2]),
          helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
          helper.make_node("Div", ["s", "sd"], ["x"], name="Div_2"),
-         helper.make_node("Add", ["x", "mask"], ["xm"], name="Add_3"),
+         mnode,
          helper.make_node("Softmax", ["xm"], ["p"], name="Softmax_4", axis=-1),
          helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
 vi = helper.make_tensor_value_info
+mt = TensorProto.FLOAT if kind == "add" else TensorProto.BOOL
 g = helper.make_graph(nodes, name, [vi("q", TensorProto.FLOAT, qs),
                                     vi("k", TensorProto.FLOAT, ks),
                                     vi("v", TensorProto.FLOAT, ks),
-                                    vi("mask", TensorProto.FLOAT, ms)],
+                                    vi("mask", mt, ms)],
                       [vi("y", TensorProto.FLOAT, qs)], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
           os.path.join(d, name + ".onnx"))
-rng = np.random.default_rng(0)
-q, k, v = (rng.standard_normal(s).astype(np.float32) for s in (qs, ks, ks))
-x = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(D)) + mask
 p = np.exp(x - x.max(-1, keepdims=True))
 p /= p.sum(-1, keepdims=True)
 for n, t in (("q", q), ("k", k), ("v", v), ("mask", mask)):
     np.save(os.path.join(d, "%s_%s.npy" % (name, n)), t)
-    np.save(os.path.join(d, "%s_%s16.npy" % (name, n)), t.astype(np.float16))
+    np.save(os.path.join(d, "%s_%s16.npy" % (name, n)),
+            t if t.dtype == bool else t.astype(np.float16))
 np.save(os.path.join(d, name + "_y.npy"), p @ v)
