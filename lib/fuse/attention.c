@@ -653,6 +653,20 @@ static int bufs_of(const struct pb_attn *t, int *b, const char **role,
 	return n;
 }
 
+/* The value from outside its nest that the Where of chain "t" of "s"
+ * selects where its condition masks the scores (null when it is loaded). */
+static MlirValue where_fill(const struct pb_poly_scop *s,
+			    const struct pb_attn *t)
+{
+	MlirOperation nest = s->stmt[t->mstmt].op;
+	for (int i = 1; i < 3; i++) {
+		MlirValue v = mlirOperationGetOperand(t->mask, i);
+		if (!pb_ir_defined_in(v, nest))
+			return v;
+	}
+	return (MlirValue){NULL};
+}
+
 /* The element type of buffer "b" of "s". */
 static MlirType elt(const struct pb_poly_scop *s, int b)
 {
@@ -778,11 +792,20 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 			if (mb >= 0 && (bufs[i] == mb || mb == t->bo || mb == dst))
 				return 0;
 		}
-	/* the masked scores in their sum's type */
+	/* the masked scores in their sum's type; a Where may choose
+	 * between the rounded scores and a constant or loaded value of their
+	 * type (f16 or bf16 data: a select needs no widening), which the
+	 * nest widens, as it keeps the scores unrounded */
 	t->why = "the mask is not applied in the type of QK^T's sum";
-	if (!mlirOperationIsNull(t->mask) &&
-	    !mlirTypeEqual(mlirValueGetType(mlirOperationGetResult(t->mask, 0)),
-			   ft))
+	MlirType mt = mlirOperationIsNull(t->mask)
+			      ? ft
+			      : mlirValueGetType(mlirOperationGetResult(t->mask, 0));
+	double fv;
+	if (!mlirTypeEqual(mt, ft) &&
+	    !(pb_ir_op_is(t->mask, "arith.select") && mlirTypeIsAFloat(mt) &&
+	      mlirFloatTypeGetWidth(mt) < mlirFloatTypeGetWidth(ft) &&
+	      (t->mfill >= 0 ||
+	       pb_attn_float_constant(where_fill(s, t), &fv))))
 		return 0;
 	return 1;
 }

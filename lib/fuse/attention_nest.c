@@ -438,6 +438,15 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 				f = mlirOperationGetOperand(t->mask, 2);
 			if (t->mfill >= 0)
 				f = clone(jb, M->access[t->mfill].op, &m);
+			/* a Where of f16 or bf16 scores: its other value in
+			   the scores' type, as they are kept unrounded */
+			double fv;
+			if (!mlirTypeEqual(mlirValueGetType(f), ft) &&
+			    t->mfill < 0 && pb_attn_float_constant(f, &fv))
+				f = fconst(PV->op, ft, fv);
+			else if (!mlirTypeEqual(mlirValueGetType(f), ft))
+				f = make(jb, "arith.extf", 1, &f, ft, 0, NULL,
+					 NULL);
 			MlirValue ops[3] = {v, first ? f : sv, first ? sv : f};
 			sv = make(jb, "arith.select", 3, ops, mlirValueGetType(sv),
 				  0, NULL, NULL);

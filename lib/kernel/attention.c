@@ -237,24 +237,34 @@ static int match_keys(struct pb_kernel_attention *a)
 		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
 		"arith.addf",   "affine.store", "affine.for", "affine.store",
 		NULL};
-	/* or a Where: load cond, ?load fill, select */
+	/* or a Where: load cond, ?load fill, ?its widening, select */
 	static const char *const spat[] = {
 		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
-		"?arith.divf",  "affine.load", "?affine.load", "arith.select",
+		"?arith.divf",  "affine.load", "?affine.load", "?arith.extf",
+		"arith.select",
 		"affine.load", "arith.maximumf",
 		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
 		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
 		"arith.addf",   "affine.store", "affine.for", "affine.store",
 		NULL};
-	MlirOperation o[23], u[8], ld[2], m3[3] = {{NULL}, {NULL}, {NULL}};
+	MlirOperation o[24], u[8], ld[2], m4[4] = {{NULL}};
 	a->masked = sequence(body_of(a->jloop), mpat, o) ? PB_KERNEL_ATT_ADD
 		    : sequence(body_of(a->jloop), spat, o) ? PB_KERNEL_ATT_WHERE
 							   : 0;
+	/* the mask's operations: load, ?load, ?extf, addf or select (m3[2]) */
+	MlirOperation *m3 = m4;
+	a->fill_ext = (MlirOperation){NULL};
 	if (a->masked) {
 		/* the mask's operations aside, the roles are where they are
 		   without one */
-		memcpy(m3, o + mk, sizeof(m3));
-		memmove(o + mk, o + mk + 3, sizeof(*o) * (22 - mk - 3));
+		int nm = a->masked == PB_KERNEL_ATT_WHERE ? 4 : 3;
+		memcpy(m4, o + mk, sizeof(*o) * nm);
+		memmove(o + mk, o + mk + nm, sizeof(*o) * (19 - mk));
+		if (nm == 4) {
+			/* the fill's widening, if any, goes with its load */
+			a->fill_ext = m4[2];
+			m4[2] = m4[3];
+		}
 	} else if (!sequence(body_of(a->jloop), pat, o)) {
 		return 0;
 	}
@@ -305,8 +315,10 @@ static int match_keys(struct pb_kernel_attention *a)
 			return 0;
 		a->fillv = c;
 		if (!is_result(mlirOperationGetOperand(m3[2], 0), m3[0]) ||
-		    (mlirOperationIsNull(m3[1]) ? !outside(a, c)
-		     : !is_result(c, m3[1]) || !access_of(a, m3[1], &a->fill) ||
+		    (mlirOperationIsNull(m3[1]) ? !outside(a, c) ||
+						  !mlirOperationIsNull(a->fill_ext)
+		     : !loaded(c, m3[1], a->fill_ext) ||
+			       !access_of(a, m3[1], &a->fill) ||
 			       !outside(a, a->fill.mem)))
 			return 0;
 	} else if (a->masked &&

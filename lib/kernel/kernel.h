@@ -323,6 +323,7 @@ struct pb_kernel_attention {
 	struct pb_kernel_access fill;	/* a Where's other value's load (op
 					   null: a value from outside) */
 	MlirValue fillv;		/* that value from outside */
+	MlirOperation fill_ext;		/* the load's widening, or null */
 	int where_true;			/* a Where keeps the scores where its
 					   condition is true (else false) */
 	int causal;			/* the additive mask is causal: -inf

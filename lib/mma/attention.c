@@ -230,12 +230,24 @@ static void fill_load_text(struct pb_buf *t,
 			   const struct pb_kernel_attention *a)
 {
 	pb_mma_cst_text(t, &a->fill, "cf");
-	pb_buf_puts(t, "      %fs = memref.load %F[");
+	pb_buf_printf(t, "      %%%s = memref.load %%F[",
+		      mlirTypeIsAF32(mlirShapedTypeGetElementType(
+			      mlirValueGetType(a->fill.mem)))
+			      ? "fs"
+			      : "fh");
 	for (int r = 0; r < a->fill.rank; r++)
 		pb_buf_printf(t, "%s%%cf%d", r ? ", " : "", r);
 	pb_buf_puts(t, "] : ");
 	pb_ir_type_print(mlirValueGetType(a->fill.mem), t);
-	pb_buf_puts(t, "\n"
+	pb_buf_puts(t, "\n");
+	if (!mlirTypeIsAF32(mlirShapedTypeGetElementType(
+		    mlirValueGetType(a->fill.mem)))) {
+		/* f16 or bf16 data's value, widened as the nest widens it */
+		pb_buf_puts(t, "      %fs = arith.extf %fh : ");
+		elt_text(a->fill.mem, t);
+		pb_buf_puts(t, " to f32\n");
+	}
+	pb_buf_puts(t,
 		    "      %fl2 = arith.constant 1.44269502 : f32\n"
 		    "      %fmax = arith.constant 3.40282347E+38 : f32\n"
 		    "      %fmin = arith.constant -3.40282347E+38 : f32\n"

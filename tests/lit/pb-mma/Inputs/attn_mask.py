@@ -11,7 +11,11 @@ masked_fill or torch.where:
   true where kept (GPT-2's form), one in 4 dropped at random and all of
   query row 1 (its softmax is uniform over the keys).
 
-usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where]
+With f16 after KIND, the model's data is float16 throughout (as
+model.half() exports it: the other value finfo(float16).min), the
+reference computed in float32 from the float16 inputs.
+
+usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where [f16]]
 
 Writes DIR/NAME.onnx, its inputs q, k, v and mask as float32 and float16
 .npy (the condition as bool), and NumPy's float32 result y. The last
@@ -24,24 +28,27 @@ from onnx import helper, TensorProto, numpy_helper
 d, name = sys.argv[1], sys.argv[2]
 LQ, LK, H, D = map(int, sys.argv[3:7])
 kind = sys.argv[7] if len(sys.argv) > 7 else "add"
+half = len(sys.argv) > 8 and sys.argv[8] == "f16"
+dt, ft = (np.float16, TensorProto.FLOAT16) if half else (np.float32,
+                                                       TensorProto.FLOAT)
 os.makedirs(d, exist_ok=True)
 qs, ks, ms = [1, H, LQ, D], [1, H, LK, D], [1, 1, 1, LK]
 keep = np.ones(LK, bool)
 keep[LK - LK // 4:] = False
 keep[3::7] = False
 rng = np.random.default_rng(0)
-q, k, v = (rng.standard_normal(s).astype(np.float32) for s in (qs, ks, ks))
-fmin = np.finfo(np.float32).min
-inits = [numpy_helper.from_array(np.array(np.sqrt(D), np.float32), "sd")]
+q, k, v = (rng.standard_normal(s).astype(dt).astype(np.float32)
+           for s in (qs, ks, ks))
+fmin = np.finfo(dt).min
+inits = [numpy_helper.from_array(np.array(np.sqrt(D), dt), "sd")]
 x = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(D))
 if kind == "add":
-    mask = np.where(keep, 0, -10000).astype(np.float32).reshape(ms)
+    mask = np.where(keep, 0, -10000).astype(dt).reshape(ms)
     mnode = helper.make_node("Add", ["x", "mask"], ["xm"], name="Add_3")
     x = x + mask
 elif kind == "kpm":
     mask = ~keep.reshape(ms)
-    inits.append(numpy_helper.from_array(np.array(-np.inf, np.float32),
-                                         "fill"))
+    inits.append(numpy_helper.from_array(np.array(-np.inf, dt), "fill"))
     mnode = helper.make_node("Where", ["mask", "fill", "x"], ["xm"],
                              name="Where_3")
     x = np.where(mask, np.float32(-np.inf), x)
@@ -49,10 +56,10 @@ else:
     ms = [1, 1, LQ, LK]
     mask = rng.random(ms) >= 0.25
     mask[0, 0, min(1, LQ - 1), :] = False
-    inits.append(numpy_helper.from_array(np.array(fmin, np.float32), "fill"))
+    inits.append(numpy_helper.from_array(np.array(fmin, dt), "fill"))
     mnode = helper.make_node("Where", ["mask", "x", "fill"], ["xm"],
                              name="Where_3")
-    x = np.where(mask, x, fmin)
+    x = np.where(mask, x, np.float32(fmin))
 nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
                           perm=[0, 1, 3, 2]),
          helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
@@ -62,11 +69,11 @@ nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
          helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
 vi = helper.make_tensor_value_info
 mt = TensorProto.FLOAT if kind == "add" else TensorProto.BOOL
-g = helper.make_graph(nodes, name, [vi("q", TensorProto.FLOAT, qs),
-                                    vi("k", TensorProto.FLOAT, ks),
-                                    vi("v", TensorProto.FLOAT, ks),
-                                    vi("mask", mt, ms)],
-                      [vi("y", TensorProto.FLOAT, qs)], inits)
+if half and kind == "add":
+    mt = ft
+g = helper.make_graph(nodes, name, [vi("q", ft, qs), vi("k", ft, ks),
+                                    vi("v", ft, ks), vi("mask", mt, ms)],
+                      [vi("y", ft, qs)], inits)
 onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
           os.path.join(d, name + ".onnx"))
 p = np.exp(x - x.max(-1, keepdims=True))
