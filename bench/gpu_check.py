@@ -461,8 +461,12 @@ def baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat, dt):
         q, k, v = (feeds[n] for n in g.inputs)
         F = torch.nn.functional
         causal = bool(meta.get("causal"))
+        # a key padding mask: the first "keep" keys take part
+        am = None if meta.get("keep") is None else (
+            torch.arange(k.shape[-2], device=k.device) <
+            meta["keep"]).view(1, 1, 1, -1)
         timed("lib", lambda: [F.scaled_dot_product_attention(
-            q, k, v, is_causal=causal)])
+            q, k, v, attn_mask=am, is_causal=causal)])
         row["lib"] = "sdpa"
     del g, feeds
     torch.cuda.empty_cache()

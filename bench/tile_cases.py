@@ -31,7 +31,7 @@ import sys
 import zlib
 
 import numpy as np
-from onnx import helper
+from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gen_cases import model  # noqa: E402
@@ -143,6 +143,41 @@ def sdpa(name, heads, seq, dim, causal, cpu):
     CASES[name][1]["causal"] = bool(causal)
 
 
+def attention_kpm(name, heads, seq, dim, cpu):
+    """attention() with nn.MultiheadAttention's key_padding_mask as it
+    exports masked_fill(mask, -inf): Where(mask, -inf, scores), the
+    boolean mask [1, 1, 1, seq] (here an initializer: the last quarter of
+    the keys padded). On tensor cores the condition is read as 16x8
+    boolean fragments (docs/pb-mma.md). PyTorch's baseline is
+    scaled_dot_product_attention with the kept keys as attn_mask."""
+    from onnx import TensorProto, numpy_helper
+    shape = [1, heads, seq, dim]
+    keep = seq - seq // 4
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
+                              perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
+             helper.make_node("Mul", ["s", "sc"], ["t"], name="Mul_2"),
+             helper.make_node("Where", ["kpm", "ninf", "t"], ["tm"],
+                              name="Where_3"),
+             helper.make_node("Softmax", ["tm"], ["p"], name="Softmax_4",
+                              axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
+                           for n in "qkv"],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    g.initializer.extend([
+        numpy_helper.from_array(np.array(1.0 / np.sqrt(dim), np.float32), "sc"),
+        numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf"),
+        numpy_helper.from_array((np.arange(seq) >= keep).reshape(1, 1, 1, seq),
+                                "kpm")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    add(name, "attention", m, 4 * heads * seq * keep * dim,
+        16 * heads * seq * dim, seq, cpu)
+    CASES[name][1]["keep"] = keep
+
+
 for s in (1024, 2048, 4096, 8192):
     matmul("gemm_%d" % s, s, s, s, s <= 1024)
 # BERT-base (128 tokens): the QKV/output projections and the two FFN
@@ -177,6 +212,8 @@ sdpa("sdpa_16x1024x64", 16, 1024, 64, False, False)
 sdpa("sdpa_causal_16x1024x64", 16, 1024, 64, True, False)
 sdpa("sdpa_causal_16x2048x128", 16, 2048, 128, True, False)
 sdpa("sdpa_causal_12x197x64", 12, 197, 64, True, True)
+# nn.MultiheadAttention's key padding mask (a Where), BERT's sequence
+attention_kpm("attn_kpm_12x128x64", 12, 128, 64, True)
 
 
 # --- NumPy references (float64) ------------------------------------------
@@ -203,9 +240,12 @@ def reference(m, xs):
     node = m.graph.node[0]
     if node.op_type in ("Transpose", "Mul"):  # attention (Mul: sdpa's)
         s = x[0] @ np.swapaxes(x[1], -1, -2) / np.sqrt(x[0].shape[-1])
-        if any(t.name == "mask" for t in m.graph.initializer):
+        init = {t.name: t for t in m.graph.initializer}
+        if "mask" in init:
             i, j = np.indices(s.shape[-2:])
             s = np.where(j > i, -np.inf, s)
+        if "kpm" in init:
+            s = np.where(numpy_helper.to_array(init["kpm"]), -np.inf, s)
         e = np.exp(s - s.max(-1, keepdims=True))
         return (e / e.sum(-1, keepdims=True)) @ x[2]
     a = {t.name: helper.get_attribute_value(t) for t in node.attribute}
