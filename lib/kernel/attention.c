@@ -439,14 +439,26 @@ static int starts_at(MlirValue buf, double c, MlirOperation *st, int n)
 static int match_roles(struct pb_kernel_attention *a)
 {
 	const struct pb_kernel_access *x[4] = {&a->q, &a->k, &a->v, &a->o};
+	/* the query rows: a dimension of Q's and O's that K and V do not
+	 * have; of several (K and V broadcast over the query heads of a
+	 * group: grouped-query attention as [batch, kv heads, group, rows,
+	 * d] tensors), the one innermost in Q's subscripts, the others
+	 * batch dimensions */
 	a->m = -1;
+	int at = -1;
 	for (int d = 0; d < a->b.n; d++) {
 		if (uses(&a->o, d) != 1)
 			return 0;
 		if (!uses(&a->k, d) && !uses(&a->v, d)) {
-			if (a->m >= 0 || uses(&a->q, d) != 1)
+			if (uses(&a->q, d) != 1)
 				return 0;
-			a->m = d;
+			int r = 0;
+			while (a->q.sub[r] != d)
+				r++;
+			if (r > at) {
+				a->m = d;
+				at = r;
+			}
 		}
 	}
 	if (a->m < 0 || uses(&a->k, a->m) || uses(&a->v, a->m))
