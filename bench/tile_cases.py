@@ -145,7 +145,7 @@ def sdpa(name, heads, seq, dim, causal, cpu):
 
 def attention_kpm(name, heads, seq, dim, cpu):
     """attention() with nn.MultiheadAttention's key_padding_mask as it
-    exports masked_fill(mask, -inf): Where(mask, -inf, scores), the
+    exports masked_fill(mask, -inf): Where(mask, Constant -inf, scores), the
     boolean mask [1, 1, 1, seq] (here an initializer: the last quarter of
     the keys padded). On tensor cores the condition is read as 16x8
     boolean fragments (docs/pb-mma.md). PyTorch's baseline is
@@ -157,18 +157,20 @@ def attention_kpm(name, heads, seq, dim, cpu):
                               perm=[0, 1, 3, 2]),
              helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
              helper.make_node("Mul", ["s", "sc"], ["t"], name="Mul_2"),
+             helper.make_node("Constant", [], ["ninf"], name="Constant_3",
+                              value=numpy_helper.from_array(
+                                  np.array(-np.inf, np.float32))),
              helper.make_node("Where", ["kpm", "ninf", "t"], ["tm"],
-                              name="Where_3"),
-             helper.make_node("Softmax", ["tm"], ["p"], name="Softmax_4",
+                              name="Where_4"),
+             helper.make_node("Softmax", ["tm"], ["p"], name="Softmax_5",
                               axis=-1),
-             helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
+             helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_6")]
     g = helper.make_graph(nodes, name,
                           [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
                            for n in "qkv"],
                           [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
     g.initializer.extend([
         numpy_helper.from_array(np.array(1.0 / np.sqrt(dim), np.float32), "sc"),
-        numpy_helper.from_array(np.array(-np.inf, np.float32), "ninf"),
         numpy_helper.from_array((np.arange(seq) >= keep).reshape(1, 1, 1, seq),
                                 "kpm")])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
