@@ -640,10 +640,19 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		}
 		pb_buf_puts(t, "]> : vector<16x8xi32>\n");
 	}
+	/* the block's first row "%bq": causal blocks in reverse order, the
+	 * last rows (which walk the most keys) first, so that the longest
+	 * blocks start first and the short ones fill the last wave */
+	if (a->causal)
+		pb_buf_printf(t, "      %%bq = affine.apply affine_map<(b) -> "
+			      "(%lld - b)>(%%b%d)\n",
+			      (long long)(round_up(rows, s->bm) - s->bm), a->m);
+	else
+		pb_buf_printf(t, "      %%bq = affine.apply affine_map<(b) -> "
+			      "(b)>(%%b%d)\n", a->m);
 	for (int i = 0; i < fm; i++)
 		pb_buf_printf(t, "      %%row%d = affine.apply affine_map<(a, b) "
-			      "-> (a + b + %d)>(%%b%d, %%w)\n", i, 16 * i,
-			      a->m);
+			      "-> (a + b + %d)>(%%bq, %%w)\n", i, 16 * i);
 	for (int kk = 0; kk < nd; kk++)
 		pb_buf_printf(t, "      %%dc%d = arith.constant %d : index\n",
 			      kk, 16 * kk);
@@ -697,10 +706,10 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	/* causal: the keys up to the block's last row + c, no further */
 	if (a->causal)
 		pb_buf_printf(t, "      %%r:%d = affine.for %%j = 0 to min "
-			      "affine_map<(b) -> (%lld, b + %lld)>(%%b%d) "
+			      "affine_map<(b) -> (%lld, b + %lld)>(%%bq) "
 			      "step %lld iter_args(",
 			      fm * (2 + ne), (long long)round_up(a->nk, s->bn),
-			      (long long)(s->bm + a->causal_off), a->m,
+			      (long long)(s->bm + a->causal_off),
 			      (long long)s->bn);
 	else
 		pb_buf_printf(t, "      %%r:%d = affine.for %%j = 0 to %lld "
