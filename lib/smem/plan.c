@@ -783,7 +783,11 @@ static int64_t sub_coef(MlirOperation op, int d, MlirValue iv)
  * it and the loop moving no other dimension: the dimension a thread's
  * contiguous points read, so that stored innermost they read 16 bytes at
  * a time once the point loop unrolls (a convolution's weights over its
- * output channels). -1 when none; the trip into "*trip". */
+ * output channels). Or, for a group of one read, a tile of several
+ * threads' runs: the warp and thread counters move it by multiples of
+ * the trip, so each run starts aligned to it (pb-tile's contiguous
+ * thread tiles: a 1x1 convolution's input columns). -1 when none; the
+ * trip into "*trip". */
 static int point_dim(const struct nest *n, const struct group *g,
 		     int64_t *trip)
 {
