@@ -66,6 +66,8 @@ struct group {
 			   dimension, 2 the one a thread's points walk */
 	MlirAttribute fill; /* the value outside the buffer (null: 0) */
 	int64_t pad, vec, rvec, bytes, elem;
+	int vdim;	/* the tile dimension copies of "vec" elements run
+			   along (plan.c, copy_dim) */
 	int64_t reuse;
 	int degree;
 	MlirValue buf;

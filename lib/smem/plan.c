@@ -523,19 +523,33 @@ struct layout {
 	int64_t pt;
 };
 
+/* The tile dimension the copies of "g" run along in layout "lay": the
+ * buffer's innermost one, when the global buffer has no other dimension
+ * inside it but ones of one element (a 1x1 convolution's weights
+ * [f][c][1][1] stored [f][1][1][c]: copied along c through a collapsed
+ * view of the weights); -1 otherwise. */
+static int copy_dim(const struct group *g, const struct layout *lay)
+{
+	int x = lay->perm[g->rank - 1];
+	for (int e = x + 1; e < g->rank; e++)
+		if (g->dim[e] != 1)
+			return -1;
+	return x;
+}
+
 /* The widest copy of "g" in layout "lay": elements per copy (16 bytes at
- * most, along the innermost dimension of both the buffer and the tile)
- * such that every copy is aligned in the buffer and in the tile and
- * either wholly inside the buffer or wholly outside. */
+ * most, along the copy dimension of both the buffer and the tile,
+ * copy_dim) such that every copy is aligned in the buffer and in the tile
+ * and either wholly inside the buffer or wholly outside. */
 static int64_t copy_width(const struct nest *n, const struct group *g,
 			  const struct layout *lay)
 {
-	int r = g->rank - 1;
-	if (lay->perm[r] != r)
+	int r = copy_dim(g, lay);
+	if (r < 0)
 		return 1;
+	int64_t inner = g->size[r] + lay->pad;
 	for (int64_t v = 16 / g->elem; v > 1; v /= 2) {
-		int ok = g->size[r] % v == 0 &&
-			 (g->size[r] + lay->pad) % v == 0 &&
+		int ok = g->size[r] % v == 0 && inner % v == 0 &&
 			 g->dim[r] % v == 0 && g->cst[r] % v == 0;
 		/* the parameters take the values lo + step * j */
 		for (int i = 0; i <= n->l->np && ok; i++) {
@@ -669,15 +683,16 @@ static int64_t layout_cost(const struct nest *n, const struct group *g,
 	}
 	/* the copy: lane l stores unit l, in the order of the tile */
 	int64_t v = copy_width(n, g, lay), units = 1;
+	int cd = v > 1 ? copy_dim(g, lay) : g->rank - 1;
 	for (int d = 0; d < g->rank; d++)
-		units *= d == g->rank - 1 ? g->size[d] / v : g->size[d];
+		units *= d == cd ? g->size[d] / v : g->size[d];
 	for (int l = 0; l < 32; l++) {
 		int64_t rest = l % units, w = 0;
 		for (int d = g->rank - 1; d >= 0; d--) {
-			int64_t q = d == g->rank - 1 ? g->size[d] / v : g->size[d];
+			int64_t q = d == cd ? g->size[d] / v : g->size[d];
 			int64_t c = rest % q;
 			rest /= q;
-			w += (d == g->rank - 1 ? c * v : c) * stride[d];
+			w += (d == cd ? c * v : c) * stride[d];
 		}
 		word[l] = w * g->elem / 4;
 	}
@@ -768,7 +783,11 @@ static int64_t sub_coef(MlirOperation op, int d, MlirValue iv)
  * it and the loop moving no other dimension: the dimension a thread's
  * contiguous points read, so that stored innermost they read 16 bytes at
  * a time once the point loop unrolls (a convolution's weights over its
- * output channels). -1 when none; the trip into "*trip". */
+ * output channels). Or, for a group of one read, a tile of several
+ * threads' runs: the warp and thread counters move it by multiples of
+ * the trip, so each run starts aligned to it (pb-tile's contiguous
+ * thread tiles: a 1x1 convolution's input columns). -1 when none; the
+ * trip into "*trip". */
 static int point_dim(const struct nest *n, const struct group *g,
 		     int64_t *trip)
 {
@@ -780,9 +799,15 @@ static int point_dim(const struct nest *n, const struct group *g,
 			int64_t lb, step, t = for_trip(loops.v[q], &lb, &step);
 			MlirValue iv = mlirBlockGetArgument(
 				pb_smem_body(loops.v[q]), 0);
-			int ok = t > 1 && t == g->size[d] && lb == 0 && step == 1 &&
+			int ok = t > 1 && g->size[d] % t == 0 && lb == 0 &&
+				 step == 1 &&
 				 !mlirOperationEqual(loops.v[q], n->loop) &&
 				 indexes_private(loops.v[q], iv, NULL, -1);
+			/* a tile of several threads' points (a contiguous
+			 * thread tile): one access, the warp and thread
+			 * counters moving it by whole runs of points */
+			int whole = t == g->size[d];
+			ok = ok && (whole || g->n == 1);
 			for (int i = 0; i < g->n && ok; i++) {
 				MlirOperation op = n->l->access[g->acc[i]].op;
 				ok = pb_ir_is_inside(op, loops.v[q]);
@@ -798,7 +823,10 @@ static int point_dim(const struct nest *n, const struct group *g,
 				for (int k = 0; k <= n->chain.n && ok; k++) {
 					int64_t c;
 					ok = !pb_poly_local_coef(n->l, g->acc[i], d,
-								 k, &c) && c == 0;
+								 k, &c) &&
+					     (c == 0 ||
+					      (!whole && k < n->chain.n &&
+					       c > 0 && c % t == 0));
 				}
 			}
 			if (ok) {
@@ -878,6 +906,7 @@ static void choose_layout(const struct nest *n, struct group *g)
 		   : best.perm[g->rank - 1] == kd ? 1 : 2;
 	g->pad = best.pad;
 	g->vec = copy_width(n, g, &best);
+	g->vdim = g->vec > 1 ? copy_dim(g, &best) : g->rank - 1;
 	g->rvec = read_width(n, g, &best);
 	int64_t e = g->elem;
 	for (int s = 0; s < g->rank; s++)

@@ -212,10 +212,10 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 		      int async, const char *elt, const char *src,
 		      const char *srct, const char *buf, const char *buft)
 {
-	int r = g->rank - 1, guards = 0;
+	int r = g->rank - 1, v = g->vdim, guards = 0;
 	int64_t q[MAXR], units = 1, div[MAXR];
 	for (int d = 0; d <= r; d++) {
-		q[d] = d == r ? g->size[d] / g->vec : g->size[d];
+		q[d] = d == v ? g->size[d] / g->vec : g->size[d];
 		units *= q[d];
 		guards += g->guard[d];
 	}
@@ -235,7 +235,11 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 	for (int d = 0; d <= r; d++) {
 		pb_buf_printf(t, "        %%c%d = affine.apply affine_map<(d0) -> "
 			      "(", d);
-		if (d == r)
+		if (d == v && div[d] > 1)
+			pb_buf_printf(t, "((d0 floordiv %lld) mod %lld) * %lld",
+				      (long long)div[d], (long long)q[d],
+				      (long long)g->vec);
+		else if (d == v)
 			pb_buf_printf(t, "(d0 mod %lld) * %lld", (long long)q[d],
 				      (long long)g->vec);
 		else if (d == 0)
@@ -267,7 +271,7 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 			pb_buf_printf(t, "%sg%d >= 0, %lld - g%d >= 0",
 				      first ? "" : ", ", d,
 				      (long long)(g->dim[d] -
-						  (d == r ? g->vec : 1)),
+						  (d == v ? g->vec : 1)),
 				      d);
 			first = 0;
 		}
@@ -281,7 +285,31 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 		pb_buf_printf(&gi, "%s%%g%d", d ? ", " : "", d);
 		pb_buf_printf(&ci, ", %%c%d", g->perm[d]);
 	}
-	if (g->vec > 1) {
+	if (g->vec > 1 && v < r) {
+		/* the buffer's unit dimensions inside v collapsed into v */
+		struct pb_buf re = {0}, ct = {0};
+		pb_buf_puts(&ct, "memref<");
+		for (int d = 0; d <= v; d++) {
+			pb_buf_printf(&re, "%s[%d", d ? "], " : "[", d);
+			pb_buf_printf(&ct, "%lldx", (long long)g->dim[d]);
+		}
+		for (int d = v + 1; d <= r; d++)
+			pb_buf_printf(&re, ", %d", d);
+		pb_buf_printf(&ct, "%s>", elt);
+		gi.len = 0;
+		for (int d = 0; d <= v; d++)
+			pb_buf_printf(&gi, "%s%%g%d", d ? ", " : "", d);
+		pb_buf_printf(&vt, "vector<%lldx%s>", (long long)g->vec, elt);
+		pb_buf_printf(t, "        %%cs = memref.collapse_shape %s %s]] : "
+			      "%s into %s\n"
+			      "        %%x = affine.vector_load %%cs[%s] : %s, "
+			      "%s\n        affine.vector_store %%x, %s[%s%s] : "
+			      "%s, %s\n",
+			      src, re.data, srct, ct.data, gi.data, ct.data,
+			      vt.data, buf, slot, ci.data, buft, vt.data);
+		pb_buf_free(&re);
+		pb_buf_free(&ct);
+	} else if (g->vec > 1) {
 		pb_buf_printf(&vt, "vector<%lldx%s>", (long long)g->vec, elt);
 		pb_buf_printf(t, "        %%x = affine.vector_load %s[%s] : %s, "
 			      "%s\n        affine.vector_store %%x, %s[%s%s] : "

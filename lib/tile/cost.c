@@ -901,6 +901,7 @@ static double staged_tile(const struct stats *st, const struct acc *a,
 			  double *elems, double *row)
 {
 	double e = 1, points = 1, ext = 1;
+	*row = 1;
 	for (int i = 0; i < a->rank; i++) {
 		int64_t k = a->kcoef[i] < 0 ? -a->kcoef[i] : a->kcoef[i];
 		ext = (double)(a->box[i].hi - a->box[i].lo + 1) -
@@ -917,12 +918,16 @@ static double staged_tile(const struct stats *st, const struct acc *a,
 		if (ext < 1)
 			ext = 1;
 		e *= ext;
+		/* the copies' rows: the innermost dimension of more than
+		 * one element (pb-smem copies a 1x1 convolution's weights
+		 * [f][c][1][1] along c, lib/smem/plan.c copy_dim) */
+		if (a->shape[i] > 1)
+			*row = ext;
 	}
 	for (int d = 0; d < st->b->n; d++)
 		points *= (double)(c->tile[d] < st->b->extent[d]
 					   ? c->tile[d] : st->b->extent[d]);
 	*elems = e;
-	*row = ext;
 	return a->weight * (double)kt / (double)st->ktrip * points;
 }
 
