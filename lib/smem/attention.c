@@ -312,7 +312,10 @@ static int64_t slot_elems(const struct anest *n, const struct aop *o)
 }
 
 /* Choose the ring depth: the deepest that fits beside what the block has
- * already; every operand's tile rows must be whole 16-byte copies of its
+ * already, past the 48 KiB of static shared memory with the opt-in when
+ * the SM keeps enough warps (pb_target_smem_fits: head 128's 34 KiB a
+ * step takes 3 stages, 102 KiB, 2 blocks of 4 warps an SM, where 48 KiB
+ * held 1); every operand's tile rows must be whole 16-byte copies of its
  * buffer's rows. 0 with "*why" when nothing is staged. */
 static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		struct anest *n, int64_t used, const char **why)
@@ -337,7 +340,7 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		int64_t bytes = used;
 		for (int i = 0; i < n->nop; i++)
 			bytes += n->op[i].eb * s * slot_elems(n, &n->op[i]);
-		if (bytes <= t->smem_per_block) {
+		if (pb_target_smem_fits(t, bytes, (int)n->nw)) {
 			n->stages = s;
 			n->bytes = bytes;
 			return 1;
