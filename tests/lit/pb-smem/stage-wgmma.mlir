@@ -1,9 +1,9 @@
 // RUN: split-file %s %t
 // RUN: pb-mma --arch=sm_90a %t/mm.mlir -o %t/mm.mma.mlir
 // RUN: pb-mma --arch=sm_90a %t/mmt.mlir -o %t/mmt.mma.mlir
-// RUN: pb-smem --arch=sm_90a --k-tile=32 %t/mm.mma.mlir -o %t/mm32.mlir
-// RUN: pb-smem --arch=sm_90a --k-tile=16 %t/mm.mma.mlir -o %t/mm16.mlir
-// RUN: pb-smem --arch=sm_90a --k-tile=32 %t/mmt.mma.mlir -o %t/mmt32.mlir
+// RUN: pb-smem --arch=sm_90a --k-tile=32 --stages=3 %t/mm.mma.mlir -o %t/mm32.mlir
+// RUN: pb-smem --arch=sm_90a --k-tile=16 --stages=3 %t/mm.mma.mlir -o %t/mm16.mlir
+// RUN: pb-smem --arch=sm_90a --k-tile=32 --stages=3 %t/mmt.mma.mlir -o %t/mmt32.mlir
 // RUN: FileCheck --check-prefix=K32 %s < %t/mm32.mlir
 // RUN: FileCheck --check-prefix=K16 %s < %t/mm16.mlir
 // RUN: FileCheck --check-prefix=T32 %s < %t/mmt32.mlir
@@ -24,18 +24,17 @@
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t/mm32.ptx -o %t/mm32.cubin %}
 
 // pb-smem's rings for wgmma (docs/pb-smem.md, "wgmma on sm_90a") with
-// shorter k-tiles, in 4 stages (8 or 4 KiB a slot): rows of 2 KT bytes
-// for the k-major A (64-byte swizzle for KT 32, 32-byte for 16), B
-// [k][n] in panels of 64 columns (128-byte rows) whatever the k-tile;
-// B [n][k] (bf16, x @ w.T) like A.
-// K32-DAG: memref.alloc() : memref<4x64x32xf16, #gpu.address_space<workgroup>>
-// K32-DAG: memref.alloc() : memref<4x1x32x64xf16, #gpu.address_space<workgroup>>
-// K32: affine.vector_store {{.*}} {pb.swizzle = 64 : i64} : memref<4x64x32xf16
-// K32: affine.vector_store {{.*}} {pb.swizzle = 128 : i64} : memref<4x1x32x64xf16
-// K16-DAG: memref.alloc() : memref<4x64x16xf16, #gpu.address_space<workgroup>>
-// K16-DAG: memref.alloc() : memref<4x1x16x64xf16, #gpu.address_space<workgroup>>
-// K16: affine.vector_store {{.*}} {pb.swizzle = 32 : i64} : memref<4x64x16xf16
-// T32-COUNT-2: memref.alloc() : memref<4x64x32xbf16, #gpu.address_space<workgroup>>
+// shorter k-tiles (and 3 stages, where 4 would fit): rows of 2 KT bytes for the k-major A (64-byte swizzle
+// for KT 32, 32-byte for 16), B [k][n] in panels of 64 columns (128-byte
+// rows) whatever the k-tile; B [n][k] (bf16, x @ w.T) like A.
+// K32-DAG: memref.alloc() : memref<3x64x32xf16, #gpu.address_space<workgroup>>
+// K32-DAG: memref.alloc() : memref<3x1x32x64xf16, #gpu.address_space<workgroup>>
+// K32: affine.vector_store {{.*}} {pb.swizzle = 64 : i64} : memref<3x64x32xf16
+// K32: affine.vector_store {{.*}} {pb.swizzle = 128 : i64} : memref<3x1x32x64xf16
+// K16-DAG: memref.alloc() : memref<3x64x16xf16, #gpu.address_space<workgroup>>
+// K16-DAG: memref.alloc() : memref<3x1x16x64xf16, #gpu.address_space<workgroup>>
+// K16: affine.vector_store {{.*}} {pb.swizzle = 32 : i64} : memref<3x64x16xf16
+// T32-COUNT-2: memref.alloc() : memref<3x64x32xbf16, #gpu.address_space<workgroup>>
 // T32-NOT: pb.swizzle = 128
 // T32: pb.swizzle = 64
 // On sm_90: padded rows for ldmatrix, no swizzle.
