@@ -191,7 +191,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 	pb_codegen_mark("kernels cleaned up");
 	if (rc || pb_codegen_merge(ctx, m) ||
 	    pb_ir_run_pipeline_unverified(ctx, m, pb_passes_inline) ||
-	    pb_codegen_arg_attrs(m))
+	    pb_codegen_arg_attrs(m) || pb_codegen_dyn_lower(ctx, m))
 		return PB_ERR;
 	pb_codegen_mma_registers(m);
 	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {

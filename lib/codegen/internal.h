@@ -64,6 +64,24 @@ void pb_codegen_mma_registers(MlirModule m);
  * warpgroups on lane fragments, with fences, commit and wait (wgmma.c;
  * sm_90a). */
 int pb_codegen_wgmma(struct pb_ctx *ctx, MlirOperation launch);
+/* Dynamic shared memory (dynsmem.c). The layout of the "wg" workgroup
+ * buffers (allocations) of block nest "root" in one region of dynamic
+ * shared memory, their byte offsets into "off": its size in bytes when
+ * they exceed the target's shared memory per block without opt-in, 0
+ * when they fit it (they stay static), -1 (reported) when they exceed
+ * the opt-in limit too. */
+int64_t pb_codegen_dyn_layout(struct pb_ctx *ctx, MlirOperation root,
+			      const struct pb_ir_ops *wg, int64_t *off);
+/* At the start of gpu.launch "launch": a gpu.dynamic_shared_memory and
+ * one memref.view of it per buffer of "wg" at offset "off[i]", the views
+ * into "views". */
+int pb_codegen_dyn_views(struct pb_ctx *ctx, MlirOperation launch,
+			 const struct pb_ir_ops *wg, const int64_t *off,
+			 MlirValue *views);
+/* Lower every gpu.dynamic_shared_memory of the gpu.modules of "m" to the
+ * address of one external, 1024-byte aligned shared array (MLIR's own
+ * lowering makes it a static one-byte variable in the PTX). */
+int pb_codegen_dyn_lower(struct pb_ctx *ctx, MlirModule m);
 /* Mark each kernel argument that the kernel only reads and that no other
  * argument of any of its launches shares (roots through views) noalias
  * and readonly: NVPTX then reads it through the read-only (.nc) path; and

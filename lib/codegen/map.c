@@ -41,6 +41,7 @@ struct spec {
 	int lin;              /* 0: no ids, 1: bx * block + tx, 2: bx */
 	int64_t guard;        /* run only ids below this; 0: no guard */
 	const struct pb_kernel_band *b; /* the dimensions computed from the id */
+	int64_t dyn;          /* bytes of dynamic shared memory, or 0 */
 };
 
 /* The first block of the first region of "op". */
@@ -98,14 +99,21 @@ static void ids_text(struct pb_buf *t, const char *id, int64_t guard,
 /* The text of a function holding the launch described by "s". */
 static void launch_text(struct pb_buf *t, const struct spec *s)
 {
+	struct pb_buf dyn = {0};
+	if (s->dyn)
+		pb_buf_printf(&dyn, "  %%cd = arith.constant %lld : i32\n",
+			      (long long)s->dyn);
 	pb_buf_printf(t, "func.func @t() {\n"
 		      "  %%c1 = arith.constant 1 : index\n"
 		      "  %%cg = arith.constant %lld : index\n"
 		      "  %%cb = arith.constant %lld : index\n"
+		      "%s"
 		      "  gpu.launch blocks(%%bx, %%by, %%bz) in (%%gx = %%cg, "
 		      "%%gy = %%c1, %%gz = %%c1) threads(%%tx, %%ty, %%tz) in "
-		      "(%%sx = %%cb, %%sy = %%c1, %%sz = %%c1) %s {\n",
-		      (long long)s->grid, (long long)s->block, s->wg);
+		      "(%%sx = %%cb, %%sy = %%c1, %%sz = %%c1) %s%s {\n",
+		      (long long)s->grid, (long long)s->block, dyn.data ? dyn.data : "",
+		      s->dyn ? "dynamic_shared_memory_size %cd " : "", s->wg);
+	pb_buf_free(&dyn);
 	if (s->lin == 1)
 		pb_buf_printf(t, "    %%lin = affine.apply affine_map<(b, t) -> "
 			      "(b * %lld + t)>(%%bx, %%tx)\n",
@@ -756,6 +764,8 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 	struct spec sp = {0};
 	struct site site;
 	MlirOperation launch;
+	int64_t *off = NULL;
+	MlirValue *views = NULL;
 	int is_block = pb_contract_map_of(op) == PB_MAP_BLOCK, rc;
 	if (is_block && !pb_kernel_band_add(op, &b)) {
 		pb_error_at(ctx, mlirOperationGetLocation(op),
@@ -769,18 +779,27 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 		rc = collect_mapped(ctx, op, &m);
 	if (rc == PB_OK) {
 		workgroup_allocs(op, &wg, &wgtext);
+		off = calloc(wg.n + 1, sizeof(*off));
+		views = calloc(wg.n + 1, sizeof(*views));
+		sp.dyn = pb_codegen_dyn_layout(ctx, op, &wg, off);
+		if (sp.dyn < 0)
+			rc = PB_ERR;
 		sp.block = m.nthreads;
 		sp.grid = is_block ? pb_kernel_band_points(&b) : 1;
-		sp.wg = wgtext.data;
+		sp.wg = sp.dyn ? "" : wgtext.data;
 		sp.lin = is_block ? 2 : 0;
 		sp.b = &b;
-		if (sp.grid > GRID_MAX)
+		if (rc != PB_OK)
+			;
+		else if (sp.grid > GRID_MAX)
 			rc = grid_error(ctx, op, "block-mapped loop", sp.grid,
 					"blocks");
 		else if (sp.grid)
 			rc = make_launch(ctx, &sp, op,
 					 mlirOperationGetLocation(op), &launch,
 					 &site);
+		if (rc == PB_OK && sp.grid && sp.dyn)
+			rc = pb_codegen_dyn_views(ctx, launch, &wg, off, views);
 	}
 	if (rc == PB_OK && !sp.grid) {
 		mlirOperationDestroy(op);
@@ -797,7 +816,8 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 			MlirValue v = mlirOperationGetResult(wg.v[i], 0);
 			drop_deallocs(v);
 			mlirValueReplaceAllUsesOfWith(
-				v, mlirBlockGetArgument(body, 12 + i));
+				v, sp.dyn ? views[i]
+					  : mlirBlockGetArgument(body, 12 + i));
 			mlirOperationDestroy(wg.v[i]);
 		}
 		MlirValue tx = mlirBlockGetArgument(body, 3);
@@ -816,6 +836,8 @@ static int map_mapped(struct pb_ctx *ctx, MlirOperation op)
 	mapped_free(&m);
 	pb_ir_ops_free(&wg);
 	pb_buf_free(&wgtext);
+	free(off);
+	free(views);
 	return rc;
 }
 
@@ -893,7 +915,7 @@ static int check_escape(struct pb_ctx *ctx, MlirOperation op,
 /* Run the "n" operations "g" (in order) in one single-thread launch. */
 static int flush(struct pb_ctx *ctx, struct pb_ir_ops *g)
 {
-	struct spec sp = {1, 1, "", 0, 0, NULL};
+	struct spec sp = {1, 1, "", 0, 0, NULL, 0};
 	struct site site;
 	MlirOperation launch;
 	int rc = PB_OK;

@@ -73,18 +73,20 @@ static int wgmma_fits(const struct pb_target *t,
 /* The tiles of "c" for wgmma into "s": warpgroups of 4 warps, each warp
  * 16 rows of C by the block's columns (so that the 4 warps of a
  * warpgroup hold the 64xN accumulator of one wgmma m64nNk16, in the
- * layout of mma.sync's fragments): one warpgroup of 64x128 when its
- * blocks fill three quarters of the SMs, else of 64x64. (Two
- * warpgroups, 128x128, leave pb-smem's rings k-tiles of 32 in 48 KiB of
- * shared memory: 2 wgmma per 102-instruction loop, where 64x128 has 4,
- * k-tiles of 64 in 2 stages; bench/RESULTS.md.) 0 with "*why" when none
- * divides C. */
+ * layout of mma.sync's fragments): the first of two warpgroups of
+ * 128x128, one of 64x128 and one of 64x64 whose blocks fill three
+ * quarters of the SMs, else the smallest that divides C. Two
+ * warpgroups share each B tile (half the copies and shared memory per
+ * flop of 64x128) and, with the opt-in shared memory, take pb-smem's
+ * rings of k-tiles of 64 in 4 stages (128 KiB; in the 48 KiB of static
+ * shared memory only k-tiles of 32: 2 wgmma per 102-instruction loop;
+ * bench/RESULTS.md). 0 with "*why" when none divides C. */
 static int wgmma_tiles(const struct pb_target *t,
 		       const struct pb_kernel_contraction *c,
 		       struct pb_kernel_mma_tiles *s, const char **why)
 {
 	static const struct pb_kernel_mma_tiles cand[] = {
-		{64, 128, 16, 128}, {64, 64, 16, 64}};
+		{128, 128, 16, 128}, {64, 128, 16, 128}, {64, 64, 16, 64}};
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
 	int best = -1;
 	if (!wgmma_fits(t, c, why))

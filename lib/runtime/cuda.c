@@ -381,13 +381,40 @@ static int alloc_buffers(struct pb_ctx *ctx, struct pb_runtime_gpu *g)
 	return PB_OK;
 }
 
-/* Pack the parameters of launch "l" into "x" and find its kernel: a
- * buffer passes its aligned address, a scalar its value in the width of
- * its type. */
+/* The dynamic shared memory a kernel may have without opt-in. */
+#define DYN_SMEM_DEFAULT (48 * 1024)
+
+/* The opt-in for launch "i" of "g": at the first launch of its kernel,
+ * the most dynamic shared memory any launch of that kernel passes, when
+ * it is past DYN_SMEM_DEFAULT (pb's kernels with dynamic shared memory
+ * have no static shared arrays, docs/pb-codegen.md); 0 otherwise, when
+ * there is nothing to set or it was set already. So the attribute is set
+ * once per function, before any of its launches. */
+static int64_t optin_bytes(const struct pb_runtime_gpu *g, int i)
+{
+	const struct pb_plan *p = g->plan;
+	const char *k = p->launches[i].kernel;
+	int64_t most = 0;
+	for (int j = 0; j < p->nlaunches; j++) {
+		if (strcmp(p->launches[j].kernel, k))
+			continue;
+		if (j < i)
+			return 0;
+		if (p->launches[j].smem > most)
+			most = p->launches[j].smem;
+	}
+	return most > DYN_SMEM_DEFAULT ? most : 0;
+}
+
+/* Pack the parameters of launch "i" of "g" ("l") into "x" and find its
+ * kernel: a buffer passes its aligned address, a scalar its value in the
+ * width of its type. */
 static int prepare_launch(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
-			  const struct pb_plan_launch *l, struct launch *x)
+			  int i0, const struct pb_plan_launch *l,
+			  struct launch *x)
 {
 	CUresult r;
+	int64_t optin = optin_bytes(g, i0);
 	if (g->lib) {
 		CUkernel k;
 		r = cu.LibraryGetKernel(&k, g->lib, l->kernel);
@@ -399,14 +426,14 @@ static int prepare_launch(struct pb_ctx *ctx, struct pb_runtime_gpu *g,
 	if (r)
 		return cu_fail(ctx, r, "no kernel '%s' in the %s", l->kernel,
 			       g->lib ? "cubin" : "PTX");
-	if (l->smem > 48 * 1024) {
+	if (optin) {
 		r = cu.FuncSetAttribute(x->fn,
 			CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-			(int)l->smem);
+			(int)optin);
 		if (r)
 			return cu_fail(ctx, r, "kernel '%s' cannot have %lld bytes "
 				       "of dynamic shared memory", l->kernel,
-				       (long long)l->smem);
+				       (long long)optin);
 	}
 	x->slots = calloc(l->nargs + 1, sizeof(*x->slots));
 	x->params = calloc(l->nargs + 1, sizeof(*x->params));
@@ -459,7 +486,8 @@ struct pb_runtime_gpu *pb_runtime_gpu_load(struct pb_ctx *ctx,
 	if (rc == PB_OK)
 		rc = alloc_buffers(ctx, g);
 	for (int i = 0; rc == PB_OK && i < plan->nlaunches; i++)
-		rc = prepare_launch(ctx, g, &plan->launches[i], &g->launches[i]);
+		rc = prepare_launch(ctx, g, i, &plan->launches[i],
+				    &g->launches[i]);
 	if (rc != PB_OK) {
 		pb_runtime_gpu_free(g);
 		return NULL;

@@ -311,9 +311,13 @@ static int64_t slot_elems(const struct anest *n, const struct aop *o)
 	return ep * (eq + chunk_of(o));
 }
 
-/* Choose the ring depth: the deepest that fits beside what the block has
- * already; every operand's tile rows must be whole 16-byte copies of its
- * buffer's rows. 0 with "*why" when nothing is staged. */
+/* Choose the ring depth: the deepest of 3 or 2 stages that fits beside
+ * what the block has already in the static shared memory, else past it
+ * with the opt-in when the SM keeps enough warps (pb_target_smem_fits:
+ * head 128's 34 KiB a step takes 3 stages, 102 KiB, 2 blocks of 4 warps
+ * an SM on sm_90, where 48 KiB held 1), else 1 stage; every operand's
+ * tile rows must be whole 16-byte copies of its buffer's rows. 0 with
+ * "*why" when nothing is staged. */
 static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		struct anest *n, int64_t used, const char **why)
 {
@@ -332,12 +336,15 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 			return 0;
 	}
 	*why = "the K and V rings do not fit the shared memory";
-	for (size_t a = 0; a < sizeof(sts) / sizeof(sts[0]); a++) {
-		int64_t s = o->stages ? o->stages : sts[a];
+	/* 3 or 2 stages in the static shared memory, else with the opt-in,
+	   then 1 stage */
+	for (int c = 0; c < 5; c++) {
+		int64_t s = o->stages ? o->stages : sts[c < 4 ? c % 2 : 2];
 		int64_t bytes = used;
 		for (int i = 0; i < n->nop; i++)
 			bytes += n->op[i].eb * s * slot_elems(n, &n->op[i]);
-		if (bytes <= t->smem_per_block) {
+		if (c < 2 ? bytes <= t->smem_per_block
+			  : pb_target_smem_fits(t, bytes, (int)n->nw)) {
 			n->stages = s;
 			n->bytes = bytes;
 			return 1;

@@ -356,7 +356,7 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		struct mnest *n, int64_t used, const char **why)
 {
 	static const int64_t kts[] = {32, 16, 8}, wkts[] = {64, 32, 16};
-	static const int64_t sts[] = {3, 2, 1};
+	static const int64_t sts[] = {3, 2, 1}, wsts[] = {4, 3, 2, 1};
 	int keep = 0;
 	for (int i = 0; i < n->nop; i++) {
 		const struct operand *x = &n->op[i];
@@ -371,34 +371,39 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		return 0;
 	n->wg = wgmma_nest(t, n);
 	*why = "the warps' rings do not fit the shared memory";
-	/* wgmma: the longest k-tile in 3 or 2 stages first (more wgmma
-	   per barrier and copy), 1 stage last */
-	for (int c = 0; c < 9; c++) {
-		int a = !n->wg ? c / 3 : c < 6 ? c % 2 : 2;
-		int b = !n->wg ? c % 3 : c < 6 ? c / 2 : c - 6;
-			int64_t s = o->stages ? o->stages : sts[a];
-			int64_t kt = o->k_tile ? o->k_tile
-				     : n->wg ? wkts[b] : kts[b];
-			int64_t bytes = used,
-				ok = n->k % kt == 0 && kt % n->fk == 0 &&
-				     (!n->wg || kt <= 64);
-			for (int i = 0; i < n->nop && ok && n->wg; i++)
-				wgmma_layout(&n->op[i], kt);
-			for (int i = 0; i < n->nop && ok; i++) {
-				const struct operand *x = &n->op[i];
-				int64_t eq = x->q == x->kdim ? kt : x->ext;
-				int64_t ep = x->p == x->kdim ? kt : x->ext;
-				int64_t ce = chunk_of(x), ch = ep * eq / ce;
-				ok = eq % ce == 0 && ch > 0;
-				bytes += x->eb * s * slot_elems(x, kt);
-			}
-			if (ok && bytes <= t->smem_per_block) {
-				n->kt = kt;
-				n->stages = s;
-				n->bytes = bytes;
-				return 1;
-			}
+	/* wgmma: k-tiles of 64 in 4, 3 or 2 stages within the static
+	   shared memory; else, with the opt-in where an SM keeps enough
+	   warps (pb_target_smem_fits), the longest k-tile in 4, 3 or 2
+	   stages (more wgmma per barrier and copy); 1 stage last */
+	for (int c = 0; c < (n->wg ? 15 : 9); c++) {
+		int a = !n->wg ? c / 3 : c < 3 ? c : c < 12 ? (c - 3) % 3 : 3;
+		int b = !n->wg ? c % 3 : c < 3 ? 0 : c < 12 ? (c - 3) / 3 : c - 12;
+		int optin = n->wg && c >= 3;
+		int64_t s = o->stages ? o->stages : n->wg ? wsts[a] : sts[a];
+		int64_t kt = o->k_tile ? o->k_tile : n->wg ? wkts[b] : kts[b];
+		int64_t bytes = used,
+			ok = n->k % kt == 0 && kt % n->fk == 0 &&
+			     (!n->wg || kt <= 64);
+		for (int i = 0; i < n->nop && ok && n->wg; i++)
+			wgmma_layout(&n->op[i], kt);
+		for (int i = 0; i < n->nop && ok; i++) {
+			const struct operand *x = &n->op[i];
+			int64_t eq = x->q == x->kdim ? kt : x->ext;
+			int64_t ep = x->p == x->kdim ? kt : x->ext;
+			int64_t ce = chunk_of(x), ch = ep * eq / ce;
+			ok = eq % ce == 0 && ch > 0;
+			bytes += x->eb * s * slot_elems(x, kt);
 		}
+		if (ok && n->wg && !o->stages && s > 1 && s > n->k / kt)
+			ok = 0; /* never more slots than k-tiles */
+		if (ok && (optin ? pb_target_smem_fits(t, bytes, (int)n->nw)
+				 : bytes <= t->smem_per_block)) {
+			n->kt = kt;
+			n->stages = s;
+			n->bytes = bytes;
+			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -406,3 +406,13 @@ int pb_target_ptx_isa(struct pb_ctx *ctx, const char *arch)
 		return -1;
 	return b.ptx_isa;
 }
+
+int pb_target_smem_fits(const struct pb_target *t, int64_t bytes, int warps)
+{
+	if (bytes <= t->smem_per_block)
+		return 1;
+	if (bytes > t->smem_per_block_optin || warps <= 0)
+		return 0;
+	int64_t blocks = t->smem_per_sm / (bytes + PB_TARGET_SMEM_RESERVED);
+	return blocks * warps >= PB_TARGET_OPTIN_WARPS;
+}

@@ -96,4 +96,22 @@ int pb_target_is_arch(const char *arch);
  * architecture-specific features of sm_90)? */
 int pb_target_has_wgmma(const struct pb_target *t);
 
+/* Shared memory the driver reserves per resident block (sm_80 and
+ * later: 1 KiB), counted against smem_per_sm. */
+#define PB_TARGET_SMEM_RESERVED 1024
+/* The fewest warps an SM must keep resident for a block to take shared
+ * memory past smem_per_block (two per scheduler: with the operands in an
+ * asynchronous ring that is what Triton's 8-warp, one-block-per-SM
+ * tiles run with). */
+#define PB_TARGET_OPTIN_WARPS 8
+
+/* May a block of "warps" warps take "bytes" of shared memory on "t"? Up
+ * to smem_per_block always (static shared memory); past it, with the
+ * opt-in (dynamic shared memory, docs/pb-codegen.md), up to
+ * smem_per_block_optin when the blocks an SM then holds by its shared
+ * memory (smem_per_sm over bytes plus PB_TARGET_SMEM_RESERVED) keep
+ * PB_TARGET_OPTIN_WARPS warps resident: the occupancy a deeper ring
+ * costs is priced, not only its size. */
+int pb_target_smem_fits(const struct pb_target *t, int64_t bytes, int warps);
+
 #endif

@@ -7,6 +7,10 @@
  *   PB_MOCK_CUDA_DEVICES=0     report no device
  *   PB_MOCK_CUDA_FAIL=<kernel> the launch of <kernel> fails at the next
  *                              synchronization (illegal address)
+ * A launch with more than 48 KiB of dynamic shared memory fails
+ * (CUDA_ERROR_INVALID_VALUE) unless cuFuncSetAttribute gave its function
+ * CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES at least as large (at
+ * most 227 KiB, an sm_90's opt-in limit), as on a real device.
  * A PTX that contains "MOCK_JIT_FAIL" fails to load with a two-line log.
  * A cubin (an ELF image: pb-codegen --backend=tile) loads too, through
  * cuModuleLoadDataEx or cuLibraryLoadData: a kernel is found by its
@@ -30,6 +34,11 @@
 #include <sys/mman.h>
 
 typedef int CUresult;
+
+/* Dynamic shared memory a launch may pass without the function's
+ * attribute, and with it (sm_90's opt-in limit). */
+#define MOCK_SMEM_DEFAULT (48 * 1024)
+#define MOCK_SMEM_OPTIN (227 * 1024)
 typedef unsigned long long CUdeviceptr;
 
 enum { MAX_ALLOCS = 4096 };
@@ -56,6 +65,7 @@ struct func {
 	int cbank_off, cbank_size; /* EIATTR_PARAM_CBANK */
 	/* its __CUDA_TILEIR_FUNC_ON_ARGUMENTS_CHANGE_<i>, or NULL */
 	int (*on_args)(void *, void *, void *, void *);
+	int max_dyn; /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
 };
 static void *host_code; /* .nv.host's .ltext, executable */
 static size_t host_code_len;
@@ -328,6 +338,12 @@ static int find_entry(struct func *f, const char *name)
 CUresult cuModuleGetFunction(void **fn, void *mod, const char *name)
 {
 	(void)mod;
+	/* the same function for the same name, as the driver's handles */
+	for (int i = 0; i < nfuncs; i++)
+		if (!strcmp(((struct func *)funcs[i])->name, name)) {
+			*fn = funcs[i];
+			return 0;
+		}
 	struct func *f = calloc(1, sizeof(*f));
 	if (!(cubin ? find_cubin_entry(f, name) : find_entry(f, name)) ||
 	    nfuncs == 1024) {
@@ -365,9 +381,20 @@ CUresult cuKernelGetFunction(void **fn, void *k)
 	return 0;
 }
 
+/* The attribute pb sets: the most dynamic shared memory of a launch,
+ * at most the opt-in limit of the mock's device (an sm_90: 227 KiB);
+ * logged, so that a test sees it set once per function. */
 CUresult cuFuncSetAttribute(void *fn, int attr, int v)
 {
-	(void)fn; (void)attr; (void)v;
+	struct func *f = fn;
+	if (attr != 8)
+		return 0;
+	if (v < 0 || v > MOCK_SMEM_OPTIN)
+		return 1;
+	f->max_dyn = v;
+	if (logging())
+		fprintf(stderr, "mock: %s: max dynamic shared memory %d\n",
+			f->name, v);
 	return 0;
 }
 
@@ -459,6 +486,16 @@ CUresult cuLaunchKernel(void *fn, unsigned gx, unsigned gy, unsigned gz,
 	const char *fail = getenv("PB_MOCK_CUDA_FAIL");
 	if (fail && !strcmp(fail, f->name))
 		failed = 1;
+	if (smem > MOCK_SMEM_DEFAULT && (int)smem > f->max_dyn) {
+		/* the driver's answer to a launch past the function's
+		   CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+		if (logging())
+			fprintf(stderr, "mock: launch %s with %u bytes of dynamic "
+				"shared memory, past its maximum %d\n", f->name,
+				smem, f->max_dyn > MOCK_SMEM_DEFAULT ? f->max_dyn
+				: MOCK_SMEM_DEFAULT);
+		return 1;
+	}
 	if (f->tile && bx * by * bz != 1) {
 		if (logging())
 			fprintf(stderr, "mock: tile kernel %s launched with block "

@@ -31,21 +31,22 @@
 // be 2).
 // REM: remark: on tensor cores: wgmma m64n64k16 f16 -> f32, block tile 64x64, 1 warpgroup(s) of 4 warps (warp tile 16x64)
 // REMT: remark: on tensor cores: wgmma m64n64k16 bf16 -> f32, block tile 64x64, 1 warpgroup(s) of 4 warps (warp tile 16x64)
-// SREM: remark: warp tiles staged: 2 operands, 3 stages of k-tile 64, 49152 bytes of shared memory for 4 warps, in wgmma's swizzled layout
+// SREM: remark: warp tiles staged: 2 operands, 2 stages of k-tile 64, 32768 bytes of shared memory for 4 warps, in wgmma's swizzled layout
 
 // pb-smem's rings in wgmma's layout: unpadded rows of 128 bytes (k-tiles
-// of 64), B [k][n] in panels of 64 columns; every access marked with the
+// of 64, two of them: 2 slots, never more slots than k-tiles), B [k][n]
+// in panels of 64 columns; every access marked with the
 // swizzle pb-codegen applies.
 // SMEM-LABEL: func.func private @k0_gemm
-// SMEM-DAG: %[[RB:.*]] = memref.alloc() : memref<3x1x64x64xf16, #gpu.address_space<workgroup>>
-// SMEM-DAG: %[[RA:.*]] = memref.alloc() : memref<3x64x64xf16, #gpu.address_space<workgroup>>
+// SMEM-DAG: %[[RB:.*]] = memref.alloc() : memref<2x1x64x64xf16, #gpu.address_space<workgroup>>
+// SMEM-DAG: %[[RA:.*]] = memref.alloc() : memref<2x64x64xf16, #gpu.address_space<workgroup>>
 // SMEM: affine.parallel (%{{.*}}, %{{.*}}) = (0, 0) to (64, 64) step (16, 64) {
 // SMEM: affine.vector_store %{{.*}}, %[[RA]][%{{.*}}, %{{.*}}, %{{.*}}] {pb.swizzle = 128 : i64}
 // SMEM: affine.vector_store %{{.*}}, %[[RB]][%{{.*}}, %[[C:.*]] floordiv 64, %{{.*}}, %[[C]] mod 64] {pb.swizzle = 128 : i64}
 // SMEM: vector.transfer_read %[[RA]]{{.*}}pb.swizzle = 128 : i64{{.*}} vector<16x16xf16>
 // SMEM: vector.transfer_read %[[RB]]{{.*}}pb.swizzle = 128 : i64{{.*}} vector<16x8xf16>
-// SMEMT-DAG: memref.alloc() : memref<3x64x64xbf16, #gpu.address_space<workgroup>>
-// SMEMT-DAG: memref.alloc() : memref<3x64x64xbf16, #gpu.address_space<workgroup>>
+// SMEMT-DAG: memref.alloc() : memref<2x64x64xbf16, #gpu.address_space<workgroup>>
+// SMEMT-DAG: memref.alloc() : memref<2x64x64xbf16, #gpu.address_space<workgroup>>
 // SMEMT-NOT: floordiv 64
 
 // NUM: ok
@@ -58,8 +59,8 @@
 // trans-b immediate 1), its 64-column panels 8192 bytes apart (LBO 512).
 // The fields are added to the ring's address in 16-byte units once, out
 // of the loop.
-// PTX: .shared .align 1024 .b8 __wg_k0_gemm_kernel_0[24576];
-// PTX: .shared .align 1024 .b8 __wg_k0_gemm_kernel_1[24576];
+// PTX: .shared .align 1024 .b8 __wg_k0_gemm_kernel_0[16384];
+// PTX: .shared .align 1024 .b8 __wg_k0_gemm_kernel_1[16384];
 // PTX: xor.b64
 // PTX: cp.async.cg.shared.global
 // PTX-DAG: add.s64 {{.*}}, 4611686293305360384;

@@ -35,9 +35,12 @@
 
 // NUM: ok
 
-// Two warpgroups: each its own A rows, the same B; k-tiles of 32 (the
-// 48 KiB of shared memory), so two wgmma per k-tile.
-// PTX-COUNT-2: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
+// Two warpgroups: each its own A rows, the same B; k-tiles of 64 in 2
+// stages (64 KiB: dynamic shared memory with the opt-in, the plan's
+// "smem"), so four wgmma per k-tile.
+// PTX: "block": [256, 1, 1], "smem": 65536,
+// PTX: .extern .shared .align 1024 .b8 pb_dyn_smem[];
+// PTX-COUNT-4: wgmma.mma_async.sync.aligned.m64n128k16.f32.f16.f16
 // PTX-NOT: wgmma.mma_async
 
 //--- mm.mlir

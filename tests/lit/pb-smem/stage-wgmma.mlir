@@ -1,9 +1,9 @@
 // RUN: split-file %s %t
 // RUN: pb-mma --arch=sm_90a %t/mm.mlir -o %t/mm.mma.mlir
 // RUN: pb-mma --arch=sm_90a %t/mmt.mlir -o %t/mmt.mma.mlir
-// RUN: pb-smem --arch=sm_90a --k-tile=32 %t/mm.mma.mlir -o %t/mm32.mlir
-// RUN: pb-smem --arch=sm_90a --k-tile=16 %t/mm.mma.mlir -o %t/mm16.mlir
-// RUN: pb-smem --arch=sm_90a --k-tile=32 %t/mmt.mma.mlir -o %t/mmt32.mlir
+// RUN: pb-smem --arch=sm_90a --k-tile=32 --stages=3 %t/mm.mma.mlir -o %t/mm32.mlir
+// RUN: pb-smem --arch=sm_90a --k-tile=16 --stages=3 %t/mm.mma.mlir -o %t/mm16.mlir
+// RUN: pb-smem --arch=sm_90a --k-tile=32 --stages=3 %t/mmt.mma.mlir -o %t/mmt32.mlir
 // RUN: FileCheck --check-prefix=K32 %s < %t/mm32.mlir
 // RUN: FileCheck --check-prefix=K16 %s < %t/mm16.mlir
 // RUN: FileCheck --check-prefix=T32 %s < %t/mmt32.mlir
@@ -24,7 +24,7 @@
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t/mm32.ptx -o %t/mm32.cubin %}
 
 // pb-smem's rings for wgmma (docs/pb-smem.md, "wgmma on sm_90a") with
-// shorter k-tiles: rows of 2 KT bytes for the k-major A (64-byte swizzle
+// shorter k-tiles (and 3 stages, where 4 would fit): rows of 2 KT bytes for the k-major A (64-byte swizzle
 // for KT 32, 32-byte for 16), B [k][n] in panels of 64 columns (128-byte
 // rows) whatever the k-tile; B [n][k] (bf16, x @ w.T) like A.
 // K32-DAG: memref.alloc() : memref<3x64x32xf16, #gpu.address_space<workgroup>>
