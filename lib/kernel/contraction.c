@@ -174,9 +174,9 @@ static MlirAffineExpr beside_const(MlirOperation op, int64_t *k)
 	return (MlirAffineExpr){NULL};
 }
 
-/* The linear form of "e" over its dimensions (at most 2) into "co" and
+/* The linear form of "e" over its first "n" dimensions into "co" and
  * the constant into "*k"; 0 when it is none. */
-static int linear2(MlirAffineExpr e, int64_t *co, int64_t *k)
+static int linear_n(MlirAffineExpr e, int n, int64_t *co, int64_t *k)
 {
 	if (mlirAffineExprIsAConstant(e)) {
 		*k += mlirAffineConstantExprGetValue(e);
@@ -184,20 +184,20 @@ static int linear2(MlirAffineExpr e, int64_t *co, int64_t *k)
 	}
 	if (mlirAffineExprIsADim(e)) {
 		intptr_t p = mlirAffineDimExprGetPosition(e);
-		if (p > 1)
+		if (p >= n)
 			return 0;
 		co[p] += 1;
 		return 1;
 	}
 	if (mlirAffineExprIsAAdd(e))
-		return linear2(mlirAffineBinaryOpExprGetLHS(e), co, k) &&
-		       linear2(mlirAffineBinaryOpExprGetRHS(e), co, k);
+		return linear_n(mlirAffineBinaryOpExprGetLHS(e), n, co, k) &&
+		       linear_n(mlirAffineBinaryOpExprGetRHS(e), n, co, k);
 	if (mlirAffineExprIsAMul(e) &&
 	    mlirAffineExprIsAConstant(mlirAffineBinaryOpExprGetRHS(e)) &&
 	    mlirAffineExprIsADim(mlirAffineBinaryOpExprGetLHS(e))) {
 		intptr_t p = mlirAffineDimExprGetPosition(
 			mlirAffineBinaryOpExprGetLHS(e));
-		if (p > 1)
+		if (p >= n)
 			return 0;
 		co[p] += mlirAffineConstantExprGetValue(
 			mlirAffineBinaryOpExprGetRHS(e));
@@ -225,7 +225,7 @@ static int window_sub(const struct pb_kernel_contraction *c, MlirValue v,
 	    mlirOperationGetNumOperands(*mx) != 2)
 		return 0;
 	e = beside_const(*mx, &lo);
-	if (mlirAffineExprIsNull(e) || lo != 0 || !linear2(e, co, &k) ||
+	if (mlirAffineExprIsNull(e) || lo != 0 || !linear_n(e, 2, co, &k) ||
 	    co[0] != 1 || co[1] != 1)
 		return 0;
 	int d = role_of(c, mlirOperationGetOperand(*mx, 0));
@@ -340,12 +340,81 @@ static int window_access(const struct pb_kernel_contraction *c,
 	return 1;
 }
 
+/* An affine.load "op" of "c" whose subscripts are band dimensions,
+ * window counters, constants or sums d + t + off of a band dimension and
+ * a window counter (a convolution without padding) into "acc". */
+static int window_load(const struct pb_kernel_contraction *c,
+		       MlirOperation op, struct pb_kernel_access *acc)
+{
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	memset(acc, 0, sizeof(*acc));
+	acc->op = op;
+	acc->mem = mlirOperationGetOperand(op, 0);
+	acc->rank = (int)mlirAffineMapGetNumResults(map);
+	if (acc->rank > PB_KERNEL_MAXR || mlirAffineMapGetNumSymbols(map))
+		return 0;
+	for (int r = 0; r < acc->rank; r++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+		int64_t k = 0;
+		if (mlirAffineExprIsAConstant(e)) {
+			acc->sub[r] = PB_KERNEL_SUB_CST;
+			acc->cst[r] = mlirAffineConstantExprGetValue(e);
+			continue;
+		}
+		if (mlirAffineExprIsADim(e)) {
+			acc->sub[r] = role_of(c, mlirOperationGetOperand(
+				op, 1 + mlirAffineDimExprGetPosition(e)));
+			if (acc->sub[r] == PB_KERNEL_SUB_NONE)
+				return 0;
+			continue;
+		}
+		/* d + t + off: one band dimension and one window counter
+		   among the map's dimensions, coefficients 1 */
+		int64_t cs[PB_KERNEL_MAXD + 8] = {0};
+		int nd = (int)mlirAffineMapGetNumDims(map), pos[2], np = 0;
+		if (nd > PB_KERNEL_MAXD + 8 || !linear_n(e, nd, cs, &k))
+			return 0;
+		for (int i = 0; i < nd; i++)
+			if (cs[i] && (np == 2 || cs[i] != 1))
+				return 0;
+			else if (cs[i])
+				pos[np++] = i;
+		if (np != 2)
+			return 0;
+		int a = role_of(c, mlirOperationGetOperand(op, 1 + pos[0]));
+		int b = role_of(c, mlirOperationGetOperand(op, 1 + pos[1]));
+		if (b >= 0) {
+			int x = a;
+			a = b;
+			b = x;
+		}
+		if (a < 0 || b > PB_KERNEL_SUB_TAP ||
+		    b <= PB_KERNEL_SUB_TAP - c->ntap)
+			return 0;
+		acc->sub[r] = a;
+		acc->tap[r] = 1 + PB_KERNEL_SUB_TAP - b;
+		acc->off[r] = k;
+	}
+	return 1;
+}
+
+/* Is "x" a window read (a subscript moved by a window counter)? */
+static int is_window(const struct pb_kernel_access *x)
+{
+	for (int r = 0; r < x->rank; r++)
+		if (x->tap[r])
+			return 1;
+	return 0;
+}
+
 /* The access of operand load "op" (operand_load) of "c" into "acc". */
 static int operand_access(const struct pb_kernel_contraction *c,
 			  MlirOperation op, struct pb_kernel_access *acc)
 {
 	if (pb_ir_op_is(op, "arith.select"))
 		return window_access(c, op, acc);
+	if (c->ntap)
+		return window_load(c, op, acc);
 	return pb_kernel_access_of(c, op, acc);
 }
 
@@ -437,7 +506,7 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	if (!operand_access(c, la, &c->a) || !operand_access(c, lb, &c->b_))
 		return 0;
 	/* the input of a convolution is A (its rows the output pixels) */
-	if (c->b_.sel.ptr && !c->a.sel.ptr) {
+	if (is_window(&c->b_) && !is_window(&c->a)) {
 		struct pb_kernel_access x = c->a;
 		c->a = c->b_;
 		c->b_ = x;
@@ -462,7 +531,8 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	       "(x[.., h + r, w + s] * w[.., r, s])";
 	for (int t = 0; t < c->ntap; t++)
 		if (tap_uses(&c->a, t) != 1 || tap_uses(&c->b_, t) != 1 ||
-		    uses(&c->b_, PB_KERNEL_SUB_TAP - t) != 1 || c->b_.sel.ptr)
+		    uses(&c->b_, PB_KERNEL_SUB_TAP - t) != 1 ||
+		    is_window(&c->b_))
 			return 0;
 	*why = "the subscripts are not those of C[m,n] += A[m,k] * B[k,n] "
 	       "(with batch dimensions)";

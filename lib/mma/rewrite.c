@@ -295,6 +295,8 @@ static void skeleton_text(struct pb_buf *t,
 			pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
 		pb_buf_puts(t, ") {\n");
 	}
+	if (c->ntap)
+		window_text(t, c);
 	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step %d "
 		      "iter_args(", nf, (long long)pb_kernel_mma_k(c), fk);
 	for (int f = 0; f < nf; f++)
@@ -307,8 +309,6 @@ static void skeleton_text(struct pb_buf *t,
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
 	pb_buf_puts(t, ") {\n");
-	if (c->ntap)
-		window_text(t, c);
 	for (int i = 0; i < fm; i++) {
 		pb_buf_printf(t, "        %%row%d = affine.apply affine_map<"
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wm)\n", i,
