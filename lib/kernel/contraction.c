@@ -876,8 +876,19 @@ static double sm_steps(const struct pb_target *t,
 	int64_t resident = warps * (per_sm < sum->occ.blocks_per_sm
 					    ? per_sm
 					    : sum->occ.blocks_per_sm);
-	double steps = (double)per_sm * (double)(fm * fn * warps) /
-		       tile_efficiency(fm, fn);
+	double eff = tile_efficiency(fm, fn);
+	if (c->ntap) {
+		/* a convolution's operands are copied element by element
+		   (pb-smem, docs/pb-mma.md "Convolutions"): per k step each
+		   warp copies its share of the block's (BM + BN) x 16
+		   elements, about 7 instructions each (a load, a store and
+		   the subscripts' bounds) for 32 lanes, read off the SASS */
+		double mma = (double)(fm * fn);
+		double copy = 7.0 * 16.0 * (double)(s->bm + s->bn) /
+			      (32.0 * (double)warps);
+		eff = mma / (mma / eff + copy);
+	}
+	double steps = (double)per_sm * (double)(fm * fn * warps) / eff;
 	if (resident < 8)
 		steps *= 8.0 / (double)resident;
 	return steps;
