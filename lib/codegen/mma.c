@@ -546,16 +546,20 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		kind = 0;
 		mk = masked_dims(op);
 	}
-	header(&t, mt, rank, (MlirType){NULL});
 	if (hasm) {
-		/* the mask's bounds after the indices */
-		t.len -= strlen(") {\n");
-		t.data[t.len] = 0;
+		/* the header with the mask's bounds after the indices */
+		pb_buf_puts(&t, "func.func @t(%M: ");
+		pb_codegen_type_str(mt, &t);
+		pb_buf_puts(&t, ", %l: index");
+		for (int p = 0; p < rank; p++)
+			pb_buf_printf(&t, ", %%i%d: index", p);
 		pb_buf_puts(&t, ", %ma: index, %mb: index) {\n"
 			    "  %mtrue = arith.constant true\n  %mzero = "
 			    "arith.constant 0.000000e+00 : ");
 		pb_codegen_type_str(elt, &t);
 		pb_buf_puts(&t, "\n");
+	} else {
+		header(&t, mt, rank, (MlirType){NULL});
 	}
 	if (mk)
 		mask_consts(&t, mt, mk);
