@@ -643,8 +643,10 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
  * channels), synchronous (a global load and a shared store: cp.async
  * moves 4 bytes at least, and these are 2-byte elements transposed).
  * Elements outside the buffer (the window's left and right parts, window
- * rows above or below the image, K past its end) are zeros, read at a
- * clamped subscript and replaced: no branch. */
+ * rows above or below the image, K past its end) are zeros: the load is
+ * guarded (scf.if, a predicated load on the GPU), so that the subscripts
+ * stay affine in the round and the addresses of a thread's rounds differ
+ * by constants (clamped subscripts, one select each, spilled on sm_80). */
 static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 			   const char *kt, const char *slot)
 {
@@ -702,23 +704,23 @@ static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 			      (long long)x->klimit, ok);
 		ok = "%ok6";
 	}
-	pb_buf_printf(t, "          %%gs = arith.select %s, %%g, %%z0 : index\n"
-		      "          %%gks = arith.select %s, %%gk, %%z0 : index\n"
-		      "          %%v = memref.load %%G%d[", ok, ok, i);
+	pb_buf_printf(t, "          %%vz = scf.if %s -> (%s) {\n"
+		      "            %%v = memref.load %%G%d[", ok, e.data, i);
 	for (int d = 0; d < x->rank; d++) {
 		pb_buf_puts(t, d ? ", " : "");
 		if (d == x->kdim)
-			pb_buf_puts(t, "%gks");
+			pb_buf_puts(t, "%gk");
 		else if (d == x->tdim)
-			pb_buf_puts(t, "%gs");
+			pb_buf_puts(t, "%g");
 		else
 			pb_buf_printf(t, "%%u%d_%d", i, d);
 	}
-	pb_buf_printf(t, "] : %s\n"
-		      "          %%zero = arith.constant 0.000000e+00 : %s\n"
-		      "          %%vz = arith.select %s, %%v, %%zero : %s\n"
+	pb_buf_printf(t, "] : %s\n            scf.yield %%v : %s\n"
+		      "          } else {\n"
+		      "            %%zero = arith.constant 0.000000e+00 : %s\n"
+		      "            scf.yield %%zero : %s\n          }\n"
 		      "          memref.store %%vz, %%S%d[%%%s, %%tp, %%kc] : %s\n",
-		      g.data, e.data, ok, e.data, i, slot, r.data);
+		      g.data, e.data, e.data, e.data, i, slot, r.data);
 	if (ch % per)
 		pb_buf_puts(t, "          }\n");
 	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"}\n"
