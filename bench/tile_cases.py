@@ -188,12 +188,13 @@ matmul("gemm_bert_128x768x768", 128, 768, 768, True)
 matmul("gemm_bert_128x768x3072", 128, 768, 3072, True)
 matmul("gemm_bert_128x3072x768", 128, 3072, 768, True)
 matmul("gemm_vit_197x768x2304", 197, 768, 2304, True)
-# ResNet-50 (batch 1): conv2_x 3x3 and 1x1 reduce, conv3_x 3x3, conv5_x
-# 3x3, the 7x7 stride-2 stem; MobileNetV2: the 144-channel depthwise 3x3
+# ResNet-50 (batch 1): conv2_x 3x3 and 1x1 reduce, conv3_x, conv4_x and
+# conv5_x 3x3, the 7x7 stride-2 stem; MobileNetV2: the 144-channel depthwise 3x3
 # and its 1x1 projection at 56x56
 conv("conv_r50_3x3_64x56", 64, 56, 64, 3)
 conv("conv_r50_1x1_256to64x56", 256, 56, 64, 1)
 conv("conv_r50_3x3_128x28", 128, 28, 128, 3)
+conv("conv_r50_3x3_256x14", 256, 14, 256, 3)
 conv("conv_r50_3x3_512x7", 512, 7, 512, 3)
 conv("conv_r50_stem_7x7s2", 3, 224, 64, 7, stride=2)
 conv("conv_mbv2_dw3x3_144x56", 144, 56, 144, 3, group=144)

@@ -436,6 +436,76 @@ static MlirOperation b_partner(MlirOperation op, enum layout l, int kind)
 	return (MlirOperation){NULL};
 }
 
+/* The mask operand of transfer_read "op" when it is pb-mma's mask of a
+ * convolution's window (docs/pb-mma.md, "Convolutions"): the elements
+ * [i][j] of the vector with i < a and j < b (vector.create_mask a, b),
+ * or the others when "*inv" (its arith.xori with a splat of true). The
+ * create_mask into "*cm", the xori into "*x" (null when none); 0 when
+ * "op" has no mask or another one. */
+static int read_mask(MlirOperation op, MlirOperation *cm, MlirOperation *x,
+		     int *inv)
+{
+	MlirType mt = mlirValueGetType(mlirOperationGetOperand(op, 0));
+	int rank = (int)mlirShapedTypeGetRank(mt);
+	*x = (MlirOperation){NULL};
+	*inv = 0;
+	if (mlirOperationGetNumOperands(op) != 3 + rank)
+		return 0;
+	MlirValue m = mlirOperationGetOperand(op, 2 + rank);
+	*cm = mlirValueIsAOpResult(m) ? mlirOpResultGetOwner(m)
+				      : (MlirOperation){NULL};
+	if (!mlirOperationIsNull(*cm) && pb_ir_op_is(*cm, "arith.xori")) {
+		for (int i = 0; i < 2; i++) {
+			MlirValue a = mlirOperationGetOperand(*cm, i);
+			MlirValue b = mlirOperationGetOperand(*cm, 1 - i);
+			MlirOperation k = mlirValueIsAOpResult(b)
+						  ? mlirOpResultGetOwner(b)
+						  : (MlirOperation){NULL};
+			MlirAttribute v = mlirOperationIsNull(k) ||
+						  !pb_ir_op_is(k, "arith.constant")
+					  ? (MlirAttribute){NULL}
+					  : pb_ir_attr(k, "value");
+			if (mlirAttributeIsNull(v) ||
+			    !mlirAttributeIsADenseElements(v) ||
+			    !mlirDenseElementsAttrIsSplat(v) ||
+			    !mlirDenseElementsAttrGetBoolSplatValue(v) ||
+			    !mlirValueIsAOpResult(a))
+				continue;
+			*x = *cm;
+			*inv = 1;
+			*cm = mlirOpResultGetOwner(a);
+			break;
+		}
+		if (!*inv)
+			return 0;
+	}
+	return !mlirOperationIsNull(*cm) &&
+	       pb_ir_op_is(*cm, "vector.create_mask") &&
+	       mlirOperationGetNumOperands(*cm) == 2;
+}
+
+/* Is "v" (a warp-level i1 vector) only a mask of reads read_mask takes,
+ * directly or through its xori? Those reads compute it per element. */
+static int only_read_mask(MlirValue v)
+{
+	int n = 0;
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u), n++) {
+		MlirOperation o = mlirOpOperandGetOwner(u);
+		MlirOperation cm, x;
+		int inv;
+		if (pb_ir_op_is(o, "arith.xori")) {
+			if (!only_read_mask(mlirOperationGetResult(o, 0)))
+				return 0;
+			continue;
+		}
+		if (!pb_ir_op_is(o, "vector.transfer_read") ||
+		    !read_mask(o, &cm, &x, &inv))
+			return 0;
+	}
+	return n > 0;
+}
+
 /* A read in layout "l" (vector.transfer_read "op"). */
 static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 {
@@ -470,7 +540,28 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 	   read at a clamped subscript and replaced by 0 outside */
 	unsigned mk = kind ? 0 : masked_dims(op);
 	int pd = l == L_B ? d0 : d1;
-	header(&t, mt, rank, (MlirType){NULL});
+	/* a convolution's window mask: each element computes its bit */
+	MlirOperation mcm, mx;
+	int minv, hasm = read_mask(op, &mcm, &mx, &minv);
+	if (hasm) {
+		kind = 0;
+		mk = masked_dims(op);
+	}
+	if (hasm) {
+		/* the header with the mask's bounds after the indices */
+		pb_buf_puts(&t, "func.func @t(%M: ");
+		pb_codegen_type_str(mt, &t);
+		pb_buf_puts(&t, ", %l: index");
+		for (int p = 0; p < rank; p++)
+			pb_buf_printf(&t, ", %%i%d: index", p);
+		pb_buf_puts(&t, ", %ma: index, %mb: index) {\n"
+			    "  %mtrue = arith.constant true\n  %mzero = "
+			    "arith.constant 0.000000e+00 : ");
+		pb_codegen_type_str(elt, &t);
+		pb_buf_puts(&t, "\n");
+	} else {
+		header(&t, mt, rank, (MlirType){NULL});
+	}
 	if (mk)
 		mask_consts(&t, mt, mk);
 	/* two B fragments 8 columns apart: one ldmatrix.x4 */
@@ -543,14 +634,15 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 	} else {
 		/* 32-bit loads of the element pairs where they are contiguous,
 		   else one load per element; "%v<e>" the element */
-		int pr = pairs(mt, l, d0, d1) && !(pd >= 0 && mk >> pd & 1);
+		int pr = pairs(mt, l, d0, d1) && !(pd >= 0 && mk >> pd & 1) &&
+			 !hasm;
 		struct pb_buf vt = {0};
 		if (pr)
 			pb_buf_puts(&vt, "vector<2x");
 		pb_codegen_type_str(elt, &vt);
 		if (pr)
 			pb_buf_puts(&vt, ">");
-		char val = pr ? 'w' : 'v';
+		char val = pr ? 'w' : hasm ? 'o' : 'v';
 		for (int e = 0; e < ne; e += pr ? 2 : 1) {
 			char row[64], col[64];
 			elem_offsets(l, w, e / fc, pr ? 0 : e % fc, row, col,
@@ -576,6 +668,28 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 				pb_codegen_type_str(elt, &t);
 				pb_buf_printf(&t, " from %s\n", vt.data);
 			}
+			if (hasm) {
+				pb_buf_printf(&t, "  %%mr%d = affine.apply "
+					      "affine_map<(l) -> (%s)>(%%l)\n"
+					      "  %%mc%d = affine.apply "
+					      "affine_map<(l) -> (%s)>(%%l)\n"
+					      "  %%mp%d = arith.cmpi slt, %%mr%d, "
+					      "%%ma : index\n"
+					      "  %%mq%d = arith.cmpi slt, %%mc%d, "
+					      "%%mb : index\n"
+					      "  %%mm%d = arith.andi %%mp%d, %%mq%d "
+					      ": i1\n",
+					      e, row, e, col, e, e, e, e, e, e, e);
+				if (minv)
+					pb_buf_printf(&t, "  %%mv%d = arith.xori "
+						      "%%mm%d, %%mtrue : i1\n",
+						      e, e);
+				pb_buf_printf(&t, "  %%v%d = arith.select %%m%c%d, "
+					      "%%o%d, %%mzero : ", e,
+					      minv ? 'v' : 'm', e, e);
+				pb_codegen_type_str(elt, &t);
+				pb_buf_puts(&t, "\n");
+			}
 		}
 		pb_buf_free(&vt);
 	}
@@ -588,6 +702,37 @@ static int lower_read(struct lower *lw, MlirOperation op, enum layout l)
 		pb_buf_puts(&t, "\n");
 	}
 	pb_buf_puts(&t, "  return\n}\n");
+	if (hasm) {
+		args[n++] = mlirOperationGetOperand(mcm, 0);
+		args[n++] = mlirOperationGetOperand(mcm, 1);
+		MlirValue mv = mlirOperationGetOperand(op, 2 + rank);
+		int rc = replace(lw, &t, op, n, args);
+		/* the mask, computed per element, once no other read uses
+		   it (its operations were passed over: only_read_mask) */
+		if (rc == PB_OK && mlirOpOperandIsNull(mlirValueGetFirstUse(mv))) {
+			MlirOperation one = {NULL};
+			if (!mlirOperationIsNull(mx)) {
+				for (int i = 0; i < 2; i++)
+					if (!mlirOperationEqual(
+						    mlirOpResultGetOwner(
+							    mlirOperationGetOperand(
+								    mx, i)),
+						    mcm))
+						one = mlirOpResultGetOwner(
+							mlirOperationGetOperand(
+								mx, i));
+				mlirOperationDestroy(mx);
+			}
+			if (mlirOpOperandIsNull(mlirValueGetFirstUse(
+				    mlirOperationGetResult(mcm, 0))))
+				mlirOperationDestroy(mcm);
+			if (!mlirOperationIsNull(one) &&
+			    mlirOpOperandIsNull(mlirValueGetFirstUse(
+				    mlirOperationGetResult(one, 0))))
+				mlirOperationDestroy(one);
+		}
+		return rc;
+	}
 	if (mlirOperationIsNull(partner) || !kind)
 		return replace(lw, &t, op, n, args);
 	/* the template's last value is the partner's fragment, the one
@@ -1121,6 +1266,15 @@ static int lower_op(struct lower *lw, MlirOperation op)
 				: role(mlirOperationGetResult(op, 0), 4);
 	if (pb_ir_op_is(op, "vector.transfer_read"))
 		return lower_read(lw, op, l);
+	/* a window mask: its reads compute it (read_mask) */
+	if (mlirOperationGetNumResults(op) == 1 &&
+	    (pb_ir_op_is(op, "vector.create_mask") ||
+	     pb_ir_op_is(op, "arith.xori") ||
+	     pb_ir_op_is(op, "arith.constant")) &&
+	    mlirTypeIsAVector(t) &&
+	    mlirTypeIsAInteger(mlirShapedTypeGetElementType(t)) &&
+	    only_read_mask(mlirOperationGetResult(op, 0)))
+		return PB_OK;
 	if (pb_ir_op_is(op, "arith.constant"))
 		return lower_constant(lw, op, l);
 	if (pb_ir_op_is(op, "vector.multi_reduction"))

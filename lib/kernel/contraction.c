@@ -41,6 +41,13 @@ static int role_of(const struct pb_kernel_contraction *c, MlirValue v)
 					      mlirOperationGetRegion(c->kloop, 0)),
 				      0)))
 		return PB_KERNEL_SUB_K;
+	for (int t = 0; t < c->ntap; t++)
+		if (mlirValueEqual(v, mlirBlockGetArgument(
+					      mlirRegionGetFirstBlock(
+						      mlirOperationGetRegion(
+							      c->tloop[t], 0)),
+					      0)))
+			return PB_KERNEL_SUB_TAP - t;
 	return PB_KERNEL_SUB_NONE;
 }
 
@@ -126,16 +133,299 @@ int pb_kernel_is_local(const struct pb_kernel_contraction *c, MlirValue v)
 	       pb_ir_defined_in(v, c->b.root) && is_local(v);
 }
 
-/* The operand load behind "v": "v" itself or its arith.extf to f32. */
+/* The operand load behind "v": "v" itself or its arith.extf to f32; an
+ * affine.load, or the arith.select of a window read (window_access). */
 static MlirOperation operand_load(MlirValue v)
 {
 	MlirOperation d = def_of(v);
 	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "arith.extf"))
 		d = def_of(mlirOperationGetOperand(d, 0));
-	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "affine.load"))
+	if (!mlirOperationIsNull(d) && (pb_ir_op_is(d, "affine.load") ||
+					pb_ir_op_is(d, "arith.select")))
 		return d;
 	MlirOperation none = {NULL};
 	return none;
+}
+
+/* The operation defining "v" when it is "name" with a "map" attribute of
+ * one result, else null. */
+static MlirOperation def_map(MlirValue v, const char *name)
+{
+	MlirOperation d = def_of(v);
+	if (mlirOperationIsNull(d) || !pb_ir_op_is(d, name))
+		return (MlirOperation){NULL};
+	return d;
+}
+
+/* The result of the two-result map of "op" beside the constant one,
+ * the constant into "*k"; null when the map is not of that shape. */
+static MlirAffineExpr beside_const(MlirOperation op, int64_t *k)
+{
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	if (mlirAffineMapGetNumResults(m) != 2 || mlirAffineMapGetNumSymbols(m))
+		return (MlirAffineExpr){NULL};
+	for (int i = 0; i < 2; i++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(m, i);
+		if (mlirAffineExprIsAConstant(e)) {
+			*k = mlirAffineConstantExprGetValue(e);
+			return mlirAffineMapGetResult(m, 1 - i);
+		}
+	}
+	return (MlirAffineExpr){NULL};
+}
+
+/* The linear form of "e" over its first "n" dimensions into "co" and
+ * the constant into "*k"; 0 when it is none. */
+static int linear_n(MlirAffineExpr e, int n, int64_t *co, int64_t *k)
+{
+	if (mlirAffineExprIsAConstant(e)) {
+		*k += mlirAffineConstantExprGetValue(e);
+		return 1;
+	}
+	if (mlirAffineExprIsADim(e)) {
+		intptr_t p = mlirAffineDimExprGetPosition(e);
+		if (p >= n)
+			return 0;
+		co[p] += 1;
+		return 1;
+	}
+	if (mlirAffineExprIsAAdd(e))
+		return linear_n(mlirAffineBinaryOpExprGetLHS(e), n, co, k) &&
+		       linear_n(mlirAffineBinaryOpExprGetRHS(e), n, co, k);
+	if (mlirAffineExprIsAMul(e) &&
+	    mlirAffineExprIsAConstant(mlirAffineBinaryOpExprGetRHS(e)) &&
+	    mlirAffineExprIsADim(mlirAffineBinaryOpExprGetLHS(e))) {
+		intptr_t p = mlirAffineDimExprGetPosition(
+			mlirAffineBinaryOpExprGetLHS(e));
+		if (p >= n)
+			return 0;
+		co[p] += mlirAffineConstantExprGetValue(
+			mlirAffineBinaryOpExprGetRHS(e));
+		return 1;
+	}
+	return 0;
+}
+
+/* One subscript of a window read: min(max(0, d + t + off), size - 1),
+ * the clamp pb-fuse writes for a folded pad (lib/fuse/pad.c), with "d" a
+ * band dimension and "t" a window counter of "c" (stride 1) into
+ * subscript "r" of "acc"; the affine.max into "*mx". */
+static int window_sub(const struct pb_kernel_contraction *c, MlirValue v,
+		      int64_t size, int r, struct pb_kernel_access *acc,
+		      MlirOperation *mx)
+{
+	int64_t hi = -1, lo = -1, co[2] = {0, 0}, k = 0;
+	MlirOperation mn = def_map(v, "affine.min");
+	if (mlirOperationIsNull(mn) || mlirOperationGetNumOperands(mn) != 1)
+		return 0;
+	MlirAffineExpr e = beside_const(mn, &hi);
+	*mx = def_map(mlirOperationGetOperand(mn, 0), "affine.max");
+	if (mlirAffineExprIsNull(e) || !mlirAffineExprIsADim(e) ||
+	    hi != size - 1 || mlirOperationIsNull(*mx) ||
+	    mlirOperationGetNumOperands(*mx) != 2)
+		return 0;
+	e = beside_const(*mx, &lo);
+	if (mlirAffineExprIsNull(e) || lo != 0 || !linear_n(e, 2, co, &k) ||
+	    co[0] != 1 || co[1] != 1)
+		return 0;
+	int d = role_of(c, mlirOperationGetOperand(*mx, 0));
+	int t = role_of(c, mlirOperationGetOperand(*mx, 1));
+	if (d < 0 || t > PB_KERNEL_SUB_TAP ||
+	    t <= PB_KERNEL_SUB_TAP - c->ntap)
+		return 0;
+	acc->sub[r] = d;
+	acc->tap[r] = 1 + PB_KERNEL_SUB_TAP - t;
+	acc->off[r] = k;
+	return 1;
+}
+
+/* Is "v" the comparison "x >= 0" or "x < size" of a clamped subscript
+ * among "mx" (n of them, buffer sizes "size")? Marks it in "seen" (bit
+ * 0: >= 0, bit 1: < size). */
+static int window_bound(MlirValue v, MlirOperation *mx, const int64_t *size,
+			int n, int *seen)
+{
+	MlirOperation cmp = def_of(v);
+	int64_t b;
+	if (mlirOperationIsNull(cmp) || !pb_ir_op_is(cmp, "arith.cmpi"))
+		return 0;
+	int64_t pred = mlirIntegerAttrGetValueInt(pb_ir_attr(cmp, "predicate"));
+	MlirOperation ap = def_map(mlirOperationGetOperand(cmp, 0),
+				   "affine.apply");
+	if (mlirOperationIsNull(ap) ||
+	    pb_ir_const_int(mlirOperationGetOperand(cmp, 1), &b))
+		return 0;
+	MlirAffineMap am = mlirAffineMapAttrGetValue(pb_ir_attr(ap, "map"));
+	for (int i = 0; i < n; i++) {
+		int64_t lo;
+		MlirAffineExpr e = beside_const(mx[i], &lo);
+		if (mlirAffineMapGetNumResults(am) != 1 ||
+		    !mlirAffineExprEqual(mlirAffineMapGetResult(am, 0), e) ||
+		    !pb_ir_same_operands(ap, 0, mx[i], 0))
+			continue;
+		/* arith.cmpi predicates: 5 sge, 2 slt */
+		if (pred == 5 && b == 0) {
+			seen[i] |= 1;
+			return 1;
+		}
+		if (pred == 2 && b == size[i]) {
+			seen[i] |= 2;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* Is the i1 value "v" an arith.andi tree of bounds of the clamped
+ * subscripts (window_bound)? */
+static int window_cond(MlirValue v, MlirOperation *mx, const int64_t *size,
+		       int n, int *seen, int depth)
+{
+	MlirOperation d = def_of(v);
+	if (!mlirOperationIsNull(d) && pb_ir_op_is(d, "arith.andi") && depth)
+		return window_cond(mlirOperationGetOperand(d, 0), mx, size, n,
+				   seen, depth - 1) &&
+		       window_cond(mlirOperationGetOperand(d, 1), mx, size, n,
+				   seen, depth - 1);
+	return window_bound(v, mx, size, n, seen);
+}
+
+/* A window read of "c" (a convolution's input with its padding folded
+ * in by pb-fuse, lib/fuse/pad.c): arith.select "sel" of the load of X at
+ * subscripts clamped into X, or 0 when one of them lies outside, where
+ * each clamped subscript is a band dimension plus a window counter plus
+ * a constant. Its access into "acc" (tap and off set). */
+static int window_access(const struct pb_kernel_contraction *c,
+			 MlirOperation sel, struct pb_kernel_access *acc)
+{
+	MlirOperation ld = def_of(mlirOperationGetOperand(sel, 1));
+	MlirOperation mx[PB_KERNEL_MAXR];
+	int64_t size[PB_KERNEL_MAXR];
+	int seen[PB_KERNEL_MAXR] = {0}, n = 0;
+	if (!c->ntap || mlirOperationIsNull(ld) ||
+	    !pb_ir_op_is(ld, "memref.load") ||
+	    !is_float_zero(mlirOperationGetOperand(sel, 2)))
+		return 0;
+	memset(acc, 0, sizeof(*acc));
+	acc->op = ld;
+	acc->sel = sel;
+	acc->mem = mlirOperationGetOperand(ld, 0);
+	acc->rank = (int)mlirOperationGetNumOperands(ld) - 1;
+	MlirType mt = mlirValueGetType(acc->mem);
+	if (acc->rank > PB_KERNEL_MAXR || !mlirShapedTypeHasStaticShape(mt) ||
+	    !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)))
+		return 0;
+	for (int r = 0; r < acc->rank; r++) {
+		MlirValue v = mlirOperationGetOperand(ld, 1 + r);
+		int64_t k;
+		if (!pb_ir_const_int(v, &k)) {
+			acc->sub[r] = PB_KERNEL_SUB_CST;
+			acc->cst[r] = k;
+			continue;
+		}
+		acc->sub[r] = role_of(c, v);
+		if (acc->sub[r] != PB_KERNEL_SUB_NONE)
+			continue;
+		size[n] = mlirShapedTypeGetDimSize(mt, r);
+		if (!window_sub(c, v, size[n], r, acc, &mx[n]))
+			return 0;
+		n++;
+	}
+	if (!n || !window_cond(mlirOperationGetOperand(sel, 0), mx, size, n,
+			       seen, 8))
+		return 0;
+	for (int i = 0; i < n; i++)
+		if (seen[i] != 3)
+			return 0;
+	return 1;
+}
+
+/* An affine.load "op" of "c" whose subscripts are band dimensions,
+ * window counters, constants or sums d + t + off of a band dimension and
+ * a window counter (a convolution without padding) into "acc". */
+static int window_load(const struct pb_kernel_contraction *c,
+		       MlirOperation op, struct pb_kernel_access *acc)
+{
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
+	memset(acc, 0, sizeof(*acc));
+	acc->op = op;
+	acc->mem = mlirOperationGetOperand(op, 0);
+	acc->rank = (int)mlirAffineMapGetNumResults(map);
+	if (acc->rank > PB_KERNEL_MAXR || mlirAffineMapGetNumSymbols(map))
+		return 0;
+	for (int r = 0; r < acc->rank; r++) {
+		MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+		int64_t k = 0;
+		if (mlirAffineExprIsAConstant(e)) {
+			acc->sub[r] = PB_KERNEL_SUB_CST;
+			acc->cst[r] = mlirAffineConstantExprGetValue(e);
+			continue;
+		}
+		if (mlirAffineExprIsADim(e)) {
+			acc->sub[r] = role_of(c, mlirOperationGetOperand(
+				op, 1 + mlirAffineDimExprGetPosition(e)));
+			if (acc->sub[r] == PB_KERNEL_SUB_NONE)
+				return 0;
+			continue;
+		}
+		/* d + t + off: one band dimension and one window counter
+		   among the map's dimensions, coefficients 1 */
+		int64_t cs[PB_KERNEL_MAXD + 8] = {0};
+		int nd = (int)mlirAffineMapGetNumDims(map), pos[2], np = 0;
+		if (nd > PB_KERNEL_MAXD + 8 || !linear_n(e, nd, cs, &k))
+			return 0;
+		for (int i = 0; i < nd; i++)
+			if (cs[i] && (np == 2 || cs[i] != 1))
+				return 0;
+			else if (cs[i])
+				pos[np++] = i;
+		if (np != 2)
+			return 0;
+		int a = role_of(c, mlirOperationGetOperand(op, 1 + pos[0]));
+		int b = role_of(c, mlirOperationGetOperand(op, 1 + pos[1]));
+		if (b >= 0) {
+			int x = a;
+			a = b;
+			b = x;
+		}
+		if (a < 0 || b > PB_KERNEL_SUB_TAP ||
+		    b <= PB_KERNEL_SUB_TAP - c->ntap)
+			return 0;
+		acc->sub[r] = a;
+		acc->tap[r] = 1 + PB_KERNEL_SUB_TAP - b;
+		acc->off[r] = k;
+	}
+	return 1;
+}
+
+/* Is "x" a window read (a subscript moved by a window counter)? */
+static int is_window(const struct pb_kernel_access *x)
+{
+	for (int r = 0; r < x->rank; r++)
+		if (x->tap[r])
+			return 1;
+	return 0;
+}
+
+/* The access of operand load "op" (operand_load) of "c" into "acc". */
+static int operand_access(const struct pb_kernel_contraction *c,
+			  MlirOperation op, struct pb_kernel_access *acc)
+{
+	if (pb_ir_op_is(op, "arith.select"))
+		return window_access(c, op, acc);
+	if (c->ntap)
+		return window_load(c, op, acc);
+	return pb_kernel_access_of(c, op, acc);
+}
+
+/* How often window counter "t" subscripts "a": as a subscript of its
+ * own or within a window subscript. */
+static int tap_uses(const struct pb_kernel_access *a, int t)
+{
+	int n = 0;
+	for (int r = 0; r < a->rank; r++)
+		n += a->sub[r] == PB_KERNEL_SUB_TAP - t || a->tap[r] == 1 + t;
+	return n;
 }
 
 int pb_kernel_is_acc(const struct pb_kernel_contraction *c, MlirOperation op)
@@ -173,8 +463,8 @@ static int reads_acc(const struct pb_kernel_contraction *c, MlirValue v)
 static int match_update(struct pb_kernel_contraction *c, const char **why)
 {
 	struct pb_ir_ops ops = {0};
-	MlirBlock body = mlirRegionGetFirstBlock(
-		mlirOperationGetRegion(c->kloop, 0));
+	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(
+		c->ntap ? c->tloop[c->ntap - 1] : c->kloop, 0));
 	MlirOperation st = {NULL};
 	int nst = 0;
 	pb_ir_block_ops(body, &ops);
@@ -186,7 +476,8 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	int n = ops.n;
 	pb_ir_ops_free(&ops);
 	*why = "the reduction loop is not acc += a * b";
-	if (nst != 1 || n > 9)
+	/* a window read adds the clamps and bounds of two subscripts */
+	if (nst != 1 || n > (c->ntap ? 32 : 9))
 		return 0;
 	if (mlirOperationIsNull(c->init)) {
 		/* in place from C's contents: the loop's store names C[..] */
@@ -212,8 +503,14 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	MlirOperation lb = operand_load(mlirOperationGetOperand(mul, 1));
 	if (mlirOperationIsNull(la) || mlirOperationIsNull(lb))
 		return 0;
-	if (!pb_kernel_access_of(c, la, &c->a) || !pb_kernel_access_of(c, lb, &c->b_))
+	if (!operand_access(c, la, &c->a) || !operand_access(c, lb, &c->b_))
 		return 0;
+	/* the input of a convolution is A (its rows the output pixels) */
+	if (is_window(&c->b_) && !is_window(&c->a)) {
+		struct pb_kernel_access x = c->a;
+		c->a = c->b_;
+		c->b_ = x;
+	}
 	c->elt = mlirShapedTypeGetElementType(mlirValueGetType(c->a.mem));
 	c->tc = c->elt;
 	MlirType eb = mlirShapedTypeGetElementType(mlirValueGetType(c->b_.mem));
@@ -227,6 +524,18 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	       "(with batch dimensions)";
 	if (uses(&c->a, PB_KERNEL_SUB_K) != 1 || uses(&c->b_, PB_KERNEL_SUB_K) != 1)
 		return 0;
+	/* a convolution: each window counter moves a subscript of A (a
+	   window read, B's subscripts plain) and one of B; A's subscript
+	   moved by the window's columns is C's rows (below) */
+	*why = "the window loops are not those of a convolution "
+	       "(x[.., h + r, w + s] * w[.., r, s])";
+	for (int t = 0; t < c->ntap; t++)
+		if (tap_uses(&c->a, t) != 1 || tap_uses(&c->b_, t) != 1 ||
+		    uses(&c->b_, PB_KERNEL_SUB_TAP - t) != 1 ||
+		    is_window(&c->b_))
+			return 0;
+	*why = "the subscripts are not those of C[m,n] += A[m,k] * B[k,n] "
+	       "(with batch dimensions)";
 	/* of the dimensions only A uses, C's rows are the one A's last
 	   subscript has (contiguous rows of A when it is stored [k][m]);
 	   C's columns likewise of B's; the others, like those both use,
@@ -247,6 +556,10 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	}
 	if (c->m < 0 || c->n < 0)
 		return 0;
+	/* the window's columns move C's rows, when it has columns */
+	for (int r = 0; c->ntap && r < c->a.rank; r++)
+		if (c->a.tap[r] == c->ntap && c->a.sub[r] != c->m)
+			return 0;
 	/* in place: C[..], no operand, subscripted by every band dimension
 	   once (and constants) */
 	struct pb_kernel_access x;
@@ -466,6 +779,24 @@ int pb_kernel_contraction_of(MlirOperation nest, struct pb_kernel_contraction *c
 	if (lb != 0 || step != 1)
 		goto out;
 	c->k = ub;
+	/* a convolution's window loops, perfectly nested in it */
+	for (MlirOperation l = c->kloop; c->ntap < PB_KERNEL_MAXTAP;) {
+		MlirBlock lb0 = mlirRegionGetFirstBlock(
+			mlirOperationGetRegion(l, 0));
+		MlirOperation f = mlirBlockGetFirstOperation(lb0);
+		int64_t tl, tu;
+		if (mlirOperationIsNull(f) || !pb_ir_op_is(f, "affine.for") ||
+		    !mlirOperationEqual(mlirOperationGetNextInBlock(f),
+					mlirBlockGetTerminator(lb0)) ||
+		    pb_ir_const_map(f, "lowerBoundMap", 1, &tl) ||
+		    pb_ir_const_map(f, "upperBoundMap", 1, &tu) || tl != 0 ||
+		    mlirIntegerAttrGetValueInt(pb_ir_attr(f, "step")) != 1 ||
+		    mlirOperationGetNumResults(f))
+			break;
+		c->tloop[c->ntap] = f;
+		c->tap_ext[c->ntap++] = tu;
+		l = f;
+	}
 	if (!match_update(c, why) || !match_pre(c, why) ||
 	    !match_post(c, &ops, i + 1, why))
 		goto out;
@@ -545,8 +876,19 @@ static double sm_steps(const struct pb_target *t,
 	int64_t resident = warps * (per_sm < sum->occ.blocks_per_sm
 					    ? per_sm
 					    : sum->occ.blocks_per_sm);
-	double steps = (double)per_sm * (double)(fm * fn * warps) /
-		       tile_efficiency(fm, fn);
+	double eff = tile_efficiency(fm, fn);
+	if (c->ntap) {
+		/* a convolution's operands are copied element by element
+		   (pb-smem, docs/pb-mma.md "Convolutions"): per k step each
+		   warp copies its share of the block's (BM + BN) x 16
+		   elements, about 7 instructions each (a load, a store and
+		   the subscripts' bounds) for 32 lanes, read off the SASS */
+		double mma = (double)(fm * fn);
+		double copy = 7.0 * 16.0 * (double)(s->bm + s->bn) /
+			      (32.0 * (double)warps);
+		eff = mma / (mma / eff + copy);
+	}
+	double steps = (double)per_sm * (double)(fm * fn * warps) / eff;
 	if (resident < 8)
 		steps *= 8.0 / (double)resident;
 	return steps;
@@ -565,13 +907,15 @@ void pb_kernel_mma_predict(const struct pb_target *t,
 	   rate */
 	double frag_flops = 2.0 * (double)(PB_KERNEL_FRAG_M *
 					   PB_KERNEL_FRAG_N *
-					   pb_kernel_mma_k(c));
+					   pb_kernel_mma_k(c) *
+					   pb_kernel_taps(c));
 	double compute = sm_steps(t, c, s, sum) * frag_flops /
 			 (tc_rate(t, c) / (double)t->sm_count);
 	/* memory: A, B and C once from DRAM; A again for each column of
 	   blocks and B for each row of them from L2 */
-	double a = (double)(rest * em * c->k * elt_bytes(c->a.mem));
-	double b = (double)(rest * en * c->k * elt_bytes(c->b_.mem));
+	int64_t kk = c->k * pb_kernel_taps(c);
+	double a = (double)(rest * em * kk * elt_bytes(c->a.mem));
+	double b = (double)(rest * en * kk * elt_bytes(c->b_.mem));
 	double cc = (double)(rest * em * en * 4);
 	double unique = a + b + cc;
 	double moved = a * (double)bn + b * (double)bm + cc;
@@ -579,7 +923,7 @@ void pb_kernel_mma_predict(const struct pb_target *t,
 	double l2 = moved / (t->dram_bytes_per_s * t->model.l2_over_dram);
 	if (l2 > memory)
 		memory = l2;
-	sum->flops = 2.0 * (double)(rest * em * en * c->k);
+	sum->flops = 2.0 * (double)(rest * em * en * kk);
 	sum->bytes = unique;
 	sum->predicted_s = t->launch_s + (compute > memory ? compute : memory);
 }
@@ -656,6 +1000,14 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 int64_t pb_kernel_frag_k(MlirType elt)
 {
 	return mlirTypeIsAF32(elt) ? 8 : 16;
+}
+
+int64_t pb_kernel_taps(const struct pb_kernel_contraction *c)
+{
+	int64_t n = 1;
+	for (int t = 0; t < c->ntap; t++)
+		n *= c->tap_ext[t];
+	return n;
 }
 
 int64_t pb_kernel_mma_k(const struct pb_kernel_contraction *c)

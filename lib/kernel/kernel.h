@@ -191,6 +191,8 @@ struct pb_kernel_contraction;
 /* The reduction's trip count on tensor cores: the k of "c" rounded up to
  * a whole mma step (the last step's operands masked past K). */
 int64_t pb_kernel_mma_k(const struct pb_kernel_contraction *c);
+/* The points of the window loops of "c" (1 for a plain contraction). */
+int64_t pb_kernel_taps(const struct pb_kernel_contraction *c);
 /* An f32 operand as a tf32 tensor core reads it: bits & 0xffffe000 (the
  * 13 low mantissa bits dropped), the mask as an i32. pb-mma writes this
  * cut in the warp-level code, so that the CPU computes what the GPU does;
@@ -207,6 +209,10 @@ const char *pb_kernel_mma_kind(MlirType elt);
 #define PB_KERNEL_SUB_CST (-2)
 /* No role: an index value an access may not be subscripted by. */
 #define PB_KERNEL_SUB_NONE (-3)
+/* The counter of a convolution's window loop t (0: its rows, 1: its
+ * columns) inside the reduction loop: PB_KERNEL_SUB_TAP - t. */
+#define PB_KERNEL_SUB_TAP (-4)
+#define PB_KERNEL_MAXTAP 2
 #define PB_KERNEL_MAXR 8
 
 struct pb_kernel_access {
@@ -215,6 +221,13 @@ struct pb_kernel_access {
 	int rank;
 	int sub[PB_KERNEL_MAXR];
 	int64_t cst[PB_KERNEL_MAXR];
+	/* a window read (a convolution's input, pb-fuse's padded read):
+	   subscript r is sub[r] + window counter tap[r] - 1 (tap[r] > 0)
+	   + off[r], zero outside the buffer; "sel" the arith.select that
+	   gives the value (op is its clamped memref.load) */
+	int tap[PB_KERNEL_MAXR];
+	int64_t off[PB_KERNEL_MAXR];
+	MlirOperation sel;
 };
 
 /* A contraction nest at the fuse level (unmapped, pb-fuse's form):
@@ -244,6 +257,12 @@ struct pb_kernel_contraction {
 	int m, n;		/* band dimensions of C's rows and columns */
 	MlirOperation kloop;
 	int64_t k;		/* the reduction's trip count */
+	/* a convolution as implicit GEMM: "ntap" window loops nested in
+	   the reduction loop (its rows, its columns), each of "tap_ext"
+	   iterations; K is k times their product (docs/pb-mma.md) */
+	int ntap;
+	MlirOperation tloop[PB_KERNEL_MAXTAP];
+	int64_t tap_ext[PB_KERNEL_MAXTAP];
 	MlirOperation alloca;	/* the accumulator, or null when in place */
 	MlirOperation init;	/* the accumulator's initial store: of 0, or
 				   of a value computed by "pre"; null when it

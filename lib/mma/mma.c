@@ -57,6 +57,9 @@ static int wgmma_fits(const struct pb_target *t,
 	*why = "the target has no wgmma (sm_90a)";
 	if (!pb_target_has_wgmma(t))
 		return 0;
+	*why = "a convolution's window (implicit GEMM) is mma.sync's";
+	if (c->ntap)
+		return 0;
 	*why = "wgmma takes f16 or bf16 operands from shared memory";
 	if (mlirTypeIsAF32(c->elt) || !mlirTypeEqual(c->elt, c->tc))
 		return 0;

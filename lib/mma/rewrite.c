@@ -37,8 +37,14 @@ static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
 	for (int r = 0; r < x->rank; r++) {
 		int d = x->sub[r];
 		pb_buf_puts(t, r ? ", " : "");
-		if (d == PB_KERNEL_SUB_K)
+		if (x->tap[r] && d == c->m && rows)
+			pb_buf_printf(t, "%%w%s", rows);
+		else if (x->tap[r])
+			pb_buf_printf(t, "%%wc%d", r);
+		else if (d == PB_KERNEL_SUB_K)
 			pb_buf_puts(t, "%k");
+		else if (d <= PB_KERNEL_SUB_TAP)
+			pb_buf_printf(t, "%%t%d", PB_KERNEL_SUB_TAP - d);
 		else if (d == PB_KERNEL_SUB_CST)
 			pb_buf_printf(t, "%%%s%d", cpre, r);
 		else if (d == c->m && rows)
@@ -170,6 +176,79 @@ void pb_mma_block_loop_text(struct pb_buf *t, const char *pre,
 	pb_buf_puts(t, ") {\n");
 }
 
+/* The window subscripts of A (a convolution's input, docs/pb-mma.md,
+ * "Convolutions") other than C's rows', which a fragment's rows share:
+ * "%wc<r>", clamped into the buffer, and "%wok", whether all of them lie
+ * in it (a window row above or below the image reads zeros). */
+static void window_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
+{
+	const struct pb_kernel_access *x = &c->a;
+	MlirType mt = mlirValueGetType(x->mem);
+	char prev[16] = "wtrue";
+	pb_buf_puts(t, "        %wtrue = arith.constant true\n"
+		    "        %wzero = arith.constant 0 : index\n");
+	for (int r = 0; r < x->rank; r++) {
+		if (!x->tap[r] || x->sub[r] == c->m)
+			continue;
+		long long n = (long long)mlirShapedTypeGetDimSize(mt, r);
+		long long off = (long long)x->off[r];
+		int d = x->sub[r], tp = x->tap[r] - 1;
+		pb_buf_printf(t, "        %%wv%d = affine.apply affine_map<(a, "
+			      "b) -> (a + b + %lld)>(%%d%d, %%t%d)\n"
+			      "        %%wm%d = affine.max affine_map<(a, b) -> "
+			      "(0, a + b + %lld)>(%%d%d, %%t%d)\n"
+			      "        %%wc%d = affine.min affine_map<(a) -> "
+			      "(%lld, a)>(%%wm%d)\n"
+			      "        %%wn%d = arith.constant %lld : index\n"
+			      "        %%wl%d = arith.cmpi sge, %%wv%d, %%wzero : "
+			      "index\n"
+			      "        %%wh%d = arith.cmpi slt, %%wv%d, %%wn%d : "
+			      "index\n"
+			      "        %%wb%d = arith.andi %%wl%d, %%wh%d : i1\n"
+			      "        %%wk%d = arith.andi %%%s, %%wb%d : i1\n",
+			      r, off, d, tp, r, off, d, tp, r, n - 1, r, r, n,
+			      r, r, r, r, r, r, r, r, r, prev, r);
+		snprintf(prev, sizeof(prev), "wk%d", r);
+	}
+	pb_buf_printf(t, "        %%wok = arith.andi %%wtrue, %%%s : i1\n",
+		      prev);
+}
+
+/* The mask of A fragment row "i" of a convolution (after window_text):
+ * its rows from "lo" on, "lo" the first whose column of the image is not
+ * left of it (the window's left part reads zeros; the right part is past
+ * the buffer's end, in_bounds false), all rows off when "%wok" is false.
+ * The mask is in the vector's order (rows, k): upstream's lowering reads
+ * it so for a transposing permutation map (checked on the CPU). */
+static void window_mask_text(struct pb_buf *t,
+			     const struct pb_kernel_contraction *c, int i)
+{
+	const struct pb_kernel_access *x = &c->a;
+	int rm = -1;
+	for (int r = 0; r < x->rank; r++)
+		if (x->sub[r] == c->m)
+			rm = r;
+	if (x->tap[rm])
+		pb_buf_printf(t, "        %%wrow%d = affine.apply affine_map<"
+			      "(a, b) -> (a + b + %lld)>(%%row%d, %%t%d)\n"
+			      "        %%wlo%d = affine.max affine_map<(a) -> "
+			      "(0, -a)>(%%wrow%d)\n",
+			      i, (long long)x->off[rm], i, x->tap[rm] - 1, i,
+			      i);
+	else
+		pb_buf_printf(t, "        %%wlo%d = arith.constant 0 : index\n",
+			      i);
+	pb_buf_printf(t, "        %%wall%d = arith.constant 16 : index\n"
+		      "        %%wlm%d = arith.select %%wok, %%wlo%d, %%wall%d : "
+		      "index\n", i, i, i, i);
+	pb_buf_printf(t, "        %%wcm%d = vector.create_mask %%wlm%d, "
+		      "%%wall%d : vector<16x16xi1>\n", i, i, i);
+	pb_buf_printf(t, "        %%wone%d = arith.constant dense<true> : "
+		      "vector<16x16xi1>\n"
+		      "        %%wmask%d = arith.xori %%wcm%d, %%wone%d : "
+		      "vector<16x16xi1>\n", i, i, i, i);
+}
+
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
 			  const struct pb_kernel_contraction *c,
@@ -199,10 +278,33 @@ static void skeleton_text(struct pb_buf *t,
 		      "%s\n", zero_of(c->elt), e.data);
 	pb_mma_cst_text(t, &c->a, "ca");
 	pb_mma_cst_text(t, &c->b_, "cb");
+	/* a convolution's window loops around the k loop, the
+	   accumulators carried through them */
+	for (int w = 0; w < c->ntap; w++) {
+		pb_buf_printf(t, "      %%r%d:%d = affine.for %%t%d = 0 to %lld "
+			      "iter_args(", w, nf, w, (long long)c->tap_ext[w]);
+		for (int f = 0; f < nf; f++)
+			if (w)
+				pb_buf_printf(t, "%s%%e%d_%d = %%e%d_%d",
+					      f ? ", " : "", w, f, w - 1, f);
+			else
+				pb_buf_printf(t, "%s%%e0_%d = %%z", f ? ", " : "",
+					      f);
+		pb_buf_puts(t, ") -> (");
+		for (int f = 0; f < nf; f++)
+			pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
+		pb_buf_puts(t, ") {\n");
+	}
+	if (c->ntap)
+		window_text(t, c);
 	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step %d "
 		      "iter_args(", nf, (long long)pb_kernel_mma_k(c), fk);
 	for (int f = 0; f < nf; f++)
-		pb_buf_printf(t, "%s%%c%d = %%z", f ? ", " : "", f);
+		if (c->ntap)
+			pb_buf_printf(t, "%s%%c%d = %%e%d_%d", f ? ", " : "", f,
+				      c->ntap - 1, f);
+		else
+			pb_buf_printf(t, "%s%%c%d = %%z", f ? ", " : "", f);
 	pb_buf_puts(t, ") -> (");
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
@@ -211,13 +313,20 @@ static void skeleton_text(struct pb_buf *t,
 		pb_buf_printf(t, "        %%row%d = affine.apply affine_map<"
 			      "(a, b) -> (a + b + %d)>(%%d%d, %%wm)\n", i,
 			      16 * i, c->m);
+		if (c->ntap)
+			window_mask_text(t, c, i);
 		pb_buf_printf(t, "        %%a%s%d = vector.transfer_read %%A[",
 			      cut ? "x" : "", i);
 		char rows[16];
 		snprintf(rows, sizeof(rows), "row%d", i);
 		subs_text(t, c, &c->a, rows, NULL, "ca");
-		pb_buf_printf(t, "], %%pad {in_bounds = [%s, %s], "
-			      "permutation_map = ", in_bounds(masked(c, s)),
+		if (c->ntap)
+			pb_buf_printf(t, "], %%pad, %%wmask%d", i);
+		else
+			pb_buf_puts(t, "], %pad");
+		pb_buf_printf(t, " {in_bounds = [%s, %s], "
+			      "permutation_map = ",
+			      in_bounds(masked(c, s) || c->ntap),
 			      in_bounds(masked_k(c)));
 		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
 			  pos_of(&c->a, PB_KERNEL_SUB_K));
@@ -269,7 +378,21 @@ static void skeleton_text(struct pb_buf *t,
 	pb_buf_puts(t, " : ");
 	for (int f = 0; f < nf; f++)
 		pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
-	pb_buf_printf(t, "\n      }\n    } {" PB_ATTR_MAP " = \"warp\"}\n"
+	pb_buf_puts(t, "\n      }\n");
+	for (int w = c->ntap - 1; w >= 0; w--) {
+		pb_buf_puts(t, "      affine.yield ");
+		for (int f = 0; f < nf; f++)
+			if (w == c->ntap - 1)
+				pb_buf_printf(t, "%s%%r#%d", f ? ", " : "", f);
+			else
+				pb_buf_printf(t, "%s%%r%d#%d", f ? ", " : "",
+					      w + 1, f);
+		pb_buf_puts(t, " : ");
+		for (int f = 0; f < nf; f++)
+			pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
+		pb_buf_puts(t, "\n      }\n");
+	}
+	pb_buf_printf(t, "    } {" PB_ATTR_MAP " = \"warp\"}\n"
 		      "  } {" PB_ATTR_MAP " = \"block\"}\n  return\n}\n");
 	pb_buf_free(&ta);
 	pb_buf_free(&tb);

@@ -82,10 +82,21 @@ struct operand {
 				 this many elements, one after another (B
 				 stored [k][n] for wgmma) */
 	MlirValue ring;
+	/* a convolution's window read (pb-mma's implicit GEMM): the tile
+	   starts at the origin + "tap" + "woff" along tdim, its rows are
+	   zeros where that lies outside the buffer or "wok" is false */
+	int win;
+	MlirValue tap, wok;
+	int64_t woff;
+	int elem;	      /* copied element by element (synchronous) into
+				 a ring of [tile][k], k innermost: a window
+				 operand, or a convolution's weights whose
+				 tile rows are not rows of the buffer */
 };
 
 struct mnest {
 	MlirOperation block, warp, kloop;
+	int win;	/* a convolution's: an operand is a window read */
 	int64_t bm[2], wt[2], nw, k, kt, stages, bytes;
 	int64_t fk;	/* the k of one mma step: 16, or 8 for tf32 */
 	struct operand op[2];
@@ -136,6 +147,53 @@ static int tile_index(MlirValue v, MlirValue *ops, int64_t *off)
 	return 1;
 }
 
+/* The window of transfer_read "r" (pb-mma's read of a convolution's
+ * input, docs/pb-mma.md, "Convolutions"): its subscript along the tile
+ * "v" is affine.apply (a + b + off)(row, tap) with "row" a tile_index;
+ * its mask xori(create_mask(select(wok, lo, 16), 16), true). The row's
+ * parts into "ops" and "*off" (the fragment's offset), the tap, "off"
+ * and wok into "o". */
+static int window_index(MlirOperation r, MlirValue v, MlirValue *ops,
+			int64_t *off, struct operand *o)
+{
+	int64_t c[3] = {0, 0, 0};
+	int rank = (int)mlirShapedTypeGetRank(
+		mlirValueGetType(mlirOperationGetOperand(r, 0)));
+	if (!mlirValueIsAOpResult(v))
+		return 0;
+	MlirOperation a = mlirOpResultGetOwner(v);
+	if (!pb_ir_op_is(a, "affine.apply") ||
+	    mlirOperationGetNumOperands(a) != 2)
+		return 0;
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(a, "map"));
+	if (mlirAffineMapGetNumResults(m) != 1 ||
+	    mlirAffineMapGetNumSymbols(m) ||
+	    !linear(mlirAffineMapGetResult(m, 0), c) || c[0] != 1 || c[1] != 1 ||
+	    !tile_index(mlirOperationGetOperand(a, 0), ops, off))
+		return 0;
+	/* the mask's parts */
+	MlirValue mv = mlirOperationGetOperand(r, 2 + rank);
+	MlirOperation x = mlirValueIsAOpResult(mv) ? mlirOpResultGetOwner(mv)
+						   : (MlirOperation){NULL};
+	if (mlirOperationIsNull(x) || !pb_ir_op_is(x, "arith.xori"))
+		return 0;
+	MlirValue cmv = mlirOperationGetOperand(x, 0);
+	MlirOperation cm = mlirValueIsAOpResult(cmv) ? mlirOpResultGetOwner(cmv)
+						     : (MlirOperation){NULL};
+	if (mlirOperationIsNull(cm) || !pb_ir_op_is(cm, "vector.create_mask"))
+		return 0;
+	MlirValue lv = mlirOperationGetOperand(cm, 0);
+	MlirOperation sel = mlirValueIsAOpResult(lv) ? mlirOpResultGetOwner(lv)
+						     : (MlirOperation){NULL};
+	if (mlirOperationIsNull(sel) || !pb_ir_op_is(sel, "arith.select"))
+		return 0;
+	o->win = 1;
+	o->tap = mlirOperationGetOperand(a, 1);
+	o->woff = c[2];
+	o->wok = mlirOperationGetOperand(sel, 0);
+	return 1;
+}
+
 /* Add transfer_read "r" (of the reduction loop with counter "k") to the
  * operands of "n"; 0 when it does not fit the staging. */
 static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
@@ -144,8 +202,9 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 	MlirType mt = mlirValueGetType(mem);
 	MlirType vt = mlirValueGetType(mlirOperationGetResult(r, 0));
 	int rank = (int)mlirShapedTypeGetRank(mt);
+	int masked = mlirOperationGetNumOperands(r) == (intptr_t)(3 + rank);
 	if (pb_kernel_is_workgroup(mt) || rank > PB_KERNEL_MAXD ||
-	    mlirOperationGetNumOperands(r) != (intptr_t)(2 + rank) ||
+	    (!masked && mlirOperationGetNumOperands(r) != (intptr_t)(2 + rank)) ||
 	    !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)) ||
 	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(mt)))
 		return 0;
@@ -164,8 +223,13 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 	int64_t fext = isa ? 16 : 8;
 	MlirValue ops[2];
 	int64_t off;
+	struct operand w;
+	memset(&w, 0, sizeof(w));
 	if (!mlirValueEqual(mlirOperationGetOperand(r, 1 + kd), k) ||
-	    !tile_index(mlirOperationGetOperand(r, 1 + td), ops, &off) ||
+	    !(masked ? isa && window_index(r, mlirOperationGetOperand(r, 1 + td),
+					   ops, &off, &w)
+		     : tile_index(mlirOperationGetOperand(r, 1 + td), ops,
+				  &off)) ||
 	    off < 0)
 		return 0;
 	struct operand *o = NULL;
@@ -189,6 +253,11 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		o->boff = off;
 		o->eb = width / 8;
 		o->isa = isa;
+		o->win = w.win;
+		o->tap = w.tap;
+		o->woff = w.woff;
+		o->wok = w.wok;
+		n->win |= w.win;
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
 	}
@@ -204,6 +273,14 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		o->klimit = mlirShapedTypeGetDimSize(mt, kd);
 	/* the same origin, the same other subscripts */
 	int64_t x = o->boff;
+	if (o->win != w.win ||
+	    (w.win && (!mlirValueEqual(o->tap, w.tap) || o->woff != w.woff ||
+		       !mlirValueEqual(o->wok, w.wok) ||
+		       pb_ir_defined_in(w.tap, n->kloop) ||
+		       pb_ir_defined_in(w.wok, n->kloop))))
+		return 0;
+	if (w.win)
+		o->limit = mlirShapedTypeGetDimSize(mt, td);
 	if (!mlirValueEqual(o->bops[0], ops[0]) ||
 	    !mlirValueEqual(o->bops[1], ops[1]) || o->n == MAXREAD ||
 	    off < x || pb_ir_defined_in(ops[0], n->kloop) ||
@@ -245,6 +322,26 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 			n->kloop = o;
 	if (mlirOperationIsNull(n->kloop))
 		return 0;
+	/* a convolution's window loops (step 1) around the k loop: the
+	   rings stage the k loop of each window position */
+	for (int d = 0; d < 4; d++) {
+		int64_t st = mlirIntegerAttrGetValueInt(
+			pb_ir_attr(n->kloop, "step"));
+		MlirOperation in = {NULL};
+		if (st != 1)
+			break;
+		MlirBlock tb = mlirRegionGetFirstBlock(
+			mlirOperationGetRegion(n->kloop, 0));
+		for (MlirOperation o = mlirBlockGetFirstOperation(tb);
+		     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+			if (pb_ir_op_is(o, "affine.for") &&
+			    mlirOperationGetNumResults(o) > 0)
+				in = mlirOperationIsNull(in) ? o
+							      : (MlirOperation){NULL};
+		if (mlirOperationIsNull(in))
+			return 0;
+		n->kloop = in;
+	}
 	int64_t lb, ub, wlb[2], wst[2], wct[2];
 	MlirValue wiv[2];
 	int64_t step = mlirIntegerAttrGetValueInt(pb_ir_attr(n->kloop, "step"));
@@ -294,13 +391,15 @@ static int64_t pad_of(const struct operand *o)
 {
 	if (o->sw)
 		return 0;
+	if (o->elem)
+		return 16 / o->eb;
 	return (o->eb == 4 && o->q != o->kdim ? 32 : 16) / o->eb;
 }
 
 /* The elements in one 16-byte copy of operand "o". */
 static int64_t chunk_of(const struct operand *o)
 {
-	return 16 / o->eb;
+	return o->elem ? 1 : 16 / o->eb;
 }
 
 /* The elements of one slot of operand "o" for a k-tile of "kt". */
@@ -318,7 +417,7 @@ static int64_t slot_elems(const struct operand *o, int64_t kt)
  * may be stored either way. */
 static int wgmma_nest(const struct pb_target *t, const struct mnest *n)
 {
-	if (!pb_target_has_wgmma(t) || n->fk != 16 || n->nop != 2 ||
+	if (!pb_target_has_wgmma(t) || n->fk != 16 || n->nop != 2 || n->win ||
 	    n->wt[0] != 16 || n->bm[1] != n->wt[1] || n->bm[0] % 64 ||
 	    n->wt[1] % 16 || n->wt[1] > 256)
 		return 0;
@@ -362,8 +461,16 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		const struct operand *x = &n->op[i];
 		int64_t last = mlirShapedTypeGetDimSize(mlirValueGetType(x->mem),
 							x->rank - 1);
-		if (x->q == x->rank - 1 && last % chunk_of(x) == 0)
+		if (!x->win && x->q == x->rank - 1 && last % chunk_of(x) == 0)
 			n->op[keep++] = *x;
+		else if (n->win) {
+			/* a convolution's: its window, or its weights
+			   [o][c][r][s], element by element into [tile][k] */
+			n->op[keep] = *x;
+			n->op[keep].elem = 1;
+			n->op[keep].p = x->tdim;
+			n->op[keep++].q = x->kdim;
+		}
 	}
 	n->nop = keep;
 	*why = "no operand tile is rows of whole 16-byte copies of its buffer";
@@ -432,10 +539,17 @@ static void ring_type(struct pb_buf *t, const struct mnest *n,
  * w (pb-codegen), so the block's threads copy each chunk once; run
  * whole, as on the CPU, it copies the tile, which is what each warp
  * reads. */
+static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
+			   const char *kt, const char *slot);
+
 static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		      const char *kt, const char *slot, int async)
 {
 	const struct operand *x = &n->op[i];
+	if (x->elem) {
+		elem_copy_text(t, n, i, kt, slot);
+		return;
+	}
 	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
 	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
 	int64_t ce = chunk_of(x), cpr = eq / ce, ch = ep * cpr;
@@ -527,6 +641,100 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_buf_free(&e);
 }
 
+/* The copy of element-wise operand "i" (x->elem) at k-tile origin
+ * "%<kt>" into slot "%<slot>" of its ring [tile][k]: one element a thread,
+ * consecutive threads along the buffer's inner of the two dimensions (a
+ * convolution's input: the image columns; its weights: the input
+ * channels), synchronous (a global load and a shared store: cp.async
+ * moves 4 bytes at least, and these are 2-byte elements transposed).
+ * Elements outside the buffer (the window's left and right parts, window
+ * rows above or below the image, K past its end) are zeros: the load is
+ * guarded (scf.if, a predicated load on the GPU), so that the subscripts
+ * stay affine in the round and the addresses of a thread's rounds differ
+ * by constants (clamped subscripts, one select each, spilled on sm_80). */
+static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
+			   const char *kt, const char *slot)
+{
+	const struct operand *x = &n->op[i];
+	int64_t ch = x->ext * n->kt, per = 32 * n->nw, nq = (ch + per - 1) / per;
+	int along = x->tdim > x->kdim; /* threads along the tile */
+	struct pb_buf g = {0}, r = {0}, e = {0};
+	pb_ir_type_print(mlirValueGetType(x->mem), &g);
+	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
+	ring_type(&r, n, x);
+	pb_buf_printf(t, "      affine.for %%ws = 0 to %lld {\n"
+		      "      affine.parallel (%%l) = (0) to (32) {\n"
+		      "        affine.for %%q = 0 to %lld {\n"
+		      "          %%ci = affine.apply affine_map<(q, w, l) -> "
+		      "((q * %lld + w) * 32 + l)>(%%q, %%ws, %%l)\n",
+		      (long long)n->nw, (long long)nq, (long long)n->nw);
+	if (ch % per)
+		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
+			      ">= 0)>(%%ci) {\n", (long long)(ch - 1));
+	pb_buf_printf(t, "          %%tp = affine.apply affine_map<(i) -> (i %s "
+		      "%lld)>(%%ci)\n"
+		      "          %%kc = affine.apply affine_map<(i) -> (i %s "
+		      "%lld)>(%%ci)\n"
+		      "          %%g = affine.apply affine_map<(a, b) -> (a + b)>"
+		      "(%%base%d, %%tp)\n"
+		      "          %%gk = affine.apply affine_map<(a, b) -> (a + b)>"
+		      "(%%%s, %%kc)\n"
+		      "          %%ok0 = arith.constant true\n"
+		      "          %%z0 = arith.constant 0 : index\n",
+		      along ? "mod" : "floordiv",
+		      (long long)(along ? x->ext : n->kt),
+		      along ? "floordiv" : "mod",
+		      (long long)(along ? x->ext : n->kt), i, kt);
+	const char *ok = "%ok0";
+	if (x->limit) {
+		pb_buf_printf(t, "          %%lim = arith.constant %lld : index\n"
+			      "          %%ok1 = arith.cmpi slt, %%g, %%lim : "
+			      "index\n", (long long)x->limit);
+		ok = "%ok1";
+	}
+	if (x->win) {
+		/* the window's left part, before the image: negative */
+		pb_buf_printf(t, "          %%ok2 = arith.cmpi sge, %%g, %%z0 : "
+			      "index\n"
+			      "          %%ok3 = arith.andi %s, %%ok2 : i1\n"
+			      "          %%ok4 = arith.andi %%ok3, %%wok%d : i1\n",
+			      ok, i);
+		ok = "%ok4";
+	}
+	if (x->klimit) {
+		pb_buf_printf(t, "          %%klim = arith.constant %lld : index\n"
+			      "          %%ok5 = arith.cmpi slt, %%gk, %%klim : "
+			      "index\n"
+			      "          %%ok6 = arith.andi %%ok5, %s : i1\n",
+			      (long long)x->klimit, ok);
+		ok = "%ok6";
+	}
+	pb_buf_printf(t, "          %%vz = scf.if %s -> (%s) {\n"
+		      "            %%v = memref.load %%G%d[", ok, e.data, i);
+	for (int d = 0; d < x->rank; d++) {
+		pb_buf_puts(t, d ? ", " : "");
+		if (d == x->kdim)
+			pb_buf_puts(t, "%gk");
+		else if (d == x->tdim)
+			pb_buf_puts(t, "%g");
+		else
+			pb_buf_printf(t, "%%u%d_%d", i, d);
+	}
+	pb_buf_printf(t, "] : %s\n            scf.yield %%v : %s\n"
+		      "          } else {\n"
+		      "            %%zero = arith.constant 0.000000e+00 : %s\n"
+		      "            scf.yield %%zero : %s\n          }\n"
+		      "          memref.store %%vz, %%S%d[%%%s, %%tp, %%kc] : %s\n",
+		      g.data, e.data, e.data, e.data, i, slot, r.data);
+	if (ch % per)
+		pb_buf_puts(t, "          }\n");
+	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"}\n"
+		      "      } {" PB_ATTR_SHARE "}\n");
+	pb_buf_free(&g);
+	pb_buf_free(&r);
+	pb_buf_free(&e);
+}
+
 /* The text of the pipelined loop: its arguments are the accumulators'
  * initial values, the global buffers, the rings, the warp loop's
  * counters, the operands' origins and other subscripts. */
@@ -552,6 +760,11 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		pb_buf_printf(t, ", %%G%d: ", i);
 		pb_ir_type_print(mlirValueGetType(x->mem), t);
 		pb_buf_printf(t, ", %%S%d: %s, %%bo%d: index", i, r.data, i);
+		if (x->win) {
+			args[(*nargs)++] = x->tap;
+			args[(*nargs)++] = x->wok;
+			pb_buf_printf(t, ", %%tap%d: index, %%wok%d: i1", i, i);
+		}
 		for (int d = 0; d < x->rank; d++)
 			if (d != x->kdim && d != x->tdim) {
 				args[(*nargs)++] = x->uni[d];
@@ -563,9 +776,16 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	/* the block's tiles start at the block's origin (the warps' at the
 	   warp's, read there) */
 	for (int i = 0; i < n->nop; i++)
-		pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a) -> "
-			      "(a + %lld)>(%%bo%d)\n", i,
-			      (long long)n->op[i].boff, i);
+		if (n->op[i].win)
+			/* a window: shifted by the window position */
+			pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a, "
+				      "b) -> (a + b + %lld)>(%%bo%d, %%tap%d)\n",
+				      i, (long long)(n->op[i].boff + n->op[i].woff),
+				      i, i);
+		else
+			pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a) "
+				      "-> (a + %lld)>(%%bo%d)\n", i,
+				      (long long)n->op[i].boff, i);
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(&acct, "%svector<16x8xf32>", i ? ", " : "");
 	/* the prologue */
@@ -589,8 +809,11 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	if (s > 1) {
 		/* each operand's copy is a group of its own: the k-tiles
 		   after this one may leave (S - 2) x operands pending */
+		int nasync = 0;
+		for (int i = 0; i < n->nop; i++)
+			nasync += !n->op[i].elem;
 		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n",
-			      (s - 2) * n->nop);
+			      (s - 2) * nasync);
 		pb_buf_printf(t, "    %%nk = affine.apply affine_map<(k) -> ((k + "
 			      "%lld) mod %lld)>(%%kk)\n"
 			      "    %%ns = affine.apply affine_map<(k) -> ((k "
@@ -677,11 +900,31 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 			     mlirOperationGetOperand(r, 1 + x->rank)};
 	int rc = pb_ir_instantiate(ctx, t.data, r, 5, args,
 				   mlirOperationGetLocation(r), &out);
+	MlirValue mask = x->win ? mlirOperationGetOperand(r, 2 + x->rank)
+				: (MlirValue){NULL};
 	if (rc == PB_OK) {
 		mlirValueReplaceAllUsesOfWith(
 			mlirOperationGetResult(r, 0),
 			mlirOperationGetResult(out.v[out.n - 1], 0));
 		mlirOperationDestroy(r);
+	}
+	/* a window's mask: the ring holds its zeros; its vector
+	   operations go with the read (the index ones fold away) */
+	while (rc == PB_OK && !mlirValueIsNull(mask) &&
+	       mlirValueIsAOpResult(mask) &&
+	       mlirOpOperandIsNull(mlirValueGetFirstUse(mask))) {
+		MlirOperation d = mlirOpResultGetOwner(mask);
+		MlirValue next = {NULL};
+		for (intptr_t j = 0; j < mlirOperationGetNumOperands(d); j++) {
+			MlirValue v = mlirOperationGetOperand(d, j);
+			if (mlirTypeIsAVector(mlirValueGetType(v)) &&
+			    mlirValueIsAOpResult(v) &&
+			    !pb_ir_op_is(mlirOpResultGetOwner(v),
+					 "arith.constant"))
+				next = v;
+		}
+		mlirOperationDestroy(d);
+		mask = next;
 	}
 	pb_ir_ops_free(&out);
 	pb_buf_free(&t);
