@@ -345,7 +345,10 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	if (tile(opts))
 		return pb_ir_print(ctx, m, out);
 	struct pb_buf ptx = {0};
-	struct pb_plan *plan = memory_plan(ctx, pb_codegen_plan(ctx, m), opts);
+	struct pb_plan *plan = pb_codegen_plan(ctx, m);
+	if (plan && !mlir)
+		pb_codegen_rebase(m, plan);
+	plan = memory_plan(ctx, plan, opts);
 	int rc = plan ? PB_OK : PB_ERR;
 	pb_codegen_mark("plan");
 	if (rc == PB_OK && mlir)

@@ -99,6 +99,12 @@ struct pb_plan *pb_codegen_plan(struct pb_ctx *ctx, MlirModule m);
  * pb.kernel function from @main is one launch of a kernel named as the
  * function, with the call's operands as arguments and grid and block 1. */
 struct pb_plan *pb_codegen_plan_calls(struct pb_ctx *ctx, MlirModule m);
+/* Give each kernel argument of "m" that is a slice with a static layout
+ * offset, only addressed, offset 0 and the slice's own address in every
+ * launch of "p" that passes it (new views of "p"): kernels that differ
+ * only in where their slices start become identical (rebase.c; the host
+ * IR of "m" then no longer matches its kernels: for the PTX path only). */
+void pb_codegen_rebase(MlirModule m, struct pb_plan *p);
 /* Lower the kernels of "m" to PTX for ctx->arch into "out", each group
  * of identical kernels compiled once if "flags" has PB_CODEGEN_DEDUP
  * (dedup.c), with 32-bit index arithmetic where the buffers allow if it

@@ -7,6 +7,8 @@
 // their live range, views with their base and offsets), the memory it
 // needs, and every launch in order, with its kernel symbol, origin,
 // ONNX nodes, grid, block and arguments. --plan writes the same JSON.
+// k2_sum's row of %f (layout offset 300) is passed from its own start
+// (pointer 1200 bytes on, elem_offset 0: rebase.c, tests rebase.mlir).
 
 // CHECK: // pb-plan-begin
 // CHECK-NEXT: // {"version": 1, "arch": "sm_90", "source": "tiny.onnx", "arena": 2560,
@@ -18,7 +20,7 @@
 // CHECK-NEXT: //   {"id": 3, "kind": "output", "name": "s", "arg": 3, "dtype": "f32", "shape": [], "bytes": 4},
 // CHECK-NEXT: //   {"id": 4, "kind": "scratch", "dtype": "f32", "shape": [1, 2, 3, 100], "bytes": 2400, "arena_offset": 0, "live": [0, 2]},
 // CHECK-NEXT: //   {"id": 5, "kind": "view", "dtype": "f32", "shape": [2, 300], "bytes": 2400, "base": 4, "offset": 0, "elem_offset": 0, "strides": [300, 1]},
-// CHECK-NEXT: //   {"id": 6, "kind": "view", "dtype": "f32", "shape": [1, 300], "bytes": 1200, "base": 4, "offset": 0, "elem_offset": 300, "strides": [300, 1]}],
+// CHECK-NEXT: //   {"id": 6, "kind": "view", "dtype": "f32", "shape": [1, 300], "bytes": 1200, "base": 4, "offset": 1200, "elem_offset": 0, "strides": [300, 1]}],
 // CHECK-NEXT: //  "launches": [
 // CHECK-NEXT: //   {"kernel": "k0_bias_kernel", "origin": "k0_bias", "nodes": ["Add_0", "Relu_1"], "grid": [3, 1, 1], "block": [256, 1, 1], "smem": 0, "args": [{"buffer": 0}, {"buffer": 1}, {"buffer": 4}]},
 // CHECK-NEXT: //   {"kernel": "k1_copy_kernel", "origin": "k1_copy", "nodes": ["Flatten_2"], "grid": [3, 1, 1], "block": [256, 1, 1], "smem": 0, "args": [{"buffer": 5}, {"buffer": 2}]},
