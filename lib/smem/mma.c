@@ -104,6 +104,16 @@ struct mnest {
 	int wg;		/* the rings in wgmma's layout (wgmma_nest) */
 };
 
+/* The operation named "name" defining "v", else null. */
+static MlirOperation def_of(MlirValue v, const char *name)
+{
+	MlirOperation d = mlirValueIsAOpResult(v) ? mlirOpResultGetOwner(v)
+						  : (MlirOperation){NULL};
+	return !mlirOperationIsNull(d) && pb_ir_op_is(d, name)
+		       ? d
+		       : (MlirOperation){NULL};
+}
+
 /* The linear form c0 d0 + c1 d1 + c of "e" into "c" (3 entries); 0 when
  * it is not one. */
 static int linear(MlirAffineExpr e, int64_t *c)
@@ -125,25 +135,32 @@ static int linear(MlirAffineExpr e, int64_t *c)
 	return 0;
 }
 
-/* Is "v" %blockiv + %warpiv + c (an affine.apply of pb-mma's)? The sum's
- * two operands into "ops", c into "*off". */
-static int tile_index(MlirValue v, MlirValue *ops, int64_t *off)
+/* Is "v" an affine.apply (a + b + c) of two operands? The apply (else
+ * null), c into "*off". */
+static MlirOperation unit_sum(MlirValue v, int64_t *off)
 {
-	if (!mlirValueIsAOpResult(v))
-		return 0;
-	MlirOperation a = mlirOpResultGetOwner(v);
-	if (!pb_ir_op_is(a, "affine.apply") ||
-	    mlirOperationGetNumOperands(a) != 2)
-		return 0;
+	MlirOperation a = def_of(v, "affine.apply");
+	if (mlirOperationIsNull(a) || mlirOperationGetNumOperands(a) != 2)
+		return (MlirOperation){NULL};
 	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(a, "map"));
 	int64_t c[3] = {0, 0, 0};
 	if (mlirAffineMapGetNumResults(m) != 1 ||
 	    mlirAffineMapGetNumSymbols(m) ||
 	    !linear(mlirAffineMapGetResult(m, 0), c) || c[0] != 1 || c[1] != 1)
+		return (MlirOperation){NULL};
+	*off = c[2];
+	return a;
+}
+
+/* Is "v" %blockiv + %warpiv + c (an affine.apply of pb-mma's)? The sum's
+ * two operands into "ops", c into "*off". */
+static int tile_index(MlirValue v, MlirValue *ops, int64_t *off)
+{
+	MlirOperation a = unit_sum(v, off);
+	if (mlirOperationIsNull(a))
 		return 0;
 	ops[0] = mlirOperationGetOperand(a, 0);
 	ops[1] = mlirOperationGetOperand(a, 1);
-	*off = c[2];
 	return 1;
 }
 
@@ -156,40 +173,29 @@ static int tile_index(MlirValue v, MlirValue *ops, int64_t *off)
 static int window_index(MlirOperation r, MlirValue v, MlirValue *ops,
 			int64_t *off, struct operand *o)
 {
-	int64_t c[3] = {0, 0, 0};
+	int64_t woff;
 	int rank = (int)mlirShapedTypeGetRank(
 		mlirValueGetType(mlirOperationGetOperand(r, 0)));
-	if (!mlirValueIsAOpResult(v))
-		return 0;
-	MlirOperation a = mlirOpResultGetOwner(v);
-	if (!pb_ir_op_is(a, "affine.apply") ||
-	    mlirOperationGetNumOperands(a) != 2)
-		return 0;
-	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(a, "map"));
-	if (mlirAffineMapGetNumResults(m) != 1 ||
-	    mlirAffineMapGetNumSymbols(m) ||
-	    !linear(mlirAffineMapGetResult(m, 0), c) || c[0] != 1 || c[1] != 1 ||
+	MlirOperation a = unit_sum(v, &woff);
+	if (mlirOperationIsNull(a) ||
 	    !tile_index(mlirOperationGetOperand(a, 0), ops, off))
 		return 0;
 	/* the mask's parts */
-	MlirValue mv = mlirOperationGetOperand(r, 2 + rank);
-	MlirOperation x = mlirValueIsAOpResult(mv) ? mlirOpResultGetOwner(mv)
-						   : (MlirOperation){NULL};
-	if (mlirOperationIsNull(x) || !pb_ir_op_is(x, "arith.xori"))
-		return 0;
-	MlirValue cmv = mlirOperationGetOperand(x, 0);
-	MlirOperation cm = mlirValueIsAOpResult(cmv) ? mlirOpResultGetOwner(cmv)
-						     : (MlirOperation){NULL};
-	if (mlirOperationIsNull(cm) || !pb_ir_op_is(cm, "vector.create_mask"))
-		return 0;
-	MlirValue lv = mlirOperationGetOperand(cm, 0);
-	MlirOperation sel = mlirValueIsAOpResult(lv) ? mlirOpResultGetOwner(lv)
-						     : (MlirOperation){NULL};
-	if (mlirOperationIsNull(sel) || !pb_ir_op_is(sel, "arith.select"))
+	MlirOperation x = def_of(mlirOperationGetOperand(r, 2 + rank),
+				 "arith.xori");
+	MlirOperation cm = mlirOperationIsNull(x)
+				   ? x
+				   : def_of(mlirOperationGetOperand(x, 0),
+					    "vector.create_mask");
+	MlirOperation sel = mlirOperationIsNull(cm)
+				    ? cm
+				    : def_of(mlirOperationGetOperand(cm, 0),
+					     "arith.select");
+	if (mlirOperationIsNull(sel))
 		return 0;
 	o->win = 1;
 	o->tap = mlirOperationGetOperand(a, 1);
-	o->woff = c[2];
+	o->woff = woff;
 	o->wok = mlirOperationGetOperand(sel, 0);
 	return 1;
 }
