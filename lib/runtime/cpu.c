@@ -407,7 +407,7 @@ static int unpack_bool_read(struct pb_ctx *ctx, MlirOperation op)
 	MlirAttribute pm = pb_ir_attr(op, "permutation_map");
 	MlirAttribute ib = pb_ir_attr(op, "in_bounds");
 	if (mlirOperationGetNumOperands(op) != rank + 2 ||
-	    mlirAttributeIsNull(pm) || vr > 8) {
+	    mlirAttributeIsNull(pm) || vr > 8 || rank > 8) {
 		pb_error_at(ctx, mlirOperationGetLocation(op),
 			    "cannot run this vector.transfer_read of booleans "
 			    "on the CPU (a mask or over 8 dimensions)");
@@ -523,9 +523,9 @@ static int unpack_bool_read(struct pb_ctx *ctx, MlirOperation op)
 	pb_buf_puts(&t, "  return\n}\n");
 	pb_buf_free(&ts);
 	pb_buf_free(&vs);
-	MlirValue args[2 + 64];
+	MlirValue args[2 + 8];
 	int na = 0;
-	for (int k = 0; k < rank + 2 && k < 66; k++)
+	for (int k = 0; k < rank + 2; k++)
 		args[na++] = mlirOperationGetOperand(op, k);
 	struct pb_ir_ops out = {0};
 	int rc = pb_ir_instantiate(ctx, t.data, op, na, args,
