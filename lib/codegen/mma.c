@@ -145,13 +145,9 @@ static MlirValue emit(struct lower *lw, const char *text, MlirOperation op,
 static int replace(struct lower *lw, struct pb_buf *t, MlirOperation op,
 		   int n, const MlirValue *args)
 {
-	MlirValue v = emit(lw, t->data, op, n, args);
+	int rc = pb_ir_replace_by_template(lw->ctx, t->data, op, n, args);
 	pb_buf_free(t);
-	if (mlirValueIsNull(v))
-		return PB_ERR;
-	mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(op, 0), v);
-	mlirOperationDestroy(op);
-	return PB_OK;
+	return rc;
 }
 
 /* The element at [r][c] of a lane's fragment in layout "l" (of 32-bit

@@ -668,6 +668,29 @@ int pb_ir_instantiate(struct pb_ctx *ctx, const char *text,
 	return PB_OK;
 }
 
+int pb_ir_replace_by_template(struct pb_ctx *ctx, const char *text,
+			      MlirOperation op, int nargs,
+			      const MlirValue *args)
+{
+	struct pb_ir_ops out = {0};
+	int rc = pb_ir_instantiate(ctx, text, op, nargs, args,
+				   mlirOperationGetLocation(op), &out);
+	if (rc == PB_OK &&
+	    (!out.n || !mlirOperationGetNumResults(out.v[out.n - 1]))) {
+		pb_error(ctx, "internal: IR template ends in no value:\n%s",
+			 text);
+		rc = PB_ERR;
+	}
+	if (rc == PB_OK) {
+		mlirValueReplaceAllUsesOfWith(
+			mlirOperationGetResult(op, 0),
+			mlirOperationGetResult(out.v[out.n - 1], 0));
+		mlirOperationDestroy(op);
+	}
+	pb_ir_ops_free(&out);
+	return rc;
+}
+
 int pb_ir_const_int(MlirValue v, int64_t *c)
 {
 	if (!mlirValueIsAOpResult(v))

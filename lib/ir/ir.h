@@ -180,5 +180,11 @@ int pb_ir_parallel_dims(MlirOperation op, int max, int64_t *lb,
 int pb_ir_instantiate(struct pb_ctx *ctx, const char *text,
 		      MlirOperation before, int nargs, const MlirValue *args,
 		      MlirLocation loc, struct pb_ir_ops *out);
+/* Instantiate "text" before "op", at its location, and replace the
+ * first result of "op" by that of the template's last operation; "op" is
+ * erased. PB_ERR when the template does not parse or ends in no value. */
+int pb_ir_replace_by_template(struct pb_ctx *ctx, const char *text,
+			      MlirOperation op, int nargs,
+			      const MlirValue *args);
 
 #endif

@@ -527,17 +527,8 @@ static int unpack_bool_read(struct pb_ctx *ctx, MlirOperation op)
 	int na = 0;
 	for (int k = 0; k < rank + 2; k++)
 		args[na++] = mlirOperationGetOperand(op, k);
-	struct pb_ir_ops out = {0};
-	int rc = pb_ir_instantiate(ctx, t.data, op, na, args,
-				   mlirOperationGetLocation(op), &out);
+	int rc = pb_ir_replace_by_template(ctx, t.data, op, na, args);
 	pb_buf_free(&t);
-	if (rc == PB_OK && out.n) {
-		mlirValueReplaceAllUsesOfWith(
-			mlirOperationGetResult(op, 0),
-			mlirOperationGetResult(out.v[out.n - 1], 0));
-		mlirOperationDestroy(op);
-	}
-	pb_ir_ops_free(&out);
 	return rc;
 }
 
