@@ -139,55 +139,18 @@ static void f32_text(char *s, size_t n, double x)
 	snprintf(s, n, "0x%08X", bits);
 }
 
-/* The additive mask of "a" on the scores of row fragment "i" and key
- * fragment "n" ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = that + the mask's
- * fragment times log2(e). A mask without the query rows (a padding mask
- * broadcast over them) is read once for all row fragments. */
-static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
-		      int i, int n, int mask_r, int keys)
+/* The fragment of the mask of "a" (an additive mask or a Where's
+ * condition) for row fragment "i" and key fragment "n", read into
+ * "%<pre><i'>_<n><suf>" (i' = i, or 0 for a mask without the query rows:
+ * a padding mask broadcast over them, read once for all row fragments)
+ * when "i" is the first to need it. Returns i'. */
+static int mask_read_text(struct pb_buf *t,
+			  const struct pb_kernel_attention *a, int i, int n,
+			  int mask_r, int keys, const char *pre,
+			  const char *suf)
 {
-	int rows = pos_of(&a->mask, a->m) >= 0;
-	struct pb_buf mt = {0}, e = {0};
-	char res[32], row[32], jn[32];
-	pb_ir_type_print(mlirValueGetType(a->mask.mem), &mt);
-	elt_text(a->mask.mem, &e);
-	if (rows || i == 0) {
-		struct names nm = {row, jn, NULL, NULL, "mpad"};
-		snprintf(row, sizeof(row), "row%d", i);
-		snprintf(jn, sizeof(jn), "jn%d", n);
-		snprintf(res, sizeof(res), "mk%d_%d%s", rows ? i : 0, n,
-			 mlirTypeIsAF32(mlirShapedTypeGetElementType(
-				 mlirValueGetType(a->mask.mem)))
-				 ? ""
-				 : "h");
-		read_text(t, res, "M", mt.data, e.data, a, &a->mask, "cm", a->m,
-			  PB_KERNEL_ATT_J, &nm, 16, 8, mask_r, keys, 0);
-		if (strcmp(e.data, "f32"))
-			pb_buf_printf(t, "        %%mk%d_%d = arith.extf "
-				      "%%mk%d_%dh : vector<16x8x%s> to "
-				      "vector<16x8xf32>\n",
-				      rows ? i : 0, n, rows ? i : 0, n, e.data);
-		pb_buf_printf(t, "        %%ml%d_%d = arith.mulf %%mk%d_%d, "
-			      "%%log2e : vector<16x8xf32>\n", rows ? i : 0, n,
-			      rows ? i : 0, n);
-	}
-	pb_buf_printf(t, "        %%x%s%d_%d = arith.addf %%xq%d_%d, %%ml%d_%d : "
-		      "vector<16x8xf32>\n", keys ? "k" : "", i, n, i, n,
-		      rows ? i : 0, n);
-	pb_buf_free(&mt);
-	pb_buf_free(&e);
-}
-
-/* The Where of "a" on the scores of row fragment "i" and key fragment "n"
- * ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = those where the condition's
- * fragment says so, else the other value (times log2(e): "%fill"). A
- * condition without the query rows (a padding mask) is read once for all
- * row fragments. */
-static void where_text(struct pb_buf *t, const struct pb_kernel_attention *a,
-		       int i, int n, int mask_r, int keys)
-{
-	int rows = pos_of(&a->mask, a->m) >= 0;
-	if (rows || i == 0) {
+	int mi = pos_of(&a->mask, a->m) >= 0 ? i : 0;
+	if (mi == i) {
 		struct pb_buf mt = {0}, e = {0};
 		char res[32], row[32], jn[32];
 		struct names nm = {row, jn, NULL, NULL, "mpad"};
@@ -195,14 +158,50 @@ static void where_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		elt_text(a->mask.mem, &e);
 		snprintf(row, sizeof(row), "row%d", i);
 		snprintf(jn, sizeof(jn), "jn%d", n);
-		snprintf(res, sizeof(res), "wc%d_%d", rows ? i : 0, n);
+		snprintf(res, sizeof(res), "%s%d_%d%s", pre, mi, n, suf);
 		read_text(t, res, "M", mt.data, e.data, a, &a->mask, "cm", a->m,
 			  PB_KERNEL_ATT_J, &nm, 16, 8, mask_r, keys, 0);
 		pb_buf_free(&mt);
 		pb_buf_free(&e);
 	}
+	return mi;
+}
+
+/* The additive mask of "a" on the scores of row fragment "i" and key
+ * fragment "n" ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = that + the mask's
+ * fragment times log2(e), widened first when f16 or bf16. */
+static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
+		      int i, int n, int mask_r, int keys)
+{
+	MlirType et = mlirShapedTypeGetElementType(
+		mlirValueGetType(a->mask.mem));
+	int f32 = mlirTypeIsAF32(et);
+	int mi = mask_read_text(t, a, i, n, mask_r, keys, "mk", f32 ? "" : "h");
+	if (mi == i) {
+		if (!f32) {
+			pb_buf_printf(t, "        %%mk%d_%d = arith.extf "
+				      "%%mk%d_%dh : vector<16x8x", mi, n, mi,
+				      n);
+			pb_ir_type_print(et, t);
+			pb_buf_puts(t, "> to vector<16x8xf32>\n");
+		}
+		pb_buf_printf(t, "        %%ml%d_%d = arith.mulf %%mk%d_%d, "
+			      "%%log2e : vector<16x8xf32>\n", mi, n, mi, n);
+	}
+	pb_buf_printf(t, "        %%x%s%d_%d = arith.addf %%xq%d_%d, %%ml%d_%d : "
+		      "vector<16x8xf32>\n", keys ? "k" : "", i, n, i, n, mi,
+		      n);
+}
+
+/* The Where of "a" on the scores of row fragment "i" and key fragment "n"
+ * ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = those where the condition's
+ * fragment says so, else the other value (times log2(e): "%fill"). */
+static void where_text(struct pb_buf *t, const struct pb_kernel_attention *a,
+		       int i, int n, int mask_r, int keys)
+{
+	int mi = mask_read_text(t, a, i, n, mask_r, keys, "wc", "");
 	pb_buf_printf(t, "        %%x%s%d_%d = arith.select %%wc%d_%d, ",
-		      keys ? "k" : "", i, n, rows ? i : 0, n);
+		      keys ? "k" : "", i, n, mi, n);
 	if (a->where_true)
 		pb_buf_printf(t, "%%xq%d_%d, %%fill", i, n);
 	else
