@@ -465,6 +465,12 @@ def baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat, dt):
         am = None if meta.get("keep") is None else (
             torch.arange(k.shape[-2], device=k.device) <
             meta["keep"]).view(1, 1, 1, -1)
+        if am is not None and causal:
+            # both (GPT-2's Where and attention mask): one boolean mask,
+            # as SDPA takes either attn_mask or is_causal
+            am = am & torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool,
+                                 device=k.device).tril()
+            causal = False
         timed("lib", lambda: [F.scaled_dot_product_attention(
             q, k, v, attn_mask=am, is_causal=causal)])
         row["lib"] = "sdpa"

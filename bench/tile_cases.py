@@ -180,6 +180,49 @@ def attention_kpm(name, heads, seq, dim, cpu):
     CASES[name][1]["keep"] = keep
 
 
+def attention_gpt2(name, heads, seq, dim, cpu):
+    """attention() as GPT-2's eager attention exports it with an
+    attention_mask: Where(causal, scores, Constant finfo.min), then Add of
+    the additive padding mask [1, 1, 1, seq] (0, or finfo.min for the
+    last quarter of the keys; an initializer here). Both masks are applied
+    in the tensor cores' step (docs/pb-mma.md). PyTorch's baseline is
+    scaled_dot_product_attention with both as one boolean attn_mask."""
+    from onnx import TensorProto, numpy_helper
+    shape = [1, heads, seq, dim]
+    keep = seq - seq // 4
+    fmin = np.finfo(np.float32).min
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
+                              perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
+             helper.make_node("Mul", ["s", "sc"], ["t"], name="Mul_2"),
+             helper.make_node("Constant", [], ["fmin"], name="Constant_3",
+                              value=numpy_helper.from_array(
+                                  np.array(fmin, np.float32))),
+             helper.make_node("Where", ["tril", "t", "fmin"], ["tw"],
+                              name="Where_4"),
+             helper.make_node("Add", ["tw", "am"], ["tm"], name="Add_5"),
+             helper.make_node("Softmax", ["tm"], ["p"], name="Softmax_6",
+                              axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_7")]
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
+                           for n in "qkv"],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    i, j = np.indices((seq, seq))
+    g.initializer.extend([
+        numpy_helper.from_array(np.array(1.0 / np.sqrt(dim), np.float32), "sc"),
+        numpy_helper.from_array((j <= i).reshape(1, 1, seq, seq), "tril"),
+        numpy_helper.from_array(np.where(np.arange(seq) < keep, 0, fmin)
+                                .astype(np.float32).reshape(1, 1, 1, seq),
+                                "am")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    add(name, "attention", m, 4 * heads * seq * keep * dim,
+        16 * heads * seq * dim, seq, cpu)
+    CASES[name][1]["keep"] = keep
+    CASES[name][1]["causal"] = True
+
+
 for s in (1024, 2048, 4096, 8192):
     matmul("gemm_%d" % s, s, s, s, s <= 1024)
 # BERT-base (128 tokens): the QKV/output projections and the two FFN
@@ -217,6 +260,8 @@ sdpa("sdpa_causal_16x2048x128", 16, 2048, 128, True, False)
 sdpa("sdpa_causal_12x197x64", 12, 197, 64, True, True)
 # nn.MultiheadAttention's key padding mask (a Where), BERT's sequence
 attention_kpm("attn_kpm_12x128x64", 12, 128, 64, True)
+# GPT-2's eager attention with an attention_mask (a Where, then an Add)
+attention_gpt2("attn_gpt2_12x1024x64", 12, 1024, 64, False)
 
 
 # --- NumPy references (float64) ------------------------------------------
@@ -249,6 +294,10 @@ def reference(m, xs):
             s = np.where(j > i, -np.inf, s)
         if "kpm" in init:
             s = np.where(numpy_helper.to_array(init["kpm"]), -np.inf, s)
+        if "tril" in init:
+            s = np.where(numpy_helper.to_array(init["tril"]), s,
+                         np.finfo(np.float32).min)
+            s = s + numpy_helper.to_array(init["am"]).astype(np.float64)
         e = np.exp(s - s.max(-1, keepdims=True))
         return (e / e.sum(-1, keepdims=True)) @ x[2]
     a = {t.name: helper.get_attribute_value(t) for t in node.attribute}

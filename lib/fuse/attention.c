@@ -342,18 +342,21 @@ static int broadcast(const struct pb_poly_stmt *st,
 
 /* Is statement "i" of "s" an elementwise nest of "depth" loops reading
  * buffer "b" and writing another, *out, both with the loops in order,
- * the value rounded (above)? With "t", it may apply a mask (t->mask not
- * set yet) read with broadcast(), recorded in "t": a buffer added, or a
- * condition (i1) choosing between the value and another, from a buffer
- * or outside. */
+ * the value rounded (above)? With "t", it may apply a mask (fewer than
+ * PB_ATTN_MAXM in "t" yet) read with broadcast(), appended to t->mask: a
+ * buffer added, or a condition (i1) choosing between the value and
+ * another, from a buffer or outside. The scale comes before the masks,
+ * as the nest applies them. */
 static int rounding(const struct pb_poly_scop *s, int i, int b, int depth,
 		    MlirOperation *scale, struct pb_attn *t, int *out)
 {
 	const struct pb_poly_stmt *st = &s->stmt[i];
 	int in = -1, mk = -1, fk = -1, w = -1, nx = 0, x[2];
 	if (st->kind != PB_POLY_NEST || st->depth != depth ||
-	    st->naccess > 2 + 2 * (t && mlirOperationIsNull(t->mask)))
+	    st->naccess > 2 + 2 * (t && t->nmask < PB_ATTN_MAXM))
 		return 0;
+	if (t && t->nmask)
+		scale = NULL;
 	for (int k = 0; k < st->naccess; k++) {
 		const struct pb_poly_access *a = &st->access[k];
 		if (a->write)
@@ -383,12 +386,13 @@ static int rounding(const struct pb_poly_scop *s, int i, int b, int depth,
 	    !pat(st, w, depth, -1))
 		return 0;
 	if (mk >= 0) {
-		t->mask = m;
-		t->mstmt = i;
-		t->macc = mk;
-		t->bmask = st->access[mk].buf;
-		t->mfill = fk;
-		t->bfill = fk >= 0 ? st->access[fk].buf : -1;
+		struct pb_attn_mask *mm = &t->mask[t->nmask++];
+		mm->op = m;
+		mm->stmt = i;
+		mm->acc = mk;
+		mm->buf = st->access[mk].buf;
+		mm->fill = fk;
+		mm->bfill = fk >= 0 ? st->access[fk].buf : -1;
 	}
 	*out = st->access[w].buf;
 	return 1;
@@ -653,14 +657,14 @@ static int bufs_of(const struct pb_attn *t, int *b, const char **role,
 	return n;
 }
 
-/* The value from outside its nest that the Where of chain "t" of "s"
- * selects where its condition masks the scores (null when it is loaded). */
+/* The value from outside its nest that the Where "m" of "s" selects
+ * where its condition masks the scores (null when it is loaded). */
 static MlirValue where_fill(const struct pb_poly_scop *s,
-			    const struct pb_attn *t)
+			    const struct pb_attn_mask *m)
 {
-	MlirOperation nest = s->stmt[t->mstmt].op;
+	MlirOperation nest = s->stmt[m->stmt].op;
 	for (int i = 1; i < 3; i++) {
-		MlirValue v = mlirOperationGetOperand(t->mask, i);
+		MlirValue v = mlirOperationGetOperand(m->op, i);
 		if (!pb_ir_defined_in(v, nest))
 			return v;
 	}
@@ -776,37 +780,43 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 			return 0;
 		if (c > t->pv && touches(s, c, dst, 0))
 			return 0;
-		/* the mask keeps its value until PV */
-		if (!mlirOperationIsNull(t->mask) && c > t->mstmt &&
-		    c < t->pv &&
-		    (touches(s, c, t->bmask, 1) ||
-		     (t->bfill >= 0 && touches(s, c, t->bfill, 1))))
-			return 0;
+		/* the masks keep their values until PV */
+		for (int i = 0; i < t->nmask; i++) {
+			const struct pb_attn_mask *mm = &t->mask[i];
+			if (c > mm->stmt && c < t->pv &&
+			    (touches(s, c, mm->buf, 1) ||
+			     (mm->bfill >= 0 && touches(s, c, mm->bfill, 1))))
+				return 0;
+		}
 	}
 	if (dst == qkv[0] || dst == qkv[1] || dst == qkv[2])
 		return 0;
 	t->why = "the mask is written by the chain";
-	for (int i = 0; i < nb_ && !mlirOperationIsNull(t->mask); i++)
-		for (int k = 0; k < 2; k++) {
-			int mb = k ? t->bfill : t->bmask;
-			if (mb >= 0 && (bufs[i] == mb || mb == t->bo || mb == dst))
-				return 0;
-		}
+	for (int m = 0; m < t->nmask; m++)
+		for (int i = 0; i < nb_; i++)
+			for (int k = 0; k < 2; k++) {
+				int mb = k ? t->mask[m].bfill : t->mask[m].buf;
+				if (mb >= 0 && (bufs[i] == mb || mb == t->bo ||
+						mb == dst))
+					return 0;
+			}
 	/* the masked scores in their sum's type; a Where may choose
 	 * between the rounded scores and a constant or loaded value of their
 	 * type (f16 or bf16 data: a select needs no widening), which the
 	 * nest widens, as it keeps the scores unrounded */
 	t->why = "the mask is not applied in the type of QK^T's sum";
-	MlirType mt = mlirOperationIsNull(t->mask)
-			      ? ft
-			      : mlirValueGetType(mlirOperationGetResult(t->mask, 0));
-	double fv;
-	if (!mlirTypeEqual(mt, ft) &&
-	    !(pb_ir_op_is(t->mask, "arith.select") && mlirTypeIsAFloat(mt) &&
-	      mlirFloatTypeGetWidth(mt) < mlirFloatTypeGetWidth(ft) &&
-	      (t->mfill >= 0 ||
-	       pb_attn_float_constant(where_fill(s, t), &fv))))
-		return 0;
+	for (int m = 0; m < t->nmask; m++) {
+		const struct pb_attn_mask *mm = &t->mask[m];
+		MlirType mt = mlirValueGetType(mlirOperationGetResult(mm->op, 0));
+		double fv;
+		if (!mlirTypeEqual(mt, ft) &&
+		    !(pb_ir_op_is(mm->op, "arith.select") &&
+		      mlirTypeIsAFloat(mt) &&
+		      mlirFloatTypeGetWidth(mt) < mlirFloatTypeGetWidth(ft) &&
+		      (mm->fill >= 0 ||
+		       pb_attn_float_constant(where_fill(s, mm), &fv))))
+			return 0;
+	}
 	return 1;
 }
 

@@ -7,9 +7,23 @@
 
 /* The most elementwise nests in each of the chain's runs of roundings
  * (S to X, P to what PV reads, O to its destination). */
-#define PB_ATTN_MAXC 4
+#define PB_ATTN_MAXC 6
 /* The most statements and intermediate buffers of one chain. */
 #define PB_ATTN_MAXS (11 + 3 * PB_ATTN_MAXC)
+
+/* The most masks between S and X (GPT-2's Where then its additive
+ * attention mask). */
+#define PB_ATTN_MAXM 2
+
+/* A mask between S and X, in one of the pre nests. */
+struct pb_attn_mask {
+	MlirOperation op; /* the arith.addf of an additive mask, or the
+			   * arith.select of a Where */
+	int stmt, acc, buf; /* its pre nest, the mask's (the condition's) load,
+			     * buffer */
+	int fill, bfill;    /* a Where's load of its other value, buffer
+			     * (-1: none, a value from outside) */
+};
 
 /* The chain: statement indices and buffers. */
 struct pb_attn {
@@ -22,12 +36,8 @@ struct pb_attn {
 	MlirOperation scale; /* S * c, c * S or S / c in a pre nest, or null */
 	double prescale;     /* Q's and K's scales (pb_attn_factor), folded
 			      * into the scale of the nest */
-	MlirOperation mask;  /* the arith.addf of an additive mask, or the
-			      * arith.select of a Where, or null */
-	int mstmt, macc, bmask; /* its pre nest, the mask's (the condition's)
-				 * load, buffer */
-	int mfill, bfill;	/* a Where's load of its other value, buffer
-				 * (-1: none, a value from outside) */
+	struct pb_attn_mask mask[PB_ATTN_MAXM]; /* in the chain's order */
+	int nmask;
 	int rows;			  /* R: loops shared by all */
 	int bs, bx, bm, be, bl, bp, bo; /* S, X, M, E, L, P, O */
 	int bpv;			  /* the buffer PV reads P from */

@@ -333,6 +333,55 @@ static MlirOperation in_place(MlirOperation os, const struct pb_poly_stmt *C)
 	return sto;
 }
 
+/* Apply mask "mk" of "s" to the scores "sv" (of type "ft") before "jb",
+ * in the key loop whose counters (and those of the rows) are "ivs",
+ * constants before "at": x = sv + mask[..], the mask widened as its nest
+ * widens it, or x = cond[..] ? sv : fill (either way round, as the
+ * Where). Returns x. */
+static MlirValue apply_mask(const struct pb_poly_scop *s,
+			    const struct pb_attn_mask *mk, MlirOperation jb,
+			    MlirOperation at, MlirType ft, MlirValue sv,
+			    const MlirValue *ivs, struct pb_ir_map *m)
+{
+	const struct pb_poly_stmt *M = &s->stmt[mk->stmt];
+	MlirOperation ml = M->access[mk->acc].op;
+	MlirValue mv = mlirOperationGetResult(ml, 0);
+	map_ivs(m, M, M->depth, ivs);
+	MlirValue v = clone(jb, ml, m);
+	causal_fact(s, mk->buf, pb_attn_def(v));
+	if (pb_ir_op_is(mk->op, "arith.select")) {
+		MlirValue f = mlirOperationGetOperand(mk->op, 1);
+		int first = !pb_ir_defined_in(f, M->op) ||
+			    (mk->fill >= 0 &&
+			     mlirValueEqual(f, mlirOperationGetResult(
+						       M->access[mk->fill].op, 0)));
+		if (!first)
+			f = mlirOperationGetOperand(mk->op, 2);
+		if (mk->fill >= 0)
+			f = clone(jb, M->access[mk->fill].op, m);
+		/* a Where of f16 or bf16 scores: its other value in the
+		   scores' type, as they are kept unrounded */
+		double fv;
+		if (!mlirTypeEqual(mlirValueGetType(f), ft) && mk->fill < 0 &&
+		    pb_attn_float_constant(f, &fv))
+			f = fconst(at, ft, fv);
+		else if (!mlirTypeEqual(mlirValueGetType(f), ft))
+			f = make(jb, "arith.extf", 1, &f, ft, 0, NULL, NULL);
+		MlirValue ops[3] = {v, first ? f : sv, first ? sv : f};
+		sv = make(jb, "arith.select", 3, ops, mlirValueGetType(sv), 0,
+			  NULL, NULL);
+	} else {
+		for (MlirOpOperand u = mlirValueGetFirstUse(mv);
+		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+			if (pb_ir_op_is(mlirOpOperandGetOwner(u), "arith.extf"))
+				v = clone(jb, mlirOpOperandGetOwner(u), m);
+		sv = binop(jb, "arith.addf", sv, v);
+	}
+	mlirOperationSetLocation(pb_attn_def(sv),
+				 mlirOperationGetLocation(M->op));
+	return sv;
+}
+
 /* Replace the chain "t" by the one nest of the file comment, before PV. */
 void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 {
@@ -419,49 +468,11 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 			   fconst(PV->op, ft, t->prescale));
 
 	/* x = s (* c) + mask[..], the mask widened as its nest widens it,
-	 * or x = cond[..] ? x : fill (either way round, as the Where) */
-	if (!mlirOperationIsNull(t->mask)) {
-		const struct pb_poly_stmt *M = &s->stmt[t->mstmt];
-		MlirOperation ml = M->access[t->macc].op;
-		MlirValue mv = mlirOperationGetResult(ml, 0);
+	 * or x = cond[..] ? x : fill (either way round, as the Where); each
+	 * mask in the chain's order */
+	for (int i = 0; i < t->nmask; i++) {
 		ivs[R] = jv;
-		map_ivs(&m, M, R + 1, ivs);
-		MlirValue v = clone(jb, ml, &m);
-		causal_fact(s, t->bmask, pb_attn_def(v));
-		if (pb_ir_op_is(t->mask, "arith.select")) {
-			MlirValue f = mlirOperationGetOperand(t->mask, 1);
-			int first = !pb_ir_defined_in(f, M->op) ||
-				    (t->mfill >= 0 &&
-				     mlirValueEqual(f, mlirOperationGetResult(
-							       M->access[t->mfill].op, 0)));
-			if (!first)
-				f = mlirOperationGetOperand(t->mask, 2);
-			if (t->mfill >= 0)
-				f = clone(jb, M->access[t->mfill].op, &m);
-			/* a Where of f16 or bf16 scores: its other value in
-			   the scores' type, as they are kept unrounded */
-			double fv;
-			if (!mlirTypeEqual(mlirValueGetType(f), ft) &&
-			    t->mfill < 0 && pb_attn_float_constant(f, &fv))
-				f = fconst(PV->op, ft, fv);
-			else if (!mlirTypeEqual(mlirValueGetType(f), ft))
-				f = make(jb, "arith.extf", 1, &f, ft, 0, NULL,
-					 NULL);
-			MlirValue ops[3] = {v, first ? f : sv, first ? sv : f};
-			sv = make(jb, "arith.select", 3, ops, mlirValueGetType(sv),
-				  0, NULL, NULL);
-		} else {
-			for (MlirOpOperand u = mlirValueGetFirstUse(mv);
-			     !mlirOpOperandIsNull(u);
-			     u = mlirOpOperandGetNextUse(u))
-				if (pb_ir_op_is(mlirOpOperandGetOwner(u),
-						"arith.extf"))
-					v = clone(jb, mlirOpOperandGetOwner(u),
-						  &m);
-			sv = binop(jb, "arith.addf", sv, v);
-		}
-		mlirOperationSetLocation(pb_attn_def(sv),
-					 mlirOperationGetLocation(M->op));
+		sv = apply_mask(s, &t->mask[i], jb, PV->op, ft, sv, ivs, &m);
 	}
 
 	/* mn = max(m, s); k = mn == -inf ? 0 : mn;

@@ -105,29 +105,40 @@ static int outside(const struct pb_kernel_attention *a, MlirValue v)
 	return !pb_ir_defined_in(v, a->b.root);
 }
 
-/* The names of the operations of "block" (without its terminator) match
- * "pat", NULL-terminated; an entry "?name" is optional. The operations
- * matched into "ops" (null where an optional one is absent). */
-static int sequence(MlirBlock block, const char *const *pat,
-		    MlirOperation *ops)
+/* The names of the operations from "*op" on match "pat", NULL-terminated;
+ * an entry "?name" is optional. The operations matched into "ops" (null
+ * where an optional one is absent), "*op" moved past them; left where it
+ * was when they do not match. The terminator of "block" matches nothing. */
+static int sequence_at(MlirBlock block, MlirOperation *op,
+		       const char *const *pat, MlirOperation *ops)
 {
-	MlirOperation op = mlirBlockGetFirstOperation(block);
-	int k = 0;
-	for (; pat[k]; k++) {
+	MlirOperation cur = *op;
+	for (int k = 0; pat[k]; k++) {
 		int opt = pat[k][0] == '?';
 		const char *name = pat[k] + opt;
 		ops[k] = (MlirOperation){NULL};
-		if (mlirOperationIsNull(op) ||
-		    mlirOperationEqual(op, mlirBlockGetTerminator(block)) ||
-		    !pb_ir_op_is(op, name)) {
+		if (mlirOperationIsNull(cur) ||
+		    mlirOperationEqual(cur, mlirBlockGetTerminator(block)) ||
+		    !pb_ir_op_is(cur, name)) {
 			if (opt)
 				continue;
 			return 0;
 		}
-		ops[k] = op;
-		op = mlirOperationGetNextInBlock(op);
+		ops[k] = cur;
+		cur = mlirOperationGetNextInBlock(cur);
 	}
-	return mlirOperationEqual(op, mlirBlockGetTerminator(block));
+	*op = cur;
+	return 1;
+}
+
+/* The names of the operations of "block" (without its terminator) match
+ * "pat" (sequence_at), all of them. */
+static int sequence(MlirBlock block, const char *const *pat,
+		    MlirOperation *ops)
+{
+	MlirOperation op = mlirBlockGetFirstOperation(block);
+	return sequence_at(block, &op, pat, ops) &&
+	       mlirOperationEqual(op, mlirBlockGetTerminator(block));
 }
 
 /* The value of "v", a float arith.constant, into "*c". */
@@ -202,7 +213,7 @@ static MlirType data_type(MlirOperation ld)
  * ir/contract.h), read at [0.., query row, key]? Its offset into *c. */
 static int causal(const struct pb_kernel_attention *a, int64_t *c)
 {
-	const struct pb_kernel_access *m = &a->mask;
+	const struct pb_kernel_access *m = &a->mk[0].mask;
 	MlirAttribute at = pb_ir_attr(m->op, PB_ATTR_CAUSAL);
 	int r = m->rank;
 	if (mlirAttributeIsNull(at) || !mlirAttributeIsAInteger(at) || r < 2 ||
@@ -215,59 +226,93 @@ static int causal(const struct pb_kernel_attention *a, int64_t *c)
 	return *c >= 0;
 }
 
-/* The body of the key loop: the score's reduction (dloop) and scaling,
- * the online softmax, the value loop (eloop). */
-static int match_keys(struct pb_kernel_attention *a)
+/* The operations of the two kinds of masks. */
+static const char *const add_pat[] = {"affine.load", "?arith.extf",
+				      "arith.addf", NULL};
+static const char *const where_pat[] = {"affine.load", "?affine.load",
+					"?arith.extf", "arith.select", NULL};
+
+/* The mask after "*op" in "body", on the scores "*x": x + mask[..] (load,
+ * ?extf, addf) or cond[..] ? x : fill (load cond, ?load fill, ?its
+ * widening, select; either way round), subscripts the band's and the
+ * key's. Into "mk", "*op" and "*x" moved past it; 0 when there is none. */
+static int match_mask(struct pb_kernel_attention *a, MlirBlock body,
+		      MlirOperation *op, MlirValue *x,
+		      struct pb_kernel_att_mask *mk)
 {
-	static const char *const pat[] = {
-		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
-		"?arith.divf",  "affine.load", "arith.maximumf",
-		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
-		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
-		"arith.addf",   "affine.store", "affine.for", "affine.store",
-		NULL};
-	/* the same with an additive mask after the scale: load, ?extf,
-	   addf (at "mk" in the pattern) */
-	enum { mk = 5 };
-	static const char *const mpat[] = {
-		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
-		"?arith.divf",  "affine.load", "?arith.extf", "arith.addf",
-		"affine.load", "arith.maximumf",
-		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
-		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
-		"arith.addf",   "affine.store", "affine.for", "affine.store",
-		NULL};
-	/* or a Where: load cond, ?load fill, ?its widening, select */
-	static const char *const spat[] = {
-		"affine.store", "affine.for",  "affine.load", "?arith.mulf",
-		"?arith.divf",  "affine.load", "?affine.load", "?arith.extf",
-		"arith.select",
-		"affine.load", "arith.maximumf",
-		"arith.cmpf",   "arith.select", "arith.subf", "math.exp",
-		"arith.subf",   "math.exp",    "affine.load", "arith.mulf",
-		"arith.addf",   "affine.store", "affine.for", "affine.store",
-		NULL};
-	MlirOperation o[24], u[8], ld[2], m4[4] = {{NULL}};
-	a->masked = sequence(body_of(a->jloop), mpat, o) ? PB_KERNEL_ATT_ADD
-		    : sequence(body_of(a->jloop), spat, o) ? PB_KERNEL_ATT_WHERE
-							   : 0;
-	/* the mask's operations: load, ?load, ?extf, addf or select (m3[2]) */
-	MlirOperation *m3 = m4;
-	a->fill_ext = (MlirOperation){NULL};
-	if (a->masked) {
-		/* the mask's operations aside, the roles are where they are
-		   without one */
-		int nm = a->masked == PB_KERNEL_ATT_WHERE ? 4 : 3;
-		memcpy(m4, o + mk, sizeof(*o) * nm);
-		memmove(o + mk, o + mk + nm, sizeof(*o) * (19 - mk));
-		if (nm == 4) {
-			/* the fill's widening, if any, goes with its load */
-			a->fill_ext = m4[2];
-			m4[2] = m4[3];
-		}
-	} else if (!sequence(body_of(a->jloop), pat, o)) {
+	MlirOperation m[4], at = *op;
+	memset(mk, 0, sizeof(*mk));
+	if (sequence_at(body, &at, add_pat, m)) {
+		mk->kind = PB_KERNEL_ATT_ADD;
+		if (!mlirValueEqual(mlirOperationGetOperand(m[2], 0), *x) ||
+		    !loaded(mlirOperationGetOperand(m[2], 1), m[0], m[1]))
+			return 0;
+	} else if (sequence_at(body, &at, where_pat, m)) {
+		mk->kind = PB_KERNEL_ATT_WHERE;
+		/* the fill's widening, if any, goes with its load */
+		mk->fill_ext = m[2];
+		m[2] = m[3];
+		MlirValue c = mlirOperationGetOperand(m[2], 1);
+		mk->where_true = mlirValueEqual(c, *x);
+		if (mk->where_true)
+			c = mlirOperationGetOperand(m[2], 2);
+		else if (!mlirValueEqual(mlirOperationGetOperand(m[2], 2), *x))
+			return 0;
+		mk->fillv = c;
+		if (!is_result(mlirOperationGetOperand(m[2], 0), m[0]) ||
+		    (mlirOperationIsNull(m[1])
+			     ? !outside(a, c) || !mlirOperationIsNull(mk->fill_ext)
+			     : !loaded(c, m[1], mk->fill_ext) ||
+				       !access_of(a, m[1], &mk->fill) ||
+				       !outside(a, mk->fill.mem)))
+			return 0;
+	} else {
 		return 0;
 	}
+	if (!access_of(a, m[0], &mk->mask) || !outside(a, mk->mask.mem))
+		return 0;
+	for (int r = 0; r < mk->mask.rank; r++)
+		if (mk->mask.sub[r] == PB_KERNEL_ATT_D ||
+		    mk->mask.sub[r] == PB_KERNEL_ATT_E)
+			return 0;
+	*x = mlirOperationGetResult(m[2], 0);
+	*op = at;
+	return 1;
+}
+
+/* The body of the key loop: the score's reduction (dloop) and scaling,
+ * the masks, the online softmax, the value loop (eloop). */
+static int match_keys(struct pb_kernel_attention *a)
+{
+	/* the scores and their scale, then the masks (match_mask), then
+	   the online softmax: o[0 .. 4] and o[5 .. 18] */
+	static const char *const pre[] = {
+		"affine.store", "affine.for", "affine.load", "?arith.mulf",
+		"?arith.divf", NULL};
+	static const char *const post[] = {
+		"affine.load", "arith.maximumf", "arith.cmpf", "arith.select",
+		"arith.subf",  "math.exp",	 "arith.subf", "math.exp",
+		"affine.load", "arith.mulf",	 "arith.addf", "affine.store",
+		"affine.for",  "affine.store",	 NULL};
+	MlirOperation o[24], u[8], ld[2];
+	MlirBlock body = body_of(a->jloop);
+	MlirOperation at = mlirBlockGetFirstOperation(body), mat;
+	if (!sequence_at(body, &at, pre, o))
+		return 0;
+	/* the masks are matched below, once the scores are known */
+	mat = at;
+	a->nmask = 0;
+	for (;;) {
+		MlirOperation m[4];
+		if (!sequence_at(body, &at, add_pat, m) &&
+		    !sequence_at(body, &at, where_pat, m))
+			break;
+		if (++a->nmask > PB_KERNEL_ATT_MAXM)
+			return 0;
+	}
+	if (!sequence_at(body, &at, post, o + 5) ||
+	    !mlirOperationEqual(at, mlirBlockGetTerminator(body)))
+		return 0;
 	a->dloop = o[1];
 	a->eloop = o[17];
 	if ((a->d = trip(a->dloop)) < 1 || (a->e = trip(a->eloop)) < 1)
@@ -303,38 +348,10 @@ static int match_keys(struct pb_kernel_attention *a)
 		a->divide = !mlirOperationIsNull(o[4]);
 		x = mlirOperationGetResult(sc, 0);
 	}
-	/* x = x + mask[..] or x = cond[..] ? x : fill (either way round):
-	   subscripts the band's and the key's */
-	memset(&a->fill, 0, sizeof(a->fill));
-	if (a->masked == PB_KERNEL_ATT_WHERE) {
-		MlirValue c = mlirOperationGetOperand(m3[2], 1);
-		a->where_true = mlirValueEqual(c, x);
-		if (a->where_true)
-			c = mlirOperationGetOperand(m3[2], 2);
-		else if (!mlirValueEqual(mlirOperationGetOperand(m3[2], 2), x))
+	/* the masks, in order */
+	for (int i = 0; i < a->nmask; i++)
+		if (!match_mask(a, body, &mat, &x, &a->mk[i]))
 			return 0;
-		a->fillv = c;
-		if (!is_result(mlirOperationGetOperand(m3[2], 0), m3[0]) ||
-		    (mlirOperationIsNull(m3[1]) ? !outside(a, c) ||
-						  !mlirOperationIsNull(a->fill_ext)
-		     : !loaded(c, m3[1], a->fill_ext) ||
-			       !access_of(a, m3[1], &a->fill) ||
-			       !outside(a, a->fill.mem)))
-			return 0;
-	} else if (a->masked &&
-		   (!mlirValueEqual(mlirOperationGetOperand(m3[2], 0), x) ||
-		    !loaded(mlirOperationGetOperand(m3[2], 1), m3[0], m3[1]))) {
-		return 0;
-	}
-	if (a->masked) {
-		if (!access_of(a, m3[0], &a->mask) || !outside(a, a->mask.mem))
-			return 0;
-		for (int r = 0; r < a->mask.rank; r++)
-			if (a->mask.sub[r] == PB_KERNEL_ATT_D ||
-			    a->mask.sub[r] == PB_KERNEL_ATT_E)
-				return 0;
-		x = mlirOperationGetResult(m3[2], 0);
-	}
 
 	/* mn = max(x, m); k = mn == -inf ? 0 : mn; a = exp(m - k);
 	   p = exp(x - k); l = l * a + p */
@@ -519,11 +536,37 @@ int pb_kernel_attention_of(MlirOperation nest, struct pb_kernel_attention *a,
 	if (!mlirTypeIsAF32(a->elt) && !mlirTypeIsAF16(a->elt) &&
 	    !mlirTypeIsABF16(a->elt))
 		goto out;
-	a->causal = a->masked == PB_KERNEL_ATT_ADD && causal(a, &a->causal_off);
+	a->causal = a->nmask == 1 && a->mk[0].kind == PB_KERNEL_ATT_ADD &&
+		    causal(a, &a->causal_off);
 	ok = 1;
 out:
 	pb_ir_ops_free(&ops);
 	return ok;
+}
+
+/* Can the tensor cores' step read mask "mk": an additive mask as
+ * fragments of the scores' shape, a Where's condition as boolean ones,
+ * its other value a constant broadcast to them? Else 0 with "*why". */
+static int mask_operands(const struct pb_kernel_att_mask *mk,
+			 const char **why)
+{
+	double fill;
+	int scalar = !mlirOperationIsNull(mk->fill.op);
+	MlirType et = mlirShapedTypeGetElementType(
+		mlirValueGetType(mk->mask.mem));
+	for (int r = 0; scalar && r < mk->fill.rank; r++)
+		scalar = mk->fill.sub[r] == PB_KERNEL_SUB_CST;
+	*why = "the Where's other value is neither a constant nor one value "
+	       "read from a buffer";
+	if (mk->kind == PB_KERNEL_ATT_WHERE &&
+	    (mlirOperationIsNull(mk->fill.op) ? !float_constant(mk->fillv, &fill)
+					      : !scalar))
+		return 0;
+	*why = "the Where's condition is not a boolean buffer";
+	if (mk->kind == PB_KERNEL_ATT_WHERE && !mlirTypeIsAInteger(et))
+		return 0;
+	*why = "the additive mask is not a float buffer";
+	return mk->kind != PB_KERNEL_ATT_ADD || mlirTypeIsAFloat(et);
 }
 
 int pb_kernel_attention_operands(struct pb_kernel_attention *a,
@@ -584,26 +627,9 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 	/* an additive mask is read as fragments of the scores' shape, a
 	   Where's condition as boolean ones, its other value a constant
 	   broadcast to them */
-	double fill;
-	int scalar = !mlirOperationIsNull(a->fill.op);
-	for (int r = 0; scalar && r < a->fill.rank; r++)
-		scalar = a->fill.sub[r] == PB_KERNEL_SUB_CST;
-	*why = "the Where's other value is neither a constant nor one value "
-	       "read from a buffer";
-	if (a->masked == PB_KERNEL_ATT_WHERE &&
-	    (mlirOperationIsNull(a->fill.op) ? !float_constant(a->fillv, &fill)
-					     : !scalar))
-		return 0;
-	*why = "the Where's condition is not a boolean buffer";
-	if (a->masked == PB_KERNEL_ATT_WHERE &&
-	    !mlirTypeIsAInteger(mlirShapedTypeGetElementType(
-		    mlirValueGetType(a->mask.mem))))
-		return 0;
-	*why = "the additive mask is not a float buffer";
-	if (a->masked == PB_KERNEL_ATT_ADD &&
-	    !mlirTypeIsAFloat(mlirShapedTypeGetElementType(
-		    mlirValueGetType(a->mask.mem))))
-		return 0;
+	for (int i = 0; i < a->nmask; i++)
+		if (!mask_operands(&a->mk[i], why))
+			return 0;
 	/* keys past the last multiple of 16: the last step's scores past
 	   them -inf (vector.create_mask), K and V read as zeros there, which
 	   both must end at; an additive mask read masked past its end (its

@@ -325,9 +325,23 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 #define PB_KERNEL_ATT_J (-10)
 #define PB_KERNEL_ATT_D (-11)
 #define PB_KERNEL_ATT_E (-12)
-/* pb_kernel_attention.masked: x + mask[..], or cond[..] ? x : fill. */
+/* pb_kernel_att_mask.kind: x + mask[..], or cond[..] ? x : fill. */
 #define PB_KERNEL_ATT_ADD 1
 #define PB_KERNEL_ATT_WHERE 2
+/* The most masks of an attention nest (GPT-2's Where, then its additive
+ * attention mask). */
+#define PB_KERNEL_ATT_MAXM 2
+/* A mask of the scores, after the scale. */
+struct pb_kernel_att_mask {
+	int kind;			/* PB_KERNEL_ATT_ADD or _WHERE */
+	struct pb_kernel_access mask;	/* its load (band dims, the key) */
+	struct pb_kernel_access fill;	/* a Where's other value's load (op
+					   null: a value from outside) */
+	MlirValue fillv;		/* that value from outside */
+	MlirOperation fill_ext;		/* the load's widening, or null */
+	int where_true;			/* a Where keeps the scores where its
+					   condition is true (else false) */
+};
 struct pb_kernel_attention {
 	struct pb_kernel_band b;
 	int m;				/* the band dimension of query rows */
@@ -337,15 +351,9 @@ struct pb_kernel_attention {
 	MlirValue mbuf, lbuf, accbuf;	/* the running max, sum, output row */
 	double scale;			/* scores times (or over) this */
 	int divide;
-	int masked;			/* a mask after the scale (below): */
-	struct pb_kernel_access mask;	/* its load (band dims, the key) */
-	struct pb_kernel_access fill;	/* a Where's other value's load (op
-					   null: a value from outside) */
-	MlirValue fillv;		/* that value from outside */
-	MlirOperation fill_ext;		/* the load's widening, or null */
-	int where_true;			/* a Where keeps the scores where its
-					   condition is true (else false) */
-	int causal;			/* the additive mask is causal: -inf
+	int nmask;			/* masks after the scale, in order */
+	struct pb_kernel_att_mask mk[PB_KERNEL_ATT_MAXM];
+	int causal;			/* the only mask is additive and causal: -inf
 					   for keys past query row + off, 0
 					   before (pb.causal, read at [0..,
 					   row, key]) */

@@ -139,27 +139,32 @@ static void f32_text(char *s, size_t n, double x)
 	snprintf(s, n, "0x%08X", bits);
 }
 
-/* The fragment of the mask of "a" (an additive mask or a Where's
- * condition) for row fragment "i" and key fragment "n", read into
- * "%<pre><i'>_<n><suf>" (i' = i, or 0 for a mask without the query rows:
- * a padding mask broadcast over them, read once for all row fragments)
- * when "i" is the first to need it. Returns i'. */
+/* The fragment of mask "u" of "a" (an additive mask or a Where's
+ * condition; buffer "%M<u>", constants "%cm<u>_<r>", padding "%mpad<u>")
+ * for row fragment "i" and key fragment "n", read into
+ * "%<pre><u>_<i'>_<n><suf>" (i' = i, or 0 for a mask without the query
+ * rows: a padding mask broadcast over them, read once for all row
+ * fragments) when "i" is the first to need it. Returns i'. */
 static int mask_read_text(struct pb_buf *t,
-			  const struct pb_kernel_attention *a, int i, int n,
-			  int mask_r, int keys, const char *pre,
+			  const struct pb_kernel_attention *a, int u, int i,
+			  int n, int mask_r, int keys, const char *pre,
 			  const char *suf)
 {
-	int mi = pos_of(&a->mask, a->m) >= 0 ? i : 0;
+	const struct pb_kernel_access *x = &a->mk[u].mask;
+	int mi = pos_of(x, a->m) >= 0 ? i : 0;
 	if (mi == i) {
 		struct pb_buf mt = {0}, e = {0};
-		char res[32], row[32], jn[32];
-		struct names nm = {row, jn, NULL, NULL, "mpad"};
-		pb_ir_type_print(mlirValueGetType(a->mask.mem), &mt);
-		elt_text(a->mask.mem, &e);
+		char res[32], row[32], jn[32], mem[16], cpre[16], pad[16];
+		struct names nm = {row, jn, NULL, NULL, pad};
+		pb_ir_type_print(mlirValueGetType(x->mem), &mt);
+		elt_text(x->mem, &e);
 		snprintf(row, sizeof(row), "row%d", i);
 		snprintf(jn, sizeof(jn), "jn%d", n);
-		snprintf(res, sizeof(res), "%s%d_%d%s", pre, mi, n, suf);
-		read_text(t, res, "M", mt.data, e.data, a, &a->mask, "cm", a->m,
+		snprintf(mem, sizeof(mem), "M%d", u);
+		snprintf(cpre, sizeof(cpre), "cm%d_", u);
+		snprintf(pad, sizeof(pad), "mpad%d", u);
+		snprintf(res, sizeof(res), "%s%d_%d_%d%s", pre, u, mi, n, suf);
+		read_text(t, res, mem, mt.data, e.data, a, x, cpre, a->m,
 			  PB_KERNEL_ATT_J, &nm, 16, 8, mask_r, keys, 0);
 		pb_buf_free(&mt);
 		pb_buf_free(&e);
@@ -167,46 +172,71 @@ static int mask_read_text(struct pb_buf *t,
 	return mi;
 }
 
-/* The additive mask of "a" on the scores of row fragment "i" and key
- * fragment "n" ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = that + the mask's
- * fragment times log2(e), widened first when f16 or bf16. */
+/* Additive mask "u" of "a" on the scores "%<in><i>_<n>" of row fragment
+ * "i" and key fragment "n" (in base 2): "%<out><i>_<n>" = those + the
+ * mask's fragment times log2(e), widened first when f16 or bf16. */
 static void mask_text(struct pb_buf *t, const struct pb_kernel_attention *a,
-		      int i, int n, int mask_r, int keys)
+		      int u, int i, int n, int mask_r, int keys,
+		      const char *in, const char *out)
 {
 	MlirType et = mlirShapedTypeGetElementType(
-		mlirValueGetType(a->mask.mem));
+		mlirValueGetType(a->mk[u].mask.mem));
 	int f32 = mlirTypeIsAF32(et);
-	int mi = mask_read_text(t, a, i, n, mask_r, keys, "mk", f32 ? "" : "h");
+	int mi = mask_read_text(t, a, u, i, n, mask_r, keys, "mk",
+				f32 ? "" : "h");
 	if (mi == i) {
 		if (!f32) {
-			pb_buf_printf(t, "        %%mk%d_%d = arith.extf "
-				      "%%mk%d_%dh : vector<16x8x", mi, n, mi,
-				      n);
+			pb_buf_printf(t, "        %%mk%d_%d_%d = arith.extf "
+				      "%%mk%d_%d_%dh : vector<16x8x", u, mi, n,
+				      u, mi, n);
 			pb_ir_type_print(et, t);
 			pb_buf_puts(t, "> to vector<16x8xf32>\n");
 		}
-		pb_buf_printf(t, "        %%ml%d_%d = arith.mulf %%mk%d_%d, "
-			      "%%log2e : vector<16x8xf32>\n", mi, n, mi, n);
+		pb_buf_printf(t, "        %%ml%d_%d_%d = arith.mulf "
+			      "%%mk%d_%d_%d, %%log2e : vector<16x8xf32>\n",
+			      u, mi, n, u, mi, n);
 	}
-	pb_buf_printf(t, "        %%x%s%d_%d = arith.addf %%xq%d_%d, %%ml%d_%d : "
-		      "vector<16x8xf32>\n", keys ? "k" : "", i, n, i, n, mi,
-		      n);
+	pb_buf_printf(t, "        %%%s%d_%d = arith.addf %%%s%d_%d, "
+		      "%%ml%d_%d_%d : vector<16x8xf32>\n", out, i, n, in, i, n,
+		      u, mi, n);
 }
 
-/* The Where of "a" on the scores of row fragment "i" and key fragment "n"
- * ("%xq<i>_<n>", in base 2): "%x<i>_<n>" = those where the condition's
- * fragment says so, else the other value (times log2(e): "%fill"). */
+/* The Where "u" of "a" on the scores "%<in><i>_<n>" of row fragment "i"
+ * and key fragment "n" (in base 2): "%<out><i>_<n>" = those where the
+ * condition's fragment says so, else the other value (times log2(e):
+ * "%fill<u>"). */
 static void where_text(struct pb_buf *t, const struct pb_kernel_attention *a,
+		       int u, int i, int n, int mask_r, int keys,
+		       const char *in, const char *out)
+{
+	int mi = mask_read_text(t, a, u, i, n, mask_r, keys, "wc", "");
+	pb_buf_printf(t, "        %%%s%d_%d = arith.select %%wc%d_%d_%d, ",
+		      out, i, n, u, mi, n);
+	if (a->mk[u].where_true)
+		pb_buf_printf(t, "%%%s%d_%d, %%fill%d", in, i, n, u);
+	else
+		pb_buf_printf(t, "%%fill%d, %%%s%d_%d", u, in, i, n);
+	pb_buf_puts(t, " : vector<16x8xi1>, vector<16x8xf32>\n");
+}
+
+/* The masks of "a" in order on the scores "%xq<i>_<n>" of row fragment
+ * "i" and key fragment "n" (in base 2), into "%x<i>_<n>" ("%xk<i>_<n>"
+ * with "keys": keys_text follows); "%xm<u>_<i>_<n>" between them. */
+static void masks_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		       int i, int n, int mask_r, int keys)
 {
-	int mi = mask_read_text(t, a, i, n, mask_r, keys, "wc", "");
-	pb_buf_printf(t, "        %%x%s%d_%d = arith.select %%wc%d_%d, ",
-		      keys ? "k" : "", i, n, mi, n);
-	if (a->where_true)
-		pb_buf_printf(t, "%%xq%d_%d, %%fill", i, n);
-	else
-		pb_buf_printf(t, "%%fill, %%xq%d_%d", i, n);
-	pb_buf_puts(t, " : vector<16x8xi1>, vector<16x8xf32>\n");
+	char in[16] = "xq", out[16];
+	for (int u = 0; u < a->nmask; u++) {
+		if (u + 1 < a->nmask)
+			snprintf(out, sizeof(out), "xm%d_", u);
+		else
+			snprintf(out, sizeof(out), "%s", keys ? "xk" : "x");
+		if (a->mk[u].kind == PB_KERNEL_ATT_WHERE)
+			where_text(t, a, u, i, n, mask_r, keys, in, out);
+		else
+			mask_text(t, a, u, i, n, mask_r, keys, in, out);
+		memcpy(in, out, sizeof(in));
+	}
 }
 
 /* The Where's other value in base 2 as an f32 constant's text: times
@@ -223,42 +253,46 @@ static void fill_text(char *s, size_t n, double fill)
 	f32_text(s, n, f);
 }
 
-/* The Where's other value read from its buffer "%F" (one element), in
- * base 2 as fill_text computes it, broadcast: "%fill". */
+/* The other value of Where "u" of "a" read from its buffer "%F<u>" (one
+ * element), in base 2 as fill_text computes it, broadcast: "%fill<u>". */
 static void fill_load_text(struct pb_buf *t,
-			   const struct pb_kernel_attention *a)
+			   const struct pb_kernel_attention *a, int u)
 {
-	pb_mma_cst_text(t, &a->fill, "cf");
-	pb_buf_printf(t, "      %%%s = memref.load %%F[",
-		      mlirTypeIsAF32(mlirShapedTypeGetElementType(
-			      mlirValueGetType(a->fill.mem)))
-			      ? "fs"
-			      : "fh");
-	for (int r = 0; r < a->fill.rank; r++)
-		pb_buf_printf(t, "%s%%cf%d", r ? ", " : "", r);
+	const struct pb_kernel_access *f = &a->mk[u].fill;
+	char cpre[16];
+	int f32 = mlirTypeIsAF32(
+		mlirShapedTypeGetElementType(mlirValueGetType(f->mem)));
+	snprintf(cpre, sizeof(cpre), "cf%d_", u);
+	pb_mma_cst_text(t, f, cpre);
+	pb_buf_printf(t, "      %%f%s%d = memref.load %%F%d[", f32 ? "s" : "h",
+		      u, u);
+	for (int r = 0; r < f->rank; r++)
+		pb_buf_printf(t, "%s%%%s%d", r ? ", " : "", cpre, r);
 	pb_buf_puts(t, "] : ");
-	pb_ir_type_print(mlirValueGetType(a->fill.mem), t);
+	pb_ir_type_print(mlirValueGetType(f->mem), t);
 	pb_buf_puts(t, "\n");
-	if (!mlirTypeIsAF32(mlirShapedTypeGetElementType(
-		    mlirValueGetType(a->fill.mem)))) {
+	if (!f32) {
 		/* f16 or bf16 data's value, widened as the nest widens it */
-		pb_buf_puts(t, "      %fs = arith.extf %fh : ");
-		elt_text(a->fill.mem, t);
+		pb_buf_printf(t, "      %%fs%d = arith.extf %%fh%d : ", u, u);
+		elt_text(f->mem, t);
 		pb_buf_puts(t, " to f32\n");
 	}
-	pb_buf_puts(t,
-		    "      %fl2 = arith.constant 1.44269502 : f32\n"
-		    "      %fmax = arith.constant 3.40282347E+38 : f32\n"
-		    "      %fmin = arith.constant -3.40282347E+38 : f32\n"
-		    "      %finf = arith.constant 0x7F800000 : f32\n"
-		    "      %f2 = arith.mulf %fs, %fl2 : f32\n"
-		    "      %f3 = arith.maximumf %f2, %fmin : f32\n"
-		    "      %f4 = arith.minimumf %f3, %fmax : f32\n"
-		    "      %fa = math.absf %fs : f32\n"
-		    "      %fi = arith.cmpf oeq, %fa, %finf : f32\n"
-		    "      %f5 = arith.select %fi, %f2, %f4 : f32\n"
-		    "      %fill = vector.broadcast %f5 : f32 to "
-		    "vector<16x8xf32>\n");
+	pb_buf_printf(t,
+		      "      %%fl2_%d = arith.constant 1.44269502 : f32\n"
+		      "      %%fmax%d = arith.constant 3.40282347E+38 : f32\n"
+		      "      %%fmin%d = arith.constant -3.40282347E+38 : f32\n"
+		      "      %%finf%d = arith.constant 0x7F800000 : f32\n"
+		      "      %%f2_%d = arith.mulf %%fs%d, %%fl2_%d : f32\n"
+		      "      %%f3_%d = arith.maximumf %%f2_%d, %%fmin%d : f32\n"
+		      "      %%f4_%d = arith.minimumf %%f3_%d, %%fmax%d : f32\n"
+		      "      %%fa%d = math.absf %%fs%d : f32\n"
+		      "      %%fi%d = arith.cmpf oeq, %%fa%d, %%finf%d : f32\n"
+		      "      %%f5_%d = arith.select %%fi%d, %%f2_%d, %%f4_%d : "
+		      "f32\n"
+		      "      %%fill%d = vector.broadcast %%f5_%d : f32 to "
+		      "vector<16x8xf32>\n",
+		      u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u, u,
+		      u, u, u, u, u);
 }
 
 /* The scores "%xk<i>_<n>" of row fragment "i" and key fragment "n" past
@@ -421,14 +455,11 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			pb_buf_printf(t, "        %%%s%d_%d = arith.mulf "
 				      "%%s%d_%d_%d, %%scale : "
 				      "vector<16x8xf32>\n",
-				      a->masked ? "xq" : keys ? "xk" : "x", i, n,
+				      a->nmask ? "xq" : keys ? "xk" : "x", i, n,
 				      i, n, nd - 1);
 			if (a->causal)
 				continue;
-			if (a->masked == PB_KERNEL_ATT_WHERE)
-				where_text(t, a, i, n, mask_r, keys);
-			else if (a->masked)
-				mask_text(t, a, i, n, mask_r, keys);
+			masks_text(t, a, i, n, mask_r, keys);
 			if (keys)
 				keys_text(t, i, n);
 		}
@@ -594,13 +625,13 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      "#pbc = affine_map<(m, n, k) -> (m, n)>\n"
 		      "func.func @t(%%Q: %s, %%K: %s, %%V: %s, %%O: %s",
 		      mq.data, mk.data, mv.data, mo.data);
-	if (a->masked) {
-		pb_buf_puts(t, ", %M: ");
-		pb_ir_type_print(mlirValueGetType(a->mask.mem), t);
-	}
-	if (!mlirOperationIsNull(a->fill.op)) {
-		pb_buf_puts(t, ", %F: ");
-		pb_ir_type_print(mlirValueGetType(a->fill.mem), t);
+	for (int u = 0; u < a->nmask; u++) {
+		pb_buf_printf(t, ", %%M%d: ", u);
+		pb_ir_type_print(mlirValueGetType(a->mk[u].mask.mem), t);
+		if (!mlirOperationIsNull(a->mk[u].fill.op)) {
+			pb_buf_printf(t, ", %%F%d: ", u);
+			pb_ir_type_print(mlirValueGetType(a->mk[u].fill.mem), t);
+		}
 	}
 	pb_buf_puts(t, ") {\n");
 	int64_t tile[PB_KERNEL_MAXD];
@@ -662,29 +693,42 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_mma_cst_text(t, &a->k, "ck");
 	pb_mma_cst_text(t, &a->v, "cv");
 	pb_mma_cst_text(t, &a->o, "co");
-	if (a->masked == PB_KERNEL_ATT_WHERE) {
-		/* the condition read as booleans, false past its end */
-		pb_mma_cst_text(t, &a->mask, "cm");
-		pb_buf_puts(t, "      %mpad = arith.constant false\n");
-		if (mlirOperationIsNull(a->fill.op)) {
-			char fs[32];
-			MlirAttribute fa = pb_ir_attr(
-				mlirOpResultGetOwner(a->fillv), "value");
-			fill_text(fs, sizeof(fs),
-				  mlirFloatAttrGetValueDouble(fa));
-			pb_buf_printf(t, "      %%fill = arith.constant dense<%s> "
-				      ": vector<16x8xf32>\n", fs);
+	for (int u = 0; u < a->nmask && !a->causal; u++) {
+		const struct pb_kernel_att_mask *mk = &a->mk[u];
+		char cpre[16];
+		snprintf(cpre, sizeof(cpre), "cm%d_", u);
+		pb_mma_cst_text(t, &mk->mask, cpre);
+		if (mk->kind == PB_KERNEL_ATT_WHERE) {
+			/* the condition read as booleans, false past its
+			   end */
+			pb_buf_printf(t, "      %%mpad%d = arith.constant "
+				      "false\n", u);
+			if (mlirOperationIsNull(mk->fill.op)) {
+				char fs[32];
+				MlirAttribute fa = pb_ir_attr(
+					mlirOpResultGetOwner(mk->fillv),
+					"value");
+				fill_text(fs, sizeof(fs),
+					  mlirFloatAttrGetValueDouble(fa));
+				pb_buf_printf(t, "      %%fill%d = "
+					      "arith.constant dense<%s> : "
+					      "vector<16x8xf32>\n", u, fs);
+			} else {
+				fill_load_text(t, a, u);
+			}
 		} else {
-			fill_load_text(t, a);
+			pb_buf_printf(t, "      %%mpad%d = arith.constant "
+				      "0.000000e+00 : ", u);
+			elt_text(mk->mask.mem, t);
+			pb_buf_puts(t, "\n");
 		}
-	} else if (a->masked && !a->causal) {
-		pb_mma_cst_text(t, &a->mask, "cm");
-		pb_buf_puts(t, "      %mpad = arith.constant 0.000000e+00 : ");
-		elt_text(a->mask.mem, t);
-		pb_buf_puts(t, "\n");
-		pb_buf_puts(t, "      %log2e = arith.constant dense<1.44269502> "
-			    ": vector<16x8xf32>\n");
 	}
+	for (int u = 0; u < a->nmask && !a->causal; u++)
+		if (a->mk[u].kind == PB_KERNEL_ATT_ADD) {
+			pb_buf_puts(t, "      %log2e = arith.constant "
+				    "dense<1.44269502> : vector<16x8xf32>\n");
+			break;
+		}
 	/* Q, once */
 	for (int i = 0; i < fm; i++)
 		for (int kk = 0; kk < nd; kk++) {
@@ -791,14 +835,16 @@ int pb_mma_attention(struct pb_ctx *ctx, const struct pb_kernel_attention *a,
 {
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
-	MlirValue args[6] = {a->q.mem, a->k.mem, a->v.mem, a->o.mem,
-			     a->mask.mem, a->fill.mem};
+	MlirValue args[4 + 2 * PB_KERNEL_ATT_MAXM] = {a->q.mem, a->k.mem,
+						      a->v.mem, a->o.mem};
+	int nargs = 4;
+	for (int u = 0; u < a->nmask; u++) {
+		args[nargs++] = a->mk[u].mask.mem;
+		if (!mlirOperationIsNull(a->mk[u].fill.op))
+			args[nargs++] = a->mk[u].fill.mem;
+	}
 	nest_text(&t, a, s);
-	int rc = pb_ir_instantiate(ctx, t.data, a->b.root,
-				   !a->masked ? 4
-				   : mlirOperationIsNull(a->fill.op) ? 5
-								      : 6,
-				   args,
+	int rc = pb_ir_instantiate(ctx, t.data, a->b.root, nargs, args,
 				   mlirOperationGetLocation(a->b.root), &out);
 	pb_buf_free(&t);
 	if (rc == PB_OK && out.n == 1)

@@ -9,13 +9,18 @@ masked_fill or torch.where:
   (nn.MultiheadAttention's key_padding_mask);
 - where: Where(cond, scores, finfo(float32).min), cond [1, 1, LQ, LK]
   true where kept (GPT-2's form), one in 4 dropped at random and all of
-  query row 1 (its softmax is uniform over the keys).
+  query row 1 (its softmax is uniform over the keys);
+- gpt2: Where(cond, scores, finfo.min) with cond [1, 1, LQ, LK] causal
+  (key j kept for query i when j <= i + LK - LQ), then Add of an
+  additive attention mask [1, 1, 1, LK] (0 where kept, finfo.min where
+  padded): GPT-2's eager attention with an attention_mask; the mask
+  input is the additive one, the condition an initializer.
 
 With f16 after KIND, the model's data is float16 throughout (as
 model.half() exports it: the other value finfo(float16).min), the
 reference computed in float32 from the float16 inputs.
 
-usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where [f16]]
+usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where|gpt2 [f16]]
 
 Writes DIR/NAME.onnx, its inputs q, k, v and mask as float32 and float16
 .npy (the condition as bool), and NumPy's float32 result y. The last
@@ -52,6 +57,17 @@ elif kind == "kpm":
     mnode = helper.make_node("Where", ["mask", "fill", "x"], ["xm"],
                              name="Where_3")
     x = np.where(mask, np.float32(-np.inf), x)
+elif kind == "gpt2":
+    cond = (np.arange(LK)[None, :] <=
+            np.arange(LQ)[:, None] + (LK - LQ)).reshape(1, 1, LQ, LK)
+    inits.append(numpy_helper.from_array(cond, "cond"))
+    inits.append(numpy_helper.from_array(np.array(fmin, dt), "fill"))
+    mask = np.where(keep, 0, fmin).astype(dt).reshape(ms)
+    mnode = [helper.make_node("Where", ["cond", "x", "fill"], ["xw"],
+                              name="Where_3"),
+             helper.make_node("Add", ["xw", "mask"], ["xm"], name="Add_4")]
+    with np.errstate(over="ignore"):
+        x = np.where(cond, x, np.float32(fmin)) + mask.astype(np.float32)
 else:
     ms = [1, 1, LQ, LK]
     mask = rng.random(ms) >= 0.25
@@ -64,12 +80,12 @@ nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
                           perm=[0, 1, 3, 2]),
          helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
          helper.make_node("Div", ["s", "sd"], ["x"], name="Div_2"),
-         mnode,
+         *(mnode if isinstance(mnode, list) else [mnode]),
          helper.make_node("Softmax", ["xm"], ["p"], name="Softmax_4", axis=-1),
          helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
 vi = helper.make_tensor_value_info
-mt = TensorProto.FLOAT if kind == "add" else TensorProto.BOOL
-if half and kind == "add":
+mt = TensorProto.FLOAT if kind in ("add", "gpt2") else TensorProto.BOOL
+if half and kind in ("add", "gpt2"):
     mt = ft
 g = helper.make_graph(nodes, name, [vi("q", ft, qs), vi("k", ft, ks),
                                     vi("v", ft, ks), vi("mask", mt, ms)],
@@ -80,6 +96,7 @@ p = np.exp(x - x.max(-1, keepdims=True))
 p /= p.sum(-1, keepdims=True)
 for n, t in (("q", q), ("k", k), ("v", v), ("mask", mask)):
     np.save(os.path.join(d, "%s_%s.npy" % (name, n)), t)
-    np.save(os.path.join(d, "%s_%s16.npy" % (name, n)),
-            t if t.dtype == bool else t.astype(np.float16))
+    with np.errstate(over="ignore"):
+        np.save(os.path.join(d, "%s_%s16.npy" % (name, n)),
+                t if t.dtype == bool else t.astype(np.float16))
 np.save(os.path.join(d, name + "_y.npy"), p @ v)
