@@ -14,13 +14,15 @@ masked_fill or torch.where:
   (key j kept for query i when j <= i + LK - LQ), then Add of an
   additive attention mask [1, 1, 1, LK] (0 where kept, finfo.min where
   padded): GPT-2's eager attention with an attention_mask; the mask
-  input is the additive one, the condition an initializer.
+  input is the additive one, the condition an initializer;
+- addfirst: a mild additive mask [1, 1, 1, LK] (values in [-2, 0]) added
+  before the Div by sqrt(D), which scales it too.
 
 With f16 after KIND, the model's data is float16 throughout (as
 model.half() exports it: the other value finfo(float16).min), the
 reference computed in float32 from the float16 inputs.
 
-usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where|gpt2 [f16]]
+usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where|gpt2|addfirst [f16]]
 
 Writes DIR/NAME.onnx, its inputs q, k, v and mask as float32 and float16
 .npy (the condition as bool), and NumPy's float32 result y. The last
@@ -47,7 +49,11 @@ q, k, v = (rng.standard_normal(s).astype(dt).astype(np.float32)
 fmin = np.finfo(dt).min
 inits = [numpy_helper.from_array(np.array(np.sqrt(D), dt), "sd")]
 x = q @ k.transpose(0, 1, 3, 2) / np.float32(np.sqrt(D))
-if kind == "add":
+if kind == "addfirst":
+    mask = (-2 * rng.random(ms)).astype(dt)
+    mnode = helper.make_node("Add", ["s", "mask"], ["sm"], name="Add_2")
+    x = (q @ k.transpose(0, 1, 3, 2) + mask) / np.float32(np.sqrt(D))
+elif kind == "add":
     mask = np.where(keep, 0, -10000).astype(dt).reshape(ms)
     mnode = helper.make_node("Add", ["x", "mask"], ["xm"], name="Add_3")
     x = x + mask
@@ -79,13 +85,17 @@ else:
 nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
                           perm=[0, 1, 3, 2]),
          helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
-         helper.make_node("Div", ["s", "sd"], ["x"], name="Div_2"),
-         *(mnode if isinstance(mnode, list) else [mnode]),
+         *([mnode, helper.make_node("Div", ["sm", "sd"], ["xm"],
+                                    name="Div_3")]
+           if kind == "addfirst" else
+           [helper.make_node("Div", ["s", "sd"], ["x"], name="Div_2"),
+            *(mnode if isinstance(mnode, list) else [mnode])]),
          helper.make_node("Softmax", ["xm"], ["p"], name="Softmax_4", axis=-1),
          helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
 vi = helper.make_tensor_value_info
-mt = TensorProto.FLOAT if kind in ("add", "gpt2") else TensorProto.BOOL
-if half and kind in ("add", "gpt2"):
+mt = (TensorProto.FLOAT if kind in ("add", "gpt2", "addfirst")
+      else TensorProto.BOOL)
+if half and kind in ("add", "gpt2", "addfirst"):
     mt = ft
 g = helper.make_graph(nodes, name, [vi("q", ft, qs), vi("k", ft, ks),
                                     vi("v", ft, ks), vi("mask", mt, ms)],
