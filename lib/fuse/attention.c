@@ -398,6 +398,22 @@ static int rounding(const struct pb_poly_scop *s, int i, int b, int depth,
 	return 1;
 }
 
+/* Does nest "i" of "s", reading "b" after a mask of chain "t", scale
+ * the masked scores (a rounding() that would take it if the masks came
+ * after)? */
+static int scaled_after_mask(const struct pb_poly_scop *s, int i, int b,
+			     int depth, const struct pb_attn *t)
+{
+	struct pb_attn u = *t;
+	MlirOperation scale = {NULL};
+	int nb;
+	if (!t->nmask || !mlirOperationIsNull(t->scale))
+		return 0;
+	u.nmask = 0;
+	return rounding(s, i, b, depth, &scale, &u, &nb) &&
+	       !mlirOperationIsNull(scale);
+}
+
 /* Is statement "i" of "s" a nest copying buffer "b" (maybe rounded) into
  * another, *out: reading every element of "*written" once, and nothing
  * else of "b", with a loop counter in each subscript but the constant 0
@@ -703,6 +719,11 @@ static int match(const struct pb_poly_scop *s, const char *dead, int a,
 	int from = a, b = t->bs, nb;
 	for (; t->npre < PB_ATTN_MAXC; from = t->pre[t->npre++]) {
 		int n = reader(s, dead, from, b);
+		if (n >= 0 && scaled_after_mask(s, n, b, R + 1, t)) {
+			t->why = "the scores are scaled after a mask (the fused "
+				 "nest scales first)";
+			return 0;
+		}
 		if (n < 0 ||
 		    !rounding(s, n, b, R + 1, &t->scale, t, &nb))
 			break;
