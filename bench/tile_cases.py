@@ -217,7 +217,9 @@ def attention_gpt2(name, heads, seq, dim, cpu):
                                 "am")])
     m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
     m.ir_version = 8
-    add(name, "attention", m, 4 * heads * seq * keep * dim,
+    # the (query, key) pairs kept: key j <= i and j < keep
+    pairs = keep * (keep + 1) // 2 + (seq - keep) * keep
+    add(name, "attention", m, 4 * heads * pairs * dim,
         16 * heads * seq * dim, seq, cpu)
     CASES[name][1]["keep"] = keep
     CASES[name][1]["causal"] = True
