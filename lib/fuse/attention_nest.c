@@ -256,6 +256,49 @@ static MlirValue fconst(MlirOperation at, MlirType t, double v)
 	return make(at, "arith.constant", 0, NULL, t, 1, &name, &a);
 }
 
+/* Fold the subscripts of the affine.load "ld" that are index constants
+ * (the counters of unit loops the nest replaced) into its map, as the
+ * canonicalizer would: it replaces the load by a new one and drops its
+ * discardable attributes, so a fact set on the load must find it in its
+ * final form. */
+static void fold_constant_subscripts(MlirOperation ld)
+{
+	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(ld, "map"));
+	int nd = (int)mlirAffineMapGetNumDims(map), nk = 0;
+	int nr = (int)mlirAffineMapGetNumResults(map);
+	MlirContext mctx = mlirOperationGetContext(ld);
+	MlirValue ops[1 + PB_FUSE_MAXR];
+	MlirAffineExpr sub[PB_FUSE_MAXR], res[PB_FUSE_MAXR];
+	if (mlirAffineMapGetNumSymbols(map) || nd > PB_FUSE_MAXR ||
+	    nr > PB_FUSE_MAXR)
+		return;
+	ops[0] = mlirOperationGetOperand(ld, 0);
+	for (int k = 0; k < nd; k++) {
+		MlirValue v = mlirOperationGetOperand(ld, 1 + k);
+		MlirOperation d = pb_attn_def(v);
+		MlirAttribute at = mlirOperationIsNull(d) ||
+					   !pb_ir_op_is(d, "arith.constant")
+				   ? (MlirAttribute){NULL}
+				   : pb_ir_attr(d, "value");
+		if (!mlirAttributeIsNull(at) && mlirAttributeIsAInteger(at)) {
+			sub[k] = mlirAffineConstantExprGet(
+				mctx, mlirIntegerAttrGetValueInt(at));
+		} else {
+			sub[k] = mlirAffineDimExprGet(mctx, nk);
+			ops[1 + nk++] = v;
+		}
+	}
+	if (nk == nd)
+		return;
+	MlirAffineMap s = mlirAffineMapGet(mctx, nk, 0, nd, sub);
+	for (int r = 0; r < nr; r++)
+		res[r] = mlirAffineExprCompose(mlirAffineMapGetResult(map, r), s);
+	mlirOperationSetOperands(ld, 1 + nk, ops);
+	pb_ir_set_attr(ld, "map",
+		       mlirAffineMapAttrGet(mlirAffineMapGet(mctx, nk, 0, nr,
+							     res)));
+}
+
 /* Mark the load "ld" of buffer "b" of "s" pb.causal when "b" is an
  * argument of the function marked so (a causal mask, ir/contract.h). */
 static void causal_fact(const struct pb_poly_scop *s, int b, MlirOperation ld)
@@ -269,8 +312,10 @@ static void causal_fact(const struct pb_poly_scop *s, int b, MlirOperation ld)
 		return;
 	MlirAttribute c = pb_ir_func_arg_attr(
 		f, (int)mlirBlockArgumentGetArgNumber(root), PB_ATTR_CAUSAL);
-	if (!mlirAttributeIsNull(c))
-		pb_ir_set_attr(ld, PB_ATTR_CAUSAL, c);
+	if (mlirAttributeIsNull(c))
+		return;
+	fold_constant_subscripts(ld);
+	pb_ir_set_attr(ld, PB_ATTR_CAUSAL, c);
 }
 
 /* Map the counters of the first "n" loops of "st" to "to" in "m". */

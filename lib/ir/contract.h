@@ -27,7 +27,9 @@
  *               affine.load of it in an     holds a causal mask, 0 at
  *               attention nest              [.., i, j] for j <= i + c and
  *                                           -inf beyond, its other
- *                                           dimensions 1
+ *                                           dimensions 1; or the (i1)
+ *                                           buffer is true there and
+ *                                           false beyond
  *
  * Operation locations of fused ops carry "pb.op:<op>" metadata names
  * (PB_LOC_OP_PREFIX). The names are string literals so that IR templates

@@ -280,6 +280,19 @@ static int match_mask(struct pb_kernel_attention *a, MlirBlock body,
 	return 1;
 }
 
+/* Is Where "mk" on a causal condition (causal()) a causal mask: does it
+ * keep the scores where the condition is true, and is its other value a
+ * constant no kept score comes near (-inf, or at most float16's lowest,
+ * -65504: finfo.min of the model's type)? Every row keeps keys 0 .. c, so
+ * exp(fill - max) is 0 in f32, as the -inf of the computed mask gives. */
+static int causal_where(const struct pb_kernel_att_mask *mk)
+{
+	double f;
+	return mk->kind == PB_KERNEL_ATT_WHERE && mk->where_true &&
+	       mlirOperationIsNull(mk->fill.op) &&
+	       float_constant(mk->fillv, &f) && f <= -65504.0;
+}
+
 /* The body of the key loop: the score's reduction (dloop) and scaling,
  * the masks, the online softmax, the value loop (eloop). */
 static int match_keys(struct pb_kernel_attention *a)
@@ -536,8 +549,9 @@ int pb_kernel_attention_of(MlirOperation nest, struct pb_kernel_attention *a,
 	if (!mlirTypeIsAF32(a->elt) && !mlirTypeIsAF16(a->elt) &&
 	    !mlirTypeIsABF16(a->elt))
 		goto out;
-	a->causal = a->nmask == 1 && a->mk[0].kind == PB_KERNEL_ATT_ADD &&
-		    causal(a, &a->causal_off);
+	a->causal = a->nmask == 1 && causal(a, &a->causal_off) &&
+		    (a->mk[0].kind == PB_KERNEL_ATT_ADD ||
+		     causal_where(&a->mk[0]));
 	ok = 1;
 out:
 	pb_ir_ops_free(&ops);

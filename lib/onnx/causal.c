@@ -2,7 +2,9 @@
  * masks"): an additive mask of 0 where key j <= query i + c and -inf
  * where j > i + c, for one c >= 0, in its last two dimensions (the others
  * 1), as torch's scaled_dot_product_attention(is_causal=True) exports
- * once constant-folded. pb-import marks such a parameter pb.causal = c
+ * once constant-folded; or a boolean condition true where j <= i + c and
+ * false beyond (GPT-2's torch.where(causal, s, finfo.min): its
+ * registered tril buffer). pb-import marks such a parameter pb.causal = c
  * (ir/contract.h), a fact about its values that attention kernels use to
  * skip the key tiles above the diagonal and to compute the mask instead
  * of loading it. The values are read where they lie in the model (raw or
@@ -13,10 +15,12 @@
 
 #include "onnx/import.h"
 
-/* Element "k" of "p" (float32 or float16): 0 for 0, -1 for -inf, 1 for
- * anything else. */
+/* Element "k" of "p" (float32, float16 or bool): 0 for 0 (true), -1 for
+ * -inf (false), 1 for anything else. */
 static int sign_at(const Onnx__TensorProto *p, int raw, int64_t k)
 {
+	if (p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL)
+		return (raw ? p->raw_data.data[k] : p->int32_data[k]) ? 0 : -1;
 	if (p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16) {
 		uint16_t h;
 		memcpy(&h, p->raw_data.data + 2 * k, 2);
@@ -44,11 +48,14 @@ int pb_imp_causal(const Onnx__TensorProto *p, const struct shape *sh,
 	if (L < 2 || S < 2)
 		return 0;
 	int half = p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT16;
+	int bool_ = p->data_type == ONNX__TENSOR_PROTO__DATA_TYPE__BOOL;
 	int raw = p->has_raw_data && p->raw_data.len;
 	if (half ? !raw || p->raw_data.len != (size_t)(2 * n)
-		 : p->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ||
-			   (raw ? p->raw_data.len != (size_t)(4 * n)
-				: p->n_float_data != (size_t)n))
+	    : bool_ ? (raw ? p->raw_data.len != (size_t)n
+			   : p->n_int32_data != (size_t)n)
+		    : p->data_type != ONNX__TENSOR_PROTO__DATA_TYPE__FLOAT ||
+			      (raw ? p->raw_data.len != (size_t)(4 * n)
+				   : p->n_float_data != (size_t)n))
 		return 0;
 	/* c from the first row: c + 1 zeros, then -inf */
 	int64_t c = 0;

@@ -15,6 +15,9 @@ masked_fill or torch.where:
   additive attention mask [1, 1, 1, LK] (0 where kept, finfo.min where
   padded): GPT-2's eager attention with an attention_mask; the mask
   input is the additive one, the condition an initializer;
+- causal: Where(cond, scores, Constant finfo.min) with cond the causal
+  [1, 1, LQ, LK] of gpt2 as a boolean initializer (GPT-2 without an
+  attention_mask); the mask input is unused (all true);
 - addfirst: a mild additive mask [1, 1, 1, LK] (values in [-2, 0]) added
   before the Div by sqrt(D), which scales it too.
 
@@ -22,7 +25,8 @@ With f16 after KIND, the model's data is float16 throughout (as
 model.half() exports it: the other value finfo(float16).min), the
 reference computed in float32 from the float16 inputs.
 
-usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where|gpt2|addfirst [f16]]
+usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where|gpt2|causal|addfirst
+                                          [f16]]
 
 Writes DIR/NAME.onnx, its inputs q, k, v and mask as float32 and float16
 .npy (the condition as bool), and NumPy's float32 result y. The last
@@ -63,6 +67,17 @@ elif kind == "kpm":
     mnode = helper.make_node("Where", ["mask", "fill", "x"], ["xm"],
                              name="Where_3")
     x = np.where(mask, np.float32(-np.inf), x)
+elif kind == "causal":
+    cond = (np.arange(LK)[None, :] <=
+            np.arange(LQ)[:, None] + (LK - LQ)).reshape(1, 1, LQ, LK)
+    inits.append(numpy_helper.from_array(cond, "cond"))
+    mask = np.ones(ms, bool)
+    mnode = [helper.make_node("Constant", [], ["fill"], name="Constant_3",
+                              value=numpy_helper.from_array(
+                                  np.array(fmin, dt))),
+             helper.make_node("Where", ["cond", "x", "fill"], ["xm"],
+                              name="Where_4")]
+    x = np.where(cond, x, np.float32(fmin))
 elif kind == "gpt2":
     cond = (np.arange(LK)[None, :] <=
             np.arange(LQ)[:, None] + (LK - LQ)).reshape(1, 1, LQ, LK)
