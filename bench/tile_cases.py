@@ -143,6 +143,37 @@ def sdpa(name, heads, seq, dim, causal, cpu):
     CASES[name][1]["causal"] = bool(causal)
 
 
+def masked_attention(name, heads, seq, dim, fill, masks, inits):
+    """The model of attention() scaled by a Mul, then the nodes "masks"
+    (the first reads the scaled scores "t" and Constant "fill", the last
+    writes "tm"), Softmax, PV; "inits" the masks' initializers but the
+    scale's."""
+    from onnx import TensorProto, numpy_helper
+    shape = [1, heads, seq, dim]
+    nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
+                              perm=[0, 1, 3, 2]),
+             helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
+             helper.make_node("Mul", ["s", "sc"], ["t"], name="Mul_2"),
+             helper.make_node("Constant", [], ["fill"], name="Constant_3",
+                              value=numpy_helper.from_array(
+                                  np.array(fill, np.float32))),
+             *masks,
+             helper.make_node("Softmax", ["tm"], ["p"],
+                              name="Softmax_%d" % (4 + len(masks)), axis=-1),
+             helper.make_node("MatMul", ["p", "v"], ["y"],
+                              name="MatMul_%d" % (5 + len(masks)))]
+    g = helper.make_graph(nodes, name,
+                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
+                           for n in "qkv"],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
+    g.initializer.append(numpy_helper.from_array(
+        np.array(1.0 / np.sqrt(dim), np.float32), "sc"))
+    g.initializer.extend(numpy_helper.from_array(v, n) for n, v in inits)
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
+    m.ir_version = 8
+    return m
+
+
 def attention_kpm(name, heads, seq, dim, cpu):
     """attention() with nn.MultiheadAttention's key_padding_mask as it
     exports masked_fill(mask, -inf): Where(mask, Constant -inf, scores), the
@@ -150,31 +181,12 @@ def attention_kpm(name, heads, seq, dim, cpu):
     the keys padded). On tensor cores the condition is read as 16x8
     boolean fragments (docs/pb-mma.md). PyTorch's baseline is
     scaled_dot_product_attention with the kept keys as attn_mask."""
-    from onnx import TensorProto, numpy_helper
-    shape = [1, heads, seq, dim]
     keep = seq - seq // 4
-    nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
-                              perm=[0, 1, 3, 2]),
-             helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
-             helper.make_node("Mul", ["s", "sc"], ["t"], name="Mul_2"),
-             helper.make_node("Constant", [], ["ninf"], name="Constant_3",
-                              value=numpy_helper.from_array(
-                                  np.array(-np.inf, np.float32))),
-             helper.make_node("Where", ["kpm", "ninf", "t"], ["tm"],
-                              name="Where_4"),
-             helper.make_node("Softmax", ["tm"], ["p"], name="Softmax_5",
-                              axis=-1),
-             helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_6")]
-    g = helper.make_graph(nodes, name,
-                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
-                           for n in "qkv"],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
-    g.initializer.extend([
-        numpy_helper.from_array(np.array(1.0 / np.sqrt(dim), np.float32), "sc"),
-        numpy_helper.from_array((np.arange(seq) >= keep).reshape(1, 1, 1, seq),
-                                "kpm")])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
+    m = masked_attention(
+        name, heads, seq, dim, -np.inf,
+        [helper.make_node("Where", ["kpm", "fill", "t"], ["tm"],
+                          name="Where_4")],
+        [("kpm", (np.arange(seq) >= keep).reshape(1, 1, 1, seq))])
     add(name, "attention", m, 4 * heads * seq * keep * dim,
         16 * heads * seq * dim, seq, cpu)
     CASES[name][1]["keep"] = keep
@@ -187,36 +199,17 @@ def attention_gpt2(name, heads, seq, dim, cpu):
     last quarter of the keys; an initializer here). Both masks are applied
     in the tensor cores' step (docs/pb-mma.md). PyTorch's baseline is
     scaled_dot_product_attention with both as one boolean attn_mask."""
-    from onnx import TensorProto, numpy_helper
-    shape = [1, heads, seq, dim]
     keep = seq - seq // 4
     fmin = np.finfo(np.float32).min
-    nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
-                              perm=[0, 1, 3, 2]),
-             helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
-             helper.make_node("Mul", ["s", "sc"], ["t"], name="Mul_2"),
-             helper.make_node("Constant", [], ["fmin"], name="Constant_3",
-                              value=numpy_helper.from_array(
-                                  np.array(fmin, np.float32))),
-             helper.make_node("Where", ["tril", "t", "fmin"], ["tw"],
-                              name="Where_4"),
-             helper.make_node("Add", ["tw", "am"], ["tm"], name="Add_5"),
-             helper.make_node("Softmax", ["tm"], ["p"], name="Softmax_6",
-                              axis=-1),
-             helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_7")]
-    g = helper.make_graph(nodes, name,
-                          [helper.make_tensor_value_info(n, TensorProto.FLOAT, shape)
-                           for n in "qkv"],
-                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, shape)])
     i, j = np.indices((seq, seq))
-    g.initializer.extend([
-        numpy_helper.from_array(np.array(1.0 / np.sqrt(dim), np.float32), "sc"),
-        numpy_helper.from_array((j <= i).reshape(1, 1, seq, seq), "tril"),
-        numpy_helper.from_array(np.where(np.arange(seq) < keep, 0, fmin)
-                                .astype(np.float32).reshape(1, 1, 1, seq),
-                                "am")])
-    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)])
-    m.ir_version = 8
+    m = masked_attention(
+        name, heads, seq, dim, fmin,
+        [helper.make_node("Where", ["tril", "t", "fill"], ["tw"],
+                          name="Where_4"),
+         helper.make_node("Add", ["tw", "am"], ["tm"], name="Add_5")],
+        [("tril", (j <= i).reshape(1, 1, seq, seq)),
+         ("am", np.where(np.arange(seq) < keep, 0, fmin)
+          .astype(np.float32).reshape(1, 1, 1, seq))])
     # the (query, key) pairs kept: key j <= i and j < keep
     pairs = keep * (keep + 1) // 2 + (seq - keep) * keep
     add(name, "attention", m, 4 * heads * pairs * dim,
