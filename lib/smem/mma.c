@@ -523,6 +523,17 @@ static int shared_operand(const struct mnest *n, struct operand *x)
 	return 1;
 }
 
+/* Is "o" index arithmetic of pb-mma's window (or a loop's yield): an
+ * arith operation, affine.apply, affine.min or affine.max? */
+static int index_op(MlirOperation o)
+{
+	MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(o));
+	return !mlirOperationGetNumRegions(o) &&
+	       ((nm.length > 6 && !strncmp(nm.data, "arith.", 6)) ||
+		pb_ir_op_is(o, "affine.apply") || pb_ir_op_is(o, "affine.min") ||
+		pb_ir_op_is(o, "affine.max") || pb_ir_op_is(o, "affine.yield"));
+}
+
 /* Can all the window positions of "n" share one staged tile of each
  * operand a k-tile (docs/pb-smem.md, "Tensor-core tiles")? The window
  * loops hold only index arithmetic besides the next loop, and every
@@ -538,8 +549,7 @@ static int shared_nest(struct mnest *n)
 		for (MlirOperation o = mlirBlockGetFirstOperation(b);
 		     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
 			if (!mlirOperationEqual(o, next) &&
-			    (mlirOperationGetNumRegions(o) ||
-			     mlirOperationGetNumResults(o) > 1))
+			    !index_op(o))
 				return 0;
 	}
 	for (int i = 0; i < n->nop; i++)
@@ -736,6 +746,9 @@ retry:
 		}
 		if (ok && n->wg && !o->stages && s > 1 && s > n->k / kt)
 			ok = 0; /* never more slots than k-tiles */
+		/* shared: each thread copies one channel of the k-tile */
+		if (n->shared && (32 * n->nw) % kt)
+			ok = 0;
 		if (ok && (optin ? pb_target_smem_fits(t, bytes, (int)n->nw)
 				 : bytes <= t->smem_per_block)) {
 			n->kt = kt;
@@ -1660,12 +1673,17 @@ int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,
 			pb_remark_at(ctx, loc, "warp tiles staged: %lld "
 				     "operands, %lld stages of k-tile %lld, "
 				     "%lld bytes of shared memory for %lld "
-				     "warps%s",
+				     "warps%s%s",
 				     (long long)n.nop, (long long)n.stages,
 				     (long long)n.kt, (long long)n.bytes,
 				     (long long)n.nw,
 				     n.wg ? ", in wgmma's swizzled layout"
-					  : "");
+					  : "",
+				     n.shared ? ", one tile for all the "
+						"window's positions"
+					      : n.win ? ", a ring fill per "
+							"window position"
+						      : "");
 		rc = stage(ctx, &n);
 	}
 	pb_ir_ops_free(&blocks);
