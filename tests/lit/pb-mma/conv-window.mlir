@@ -20,6 +20,7 @@
 // RUN: pb-tile %t/p8.mlir | pb-mma -o %t/p8.mma.mlir
 // RUN: pb-smem %t/p8.mma.mlir | FileCheck --check-prefix=RING8 %s
 // RUN: pb-smem --remarks %t/k7.mma.mlir -o %t/k7.smem.mlir 2>&1 | FileCheck --check-prefix=SMEM7 %s
+// RUN: pb-smem --stages=3 --remarks %t/k7.mma.mlir 2>&1 >/dev/null | FileCheck --check-prefix=REM7 %s
 // RUN: pb-smem --stages=3 %t/k7.mma.mlir | FileCheck --check-prefix=RING7 %s
 
 // The numbers, against the fuse-level nests, at pb-mma's stage and
@@ -72,7 +73,7 @@
 // time, aligned). The copies transpose in registers (a vector load,
 // element stores); the window loops run inside the k-tile loop and read
 // the rings unmasked, shifted by the window's column.
-// SMEM: remark: warp tiles staged: 2 operands, 3 stages of k-tile 16
+// SMEM: remark: warp tiles staged: 2 operands, 3 stages of k-tile 16, {{.*}}, one tile for all the window's positions
 // RING: %[[W:.*]] = memref.alloc() : memref<3x3x3x16x24xf16, #gpu.address_space<workgroup>>
 // RING: %[[X:.*]] = memref.alloc() : memref<3x3x24x24xf16, #gpu.address_space<workgroup>>
 // RING: vector.load %arg1[{{.*}}] {alignment = 8 : i64} : memref<2x32x6x12xf16>, vector<4xf16>
@@ -93,7 +94,8 @@
 // RING8: vector.load %arg1[{{.*}}] {alignment = 16 : i64} : memref<1x32x4x24xf16>, vector<8xf16>
 // The 7x7 window's rings fit one slot (49 positions of weights); in 3
 // they do not, and each position's k loop has rings of its own.
-// SMEM7: remark: warp tiles staged: 2 operands, 1 stages of k-tile 16
+// SMEM7: remark: warp tiles staged: 2 operands, 1 stages of k-tile 16, {{.*}}, one tile for all the window's positions
+// REM7: remark: warp tiles staged: 2 operands, 3 stages of k-tile 16, {{.*}}, a ring fill per window position
 // RING7-COUNT-2: memref.alloc() : memref<3x16x24xf16, #gpu.address_space<workgroup>>
 // RING7: affine.for %{{.*}} = 0 to 7 iter_args
 // RING7-NEXT: affine.for %{{.*}} = 0 to 7 iter_args
