@@ -851,6 +851,21 @@ static int64_t batch_points(const struct pb_kernel_contraction *c)
 	return n;
 }
 
+/* The elements of one copy of a convolution's input along the image
+ * columns (pb-smem's staged window tile): 8, 4 or 2 when the image's
+ * width is a multiple of it (whole aligned copies), else 1. */
+static int64_t window_copy(const struct pb_kernel_contraction *c)
+{
+	const struct pb_kernel_access *x = &c->a;
+	for (int r = 0; r < x->rank; r++)
+		if (x->sub[r] == c->m && r == x->rank - 1) {
+			int64_t w = mlirShapedTypeGetDimSize(
+				mlirValueGetType(x->mem), r);
+			return w % 8 == 0 ? 8 : w % 4 == 0 ? 4 : w % 2 == 0 ? 2 : 1;
+		}
+	return 1;
+}
+
 /* The product of "c" on "t" with tiles "s": its blocks' grid, a block's
  * resources and its occupancy into "sum"; returned, the mma steps of one
  * SM: the blocks it runs one after another (ceil(blocks / SMs)) times a
@@ -878,15 +893,26 @@ static double sm_steps(const struct pb_target *t,
 					    : sum->occ.blocks_per_sm);
 	double eff = tile_efficiency(fm, fn);
 	if (c->ntap) {
-		/* a convolution's operands are copied element by element
-		   (pb-smem, docs/pb-mma.md "Convolutions"): per k step each
-		   warp copies its share of the block's (BM + BN) x 16
-		   elements, about 7 instructions each (a load, a store and
-		   the subscripts' bounds) for 32 lanes, read off the SASS */
-		double mma = (double)(fm * fn);
-		double copy = 7.0 * 16.0 * (double)(s->bm + s->bn) /
-			      (32.0 * (double)warps);
-		eff = mma / (mma / eff + copy);
+		/* a convolution (pb-smem, docs/pb-mma.md "Convolutions"):
+		   a k-tile of 16 channels stages the block's input rows
+		   with the window's halo once for all KHxKW positions, KH x
+		   (BM + KW + 6) pixels (their start aligned) copied vw at a
+		   time (a load, its bounds and address, about 6
+		   instructions, then a shared store per element), and BN x
+		   16 x KHxKW weights (a load and a store each); per
+		   position and k step each warp issues its mma, the
+		   ldmatrix of its fragments, its share of those copies and
+		   of a fixed 40 (barrier, addressing). Read off the SASS of
+		   ResNet-50's 3x3 convolutions (bench/RESULTS.md) */
+		double mma = (double)(fm * fn), taps = (double)pb_kernel_taps(c);
+		double kh = c->ntap > 1 ? (double)c->tap_ext[0] : 1.0;
+		double kw = (double)c->tap_ext[c->ntap - 1];
+		double vw = (double)window_copy(c);
+		double a = kh * ((double)s->bm + kw + 6.0) * 16.0 *
+			   (1.0 + 6.0 / vw);
+		double b = (double)s->bn * 16.0 * taps * 2.1;
+		double copy = (a + b) / (32.0 * (double)warps * taps);
+		eff = mma / (mma + 1.5 * (double)(fm + fn) + copy + 40.0 / taps);
 	}
 	double steps = (double)per_sm * (double)(fm * fn * warps) / eff;
 	if (resident < 8)

@@ -54,6 +54,7 @@
 #include "target/target.h"
 
 #define MAXREAD 16
+#define MAXTAP 4
 
 /* One staged operand: the reads of global buffer "mem" in the reduction
  * loop, its two tile dimensions "p" < "q" (memref dimensions; one is the
@@ -92,7 +93,27 @@ struct operand {
 				 a ring of [tile][k], k innermost: a window
 				 operand, or a convolution's weights whose
 				 tile rows are not rows of the buffer */
+	/* all the window's positions staged at once (mnest.shared): what
+	   each tap loop t of the nest moves: TAP_DIM, a ring dimension of
+	   its own (subscript "tsub" is the tap's counter, the weights'
+	   r or s, or, "tbase" not null, the window row
+	   clamp(tbase + tap + toff) into the buffer); TAP_TILE, the tile
+	   dimension (the window's columns: the tile extended by "halo",
+	   the tap's extent - 1) */
+	int tmode[MAXTAP];
+	int tsub[MAXTAP];
+	MlirValue tbase[MAXTAP];
+	int64_t toff[MAXTAP];
+	int64_t halo;
+	int64_t vw;	      /* shared: the elements of one copy along the
+				 tile (a vector load when more than 1) */
+	int64_t sh;	      /* shared: the staged tile starts "sh" elements
+				 before the window's first column, so that
+				 its copies are aligned to "vw" */
 };
+
+#define TAP_DIM 1
+#define TAP_TILE 2
 
 struct mnest {
 	MlirOperation block, warp, kloop;
@@ -102,6 +123,14 @@ struct mnest {
 	struct operand op[2];
 	int nop;
 	int wg;		/* the rings in wgmma's layout (wgmma_nest) */
+	/* a convolution's window loops around the k loop (outermost
+	   first) and their extents */
+	int nt;
+	MlirOperation tloop[MAXTAP];
+	int64_t text[MAXTAP];
+	int shared;	/* one staged tile of each operand serves all the
+			   window's positions of a k-tile: the window loops
+			   move into the k-tile loop (shared_nest) */
 };
 
 /* The operation named "name" defining "v", else null. */
@@ -346,6 +375,12 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 							      : (MlirOperation){NULL};
 		if (mlirOperationIsNull(in))
 			return 0;
+		int64_t te;
+		if (pb_ir_const_map(n->kloop, "lowerBoundMap", 1, &te) || te ||
+		    pb_ir_const_map(n->kloop, "upperBoundMap", 1, &te))
+			return 0;
+		n->tloop[n->nt] = n->kloop;
+		n->text[n->nt++] = te;
 		n->kloop = in;
 	}
 	int64_t lb, ub, wlb[2], wst[2], wct[2];
@@ -391,6 +426,197 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 	return 1;
 }
 
+/* The counter of window loop "t" of "n". */
+static MlirValue tap_iv(const struct mnest *n, int t)
+{
+	return mlirBlockGetArgument(
+		mlirRegionGetFirstBlock(mlirOperationGetRegion(n->tloop[t], 0)),
+		0);
+}
+
+/* The window loop of "n" whose counter is "v", -1 if none. */
+static int tap_of(const struct mnest *n, MlirValue v)
+{
+	for (int t = 0; t < n->nt; t++)
+		if (mlirValueEqual(v, tap_iv(n, t)))
+			return t;
+	return -1;
+}
+
+/* The constant result of two-result map "m" (its other one into "*e");
+ * 0 when it has none. */
+static int const_beside(MlirAffineMap m, int64_t *k, MlirAffineExpr *e)
+{
+	if (mlirAffineMapGetNumResults(m) != 2 || mlirAffineMapGetNumSymbols(m))
+		return 0;
+	for (int i = 0; i < 2; i++)
+		if (mlirAffineExprIsAConstant(mlirAffineMapGetResult(m, i))) {
+			*k = mlirAffineConstantExprGetValue(
+				mlirAffineMapGetResult(m, i));
+			*e = mlirAffineMapGetResult(m, 1 - i);
+			return 1;
+		}
+	return 0;
+}
+
+/* Is "v" pb-mma's window row (docs/pb-mma.md, "Convolutions"):
+ * affine.min(size - 1, affine.max(0, base + tap + off)) with "tap" the
+ * counter of a window loop of "n" and "base" defined outside them? Its
+ * parts into "*base", "*t", "*off". */
+static int clamp_index(const struct mnest *n, MlirValue v, int64_t size,
+		       MlirValue *base, int *t, int64_t *off)
+{
+	MlirOperation mn = def_of(v, "affine.min");
+	MlirAffineExpr e;
+	int64_t k, c[3] = {0, 0, 0};
+	if (mlirOperationIsNull(mn) || mlirOperationGetNumOperands(mn) != 1 ||
+	    !const_beside(mlirAffineMapAttrGetValue(pb_ir_attr(mn, "map")), &k,
+			  &e) ||
+	    k != size - 1 || !mlirAffineExprIsADim(e))
+		return 0;
+	MlirOperation mx = def_of(mlirOperationGetOperand(mn, 0), "affine.max");
+	if (mlirOperationIsNull(mx) || mlirOperationGetNumOperands(mx) != 2 ||
+	    !const_beside(mlirAffineMapAttrGetValue(pb_ir_attr(mx, "map")), &k,
+			  &e) ||
+	    k != 0 || !linear(e, c) || c[0] != 1 || c[1] != 1)
+		return 0;
+	*base = mlirOperationGetOperand(mx, 0);
+	*t = tap_of(n, mlirOperationGetOperand(mx, 1));
+	*off = c[2];
+	return *t >= 0 && !pb_ir_defined_in(*base, n->tloop[0]);
+}
+
+/* What the window loops of "n" move in operand "x" (operand.tmode); 0
+ * when a subscript depends on them otherwise. */
+static int shared_operand(const struct mnest *n, struct operand *x)
+{
+	MlirType mt = mlirValueGetType(x->mem);
+	memset(x->tmode, 0, sizeof(x->tmode));
+	x->halo = 0;
+	if (pb_ir_defined_in(x->bops[0], n->tloop[0]) ||
+	    pb_ir_defined_in(x->bops[1], n->tloop[0]))
+		return 0;
+	if (x->win) {
+		int t = tap_of(n, x->tap);
+		if (t < 0)
+			return 0;
+		x->tmode[t] = TAP_TILE;
+		x->halo = n->text[t] - 1;
+	}
+	for (int d = 0; d < x->rank; d++) {
+		MlirValue v = x->uni[d], base = {NULL};
+		int64_t off = 0;
+		if (d == x->kdim || d == x->tdim ||
+		    !pb_ir_defined_in(v, n->tloop[0]))
+			continue;
+		int t = tap_of(n, v);
+		if (t < 0 && !clamp_index(n, v, mlirShapedTypeGetDimSize(mt, d),
+					  &base, &t, &off))
+			return 0;
+		if (x->tmode[t])
+			return 0;
+		x->tmode[t] = TAP_DIM;
+		x->tsub[t] = d;
+		x->tbase[t] = base;
+		x->toff[t] = off;
+	}
+	return 1;
+}
+
+/* Is "o" index arithmetic of pb-mma's window (or a loop's yield): an
+ * arith operation, affine.apply, affine.min or affine.max? */
+static int index_op(MlirOperation o)
+{
+	MlirStringRef nm = mlirIdentifierStr(mlirOperationGetName(o));
+	return !mlirOperationGetNumRegions(o) &&
+	       ((nm.length > 6 && !strncmp(nm.data, "arith.", 6)) ||
+		pb_ir_op_is(o, "affine.apply") || pb_ir_op_is(o, "affine.min") ||
+		pb_ir_op_is(o, "affine.max") || pb_ir_op_is(o, "affine.yield"));
+}
+
+/* Can all the window positions of "n" share one staged tile of each
+ * operand a k-tile (docs/pb-smem.md, "Tensor-core tiles")? The window
+ * loops hold only index arithmetic besides the next loop, and every
+ * operand's subscripts depend on them as shared_operand reads. */
+static int shared_nest(struct mnest *n)
+{
+	if (!n->nt || n->nt > 2)
+		return 0;
+	for (int t = 0; t < n->nt; t++) {
+		MlirOperation next = t + 1 < n->nt ? n->tloop[t + 1] : n->kloop;
+		MlirBlock b = mlirRegionGetFirstBlock(
+			mlirOperationGetRegion(n->tloop[t], 0));
+		for (MlirOperation o = mlirBlockGetFirstOperation(b);
+		     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
+			if (!mlirOperationEqual(o, next) &&
+			    !index_op(o))
+				return 0;
+	}
+	for (int i = 0; i < n->nop; i++)
+		if (!shared_operand(n, &n->op[i]))
+			return 0;
+	return 1;
+}
+
+/* The ring dimensions of operand "x" that window loops give it
+ * (TAP_DIM), their extents into "ext"; their number. */
+static int tap_dims(const struct mnest *n, const struct operand *x,
+		    int64_t *ext)
+{
+	int nd = 0;
+	for (int t = 0; n->shared && t < n->nt; t++)
+		if (x->tmode[t] == TAP_DIM)
+			ext[nd++] = n->text[t];
+	return nd;
+}
+
+/* The points of the window's positions in a slot of "x". */
+static int64_t tap_points(const struct mnest *n, const struct operand *x)
+{
+	int64_t e[MAXTAP], p = 1;
+	int nd = tap_dims(n, x, e);
+	for (int i = 0; i < nd; i++)
+		p *= e[i];
+	return p;
+}
+
+/* The extent of the staged tile of "x" along its tile dimension: the
+ * block's, and the window's columns when they are staged at once. */
+static int64_t tile_ext(const struct mnest *n, const struct operand *x)
+{
+	if (!n->shared)
+		return x->ext;
+	int64_t e = x->sh + x->ext + x->halo;
+	return (e + x->vw - 1) / x->vw * x->vw;
+}
+
+/* The copies of operand "x" of a nest whose window positions share a
+ * staged tile: along the tile, the widest of 8, 4, 2 elements that the
+ * buffer's rows and the tile's start keep aligned when the tile runs
+ * along the buffer's innermost dimension (the image columns: a window's
+ * columns outside the image are then whole copies), else 1. */
+static void shared_copies(struct operand *x)
+{
+	int64_t last = mlirShapedTypeGetDimSize(mlirValueGetType(x->mem),
+						x->rank - 1);
+	int direct = 0;
+	for (int t = 0; t < MAXTAP; t++)
+		direct |= x->tmode[t] == TAP_DIM && mlirValueIsNull(x->tbase[t]);
+	x->vw = 1;
+	x->sh = 0;
+	for (int64_t v = 8; !direct && x->tdim == x->rank - 1 && v > 1; v /= 2)
+		if (last % v == 0 && x->boff % v == 0) {
+			x->vw = v;
+			break;
+		}
+	/* the window's first column woff (negative: the padding) rounded
+	   down to vw */
+	int64_t w = x->win ? x->woff : 0, a = w >= 0 ? w / x->vw * x->vw
+						     : -((-w + x->vw - 1) /
+							 x->vw * x->vw);
+	x->sh = w - a;
+}
+
 /* The padding of the rows of operand "o" in elements: 16 bytes, 32 for
  * 4-byte elements read one per lane (rows along the tile, not k). */
 static int64_t pad_of(const struct operand *o)
@@ -408,12 +634,14 @@ static int64_t chunk_of(const struct operand *o)
 	return o->elem ? 1 : 16 / o->eb;
 }
 
-/* The elements of one slot of operand "o" for a k-tile of "kt". */
-static int64_t slot_elems(const struct operand *o, int64_t kt)
+/* The elements of one slot of operand "o" of "n" for a k-tile of
+ * "kt". */
+static int64_t slot_elems(const struct mnest *n, const struct operand *o,
+			  int64_t kt)
 {
-	int64_t ep = o->p == o->kdim ? kt : o->ext;
-	int64_t eq = o->q == o->kdim ? kt : o->ext;
-	return ep * (eq + pad_of(o));
+	int64_t ep = o->p == o->kdim ? kt : tile_ext(n, o);
+	int64_t eq = o->q == o->kdim ? kt : tile_ext(n, o);
+	return tap_points(n, o) * ep * (eq + pad_of(o));
 }
 
 /* Do the warp tiles of "n" take wgmma on "t" (docs/pb-smem.md, "wgmma
@@ -483,7 +711,16 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 	if (!n->nop)
 		return 0;
 	n->wg = wgmma_nest(t, n);
+	/* a convolution's: the window's positions inside each k-tile,
+	   one staged tile for all of them, when its rings fit; else a
+	   ring fill per position */
+	n->shared = n->win && shared_nest(n);
+	for (int i = 0; i < n->nop; i++) {
+		n->shared &= n->op[i].elem;
+		shared_copies(&n->op[i]);
+	}
 	*why = "the warps' rings do not fit the shared memory";
+retry:
 	/* wgmma: k-tiles of 64 in 4, 3 or 2 stages within the static
 	   shared memory; else, with the opt-in where an SM keeps enough
 	   warps (pb_target_smem_fits), the longest k-tile in 4, 3 or 2
@@ -501,14 +738,17 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 			wgmma_layout(&n->op[i], kt);
 		for (int i = 0; i < n->nop && ok; i++) {
 			const struct operand *x = &n->op[i];
-			int64_t eq = x->q == x->kdim ? kt : x->ext;
-			int64_t ep = x->p == x->kdim ? kt : x->ext;
+			int64_t eq = x->q == x->kdim ? kt : tile_ext(n, x);
+			int64_t ep = x->p == x->kdim ? kt : tile_ext(n, x);
 			int64_t ce = chunk_of(x), ch = ep * eq / ce;
 			ok = eq % ce == 0 && ch > 0;
-			bytes += x->eb * s * slot_elems(x, kt);
+			bytes += x->eb * s * slot_elems(n, x, kt);
 		}
 		if (ok && n->wg && !o->stages && s > 1 && s > n->k / kt)
 			ok = 0; /* never more slots than k-tiles */
+		/* shared: each thread copies one channel of the k-tile */
+		if (n->shared && (32 * n->nw) % kt)
+			ok = 0;
 		if (ok && (optin ? pb_target_smem_fits(t, bytes, (int)n->nw)
 				 : bytes <= t->smem_per_block)) {
 			n->kt = kt;
@@ -516,6 +756,10 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 			n->bytes = bytes;
 			return 1;
 		}
+	}
+	if (n->shared) {
+		n->shared = 0;
+		goto retry;
 	}
 	return 0;
 }
@@ -525,9 +769,17 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 static void ring_type(struct pb_buf *t, const struct mnest *n,
 		      const struct operand *x)
 {
-	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
-	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
-	if (x->panel)
+	int64_t ep = x->p == x->kdim ? n->kt : tile_ext(n, x);
+	int64_t eq = x->q == x->kdim ? n->kt : tile_ext(n, x);
+	int64_t td[MAXTAP];
+	int nd = tap_dims(n, x, td);
+	if (nd) {
+		pb_buf_printf(t, "memref<%lldx", (long long)n->stages);
+		for (int i = 0; i < nd; i++)
+			pb_buf_printf(t, "%lldx", (long long)td[i]);
+		pb_buf_printf(t, "%lldx%lldx", (long long)ep,
+			      (long long)(eq + pad_of(x)));
+	} else if (x->panel)
 		pb_buf_printf(t, "memref<%lldx%lldx%lldx%lldx",
 			      (long long)n->stages, (long long)(eq / x->panel),
 			      (long long)ep, (long long)x->panel);
@@ -547,11 +799,17 @@ static void ring_type(struct pb_buf *t, const struct mnest *n,
  * reads. */
 static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 			   const char *kt, const char *slot);
+static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
+			  const char *kt, const char *slot);
 
 static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		      const char *kt, const char *slot, int async)
 {
 	const struct operand *x = &n->op[i];
+	if (x->elem && n->shared) {
+		tap_copy_text(t, n, i, kt, slot);
+		return;
+	}
 	if (x->elem) {
 		elem_copy_text(t, n, i, kt, slot);
 		return;
@@ -741,6 +999,255 @@ static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_buf_free(&e);
 }
 
+/* The copy of operand "i" of a nest whose window positions share one
+ * staged tile a k-tile (n->shared) at k-tile origin "%<kt>" into slot
+ * "%<slot>". Thread t of the block copies channel (k) t mod KT of
+ *
+ * - "vw" consecutive elements along the tile (the image columns of one
+ *   window row: a vector load of 16, 8 or 4 bytes where aligned), or
+ * - all the window positions the ring has dimensions for without a
+ *   bound of their own (the weights' r and s: KHxKW loads at constant
+ *   offsets from one address),
+ *
+ * at tile position t / KT, then J = threads / KT positions on, and so
+ * on, for each window row; each is stored element by element into the
+ * ring [slot][window..][tile][k] (the transpose to k innermost done in
+ * registers). All of it is unrolled here, so that a thread's addresses
+ * are one base and constants, and consecutive threads' shared stores
+ * are consecutive. Elements outside the buffer (a window row above or
+ * below the image, columns before or after it, k past K) are zeros: the
+ * load is guarded as a whole (a copy's elements lie all inside or all
+ * outside). */
+static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
+			  const char *kt, const char *slot)
+{
+	const struct operand *x = &n->op[i];
+	MlirType mt = mlirValueGetType(x->mem);
+	int64_t vw = x->vw, te = tile_ext(n, x), tcn = te / vw;
+	int64_t threads = 32 * n->nw, jn = threads / n->kt;
+	int rw[MAXTAP], nr = 0, ur[MAXTAP], nu = 0;
+	int64_t nrows = 1, unr = 1;
+	for (int tt = 0; tt < n->nt; tt++)
+		if (x->tmode[tt] == TAP_DIM && !mlirValueIsNull(x->tbase[tt])) {
+			rw[nr++] = tt;
+			nrows *= n->text[tt];
+		} else if (x->tmode[tt] == TAP_DIM) {
+			ur[nu++] = tt;
+			unr *= n->text[tt];
+		}
+	int nl = vw > 1 ? 1 : (int)unr; /* loads a copy */
+	struct pb_buf g = {0}, r = {0}, e = {0}, vt = {0};
+	pb_ir_type_print(mt, &g);
+	pb_ir_type_print(mlirShapedTypeGetElementType(mt), &e);
+	ring_type(&r, n, x);
+	if (vw > 1)
+		pb_buf_printf(&vt, "vector<%lldx%s>", (long long)vw, e.data);
+	for (int u = 0; vw == 1 && u < nl; u++)
+		pb_buf_printf(&vt, "%s%s", u ? ", " : "", e.data);
+	pb_buf_printf(t, "      affine.for %%ws = 0 to %lld {\n"
+		      "      affine.parallel (%%l) = (0) to (32) {\n"
+		      "          %%xk = affine.apply affine_map<(w, l) -> "
+		      "((w * 32 + l) mod %lld)>(%%ws, %%l)\n"
+		      "          %%xc = affine.apply affine_map<(w, l) -> "
+		      "((w * 32 + l) floordiv %lld)>(%%ws, %%l)\n"
+		      "          %%gk = affine.apply affine_map<(a, b) -> "
+		      "(a + b)>(%%%s, %%xk)\n"
+		      "          %%z0 = arith.constant 0 : index\n"
+		      "          %%okk = arith.constant true\n",
+		      (long long)n->nw, (long long)n->kt, (long long)n->kt, kt);
+	if (x->klimit)
+		pb_buf_printf(t, "          %%klim = arith.constant %lld : index\n"
+			      "          %%okk1 = arith.cmpi slt, %%gk, %%klim : "
+			      "index\n", (long long)x->klimit);
+	if (x->limit)
+		pb_buf_printf(t, "          %%lim = arith.constant %lld : index\n",
+			      (long long)x->limit);
+	for (int j = 0; j < nu; j++)
+		for (int64_t v = 0; v < n->text[ur[j]]; v++)
+			pb_buf_printf(t, "          %%k%lld_%d = arith.constant "
+				      "%lld : index\n", (long long)v,
+				      x->tsub[ur[j]], (long long)v);
+	for (int j = 0; j < nr; j++)
+		for (int64_t v = 0; v < n->text[rw[j]]; v++)
+			if (!j || v >= n->text[rw[j - 1]])
+				pb_buf_printf(t, "          %%kr%lld = arith.constant "
+					      "%lld : index\n", (long long)v,
+					      (long long)v);
+	for (int64_t row = 0; row < nrows; row++) {
+		/* the window rows' values, their subscripts and bounds */
+		int64_t rv[MAXTAP], rem = row;
+		for (int j = nr - 1; j >= 0; j--) {
+			rv[j] = rem % n->text[rw[j]];
+			rem /= n->text[rw[j]];
+		}
+		pb_buf_printf(t, "          %%okr%lld_0 = arith.constant true\n",
+			      (long long)row);
+		for (int j = 0; j < nr; j++) {
+			int tt = rw[j];
+			long long ro = (long long)row;
+			pb_buf_printf(t, "          %%h%lld_%d = affine.apply "
+				      "affine_map<(a) -> (a + %lld)>(%%tb%d_%d)\n",
+				      ro, j, (long long)(rv[j] + x->toff[tt]), i,
+				      tt);
+			pb_buf_printf(t, "          %%hn%lld_%d = arith.constant %lld "
+				      ": index\n", ro, j,
+				      (long long)mlirShapedTypeGetDimSize(
+					      mt, x->tsub[tt]));
+			pb_buf_printf(t, "          %%hl%lld_%d = arith.cmpi sge, "
+				      "%%h%lld_%d, %%z0 : index\n", ro, j, ro, j);
+			pb_buf_printf(t, "          %%hh%lld_%d = arith.cmpi slt, "
+				      "%%h%lld_%d, %%hn%lld_%d : index\n", ro, j,
+				      ro, j, ro, j);
+			pb_buf_printf(t, "          %%hb%lld_%d = arith.andi "
+				      "%%hl%lld_%d, %%hh%lld_%d : i1\n", ro, j, ro,
+				      j, ro, j);
+			pb_buf_printf(t, "          %%okr%lld_%d = arith.andi "
+				      "%%okr%lld_%d, %%hb%lld_%d : i1\n", ro, j + 1,
+				      ro, j, ro, j);
+		}
+		for (int64_t c0 = 0; c0 < tcn; c0 += jn) {
+			char id[48];
+			snprintf(id, sizeof(id), "%lld_%lld", (long long)row,
+				 (long long)c0);
+			/* the last positions may lie past the tile */
+			if (c0 + jn > tcn)
+				pb_buf_printf(t, "          affine.if affine_set<(c) : "
+					      "(%lld - c >= 0)>(%%xc) {\n",
+					      (long long)(tcn - 1 - c0));
+			pb_buf_printf(t, "          %%tp%s = affine.apply affine_map<"
+				      "(c) -> (c * %lld + %lld)>(%%xc)\n"
+				      "          %%g%s = affine.apply affine_map<"
+				      "(a, b) -> (a + b)>(%%base%d, %%tp%s)\n",
+				      id, (long long)vw, (long long)(c0 * vw),
+				      id, i, id);
+			char ok[80];
+			snprintf(ok, sizeof(ok), "%%okr%lld_%d", (long long)row,
+				 nr);
+			if (x->klimit) {
+				pb_buf_printf(t, "          %%oa%s = arith.andi %s, "
+					      "%%okk1 : i1\n", id, ok);
+				snprintf(ok, sizeof(ok), "%%oa%s", id);
+			}
+			if (x->limit) {
+				pb_buf_printf(t, "          %%ol%s = arith.cmpi slt, "
+					      "%%g%s, %%lim : index\n"
+					      "          %%ob%s = arith.andi %s, "
+					      "%%ol%s : i1\n", id, id, id, ok, id);
+				snprintf(ok, sizeof(ok), "%%ob%s", id);
+			}
+			if (x->win) {
+				pb_buf_printf(t, "          %%ow%s = arith.cmpi sge, "
+					      "%%g%s, %%z0 : index\n"
+					      "          %%oc%s = arith.andi %s, "
+					      "%%ow%s : i1\n", id, id, id, ok, id);
+				snprintf(ok, sizeof(ok), "%%oc%s", id);
+			}
+			pb_buf_printf(t, "          %%vz%s:%d = scf.if %s -> (%s) "
+				      "{\n", id, nl, ok, vt.data);
+			for (int u = 0; u < nl; u++) {
+				pb_buf_printf(t, "            %%v%d = %s %%G%d[", u,
+					      vw > 1 ? "vector.load"
+						     : "memref.load", i);
+				for (int d = 0; d < x->rank; d++) {
+					int64_t urem = u, uv = -1;
+					int rj = -1;
+					for (int j = 0; j < nr; j++)
+						if (x->tsub[rw[j]] == d)
+							rj = j;
+					for (int j = nu - 1; j >= 0; j--) {
+						if (x->tsub[ur[j]] == d)
+							uv = urem % n->text[ur[j]];
+						urem /= n->text[ur[j]];
+					}
+					pb_buf_puts(t, d ? ", " : "");
+					if (d == x->kdim)
+						pb_buf_puts(t, "%gk");
+					else if (d == x->tdim)
+						pb_buf_printf(t, "%%g%s", id);
+					else if (rj >= 0)
+						pb_buf_printf(t, "%%h%lld_%d",
+							      (long long)row, rj);
+					else if (uv >= 0)
+						pb_buf_printf(t, "%%k%lld_%d",
+							      (long long)uv, d);
+					else
+						pb_buf_printf(t, "%%u%d_%d", i, d);
+				}
+				if (vw > 1)
+					pb_buf_printf(t, "] {alignment = %lld} : "
+						      "%s, %s\n",
+						      (long long)(vw * x->eb),
+						      g.data, vt.data);
+				else
+					pb_buf_printf(t, "] : %s\n", g.data);
+			}
+			pb_buf_puts(t, "            scf.yield ");
+			for (int u = 0; u < nl; u++)
+				pb_buf_printf(t, "%s%%v%d", u ? ", " : "", u);
+			pb_buf_printf(t, " : %s\n          } else {\n", vt.data);
+			if (vw > 1)
+				pb_buf_printf(t, "            %%zero = arith.constant "
+					      "dense<0.000000e+00> : %s\n",
+					      vt.data);
+			else
+				pb_buf_printf(t, "            %%zero = arith.constant "
+					      "0.000000e+00 : %s\n", e.data);
+			pb_buf_puts(t, "            scf.yield ");
+			for (int u = 0; u < nl; u++)
+				pb_buf_printf(t, "%s%%zero", u ? ", " : "");
+			pb_buf_printf(t, " : %s\n          }\n", vt.data);
+			/* the stores, element by element */
+			for (int64_t v = 0; v < vw * nl; v++) {
+				char val[96];
+				if (vw > 1) {
+					pb_buf_printf(t, "          %%e%s_%lld = "
+						      "vector.extract %%vz%s#0[%lld] "
+						      ": %s from %s\n", id,
+						      (long long)v, id, (long long)v,
+						      e.data, vt.data);
+					snprintf(val, sizeof(val), "%%e%s_%lld", id,
+						 (long long)v);
+				} else {
+					snprintf(val, sizeof(val), "%%vz%s#%lld", id,
+						 (long long)v);
+				}
+				pb_buf_printf(t, "          %%p%s_%lld = affine.apply "
+					      "affine_map<(a) -> (a + %lld)>"
+					      "(%%tp%s)\n", id, (long long)v,
+					      (long long)(vw > 1 ? v : 0), id);
+				int64_t urem = v, uvs[MAXTAP];
+				for (int j = nu - 1; j >= 0; j--) {
+					uvs[j] = urem % n->text[ur[j]];
+					urem /= n->text[ur[j]];
+				}
+				pb_buf_printf(t, "          memref.store %s, %%S%d[%%%s",
+					      val, i, slot);
+				for (int tt = 0, j = 0, k = 0; tt < n->nt; tt++) {
+					if (x->tmode[tt] != TAP_DIM)
+						continue;
+					if (!mlirValueIsNull(x->tbase[tt]))
+						pb_buf_printf(t, ", %%kr%lld",
+							      (long long)rv[k++]);
+					else
+						pb_buf_printf(t, ", %%k%lld_%d",
+							      (long long)uvs[j++],
+							      x->tsub[tt]);
+				}
+				pb_buf_printf(t, ", %%p%s_%lld, %%xk] : %s\n", id,
+					      (long long)v, r.data);
+			}
+			if (c0 + jn > tcn)
+				pb_buf_puts(t, "          }\n");
+		}
+	}
+	pb_buf_printf(t, "      } {" PB_ATTR_MAP " = \"thread\"}\n"
+		      "      } {" PB_ATTR_SHARE "}\n");
+	pb_buf_free(&g);
+	pb_buf_free(&r);
+	pb_buf_free(&e);
+	pb_buf_free(&vt);
+}
+
 /* The text of the pipelined loop: its arguments are the accumulators'
  * initial values, the global buffers, the rings, the warp loop's
  * counters, the operands' origins and other subscripts. */
@@ -751,9 +1258,11 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	int64_t kt = n->kt;
 	struct pb_buf acct = {0};
 	*nargs = 0;
+	/* shared: the window loops move into the k-tile loop */
+	MlirOperation top = n->shared ? n->tloop[0] : n->kloop;
 	pb_buf_puts(t, "func.func @t(");
 	for (int i = 0; i < nacc; i++) {
-		args[(*nargs)++] = mlirOperationGetOperand(n->kloop, i);
+		args[(*nargs)++] = mlirOperationGetOperand(top, i);
 		pb_buf_printf(t, "%s%%i%d: vector<16x8xf32>", i ? ", " : "", i);
 	}
 	for (int i = 0; i < n->nop; i++) {
@@ -766,13 +1275,21 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		pb_buf_printf(t, ", %%G%d: ", i);
 		pb_ir_type_print(mlirValueGetType(x->mem), t);
 		pb_buf_printf(t, ", %%S%d: %s, %%bo%d: index", i, r.data, i);
-		if (x->win) {
+		if (x->win && !n->shared) {
 			args[(*nargs)++] = x->tap;
 			args[(*nargs)++] = x->wok;
 			pb_buf_printf(t, ", %%tap%d: index, %%wok%d: i1", i, i);
 		}
+		for (int tt = 0; n->shared && tt < n->nt; tt++)
+			if (x->tmode[tt] == TAP_DIM &&
+			    !mlirValueIsNull(x->tbase[tt])) {
+				args[(*nargs)++] = x->tbase[tt];
+				pb_buf_printf(t, ", %%tb%d_%d: index", i, tt);
+			}
 		for (int d = 0; d < x->rank; d++)
-			if (d != x->kdim && d != x->tdim) {
+			if (d != x->kdim && d != x->tdim &&
+			    !(n->shared &&
+			      pb_ir_defined_in(x->uni[d], n->tloop[0]))) {
 				args[(*nargs)++] = x->uni[d];
 				pb_buf_printf(t, ", %%u%d_%d: index", i, d);
 			}
@@ -782,7 +1299,15 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	/* the block's tiles start at the block's origin (the warps' at the
 	   warp's, read there) */
 	for (int i = 0; i < n->nop; i++)
-		if (n->op[i].win)
+		if (n->op[i].win && n->shared)
+			/* a window staged for all its positions: from the
+			   first column of the first one */
+			pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a) "
+				      "-> (a + %lld)>(%%bo%d)\n", i,
+				      (long long)(n->op[i].boff + n->op[i].woff -
+						  n->op[i].sh),
+				      i);
+		else if (n->op[i].win)
 			/* a window: shifted by the window position */
 			pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a, "
 				      "b) -> (a + b + %lld)>(%%bo%d, %%tap%d)\n",
@@ -834,6 +1359,18 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 			copy_text(t, n, i, "kk", "slot", 0);
 		pb_buf_puts(t, "    gpu.barrier\n");
 	}
+	if (n->shared) {
+		/* the window loops go here (stage_shared) */
+		pb_buf_puts(t, "    affine.yield ");
+		for (int i = 0; i < nacc; i++)
+			pb_buf_printf(t, "%s%%a%d", i ? ", " : "", i);
+		pb_buf_printf(t, " : %s\n  }\n", acct.data);
+		if (s > 1)
+			pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
+		pb_buf_puts(t, "  return\n}\n");
+		pb_buf_free(&acct);
+		return;
+	}
 	pb_buf_printf(t, "    %%in:%d = affine.for %%k = 0 to %lld step %lld "
 		      "iter_args(", nacc, (long long)kt, (long long)n->fk);
 	for (int i = 0; i < nacc; i++)
@@ -877,9 +1414,42 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	pb_buf_printf(&t, "func.func @t(%%S: %s, %%s: index, %%k: index, "
 		      "%%w: index, %%p: ", rt.data);
 	pb_ir_type_print(mlirShapedTypeGetElementType(vt), &t);
-	pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w) -> (w + "
-		      "%lld)>(%%w)\n", (long long)x->off[j]);
-	if (x->panel)
+	/* all the window's positions in the ring: its dimensions at the
+	   window loops' counters, its columns shifting the tile */
+	MlirValue args[6 + MAXTAP] = {x->ring, slot, k, x->bops[1],
+				      mlirOperationGetOperand(r, 1 + x->rank)};
+	int na = 5, nd = 0, tc = -1;
+	for (int tt = 0; n->shared && tt < n->nt; tt++)
+		if (x->tmode[tt] == TAP_TILE)
+			tc = tt;
+	if (tc >= 0) {
+		args[na++] = tap_iv(n, tc);
+		pb_buf_puts(&t, ", %tc: index");
+	}
+	for (int tt = 0; n->shared && tt < n->nt; tt++)
+		if (x->tmode[tt] == TAP_DIM) {
+			args[na++] = tap_iv(n, tt);
+			pb_buf_printf(&t, ", %%t%d: index", nd++);
+		}
+	if (tc >= 0)
+		pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w, c) -> "
+			      "(w + c + %lld)>(%%w, %%tc)\n",
+			      (long long)(x->off[j] + x->sh));
+	else
+		pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w) -> "
+			      "(w + %lld)>(%%w)\n", (long long)x->off[j]);
+	if (nd) {
+		/* [slot][window..][tile][k] */
+		pb_buf_puts(&t, "  %v = vector.transfer_read %S[%s");
+		for (int d = 0; d < nd; d++)
+			pb_buf_printf(&t, ", %%t%d", d);
+		pb_buf_puts(&t, ", %o, %k], %p {in_bounds = [true, true], "
+			    "permutation_map = affine_map<(a");
+		for (int d = 0; d < nd; d++)
+			pb_buf_printf(&t, ", b%d", d);
+		pb_buf_printf(&t, ", y, z) -> (%s)>} : %s, ",
+			      v0 == 1 ? "y, z" : "z, y", rt.data);
+	} else if (x->panel)
 		/* B [k][n] in panels: [slot][n / P][k][n mod P] */
 		pb_buf_printf(&t, "  %%pn = affine.apply affine_map<(o) -> (o "
 			      "floordiv %lld)>(%%o)\n"
@@ -902,9 +1472,7 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 			      rt.data);
 	pb_ir_type_print(vt, &t);
 	pb_buf_puts(&t, "\n  return\n}\n");
-	MlirValue args[5] = {x->ring, slot, k, x->bops[1],
-			     mlirOperationGetOperand(r, 1 + x->rank)};
-	int rc = pb_ir_instantiate(ctx, t.data, r, 5, args,
+	int rc = pb_ir_instantiate(ctx, t.data, r, na, args,
 				   mlirOperationGetLocation(r), &out);
 	MlirValue mask = x->win ? mlirOperationGetOperand(r, 2 + x->rank)
 				: (MlirValue){NULL};
@@ -935,6 +1503,65 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	pb_ir_ops_free(&out);
 	pb_buf_free(&t);
 	pb_buf_free(&rt);
+	return rc;
+}
+
+/* The window loops of "n" (n->shared) moved into the k-tile loop of
+ * the pipelined loop "out" (loop_text's, instantiated before them):
+ *
+ *   %acc = affine.for %kk = 0 to K step KT iter_args(..)
+ *     barrier, copies of the k-tile of all the window's positions
+ *     affine.for %r .. affine.for %s ..          (pb-mma's, moved here)
+ *       affine.for %k = 0 to KT step 16 ..       (was 0 to K)
+ *         the reads, from the ring at [slot][r..][tile + s][k]
+ *
+ * so that each k-tile is staged once for all KHxKW positions. */
+static int stage_shared(struct pb_ctx *ctx, struct mnest *n,
+			struct pb_ir_ops *out)
+{
+	MlirOperation outer = {NULL}, top = n->tloop[0];
+	int nacc = (int)mlirOperationGetNumResults(top), rc = PB_OK;
+	for (int i = 0; i < out->n; i++)
+		if (pb_ir_op_is(out->v[i], "affine.for") &&
+		    mlirOperationGetNumResults(out->v[i]))
+			outer = out->v[i];
+	pb_ir_ops_free(out);
+	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	MlirOperation oyield = mlirBlockGetTerminator(ob);
+	MlirValue slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
+	MlirValue kk = mlirBlockGetArgument(ob, 0);
+	for (int i = 0; i < nacc; i++)
+		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(top, i),
+					      mlirOperationGetResult(outer, i));
+	mlirOperationMoveBefore(top, oyield);
+	for (int i = 0; i < nacc; i++) {
+		mlirOperationSetOperand(top, i, mlirBlockGetArgument(ob, 1 + i));
+		mlirOperationSetOperand(oyield, i, mlirOperationGetResult(top, i));
+	}
+	/* the k loop over one k-tile, at kk + k */
+	MlirContext mc = mlirOperationGetContext(n->kloop);
+	mlirOperationSetAttributeByName(
+		n->kloop, mlirStringRefCreateFromCString("upperBoundMap"),
+		mlirAffineMapAttrGet(mlirAffineMapConstantGet(mc, n->kt)));
+	MlirBlock kb = mlirRegionGetFirstBlock(mlirOperationGetRegion(n->kloop, 0));
+	MlirValue k = mlirBlockGetArgument(kb, 0), ka[2] = {kk, k};
+	struct pb_ir_ops ko = {0};
+	rc = pb_ir_instantiate(ctx, "func.func @t(%a: index, %b: index) {\n"
+			       "  %r = affine.apply affine_map<(a, b) -> "
+			       "(a + b)>(%a, %b)\n  return\n}\n",
+			       mlirBlockGetFirstOperation(kb), 2, ka,
+			       mlirOperationGetLocation(n->kloop), &ko);
+	if (rc != PB_OK || ko.n != 1) {
+		pb_ir_ops_free(&ko);
+		return PB_ERR;
+	}
+	MlirOperation kabs = ko.v[0];
+	pb_ir_ops_free(&ko);
+	mlirValueReplaceAllUsesOfWith(k, mlirOperationGetResult(kabs, 0));
+	mlirOperationSetOperand(kabs, 1, k);
+	for (int i = 0; i < n->nop && rc == PB_OK; i++)
+		for (int j = 0; j < n->op[i].n && rc == PB_OK; j++)
+			rc = ring_read(ctx, n, i, j, slot, k);
 	return rc;
 }
 
@@ -969,12 +1596,15 @@ static int stage(struct pb_ctx *ctx, struct mnest *n)
 	if (rc != PB_OK)
 		return rc;
 	loop_text(&t, n, nacc, args, &nargs);
-	rc = pb_ir_instantiate(ctx, t.data, n->kloop, nargs, args, loc, &out);
+	rc = pb_ir_instantiate(ctx, t.data, n->shared ? n->tloop[0] : n->kloop,
+			       nargs, args, loc, &out);
 	pb_buf_free(&t);
 	if (rc != PB_OK) {
 		pb_ir_ops_free(&out);
 		return rc;
 	}
+	if (n->shared)
+		return stage_shared(ctx, n, &out);
 	/* the new loops */
 	MlirOperation outer = {NULL}, inner = {NULL};
 	for (int i = 0; i < out.n; i++)
@@ -1043,12 +1673,17 @@ int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,
 			pb_remark_at(ctx, loc, "warp tiles staged: %lld "
 				     "operands, %lld stages of k-tile %lld, "
 				     "%lld bytes of shared memory for %lld "
-				     "warps%s",
+				     "warps%s%s",
 				     (long long)n.nop, (long long)n.stages,
 				     (long long)n.kt, (long long)n.bytes,
 				     (long long)n.nw,
 				     n.wg ? ", in wgmma's swizzled layout"
-					  : "");
+					  : "",
+				     n.shared ? ", one tile for all the "
+						"window's positions"
+					      : n.win ? ", a ring fill per "
+							"window position"
+						      : "");
 		rc = stage(ctx, &n);
 	}
 	pb_ir_ops_free(&blocks);
