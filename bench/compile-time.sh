@@ -15,10 +15,10 @@
 #    there), each stage on the previous stage's output.
 #
 #   bench/compile-time.sh [--build DIR] [--chains "N ..."] [--models "NAME ..."]
-#                         [--distinct] [--no-dedup] [--jobs N]
+#                         [--distinct] [--no-dedup] [--exact-dedup] [--jobs N]
 #   (defaults: chains 100 1000 5000; models resnet18 resnet50 densenet121
-#   convnext_tiny inception_v3; --no-dedup and --jobs are passed to
-#   pb-codegen)
+#   convnext_tiny inception_v3; --no-dedup, --exact-dedup and --jobs are
+#   passed to pb-codegen)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -34,8 +34,9 @@ while [ $# -gt 0 ]; do
 	--models) models=$2; shift 2 ;;
 	--distinct) distinct=1; shift ;;
 	--no-dedup) codegen_flags="$codegen_flags --no-dedup"; shift ;;
+	--exact-dedup) codegen_flags="$codegen_flags --exact-dedup"; shift ;;
 	--jobs) codegen_flags="$codegen_flags --jobs=$2"; shift 2 ;;
-	*) echo "usage: $0 [--build DIR] [--chains \"N ...\"] [--models \"NAME ...\"] [--distinct] [--no-dedup] [--jobs N]" >&2; exit 2 ;;
+	*) echo "usage: $0 [--build DIR] [--chains \"N ...\"] [--models \"NAME ...\"] [--distinct] [--no-dedup] [--exact-dedup] [--jobs N]" >&2; exit 2 ;;
 	esac
 done
 bin=$build/bin

@@ -356,6 +356,8 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 	if (rc == PB_OK && !mlir)
 		rc = pb_codegen_ptx(ctx, m,
 				    (opts && opts->no_dedup ? 0 : PB_CODEGEN_DEDUP) |
+				    (opts && opts->exact_dedup ? 0
+							       : PB_CODEGEN_DEDUP_SIZES) |
 				    (opts && opts->index32 ? PB_CODEGEN_INDEX32 : 0),
 				    jobs(opts), &ptx);
 	if (rc == PB_OK && !mlir && opts && opts->ptxas_report)

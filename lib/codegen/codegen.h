@@ -19,6 +19,10 @@ struct pb_codegen_opts {
 	int no_dedup;	      /* --no-dedup: clean up and compile every
 				 kernel, also those identical to an
 				 earlier one */
+	int exact_dedup;      /* --exact-dedup: compile together only
+				 kernels identical but for their names,
+				 not those that differ in buffer sizes
+				 no address depends on and in grids */
 	int index32;	      /* --index32: 32-bit index arithmetic in the
 				 kernels where the buffers allow */
 	long jobs;	      /* --jobs=N: kernels compiled on N threads

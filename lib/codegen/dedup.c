@@ -20,20 +20,28 @@
  * Any PTX not in the form expected is reported to the caller, which then
  * compiles the whole gpu.module as it is. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mlir-c/BuiltinAttributes.h"
+#include "mlir-c/BuiltinTypes.h"
 
 #include "codegen/internal.h"
+
+#define MAXR 16 /* the largest rank same_addresses compares */
 
 struct pb_codegen_dedup {
 	int n;	     /* kernels of the gpu.module, in order */
 	char **name; /* their symbol names */
-	int *rep;    /* the first kernel with the same body (itself if none) */
+	MlirOperation *op; /* the kernels */
+	int *rep;    /* the first kernel of its group (itself if none) */
 	int *item;   /* each kernel's place among the items */
 	int nrep;    /* kernels compiled */
 	int *reps;   /* their indices, in order */
+	int32_t (*grid)[3]; /* per representative: the largest grid of its
+			       group, where it is larger than its own */
+	int *regrid; /* per representative: has it such a grid? */
 	int nitem;   /* the kernels and globals of the gpu.module, in order */
 	int *kernel; /* per item: its kernel, or -1 for a global */
 	char **global; /* per item: the global's name, or NULL */
@@ -93,6 +101,236 @@ static void body_key(MlirOperation op, MlirOpPrintingFlags flags,
 	free(pb);
 }
 
+/* Does the span at "p" (to "end") start with the string "s"? */
+static int starts(const char *p, const char *end, const char *s)
+{
+	size_t n = strlen(s);
+	return (size_t)(end - p) >= n && !memcmp(p, s, n);
+}
+
+/* Into "out" the text "key" with the sizes of every memref type and the
+ * kernel's known_grid_size replaced by "#": memref<1x96x56x56xf32,
+ * strided<[802816, 3136, 56, 1]>> -> memref<#x#x#x#xf32, strided<[802816,
+ * 3136, 56, 1]>> (layouts, vector shapes and everything else stay). */
+static void relax(const struct pb_buf *key, struct pb_buf *out)
+{
+	static const char mr[] = "memref<", grid[] = "known_grid_size = ";
+	const char *p = key->data, *end = p + key->len, *from = p;
+	while (p < end) {
+		if (starts(p, end, mr)) {
+			p += strlen(mr);
+			pb_buf_append(out, from, p - from);
+			/* the sizes: digits (or ?) each followed by "x" */
+			for (;;) {
+				const char *q = p;
+				while (q < end && ((*q >= '0' && *q <= '9') ||
+						   *q == '?'))
+					q++;
+				if (q == p || q == end || *q != 'x')
+					break;
+				pb_buf_puts(out, "#x");
+				p = q + 1;
+			}
+			from = p;
+		} else if (starts(p, end, grid)) {
+			p += strlen(grid);
+			pb_buf_append(out, from, p - from);
+			pb_buf_puts(out, "#");
+			while (p < end && *p != '>')
+				p++;
+			from = p < end ? p + 1 : p;
+			p = from;
+		} else {
+			p++;
+		}
+	}
+	pb_buf_append(out, from, end - from);
+}
+
+/* Operations that take a memref operand only to address its elements,
+ * by its strides (their results do not depend on its sizes), and views
+ * whose result's layout is checked as the operand's. */
+static const char *const addressing[] = {
+	"memref.load", "memref.store", "vector.load", "vector.store",
+	"vector.maskedload", "vector.maskedstore",
+	"nvgpu.device_async_copy", "nvgpu.ldmatrix",
+	"gpu.subgroup_mma_load_matrix", "gpu.subgroup_mma_store_matrix",
+	NULL};
+static const char *const views[] = {
+	"memref.collapse_shape", "memref.expand_shape", "memref.subview",
+	"memref.cast", NULL};
+
+static int op_in(MlirOperation op, const char *const *names)
+{
+	for (int i = 0; names[i]; i++)
+		if (pb_ir_op_is(op, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Is "op" a vector transfer whose every dimension is in bounds (so that
+ * no mask is computed from its memref's sizes)? */
+static int transfer_in_bounds(MlirOperation op)
+{
+	if (!pb_ir_op_is(op, "vector.transfer_read") &&
+	    !pb_ir_op_is(op, "vector.transfer_write"))
+		return 0;
+	MlirAttribute a = pb_ir_attr(op, "in_bounds");
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsAArray(a))
+		return 0;
+	for (intptr_t i = 0; i < mlirArrayAttrGetNumElements(a); i++) {
+		MlirAttribute b = mlirArrayAttrGetElement(a, i);
+		if (!mlirAttributeIsABool(b) || !mlirBoolAttrGetValue(b))
+			return 0;
+	}
+	return 1;
+}
+
+/* Do memref types "a" and "b" (of the same text but for their sizes)
+ * give every element that exists in both the same address: the same
+ * element type, memory space and layout offset, and the same stride
+ * along every dimension that has more than one element in either (along
+ * the others the only index is 0)? */
+static int same_addresses(MlirType a, MlirType b)
+{
+	int64_t sa[MAXR], sb[MAXR], oa, ob;
+	if (!mlirTypeIsAMemRef(a) || !mlirTypeIsAMemRef(b))
+		return 0;
+	intptr_t r = mlirShapedTypeGetRank(a);
+	if (r != mlirShapedTypeGetRank(b) || r > MAXR ||
+	    !mlirShapedTypeHasStaticShape(a) ||
+	    !mlirShapedTypeHasStaticShape(b) ||
+	    !mlirTypeEqual(mlirShapedTypeGetElementType(a),
+			   mlirShapedTypeGetElementType(b)) ||
+	    !mlirAttributeEqual(mlirMemRefTypeGetMemorySpace(a),
+				mlirMemRefTypeGetMemorySpace(b)) ||
+	    mlirLogicalResultIsFailure(
+		    mlirMemRefTypeGetStridesAndOffset(a, sa, &oa)) ||
+	    mlirLogicalResultIsFailure(
+		    mlirMemRefTypeGetStridesAndOffset(b, sb, &ob)) ||
+	    oa != ob || mlirShapedTypeIsDynamicStrideOrOffset(oa))
+		return 0;
+	for (intptr_t d = 0; d < r; d++)
+		if ((mlirShapedTypeGetDimSize(a, d) > 1 ||
+		     mlirShapedTypeGetDimSize(b, d) > 1) &&
+		    (sa[d] != sb[d] || mlirShapedTypeIsDynamicStrideOrOffset(sa[d])))
+			return 0;
+	return 1;
+}
+
+/* Does operation "op" read the grid's size (which the kernels of a group
+ * do not share)? */
+static int reads_grid(MlirOperation op)
+{
+	MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+	char name[128];
+	snprintf(name, sizeof(name), "%.*s", (int)s.length, s.data);
+	return strstr(name, "grid_dim") || strstr(name, "cluster") ||
+	       strstr(name, "nctaid");
+}
+
+static int same_ops(MlirOperation a, MlirOperation b, int *grid);
+
+/* Do the blocks of regions "a" and "b" (kernels of the same text but for
+ * memref sizes) compute the same, their arguments' types equal but for
+ * the first "nargs" of the first block (a kernel's arguments), which
+ * may differ as same_addresses allows? Sets "*grid" if they read the
+ * grid's size. */
+static int same_regions(MlirRegion a, MlirRegion b, int nargs, int *grid)
+{
+	MlirBlock x = mlirRegionGetFirstBlock(a), y = mlirRegionGetFirstBlock(b);
+	for (; !mlirBlockIsNull(x) && !mlirBlockIsNull(y);
+	     x = mlirBlockGetNextInRegion(x), y = mlirBlockGetNextInRegion(y)) {
+		intptr_t n = mlirBlockGetNumArguments(x);
+		if (n != mlirBlockGetNumArguments(y))
+			return 0;
+		for (intptr_t i = 0; i < n; i++) {
+			MlirType s = mlirValueGetType(mlirBlockGetArgument(x, i));
+			MlirType t = mlirValueGetType(mlirBlockGetArgument(y, i));
+			if (!mlirTypeEqual(s, t) &&
+			    (i >= nargs || !same_addresses(s, t)))
+				return 0;
+		}
+		nargs = 0;
+		MlirOperation o = mlirBlockGetFirstOperation(x);
+		MlirOperation p = mlirBlockGetFirstOperation(y);
+		for (; !mlirOperationIsNull(o) && !mlirOperationIsNull(p);
+		     o = mlirOperationGetNextInBlock(o),
+		     p = mlirOperationGetNextInBlock(p))
+			if (!same_ops(o, p, grid))
+				return 0;
+		if (!mlirOperationIsNull(o) || !mlirOperationIsNull(p))
+			return 0;
+	}
+	return mlirBlockIsNull(x) && mlirBlockIsNull(y);
+}
+
+/* Do operations "a" and "b" (of the same text but for memref sizes)
+ * compute the same: where an operand's type differs, "a" addresses it
+ * (or is an in-bounds vector transfer, or a view), and where a result's
+ * type differs, "a" is a view and the two types give the same addresses
+ * (same_addresses). Sets "*grid" if they read the grid's size. */
+static int same_ops(MlirOperation a, MlirOperation b, int *grid)
+{
+	intptr_t no = mlirOperationGetNumOperands(a);
+	intptr_t nr = mlirOperationGetNumResults(a);
+	intptr_t ng = mlirOperationGetNumRegions(a);
+	if (!mlirIdentifierEqual(mlirOperationGetName(a),
+				 mlirOperationGetName(b)) ||
+	    no != mlirOperationGetNumOperands(b) ||
+	    nr != mlirOperationGetNumResults(b) ||
+	    ng != mlirOperationGetNumRegions(b))
+		return 0;
+	if (reads_grid(a))
+		*grid = 1;
+	int view = op_in(a, views);
+	for (intptr_t i = 0; i < no; i++)
+		if (!mlirTypeEqual(mlirValueGetType(mlirOperationGetOperand(a, i)),
+				   mlirValueGetType(mlirOperationGetOperand(b, i))) &&
+		    !view && !op_in(a, addressing) && !transfer_in_bounds(a))
+			return 0;
+	for (intptr_t i = 0; i < nr; i++) {
+		MlirType s = mlirValueGetType(mlirOperationGetResult(a, i));
+		MlirType t = mlirValueGetType(mlirOperationGetResult(b, i));
+		if (!mlirTypeEqual(s, t) && (!view || !same_addresses(s, t)))
+			return 0;
+	}
+	int nargs = pb_ir_op_is(a, "gpu.func") ? pb_ir_func_num_args(a) : 0;
+	for (intptr_t r = 0; r < ng; r++)
+		if (!same_regions(mlirOperationGetRegion(a, r),
+				  mlirOperationGetRegion(b, r), nargs, grid))
+			return 0;
+	return 1;
+}
+
+/* The known_grid_size of kernel "op" into "g"; 0 when it has one. */
+static int known_grid(MlirOperation op, int32_t g[3])
+{
+	MlirAttribute a = pb_ir_attr(op, "known_grid_size");
+	if (mlirAttributeIsNull(a) || !mlirAttributeIsADenseI32Array(a) ||
+	    mlirDenseArrayGetNumElements(a) != 3)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		g[i] = mlirDenseI32ArrayGetElement(a, i);
+	return 0;
+}
+
+/* Can kernel "b" be compiled as kernel "a" (their texts equal but for
+ * memref sizes and grids), "a" with the larger of the two grids: do they
+ * compute the same (same_ops), and, if they read the grid's size, have
+ * they the same grid? */
+static int same_but_sizes(MlirOperation a, MlirOperation b)
+{
+	int grid = 0;
+	int32_t ga[3], gb[3];
+	if (!same_ops(a, b, &grid))
+		return 0;
+	int ha = known_grid(a, ga) == 0, hb = known_grid(b, gb) == 0;
+	if (ha != hb)
+		return 0;
+	return !grid || !ha || !memcmp(ga, gb, sizeof(ga));
+}
+
 /* Append item "kernel" (or -1, a global named "global") to "d". */
 static void add_item(struct pb_codegen_dedup *d, int *cap, int kernel,
 		     MlirStringRef global)
@@ -108,7 +346,111 @@ static void add_item(struct pb_codegen_dedup *d, int *cap, int kernel,
 	d->nitem++;
 }
 
-struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup)
+/* A chained hash table over "n" keys "keys" with hashes "h": "head" of
+ * "nb" buckets (a power of 2) and "next" per key, empty. */
+struct table {
+	int *head, *next;
+	size_t nb;
+};
+
+static void table_init(struct table *t, int n)
+{
+	t->nb = 1;
+	while (t->nb < 2 * (size_t)n)
+		t->nb *= 2;
+	t->head = pb_xrealloc(NULL, t->nb, sizeof(*t->head));
+	t->next = pb_xrealloc(NULL, n ? n : 1, sizeof(*t->next));
+	for (size_t b = 0; b < t->nb; b++)
+		t->head[b] = -1;
+}
+
+static void table_free(struct table *t)
+{
+	free(t->head);
+	free(t->next);
+}
+
+/* The next key after "r" (-1: the first) in "t"'s bucket of "h" that
+ * equals key "k" of "keys"; -1 when none. */
+static int table_next(const struct table *t, const struct pb_buf *keys,
+		      const uint64_t *hs, int k, int r)
+{
+	r = r < 0 ? t->head[hs[k] & (t->nb - 1)] : t->next[r];
+	while (r >= 0 && (hs[r] != hs[k] || keys[r].len != keys[k].len ||
+			  memcmp(keys[r].data, keys[k].data, keys[k].len)))
+		r = t->next[r];
+	return r;
+}
+
+static void table_add(struct table *t, const uint64_t *hs, int k)
+{
+	size_t b = hs[k] & (t->nb - 1);
+	t->next[k] = t->head[b];
+	t->head[b] = k;
+}
+
+/* Group the kernels of "d" whose keys "keys" (hashes "h") are the same:
+ * each gets the first of its group as representative. Then, if "sizes",
+ * the representatives whose keys differ only in memref sizes and grids
+ * (relax) and that compute the same (same_but_sizes) are grouped too,
+ * each group under its first with the largest grid of the group. */
+static void group(struct pb_codegen_dedup *d, const struct pb_buf *keys,
+		  const uint64_t *h, int dedup, int sizes)
+{
+	struct table t;
+	table_init(&t, d->n);
+	for (int i = 0; i < d->n; i++) {
+		int r = dedup ? table_next(&t, keys, h, i, -1) : -1;
+		d->rep[i] = r >= 0 ? r : i;
+		if (r < 0)
+			table_add(&t, h, i);
+	}
+	table_free(&t);
+	if (sizes) {
+		struct pb_buf *rk = calloc(d->n ? d->n : 1, sizeof(*rk));
+		uint64_t *rh = calloc(d->n ? d->n : 1, sizeof(*rh));
+		table_init(&t, d->n);
+		for (int i = 0; i < d->n; i++) {
+			if (d->rep[i] != i)
+				continue;
+			relax(&keys[i], &rk[i]);
+			rh[i] = hash(rk[i].data, rk[i].len);
+			int r = table_next(&t, rk, rh, i, -1);
+			while (r >= 0 && !same_but_sizes(d->op[r], d->op[i]))
+				r = table_next(&t, rk, rh, i, r);
+			if (r < 0) {
+				table_add(&t, rh, i);
+				continue;
+			}
+			d->rep[i] = r;
+			/* same_but_sizes: both have a grid or neither */
+			int32_t gr[3], gi[3];
+			if (known_grid(d->op[i], gi) || known_grid(d->op[r], gr))
+				continue;
+			if (!d->regrid[r])
+				memcpy(d->grid[r], gr, sizeof(gr));
+			for (int x = 0; x < 3; x++)
+				if (gi[x] > d->grid[r][x]) {
+					d->grid[r][x] = gi[x];
+					d->regrid[r] = 1;
+				}
+		}
+		/* the copies of a kernel now grouped follow its group */
+		for (int i = 0; i < d->n; i++)
+			d->rep[i] = d->rep[d->rep[i]];
+		for (int i = 0; i < d->n; i++)
+			pb_buf_free(&rk[i]);
+		free(rk);
+		free(rh);
+		table_free(&t);
+	}
+	for (int i = 0; i < d->n; i++)
+		if (d->rep[i] == i)
+			d->reps[d->nrep++] = i;
+}
+
+struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup,
+					       int sizes)
 {
 	struct pb_codegen_dedup *d = calloc(1, sizeof(*d));
 	MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(mod, 0));
@@ -130,13 +472,14 @@ struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup)
 		if (d->n == cap) {
 			cap = cap ? 2 * cap : 16;
 			d->name = pb_xrealloc(d->name, cap, sizeof(*d->name));
-			d->rep = pb_xrealloc(d->rep, cap, sizeof(*d->rep));
+			d->op = pb_xrealloc(d->op, cap, sizeof(*d->op));
 			d->item = pb_xrealloc(d->item, cap, sizeof(*d->item));
 			keys = pb_xrealloc(keys, cap, sizeof(*keys));
 			h = pb_xrealloc(h, cap, sizeof(*h));
 		}
 		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
 		d->name[d->n] = strndup(s.data, s.length);
+		d->op[d->n] = op;
 		d->item[d->n] = d->nitem;
 		add_item(d, &icap, d->n, s);
 		keys[d->n] = (struct pb_buf){0};
@@ -146,39 +489,36 @@ struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup)
 		d->n++;
 	}
 	mlirOpPrintingFlagsDestroy(flags);
-	/* a chained hash table over the representatives */
-	size_t nb = 1;
-	while (nb < 2 * (size_t)d->n)
-		nb *= 2;
-	int *head = pb_xrealloc(NULL, nb, sizeof(*head));
-	int *next = pb_xrealloc(NULL, d->n, sizeof(*next));
-	d->reps = pb_xrealloc(NULL, d->n, sizeof(*d->reps));
-	for (size_t b = 0; b < nb; b++)
-		head[b] = -1;
-	for (int i = 0; i < d->n; i++) {
-		int b = h[i] & (nb - 1), r = dedup ? head[b] : -1;
-		while (r >= 0 && (h[r] != h[i] || keys[r].len != keys[i].len ||
-				  memcmp(keys[r].data, keys[i].data, keys[i].len)))
-			r = next[r];
-		d->rep[i] = r >= 0 ? r : i;
-		if (r < 0) {
-			next[i] = head[b];
-			head[b] = i;
-			d->reps[d->nrep++] = i;
-		}
-	}
+	int n = d->n ? d->n : 1;
+	d->rep = pb_xrealloc(NULL, n, sizeof(*d->rep));
+	d->reps = pb_xrealloc(NULL, n, sizeof(*d->reps));
+	d->grid = calloc(n, sizeof(*d->grid));
+	d->regrid = calloc(n, sizeof(*d->regrid));
+	group(d, keys, h, dedup, dedup && sizes);
 	for (int i = 0; i < d->n; i++)
 		pb_buf_free(&keys[i]);
 	free(keys);
 	free(h);
-	free(head);
-	free(next);
 	return d;
+}
+
+int pb_codegen_dedup_grid(const struct pb_codegen_dedup *d, int i,
+			  int32_t grid[3])
+{
+	if (!d->regrid[i])
+		return 0;
+	memcpy(grid, d->grid[i], sizeof(d->grid[i]));
+	return 1;
 }
 
 int pb_codegen_dedup_nrep(const struct pb_codegen_dedup *d)
 {
 	return d->other ? -1 : d->nrep;
+}
+
+int pb_codegen_dedup_count(const struct pb_codegen_dedup *d)
+{
+	return d->n;
 }
 
 int pb_codegen_dedup_rep(const struct pb_codegen_dedup *d, int k)
@@ -207,7 +547,10 @@ void pb_codegen_dedup_free(struct pb_codegen_dedup *d)
 	for (int i = 0; i < d->nitem; i++)
 		free(d->global[i]);
 	free(d->name);
+	free(d->op);
 	free(d->rep);
+	free(d->grid);
+	free(d->regrid);
 	free(d->item);
 	free(d->reps);
 	free(d->kernel);
@@ -245,13 +588,6 @@ static int is_ident(int c)
 {
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 	       (c >= '0' && c <= '9') || c == '_' || c == '$';
-}
-
-/* Does the span at "p" (to "end") start with the string "s"? */
-static int starts(const char *p, const char *end, const char *s)
-{
-	size_t n = strlen(s);
-	return (size_t)(end - p) >= n && !memcmp(p, s, n);
 }
 
 /* Is the identifier at "p" (to "end") exactly "s" ("tail" NULL), or

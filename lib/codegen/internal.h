@@ -107,27 +107,37 @@ struct pb_plan *pb_codegen_plan_calls(struct pb_ctx *ctx, MlirModule m);
 void pb_codegen_rebase(MlirModule m, struct pb_plan *p);
 /* Lower the kernels of "m" to PTX for ctx->arch into "out", each group
  * of identical kernels compiled once if "flags" has PB_CODEGEN_DEDUP
- * (dedup.c), with 32-bit index arithmetic where the buffers allow if it
+ * (dedup.c), also those that differ only in sizes no address depends on
+ * and in their grids if it has PB_CODEGEN_DEDUP_SIZES, with 32-bit index arithmetic where the buffers allow if it
  * has PB_CODEGEN_INDEX32 (index32.c), on "jobs" threads (jobs.c). */
 #define PB_CODEGEN_DEDUP 1
 #define PB_CODEGEN_INDEX32 2
+#define PB_CODEGEN_DEDUP_SIZES 4
 int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags, int jobs,
 		   struct pb_buf *out);
 /* The kernels of gpu.module "mod" and its globals (dedup.c): find them,
  * the kernels grouped by identical bodies (their text less name and
- * provenance) if "dedup", else each alone; the number of groups (-1 when "mod" holds operations
- * other than kernels and globals), the first kernel of the "k"-th group
- * (its representative), kernel "i"'s name; whether kernel "i" is one of
- * the representatives "first" to "first" + "n" - 1. Then write into
+ * provenance) if "dedup", else each alone, and with "sizes" the groups
+ * whose bodies differ only in the sizes of memrefs no address depends on
+ * and in their grids grouped too; the number of kernels, of groups (-1 when "mod"
+ * holds operations other than kernels and globals), the first kernel of
+ * the "k"-th group (its representative), kernel "i"'s name; whether
+ * kernel "i" is one of the representatives "first" to "first" + "n" - 1;
+ * whether representative "i" is to be compiled with a larger grid than
+ * its own (the largest of its group, into "grid"). Then write into
  * "out" the PTX of every kernel from "ptx", "nparts" buffers each the PTX
  * of the representatives compiled together from "first"[part] on (-1,
  * nothing written, when it is not in the form expected). */
-struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup);
+struct pb_codegen_dedup *pb_codegen_dedup_find(MlirOperation mod, int dedup,
+					       int sizes);
+int pb_codegen_dedup_count(const struct pb_codegen_dedup *d);
 int pb_codegen_dedup_nrep(const struct pb_codegen_dedup *d);
 int pb_codegen_dedup_rep(const struct pb_codegen_dedup *d, int k);
 const char *pb_codegen_dedup_name(const struct pb_codegen_dedup *d, int i);
 int pb_codegen_dedup_keep(const struct pb_codegen_dedup *d, int i, int first,
 			  int n);
+int pb_codegen_dedup_grid(const struct pb_codegen_dedup *d, int i,
+			  int32_t grid[3]);
 int pb_codegen_dedup_assemble(const struct pb_codegen_dedup *d, int nparts,
 			      const int *first, const struct pb_buf *ptx,
 			      struct pb_buf *out);

@@ -1,5 +1,6 @@
 /* PTX: the kernels' gpu.module through upstream gpu-lower-to-nvvm-pipeline
  * (NVVM, LLVM's NVPTX back end, format=isa) and out of the gpu.binary. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -150,8 +151,16 @@ static MlirModule device_module(struct pb_ctx *ctx, MlirModule m,
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
 		int kernel = pb_ir_op_is(op, "gpu.func") &&
 			     !mlirAttributeIsNull(pb_ir_attr(op, "gpu.kernel"));
-		if (!kernel || !d || pb_codegen_dedup_keep(d, k, first, n))
-			mlirBlockAppendOwnedOperation(to, mlirOperationClone(op));
+		int32_t g[3];
+		if (!kernel || !d || pb_codegen_dedup_keep(d, k, first, n)) {
+			MlirOperation c = mlirOperationClone(op);
+			/* compiled for every kernel of its group (dedup.c) */
+			if (kernel && d && pb_codegen_dedup_grid(d, k, g))
+				pb_ir_set_attr(c, "known_grid_size",
+					       mlirDenseI32ArrayGet(ctx->mlir,
+								    3, g));
+			mlirBlockAppendOwnedOperation(to, c);
+		}
 		k += kernel;
 	}
 	return dev;
@@ -244,9 +253,13 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags, int jobs,
 			mod = op;
 	struct pb_codegen_dedup *d = NULL;
 	if (!mlirOperationIsNull(mod))
-		d = pb_codegen_dedup_find(mod, dedup);
-	pb_codegen_mark("identical kernels found");
+		d = pb_codegen_dedup_find(mod, dedup,
+					  flags & PB_CODEGEN_DEDUP_SIZES);
 	int nrep = d ? pb_codegen_dedup_nrep(d) : 0;
+	if (getenv("PB_TIMING") && d)
+		fprintf(stderr, "pb-codegen: %d kernels, %d compiled\n",
+			pb_codegen_dedup_count(d), nrep);
+	pb_codegen_mark("identical kernels found");
 	/* 32-bit indices where the buffers allow; index32.c's lowering is
 	   not a pipeline the workers run, so it takes one part */
 	int i32 = (flags & PB_CODEGEN_INDEX32) && !mlirOperationIsNull(mod) &&

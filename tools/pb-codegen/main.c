@@ -27,6 +27,10 @@ static const struct pb_opt options[] = {
 	{"no-dedup", PB_OPT_FLAG, &opts.no_dedup, NULL,
 	 "clean up and compile every kernel, also those identical to an "
 	 "earlier one"},
+	{"exact-dedup", PB_OPT_FLAG, &opts.exact_dedup, NULL,
+	 "compile once only kernels identical but for their names, not "
+	 "those that differ in buffer sizes no address depends on or in "
+	 "their grids"},
 	{"index32", PB_OPT_FLAG, &opts.index32, NULL,
 	 "32-bit index arithmetic in the kernels where every buffer has "
 	 "fewer than 2^30 elements"},
