@@ -242,7 +242,7 @@ int pb_fuse_write_report(struct pb_ctx *ctx, MlirModule m, const char *path,
 
 /* With $PB_TIMING set, print to stderr the wall-clock and CPU seconds
  * (all threads) since the previous call as the phase "name" (NULL:
- * start the clock without printing) (report.c). */
+ * start the clock without printing) (timing.c). */
 void pb_fuse_phase(const char *name);
 
 #endif

@@ -1,10 +1,8 @@
 /* pb-fuse --report: one JSON object describing the kernels after fusion
  * (docs/pb-fuse.md, "Report"). Written with jansson. */
 #include <errno.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <jansson.h>
 
@@ -144,23 +142,3 @@ int pb_fuse_write_report(struct pb_ctx *ctx, MlirModule m, const char *path,
 	return rc < 0 ? PB_ERR : PB_OK;
 }
 
-/* Seconds of clock "c". */
-static double seconds(clockid_t c)
-{
-	struct timespec t;
-	clock_gettime(c, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
-void pb_fuse_phase(const char *name)
-{
-	static double wall, cpu;
-	if (!getenv("PB_TIMING"))
-		return;
-	double w = seconds(CLOCK_MONOTONIC), c = seconds(CLOCK_PROCESS_CPUTIME_ID);
-	if (name && wall > 0)
-		fprintf(stderr, "pb-fuse: %-24s %6.3f s wall %6.3f s cpu\n", name,
-			w - wall, c - cpu);
-	wall = w;
-	cpu = c;
-}
