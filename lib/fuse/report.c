@@ -141,4 +141,3 @@ int pb_fuse_write_report(struct pb_ctx *ctx, MlirModule m, const char *path,
 			 strerror(errno));
 	return rc < 0 ? PB_ERR : PB_OK;
 }
-
