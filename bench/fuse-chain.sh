@@ -2,7 +2,8 @@
 # pb-fuse compile time against model length (CPU only): a chain of N Relu
 # nodes on a 64x64 tensor (all of it fuses into one kernel), imported once
 # per N, then pb-fuse timed alone. Prints one table: N, pb-fuse seconds
-# (wall clock), kernels from --report.
+# (wall clock, and CPU: user + system, which the load of a shared
+# machine moves less), CPU milliseconds per op, kernels from --report.
 #
 #   bench/fuse-chain.sh [--build DIR] [N ...]    (default N: 100 400 1000 5000)
 set -u
@@ -19,7 +20,7 @@ python=${PYTHON:-/usr/bin/python3}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-printf '| Relu chain | pb-fuse seconds | kernels |\n|---|---|---|\n'
+printf '| Relu chain | pb-fuse wall s | pb-fuse CPU s | CPU ms per op | kernels |\n|---|---|---|---|---|\n'
 for n in "$@"; do
 	"$python" - "$n" "$tmp/chain.onnx" <<'PY' || exit 1
 import sys
@@ -33,11 +34,10 @@ g = h.make_graph(nodes, 'chain',
 onnx.save(h.make_model(g, opset_imports=[h.make_opsetid('', 17)]), out)
 PY
 	"$bin/pb-import" "$tmp/chain.onnx" >"$tmp/chain.mlir" || exit 1
-	t0=$(date +%s.%N)
-	"$bin/pb-fuse" --report "$tmp/report.json" "$tmp/chain.mlir" \
+	/usr/bin/time -f '%e %U %S' -o "$tmp/time" \
+		"$bin/pb-fuse" --report "$tmp/report.json" "$tmp/chain.mlir" \
 		>/dev/null || exit 1
-	t1=$(date +%s.%N)
 	k=$("$python" -c "import json,sys; print(json.load(open(sys.argv[1]))['after']['kernels'])" "$tmp/report.json")
 	printf '| %s | %s | %s |\n' "$n" \
-		"$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')" "$k"
+		"$(awk -v n="$n" '{ printf "%.2f | %.2f | %.2f", $1, $2 + $3, 1000 * ($2 + $3) / n }' "$tmp/time")" "$k"
 done

@@ -768,9 +768,12 @@ static void measure(const struct pb_poly_scop *s, struct pb_fuse_totals *t)
 	}
 }
 
-/* Fill "p" with the kernels of "f" and their traffic. */
+/* Fill "p" with the kernels of "f" and their traffic; its "before"
+ * totals (every statement its own kernel) are measured only when
+ * "before" is NULL, else copied from "before". */
 static void make_plan(struct pb_fusion *f, struct pb_fuse_plan *p,
-		      const int64_t *local_bytes, const int *ncontracted)
+		      const int64_t *local_bytes, const int *ncontracted,
+		      const struct pb_fuse_totals *before)
 {
 	p->n = f->ng;
 	p->k = calloc(f->ng ? f->ng : 1, sizeof(*p->k));
@@ -790,7 +793,10 @@ static void make_plan(struct pb_fusion *f, struct pb_fuse_plan *p,
 		p->after.bytes_read += k->bytes_read;
 		p->after.bytes_written += k->bytes_written;
 	}
-	measure(f->s, &p->before);
+	if (before)
+		p->before = *before;
+	else
+		measure(f->s, &p->before);
 }
 
 void pb_fuse_plan_free(struct pb_fuse_plan *p)
@@ -822,10 +828,13 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	struct pb_poly_scop *s0 = NULL;
 	if (!o->no_fusion) {
 		/* measure the unfused nests; fold, reorder, or let MLIR fuse */
+		pb_fuse_phase("unit loops");
 		s0 = pb_poly_extract(ctx, ctx->isl, body);
 		if (!s0)
 			return PB_ERR;
+		pb_fuse_phase("extract");
 		measure(s0, &before);
+		pb_fuse_phase("measure");
 		int attention = (o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
 				!o->upstream;
 		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER) &&
@@ -834,6 +843,7 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		     refresh(ctx, body, &s0,
 			     pb_fuse_reductions_inward(ctx, o, s0))))
 			return PB_ERR;
+		pb_fuse_phase("fold pads, copies");
 		/* QK^T -> softmax -> PV as one nest (attention.c) */
 		if (attention) {
 			int n = pb_fuse_attention(ctx, o, &s0);
@@ -850,6 +860,7 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	f.s = s0 ? s0 : pb_poly_extract(ctx, ctx->isl, body);
 	if (!f.s)
 		return PB_ERR;
+	pb_fuse_phase("attention, extract");
 	init_trees(&f);
 	int64_t *local_bytes = calloc(f.s->nstmt + 1, sizeof(*local_bytes));
 	int *ncontracted = calloc(f.s->nstmt + 1, sizeof(*ncontracted));
@@ -860,7 +871,9 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			new_group(&f, i);
 	} else {
 		group_all(&f);
+		pb_fuse_phase("group");
 		pb_fuse_apply(&f);
+		pb_fuse_phase("apply");
 		for (int b = 0; b < f.s->nbuf && !o->no_fusion; b++) {
 			int g = -1;
 			int64_t bytes = pb_fuse_contract(&f, b, &g);
@@ -884,10 +897,12 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			pb_fuse_parallelize(&f, g, chain, nchain);
 		}
 		free(chain);
+		pb_fuse_phase("contract, parallelize");
 	}
-	make_plan(&f, plan, local_bytes, ncontracted);
-	if (!o->no_fusion)
-		plan->before = before;
+	/* with fusion, "before" was measured before the folds */
+	make_plan(&f, plan, local_bytes, ncontracted,
+		  o->no_fusion ? NULL : &before);
+	pb_fuse_phase("plan");
 	free(local_bytes);
 	free(ncontracted);
 	free_trees(&f);

@@ -42,4 +42,19 @@ void pb_poly_deps_build(struct pb_poly_scop *s, const struct pb_poly_scop *old);
 /* Free the dependence index of statement "st" (sched.c). */
 void pb_poly_deps_free(struct pb_poly_stmt *st);
 
+/* A cache of parsed isl objects by text (cache.c), kept by a scop and
+ * handed on by pb_poly_extract_update. */
+struct pb_poly_cache *pb_poly_cache_new(isl_ctx *ctx);
+void pb_poly_cache_free(struct pb_poly_cache *c);
+/* The set that "text" parses to, with its tuple named "name" (unless
+ * NULL): the same as parsing "text" with that name, parsed once per
+ * text. NULL when isl cannot parse it. */
+__isl_give isl_set *pb_poly_cache_set(struct pb_poly_cache *c,
+				      const char *text, const char *name);
+/* The same for a map, its input and output tuples named "in" and "out"
+ * (each unless NULL). */
+__isl_give isl_map *pb_poly_cache_map(struct pb_poly_cache *c,
+				      const char *text, const char *in,
+				      const char *out);
+
 #endif

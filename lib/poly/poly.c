@@ -13,6 +13,7 @@
  * the statements are S0 (a NEST of depth 2) and S1 (OPAQUE), the buffers
  * the memref arguments B0.. first, then the roots allocated in the block
  * in order, then any other root met on the way. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -252,10 +253,11 @@ static __isl_give isl_map *whole(struct pb_poly_scop *s,
 {
 	const struct pb_poly_buf *bf = &s->buf[b];
 	struct pb_buf str = {0};
-	pb_buf_printf(&str, "{ S%d[", st->id);
+	char in[32], out[32];
+	pb_buf_puts(&str, "{ S[");
 	for (int k = 0; k < st->depth; k++)
 		pb_buf_printf(&str, "%si%d", k ? ", " : "", k);
-	pb_buf_printf(&str, "] -> B%d[", b);
+	pb_buf_puts(&str, "] -> B[");
 	for (int k = 0; k < bf->rank; k++)
 		pb_buf_printf(&str, "%sb%d", k ? ", " : "", k);
 	pb_buf_puts(&str, "] : ");
@@ -266,23 +268,29 @@ static __isl_give isl_map *whole(struct pb_poly_scop *s,
 		else
 			pb_buf_printf(&str, "b%d >= 0 and ", k);
 	pb_buf_puts(&str, "1 = 1 }");
-	isl_map *m = isl_map_read_from_str(s->ctx, str.data);
+	snprintf(in, sizeof(in), "S%d", st->id);
+	snprintf(out, sizeof(out), "B%d", b);
+	isl_map *m = pb_poly_cache_map(s->cache, str.data, in, out);
 	pb_buf_free(&str);
 	return isl_map_intersect_domain(m, isl_set_copy(st->domain));
 }
 
 /* The domain "{ S<id>[i0, ..] : 0 <= ik < extent_k }" of "st". */
-static __isl_give isl_set *domain_of(isl_ctx *ctx, const struct pb_poly_stmt *st)
+static __isl_give isl_set *domain_of(struct pb_poly_scop *s,
+				     const struct pb_poly_stmt *st)
 {
 	struct pb_buf str = {0};
-	pb_buf_puts(&str, "{ ");
-	pb_poly_stmt_tuple(&str, st);
-	pb_buf_puts(&str, " : ");
+	char name[32];
+	pb_buf_puts(&str, "{ S[");
+	for (int k = 0; k < st->depth; k++)
+		pb_buf_printf(&str, "%si%d", k ? ", " : "", k);
+	pb_buf_puts(&str, "] : ");
 	for (int k = 0; k < st->depth; k++)
 		pb_buf_printf(&str, "0 <= i%d < %lld and ", k,
 			      (long long)st->extent[k]);
 	pb_buf_puts(&str, "1 = 1 }");
-	isl_set *d = isl_set_read_from_str(ctx, str.data);
+	snprintf(name, sizeof(name), "S%d", st->id);
+	isl_set *d = pb_poly_cache_set(s->cache, str.data, name);
 	pb_buf_free(&str);
 	return d;
 }
@@ -379,7 +387,7 @@ static void stmt_build(struct pb_poly_scop *s, struct pb_poly_stmt *st,
 {
 	st->op = op;
 	st->kind = nest_of(st, op) ? PB_POLY_NEST : PB_POLY_OPAQUE;
-	st->domain = domain_of(s->ctx, st);
+	st->domain = domain_of(s, st);
 	st->reads = empty(s->ctx);
 	st->must_writes = empty(s->ctx);
 	st->may_writes = empty(s->ctx);
@@ -444,6 +452,7 @@ static struct pb_poly_scop *extract(struct pb_ctx *ctx, isl_ctx *ictx,
 		abort();
 	s->ctx = ictx;
 	s->block = block;
+	s->cache = old ? old->cache : pb_poly_cache_new(ictx);
 	bufs_in_order(s, block);
 	for (MlirOperation op = mlirBlockGetFirstOperation(block);
 	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
@@ -463,6 +472,8 @@ static struct pb_poly_scop *extract(struct pb_ctx *ctx, isl_ctx *ictx,
 		if (ctx)
 			pb_error(ctx, "poly: isl failed to build the polyhedral "
 				      "model of a block");
+		if (old)
+			s->cache = NULL; /* still old's */
 		pb_poly_scop_free(s);
 		return NULL;
 	}
@@ -488,6 +499,8 @@ struct pb_poly_scop *pb_poly_extract_update(struct pb_ctx *ctx,
 	if (!old)
 		return NULL;
 	struct pb_poly_scop *s = extract(ctx, old->ctx, old->block, old);
+	if (s)
+		old->cache = NULL; /* handed on */
 	pb_poly_scop_free(old);
 	return s;
 }
@@ -529,6 +542,7 @@ void pb_poly_scop_free(struct pb_poly_scop *s)
 	isl_union_map_free(s->dep_flow);
 	isl_union_map_free(s->dep_mem);
 	isl_union_map_free(s->no_source);
+	pb_poly_cache_free(s->cache);
 	free(s);
 }
 

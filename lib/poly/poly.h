@@ -114,6 +114,8 @@ struct pb_poly_buf {
 	isl_union_map *flow, *mem;
 };
 
+struct pb_poly_cache;
+
 struct pb_poly_scop {
 	isl_ctx *ctx;
 	MlirBlock block;
@@ -134,6 +136,7 @@ struct pb_poly_scop {
 	isl_union_map *dep_mem;	 /* memory-based RAW, WAR and WAW: legality */
 	isl_union_map *no_source; /* read accesses (S -> B) that may read a
 				     value not written in the block */
+	struct pb_poly_cache *cache; /* parsed texts (lib/poly's own) */
 };
 
 /* Lift the top-level operations of "block" into a new scop in "ictx",

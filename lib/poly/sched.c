@@ -44,21 +44,29 @@ static __isl_give isl_multi_union_pw_aff *band_of(isl_ctx *ctx,
 }
 
 /* The sequence of the "n" statements "idx" of "s" (increasing), each
- * NEST under its band: the original order restricted to them. */
-static __isl_give isl_schedule *tree(struct pb_poly_scop *s, const int *idx,
-				     int n)
+ * NEST under its band: the original order restricted to them; then, when
+ * "tail" is not NULL, the instances of set "tail" (taken), unordered,
+ * after them all. */
+static __isl_give isl_schedule *tree_tail(struct pb_poly_scop *s,
+					  const int *idx, int n,
+					  __isl_take isl_set *tail)
 {
 	isl_union_set *dom = isl_union_set_empty(isl_space_params_alloc(s->ctx, 0));
 	for (int i = 0; i < n; i++)
 		dom = isl_union_set_union(dom,
 			isl_union_set_from_set(isl_set_copy(s->stmt[idx[i]].domain)));
+	if (tail)
+		dom = isl_union_set_add_set(dom, isl_set_copy(tail));
 	isl_schedule *sch = isl_schedule_from_domain(dom);
-	if (!n)
+	if (!n && !tail)
 		return sch;
-	isl_union_set_list *filters = isl_union_set_list_alloc(s->ctx, n);
+	isl_union_set_list *filters = isl_union_set_list_alloc(s->ctx, n + 1);
 	for (int i = 0; i < n; i++)
 		filters = isl_union_set_list_add(filters,
 			isl_union_set_from_set(isl_set_copy(s->stmt[idx[i]].domain)));
+	if (tail)
+		filters = isl_union_set_list_add(filters,
+						 isl_union_set_from_set(tail));
 	isl_schedule_node *nd = isl_schedule_get_root(sch);
 	isl_schedule_free(sch);
 	nd = isl_schedule_node_child(nd, 0);
@@ -77,6 +85,14 @@ static __isl_give isl_schedule *tree(struct pb_poly_scop *s, const int *idx,
 	sch = isl_schedule_node_get_schedule(nd);
 	isl_schedule_node_free(nd);
 	return sch;
+}
+
+/* The sequence of the "n" statements "idx" of "s" (tree_tail with no
+ * tail). */
+static __isl_give isl_schedule *tree(struct pb_poly_scop *s, const int *idx,
+				     int n)
+{
+	return tree_tail(s, idx, n, NULL);
 }
 
 /* The flat schedule { S<id>[i..] -> [id, i.., 0..] }, padded with zeros to
@@ -424,13 +440,274 @@ static void memo_free(struct memo *memo)
 	free(memo->no_source);
 }
 
+/* Number the writers of one buffer (accesses "ba") by class into
+ * "cls" (by position in "ba", -1 for a statement that does not write
+ * it): two writers are in one class when their footprints (the elements
+ * they may write) meet, directly or through other writers. Each class's
+ * footprint goes to "foot" (one set per class). Returns the number of
+ * classes, -1 on an isl error. */
+static int writer_classes(const struct buf_acc *ba, int *cls,
+			  isl_set ***foot)
+{
+	isl_map **w = per_stmt(ba, ba->acc[2]);
+	int *parent = malloc(sizeof(*parent) * (ba->n + 1));
+	isl_set **fp = calloc(ba->n + 1, sizeof(*fp));
+	int n = 0, ok = 1;
+	if (!parent || !fp)
+		abort();
+	for (int k = 0; k < ba->n; k++) {
+		parent[k] = k;
+		fp[k] = w[k] ? isl_map_range(isl_map_copy(w[k])) : NULL;
+		ok &= !w[k] || fp[k];
+	}
+	/* union-find over the pairs of writers whose footprints meet */
+	for (int i = 0; i < ba->n && ok; i++)
+		for (int j = i + 1; j < ba->n && fp[i] && ok; j++) {
+			if (!fp[j])
+				continue;
+			int ri = i, rj = j;
+			while (parent[ri] != ri)
+				ri = parent[ri];
+			while (parent[rj] != rj)
+				rj = parent[rj];
+			if (ri == rj)
+				continue;
+			isl_bool d = isl_set_is_disjoint(fp[i], fp[j]);
+			ok = d >= 0;
+			if (d == isl_bool_false)
+				parent[rj] = ri;
+		}
+	*foot = calloc(ba->n + 1, sizeof(**foot));
+	if (!*foot)
+		abort();
+	for (int k = 0; k < ba->n; k++) {
+		cls[k] = -1;
+		if (!fp[k])
+			continue;
+		int r = k;
+		while (parent[r] != r)
+			r = parent[r];
+		if (r == k)
+			cls[k] = n++;
+		else
+			cls[k] = cls[r];
+		isl_set **f = &(*foot)[cls[k]];
+		*f = *f ? isl_set_union(*f, fp[k]) : fp[k];
+		fp[k] = NULL;
+	}
+	for (int k = 0; k < ba->n; k++) {
+		isl_map_free(w[k]);
+		isl_set_free(fp[k]);
+	}
+	free(w);
+	free(fp);
+	free(parent);
+	return ok ? n : -1;
+}
+
+/* The statements of accesses "ba" marked by mark_stmt ("in", by
+ * position in "ba"). */
+struct stmts_data {
+	const struct buf_acc *ba;
+	char *in;
+};
+
+/* isl_union_map_foreach_map callback: mark the statement of "m" in the
+ * stmts_data "user" unless "m" is empty. */
+static isl_stat mark_stmt(__isl_take isl_map *m, void *user)
+{
+	struct stmts_data *d = user;
+	const char *name = isl_map_get_tuple_name(m, isl_dim_in);
+	long id = name && name[0] == 'S' ? strtol(name + 1, NULL, 10) : -1;
+	int empty = isl_map_is_empty(m) == isl_bool_true;
+	isl_map_free(m);
+	for (int k = 0; k < d->ba->n && !empty; k++)
+		if (d->ba->stmt[k] == id)
+			d->in[k] = 1;
+	return isl_stat_ok;
+}
+
+/* Is the name of tuple "t" of "m" the last-writer sink "V" of
+ * flow_by_class? */
+static int tuple_is_v(__isl_keep isl_map *m, enum isl_dim_type t)
+{
+	const char *name = isl_map_get_tuple_name(m, t);
+	return name && !strcmp(name, "V");
+}
+
+/* isl_union_map_remove_map_if callback: does "m" (a dependence W -> V or
+ * an unsourced read V -> B) involve V? */
+static isl_bool v_map(__isl_keep isl_map *m, void *user)
+{
+	(void)user;
+	return isl_bool_ok(tuple_is_v(m, isl_dim_in) ||
+			   tuple_is_v(m, isl_dim_out));
+}
+
+/* isl_union_map_remove_map_if callback: the negation of v_map. */
+static isl_bool not_v_map(__isl_keep isl_map *m, void *user)
+{
+	isl_bool v = v_map(m, user);
+	return v < 0 ? v : isl_bool_not(v);
+}
+
+/* Renaming the tuples "V" of union maps to "buf" (untail). */
+struct untail_data {
+	const char *buf;
+	isl_union_map *res;
+};
+
+/* isl_union_map_foreach_map callback: add "m" with its tuples "V"
+ * renamed to the result in "user". */
+static isl_stat untail(__isl_take isl_map *m, void *user)
+{
+	struct untail_data *d = user;
+	if (tuple_is_v(m, isl_dim_in))
+		m = isl_map_set_tuple_name(m, isl_dim_in, d->buf);
+	if (tuple_is_v(m, isl_dim_out))
+		m = isl_map_set_tuple_name(m, isl_dim_out, d->buf);
+	d->res = isl_union_map_add_map(d->res, m);
+	return m ? isl_stat_ok : isl_stat_error;
+}
+
+/* The maps of "m" that involve V, with V renamed "buf". */
+static __isl_give isl_union_map *untailed(__isl_keep isl_union_map *m,
+					  const char *buf)
+{
+	isl_union_map *v = isl_union_map_remove_map_if(isl_union_map_copy(m),
+						       &not_v_map, NULL);
+	struct untail_data d = {buf,
+				isl_union_map_empty(isl_union_map_get_space(m))};
+	if (isl_union_map_foreach_map(v, &untail, &d) < 0)
+		d.res = isl_union_map_free(d.res);
+	isl_union_map_free(v);
+	return d.res;
+}
+
+/* The value-based dependences through buffer "b" whose accesses are
+ * "ba", and its reads with no source (*no_source), class by class (see
+ * writer_classes): an element is written only by the writers of the
+ * class whose footprint holds it, so the reads of a class's footprint
+ * have their sources among that class's writers alone, and the reads
+ * outside every footprint none. Within a class, the reads after all its
+ * writers (a concatenation's later layers) all see the same last
+ * writes: those are computed once, as the flow into one more statement
+ * V that reads the whole footprint after the writers, and each such
+ * read's sources are the last writers of the elements it reads. The
+ * same relations as one flow over all the buffer's accesses: what this
+ * saves is isl meeting every writer of a concatenated feature map (each
+ * layer writes its slice, every later layer reads them all) at every
+ * read. */
+static __isl_give isl_union_map *flow_by_class(struct pb_poly_scop *s,
+					       int b,
+					       const struct buf_acc *ba,
+					       int n, const int *cls,
+					       isl_set **foot,
+					       isl_union_map **no_source)
+{
+	isl_union_map *const *acc = ba->acc;
+	isl_union_map *res = none(s);
+	isl_union_set *all = isl_union_set_empty(isl_space_params_alloc(s->ctx, 0));
+	int *idx = malloc(sizeof(*idx) * (ba->n + 1));
+	struct stmts_data d = {ba, calloc(ba->n + 1, 1)};
+	char name[32];
+	if (!idx || !d.in)
+		abort();
+	snprintf(name, sizeof(name), "B%d", b);
+	*no_source = none(s);
+	for (int c = 0; c < n; c++) {
+		isl_union_set *fc = isl_union_set_from_set(isl_set_copy(foot[c]));
+		isl_union_set *wd = isl_union_set_empty(
+			isl_space_params_alloc(s->ctx, 0));
+		isl_union_set *late = isl_union_set_empty(
+			isl_space_params_alloc(s->ctx, 0));
+		int last = -1, m = 0, nlate = 0;
+		all = isl_union_set_union(all, isl_union_set_copy(fc));
+		for (int k = 0; k < ba->n; k++)
+			if (cls[k] == c) {
+				wd = isl_union_set_add_set(wd,
+					isl_set_copy(s->stmt[ba->stmt[k]].domain));
+				last = k;
+			}
+		isl_union_set *early = isl_union_set_copy(wd);
+		isl_union_map *sink = isl_union_map_intersect_range(
+			isl_union_map_copy(acc[0]), fc);
+		isl_union_map *must = isl_union_map_intersect_domain(
+			isl_union_map_copy(acc[1]), isl_union_set_copy(wd));
+		isl_union_map *may = isl_union_map_intersect_domain(
+			isl_union_map_subtract(isl_union_map_copy(acc[2]),
+					       isl_union_map_copy(acc[1])),
+			wd);
+		/* the class's writers and the readers among them go into
+		 * the flow; the readers after them all through V */
+		memset(d.in, 0, ba->n);
+		isl_union_map_foreach_map(sink, &mark_stmt, &d);
+		for (int k = 0; k < ba->n; k++) {
+			isl_set *dom = s->stmt[ba->stmt[k]].domain;
+			if (k > last && d.in[k]) {
+				late = isl_union_set_add_set(late,
+							     isl_set_copy(dom));
+				nlate++;
+			} else if (d.in[k] || cls[k] == c) {
+				idx[m++] = ba->stmt[k];
+				if (cls[k] != c)
+					early = isl_union_set_add_set(early,
+							isl_set_copy(dom));
+			}
+		}
+		isl_union_map *lsink = NULL;
+		isl_set *tail = NULL;
+		if (nlate) {
+			lsink = isl_union_map_intersect_domain(
+				isl_union_map_copy(sink), late);
+			sink = isl_union_map_intersect_domain(sink, early);
+			tail = isl_set_set_tuple_name(isl_set_copy(foot[c]),
+						      "V");
+			isl_map *id = isl_map_set_tuple_name(
+				isl_set_identity(isl_set_copy(tail)),
+				isl_dim_out, name);
+			sink = isl_union_map_add_map(sink, id);
+		} else {
+			isl_union_set_free(late);
+			isl_union_set_free(early);
+		}
+		isl_schedule *sch = tree_tail(s, idx, m, tail);
+		isl_union_map *ns = NULL;
+		isl_union_map *dep = flow(sch, sink, must, may, &ns);
+		isl_schedule_free(sch);
+		if (nlate) {
+			/* W -> V[e] as W -> B[e], then to each late read */
+			isl_union_map *dv = untailed(dep, name);
+			isl_union_set *unk = isl_union_map_range(
+				untailed(ns, name));
+			dep = isl_union_map_remove_map_if(dep, &v_map, NULL);
+			ns = isl_union_map_remove_map_if(ns, &v_map, NULL);
+			ns = isl_union_map_union(ns,
+				isl_union_map_intersect_range(
+					isl_union_map_copy(lsink), unk));
+			dep = isl_union_map_union(dep,
+				isl_union_map_apply_range(dv,
+					isl_union_map_reverse(lsink)));
+		}
+		res = isl_union_map_union(res, dep);
+		*no_source = isl_union_map_union(*no_source, ns);
+	}
+	*no_source = isl_union_map_union(*no_source,
+		isl_union_map_subtract_range(isl_union_map_copy(acc[0]), all));
+	free(idx);
+	free(d.in);
+	return res;
+}
+
 /* Compute the dependences through buffer "b" of "s", whose accesses are
  * "ba", and its reads with no source: s->buf[b].flow, mem and no_source.
  * A dependence relates two accesses of one element, and only a write of
  * that element kills one, so the scop's dependences are the union of
  * those of each buffer computed under the original order of only the
  * statements that access it: with isl's schedule-tree flow each sink
- * then meets only those, not every node of the whole scop. */
+ * then meets only those, not every node of the whole scop. A buffer
+ * whose writers write apart (the slices of a concatenation) has its
+ * flow computed by class of writers (flow_by_class). */
 static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
 {
 	isl_union_map **acc = ba->acc;
@@ -442,14 +719,29 @@ static void buf_deps(struct pb_poly_scop *s, int b, struct buf_acc *ba)
 		buf->mem = none(s);
 		return;
 	}
-	isl_schedule *sch = tree(s, ba->stmt, ba->n);
-	/* Value-based: exact writes kill, the others only may reach. */
-	isl_union_map *may_only = isl_union_map_subtract(
-		isl_union_map_copy(acc[2]), isl_union_map_copy(acc[1]));
-	buf->flow = flow(sch, isl_union_map_copy(acc[0]),
-			 isl_union_map_copy(acc[1]), may_only,
-			 &buf->no_source);
-	isl_schedule_free(sch);
+	int *cls = malloc(sizeof(*cls) * (ba->n + 1));
+	isl_set **foot = NULL;
+	if (!cls)
+		abort();
+	int n = writer_classes(ba, cls, &foot);
+	if (n > 1) {
+		buf->flow = flow_by_class(s, b, ba, n, cls, foot,
+					  &buf->no_source);
+	} else {
+		isl_schedule *sch = tree(s, ba->stmt, ba->n);
+		/* Value-based: exact writes kill, the others only may
+		 * reach. */
+		isl_union_map *may_only = isl_union_map_subtract(
+			isl_union_map_copy(acc[2]), isl_union_map_copy(acc[1]));
+		buf->flow = flow(sch, isl_union_map_copy(acc[0]),
+				 isl_union_map_copy(acc[1]), may_only,
+				 &buf->no_source);
+		isl_schedule_free(sch);
+	}
+	for (int c = 0; foot && c < ba->n; c++)
+		isl_set_free(foot[c]);
+	free(foot);
+	free(cls);
 	buf->mem = mem_deps(s, ba);
 }
 
@@ -618,12 +910,30 @@ static void reuse_free(struct reuse *r)
 	free(r->to);
 }
 
-/* Are the renamed "m" and "n" equal? */
+/* isl_union_map_every_map callback: is map "m" equal to the map of its
+ * space in union map "user"? Asked of isl's parser's and builders'
+ * output, the two are mostly built alike: compared plainly first. */
+static isl_bool same_map(__isl_keep isl_map *m, void *user)
+{
+	isl_map *o = isl_union_map_extract_map(user, isl_map_get_space(m));
+	isl_bool eq = isl_map_plain_is_equal(m, o);
+	if (eq == isl_bool_false)
+		eq = isl_map_is_equal(m, o);
+	isl_map_free(o);
+	return eq;
+}
+
+/* Are the renamed "m" and "n" equal? Both hold one map per statement
+ * (accesses of statements to one buffer), so they are when they have as
+ * many maps and each map of the renamed "m" equals the one of "n" in its
+ * space. */
 static int same_renamed(__isl_keep isl_union_map *m, const int *to, int nto,
 			const char *buf, __isl_keep isl_union_map *n)
 {
 	isl_union_map *r = renamed(m, to, nto, buf);
-	int eq = r && isl_union_map_is_equal(r, n) == isl_bool_true;
+	isl_size nr = isl_union_map_n_map(r), nn = isl_union_map_n_map(n);
+	int eq = nr >= 0 && nr == nn &&
+		 isl_union_map_every_map(r, &same_map, n) == isl_bool_true;
 	isl_union_map_free(r);
 	return eq;
 }

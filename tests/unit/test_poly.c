@@ -473,6 +473,46 @@ static const char matmul2_src[] =
 	"  return\n"
 	"}\n";
 
+/* A concatenation in place: two writers of disjoint halves of %C
+ * (classes of writers in sched.c), one of them a sum over k; a reader
+ * of all of %C between them (its second half unwritten yet), two
+ * after them (their sources the last writes of each half, through the
+ * tail statement V of sched.c), one of the first half only. */
+static const char concat_src[] =
+	"func.func @f(%X: memref<8xf32>, %Y: memref<8xf32>,"
+	"             %Z: memref<8xf32>, %W: memref<4xf32>) {\n"
+	"  %C = memref.alloc() : memref<8xf32>\n"
+	"  affine.for %i = 0 to 4 {\n"
+	"    %x = affine.load %X[%i] : memref<8xf32>\n"
+	"    affine.store %x, %C[%i] : memref<8xf32>\n"
+	"  }\n"
+	"  affine.for %i = 0 to 8 {\n"
+	"    %c = affine.load %C[%i] : memref<8xf32>\n"
+	"    affine.store %c, %Y[%i] : memref<8xf32>\n"
+	"  }\n"
+	"  affine.for %i = 0 to 4 {\n"
+	"    affine.for %k = 0 to 3 {\n"
+	"      %c = affine.load %C[%i + 4] : memref<8xf32>\n"
+	"      %x = affine.load %X[%i + %k] : memref<8xf32>\n"
+	"      %s = arith.addf %c, %x : f32\n"
+	"      affine.store %s, %C[%i + 4] : memref<8xf32>\n"
+	"    }\n"
+	"  }\n"
+	"  affine.for %i = 0 to 8 {\n"
+	"    %c = affine.load %C[%i] : memref<8xf32>\n"
+	"    affine.store %c, %Z[%i] : memref<8xf32>\n"
+	"  }\n"
+	"  affine.for %i = 0 to 8 {\n"
+	"    %c = affine.load %C[%i] : memref<8xf32>\n"
+	"    affine.store %c, %Y[%i] : memref<8xf32>\n"
+	"  }\n"
+	"  affine.for %i = 0 to 4 {\n"
+	"    %c = affine.load %C[%i] : memref<8xf32>\n"
+	"    affine.store %c, %W[%i] : memref<4xf32>\n"
+	"  }\n"
+	"  return\n"
+	"}\n";
+
 static const struct scop_case cases[] = {
 	{"matmul", matmul_src, "NN", 3, {
 		{DEPTH, 0, 0, 2, NULL},
@@ -514,6 +554,26 @@ static const struct scop_case cases[] = {
 				 "S1[i, j, k] -> B1[k, j] : " MM_D1 "; "
 				 "S3[i, j, k] -> B0[i, k] : " MM_D1 "; "
 				 "S3[i, j, k] -> B1[k, j] : " MM_D1 " }"},
+		{0}}},
+	{"concat", concat_src, "NNNNNN", 5, {
+		{FLOW, 0, 1, 0, "{ S0[i] -> S1[i] : 0 <= i < 4 }"},
+		{FLOW, 2, 1, 0, "{ S2[i, k] -> S1[j] : 1 = 0 }"},
+		{FLOW, 2, 2, 0, "{ S2[i, k] -> S2[i, k + 1] : 0 <= i < 4 and "
+				"0 <= k < 2 }"},
+		{FLOW, 0, 2, 0, "{ S0[i] -> S2[j, k] : 1 = 0 }"},
+		{FLOW, 0, 3, 0, "{ S0[i] -> S3[i] : 0 <= i < 4 }"},
+		{FLOW, 2, 3, 0, "{ S2[i, 2] -> S3[i + 4] : 0 <= i < 4 }"},
+		{FLOW, 0, 4, 0, "{ S0[i] -> S4[i] : 0 <= i < 4 }"},
+		{FLOW, 2, 4, 0, "{ S2[i, 2] -> S4[i + 4] : 0 <= i < 4 }"},
+		{FLOW, 0, 5, 0, "{ S0[i] -> S5[i] : 0 <= i < 4 }"},
+		{FLOW, 2, 5, 0, "{ S2[i, k] -> S5[j] : 1 = 0 }"},
+		{MEM, 1, 2, 0, "{ S1[j] -> S2[i, k] : j = i + 4 and "
+			       "0 <= i < 4 and 0 <= k < 3 }"},
+		{NOSRC, 0, 0, 0, "{ S0[i] -> B0[i] : 0 <= i < 4; "
+				 "S2[i, k] -> B0[i + k] : 0 <= i < 4 and "
+				 "0 <= k < 3; "
+				 "S1[i] -> B4[i] : 4 <= i < 8; "
+				 "S2[i, 0] -> B4[i + 4] : 0 <= i < 4 }"},
 		{0}}},
 	{"chain", chain_src, "NN", 3, {
 		{ISARG, 2, 0, 0, NULL},
