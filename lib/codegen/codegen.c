@@ -159,20 +159,20 @@ static int parallelize(struct pb_ctx *ctx, MlirModule m, int threads)
  * once. */
 static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 {
-	pb_codegen_mark("start");
+	pb_phase("pb-codegen", "start");
 	if (pb_codegen_check(ctx, m) ||
 	    run(ctx, m, pb_passes_codegen_prepare, threads, 1))
 		return PB_ERR;
-	pb_codegen_mark("prepare");
+	pb_phase("pb-codegen", "prepare");
 	if (pb_codegen_expand_copies(ctx, m) ||
 	    pb_codegen_push_globals(ctx, m) ||
 	    parallelize(ctx, m, threads))
 		return PB_ERR;
-	pb_codegen_mark("parallelize");
+	pb_phase("pb-codegen", "parallelize");
 	if (pb_codegen_map(ctx, m) || pb_codegen_mma(ctx, m))
 		return PB_ERR;
 	contract(ctx, m);
-	pb_codegen_mark("map");
+	pb_phase("pb-codegen", "map");
 	if (!mlirOperationVerify(mlirModuleGetOperation(m))) {
 		if (!ctx->nerrors)
 			pb_error(ctx, "internal: the mapped module does not "
@@ -183,12 +183,12 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 	   after each pass costs time quadratic in the kernels */
 	if (run(ctx, m, pb_passes_outline, threads, 0))
 		return PB_ERR;
-	pb_codegen_mark("outline");
+	pb_phase("pb-codegen", "outline");
 	/* identical kernels cleaned up once (twins.c) */
 	struct pb_codegen_twins *tw = dedup ? pb_codegen_twins_strip(m) : NULL;
 	int rc = run(ctx, m, pb_passes_outline_kernels, threads, 0);
 	pb_codegen_twins_fill(tw);
-	pb_codegen_mark("kernels cleaned up");
+	pb_phase("pb-codegen", "kernels cleaned up");
 	if (rc || pb_codegen_merge(ctx, m) ||
 	    pb_ir_run_pipeline_unverified(ctx, m, pb_passes_inline) ||
 	    pb_codegen_arg_attrs(m) || pb_codegen_dyn_lower(ctx, m))
@@ -201,7 +201,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m, int threads, int dedup)
 		return PB_ERR;
 	}
 	pb_ir_set_stage(m, PB_STAGE_CODEGEN);
-	pb_codegen_mark("merge, inline, verify");
+	pb_phase("pb-codegen", "merge, inline, verify");
 	return PB_OK;
 }
 
@@ -350,7 +350,7 @@ int pb_codegen_emit(struct pb_ctx *ctx, MlirModule m,
 		pb_codegen_rebase(m, plan);
 	plan = memory_plan(ctx, plan, opts);
 	int rc = plan ? PB_OK : PB_ERR;
-	pb_codegen_mark("plan");
+	pb_phase("pb-codegen", "plan");
 	if (rc == PB_OK && mlir)
 		rc = pb_ir_print(ctx, m, out);
 	if (rc == PB_OK && !mlir)

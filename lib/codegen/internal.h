@@ -10,9 +10,6 @@
 
 /* Does the name of "op" start with "prefix" ("arith.")? */
 int pb_codegen_op_has_prefix(MlirOperation op, const char *prefix);
-/* With $PB_TIMING set, print to stderr the wall-clock and CPU seconds
- * (all threads) since the previous mark, as the phase "name" (util.c). */
-void pb_codegen_mark(const char *name);
 /* Print "t" or "a" into "out" (NUL-terminated). */
 void pb_codegen_type_str(MlirType t, struct pb_buf *out);
 void pb_codegen_attr_str(MlirAttribute a, struct pb_buf *out);

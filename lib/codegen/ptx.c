@@ -209,7 +209,7 @@ static int compile_parts(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
 		mlirModuleDestroy(dev);
 		first[k] = k;
 	}
-	pb_codegen_mark("parts printed");
+	pb_phase("pb-codegen", "parts printed");
 	pb_passes_nvvm(pipe, sizeof(pipe), ctx->arch, isa);
 	char *saved[3], lib[4096], *split[3] = {NULL, NULL, NULL};
 	find_toolkit(saved);
@@ -218,7 +218,7 @@ static int compile_parts(struct pb_ctx *ctx, MlirModule m, MlirOperation mod,
 		hide_toolkit();
 	const char *pipes[3] = {split[0] ? split[0] : pipe, split[1], split[2]};
 	pb_codegen_jobs_run(part, n, pipes, jobs);
-	pb_codegen_mark("NVVM and NVPTX (threads)");
+	pb_phase("pb-codegen", "NVVM and NVPTX (threads)");
 	restore_toolkit(saved);
 	for (int i = 0; i < 3; i++)
 		free(split[i]);
@@ -259,7 +259,7 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags, int jobs,
 	if (getenv("PB_TIMING") && d)
 		fprintf(stderr, "pb-codegen: %d kernels, %d compiled\n",
 			pb_codegen_dedup_count(d), nrep);
-	pb_codegen_mark("identical kernels found");
+	pb_phase("pb-codegen", "identical kernels found");
 	/* 32-bit indices where the buffers allow; index32.c's lowering is
 	   not a pipeline the workers run, so it takes one part */
 	int i32 = (flags & PB_CODEGEN_INDEX32) && !mlirOperationIsNull(mod) &&
@@ -292,7 +292,7 @@ int pb_codegen_ptx(struct pb_ctx *ctx, MlirModule m, int flags, int jobs,
 			     i32, out);
 	}
 	pb_codegen_dedup_free(d);
-	pb_codegen_mark("PTX assembled");
+	pb_phase("pb-codegen", "PTX assembled");
 	if (rc == PB_OK)
 		rc = check_externs(ctx, out->data + start);
 	return rc;

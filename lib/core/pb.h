@@ -34,6 +34,10 @@ void pb_buf_printf(struct pb_buf *b, const char *fmt, ...)
 void pb_buf_vprintf(struct pb_buf *b, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));
 void pb_buf_free(struct pb_buf *b);
+/* With $PB_TIMING set, print to stderr the wall-clock and CPU seconds
+ * (all threads) since the previous call as phase "name" of "tool" (NULL:
+ * start the clock without printing) (phase.c). */
+void pb_phase(const char *tool, const char *name);
 /* realloc "p" to "n" elements of "size" bytes (at least one), aborting
  * when memory runs out: the growable lists of the compiler treat that as
  * fatal, as isl and MLIR do. */

@@ -879,7 +879,7 @@ static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main,
 		rc = check_static(ctx, m);
 	if (rc == PB_OK && !o->no_concat)
 		rc = pb_fuse_concat_in_place(ctx, pb_ir_entry_block(main));
-	pb_fuse_phase("checks, concat");
+	pb_phase("pb-fuse", "checks, concat");
 	if (rc == PB_OK) {
 		protect_args(main, nin);
 		tag_locs(pb_ir_entry_block(main));
@@ -890,14 +890,14 @@ static int lower(struct pb_ctx *ctx, MlirModule m, MlirOperation main,
 						: pb_passes_bufferize_no_slices);
 		pb_ir_ops_free(&slices);
 	}
-	pb_fuse_phase("bufferize");
+	pb_phase("pb-fuse", "bufferize");
 	if (rc == PB_OK)
 		rc = fix_signature(ctx, main, nin, &rn);
 	if (rc == PB_OK)
 		rc = copies_to_linalg(ctx, m);
 	if (rc == PB_OK)
 		rc = pb_ir_run_pipeline(ctx, m, pb_passes_to_affine);
-	pb_fuse_phase("to affine");
+	pb_phase("pb-fuse", "to affine");
 	if (rc == PB_OK) {
 		int before = ctx->nerrors;
 		mlirOperationWalk(mlirModuleGetOperation(m), check_no_tensor_cb,
@@ -927,7 +927,7 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 	MlirOperation main = find_main(ctx, m);
 	if (mlirOperationIsNull(main))
 		return PB_ERR;
-	pb_fuse_phase(NULL);
+	pb_phase("pb-fuse", NULL);
 	int rc = lower(ctx, m, main, o);
 	if (rc == PB_OK)
 		rc = pb_fuse_nests(ctx, m, pb_ir_entry_block(main), o, &plan);
@@ -939,7 +939,7 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 	rc = outline_all(&out);
 	pb_ir_ops_free(&out.ops);
 	free(out.keep);
-	pb_fuse_phase("outline");
+	pb_phase("pb-fuse", "outline");
 	if (rc == PB_OK && !mlirOperationVerify(mlirModuleGetOperation(m))) {
 		pb_error(ctx, "internal: outlining produced a module that does "
 			      "not verify");
@@ -953,7 +953,7 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 	pb_fuse_plan_free(&plan);
 	if (rc == PB_OK)
 		rc = pb_ir_run_pipeline(ctx, m, pb_passes_cleanup);
-	pb_fuse_phase("verify, clean up");
+	pb_phase("pb-fuse", "verify, clean up");
 	if (rc != PB_OK)
 		return rc;
 	add_deallocs(pb_ir_entry_block(main));

@@ -828,13 +828,13 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	struct pb_poly_scop *s0 = NULL;
 	if (!o->no_fusion) {
 		/* measure the unfused nests; fold, reorder, or let MLIR fuse */
-		pb_fuse_phase("unit loops");
+		pb_phase("pb-fuse", "unit loops");
 		s0 = pb_poly_extract(ctx, ctx->isl, body);
 		if (!s0)
 			return PB_ERR;
-		pb_fuse_phase("extract");
+		pb_phase("pb-fuse", "extract");
 		measure(s0, &before);
-		pb_fuse_phase("measure");
+		pb_phase("pb-fuse", "measure");
 		int attention = (o->attention || (f.kinds & PB_FUSE_ATTENTION)) &&
 				!o->upstream;
 		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER) &&
@@ -843,7 +843,7 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 		     refresh(ctx, body, &s0,
 			     pb_fuse_reductions_inward(ctx, o, s0))))
 			return PB_ERR;
-		pb_fuse_phase("fold pads, copies");
+		pb_phase("pb-fuse", "fold pads, copies");
 		/* QK^T -> softmax -> PV as one nest (attention.c) */
 		if (attention) {
 			int n = pb_fuse_attention(ctx, o, &s0);
@@ -860,7 +860,7 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 	f.s = s0 ? s0 : pb_poly_extract(ctx, ctx->isl, body);
 	if (!f.s)
 		return PB_ERR;
-	pb_fuse_phase("attention, extract");
+	pb_phase("pb-fuse", "attention, extract");
 	init_trees(&f);
 	int64_t *local_bytes = calloc(f.s->nstmt + 1, sizeof(*local_bytes));
 	int *ncontracted = calloc(f.s->nstmt + 1, sizeof(*ncontracted));
@@ -871,9 +871,9 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			new_group(&f, i);
 	} else {
 		group_all(&f);
-		pb_fuse_phase("group");
+		pb_phase("pb-fuse", "group");
 		pb_fuse_apply(&f);
-		pb_fuse_phase("apply");
+		pb_phase("pb-fuse", "apply");
 		for (int b = 0; b < f.s->nbuf && !o->no_fusion; b++) {
 			int g = -1;
 			int64_t bytes = pb_fuse_contract(&f, b, &g);
@@ -897,12 +897,12 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			pb_fuse_parallelize(&f, g, chain, nchain);
 		}
 		free(chain);
-		pb_fuse_phase("contract, parallelize");
+		pb_phase("pb-fuse", "contract, parallelize");
 	}
 	/* with fusion, "before" was measured before the folds */
 	make_plan(&f, plan, local_bytes, ncontracted,
 		  o->no_fusion ? NULL : &before);
-	pb_fuse_phase("plan");
+	pb_phase("pb-fuse", "plan");
 	free(local_bytes);
 	free(ncontracted);
 	free_trees(&f);

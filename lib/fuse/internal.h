@@ -240,9 +240,4 @@ void pb_fuse_traffic(const struct pb_poly_scop *s, const int *stmts, int n,
 int pb_fuse_write_report(struct pb_ctx *ctx, MlirModule m, const char *path,
 			 const struct pb_fuse_plan *plan, const char *mode);
 
-/* With $PB_TIMING set, print to stderr the wall-clock and CPU seconds
- * (all threads) since the previous call as the phase "name" (NULL:
- * start the clock without printing) (timing.c). */
-void pb_fuse_phase(const char *name);
-
 #endif
