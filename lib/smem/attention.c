@@ -406,16 +406,11 @@ static void copy_text(struct pb_buf *t, const struct anest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_buf_printf(t, "  affine.for %%ws = 0 to %lld {\n"
-		      "  affine.parallel (%%l) = (0) to (32) {\n"
-		      "    affine.for %%q = 0 to %lld {\n"
-		      "      %%ci = affine.apply affine_map<(q, w, l) -> "
-		      "((q * %lld + w) * 32 + l)>(%%q, %%ws, %%l)\n"
-		      "      %%r = affine.apply affine_map<(i) -> "
+	pb_smem_rounds_text(t, 2, n->nw, nq);
+	pb_buf_printf(t, "      %%r = affine.apply affine_map<(i) -> "
 		      "(i floordiv %lld)>(%%ci)\n"
 		      "      %%c = affine.apply affine_map<(i) -> "
 		      "((i mod %lld) * %lld)>(%%ci)\n",
-		      (long long)n->nw, (long long)nq, (long long)n->nw,
 		      (long long)cpr, (long long)cpr, (long long)ce);
 	if (ch % per)
 		pb_buf_printf(t, "      affine.if affine_set<(i) : (%lld - i >= "
@@ -489,7 +484,6 @@ static int ring_read(struct pb_ctx *ctx, const struct anest *n,
 {
 	MlirType vt = mlirValueGetType(mlirOperationGetResult(r, 0));
 	struct pb_buf t = {0};
-	struct pb_ir_ops out = {0};
 	int64_t koff = 0, ooff = 0;
 	key_index(mlirOperationGetOperand(r, 1 + x->kd), j, &koff);
 	index_constant(mlirOperationGetOperand(r, 1 + x->od), &ooff);
@@ -514,14 +508,8 @@ static int ring_read(struct pb_ctx *ctx, const struct anest *n,
 	pb_buf_puts(&t, "\n  return\n}\n");
 	MlirValue args[3] = {x->ring, slot,
 			     mlirOperationGetOperand(r, 1 + x->rank)};
-	int rc = place(ctx, &t, r, args, 3, &out);
-	if (rc == PB_OK) {
-		mlirValueReplaceAllUsesOfWith(
-			mlirOperationGetResult(r, 0),
-			mlirOperationGetResult(out.v[out.n - 1], 0));
-		mlirOperationDestroy(r);
-	}
-	pb_ir_ops_free(&out);
+	int rc = pb_ir_replace_by_template(ctx, t.data, r, 3, args);
+	pb_buf_free(&t);
 	return rc;
 }
 

@@ -35,6 +35,12 @@ int pb_smem_promote(struct pb_ctx *ctx, MlirModule m,
 		    const struct pb_smem_opts *o);
 
 
+/* The text of a cooperative copy's rounds (mma.c, attention.c), "ind"
+ * spaces in: warp %ws of "nw" (a pb.share loop's form), lane %l of 32,
+ * round %q of "nq", and the chunk "%ci" the lane copies in that round;
+ * the three loops are left open (rounds.c). */
+void pb_smem_rounds_text(struct pb_buf *t, int ind, int64_t nw, int64_t nq);
+
 /* Stage the operand tiles of pb-mma's warp tiles in per-warp rings of
  * workgroup memory (mma.c). */
 int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,

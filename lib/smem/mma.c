@@ -822,18 +822,12 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_buf_printf(t, "      affine.for %%ws = 0 to %lld {\n"
-		      "      affine.parallel (%%l) = (0) to (32) {\n",
-		      (long long)n->nw);
-	pb_buf_printf(t, "        affine.for %%q = 0 to %lld {\n", (long long)nq);
-	pb_buf_printf(t, "          %%ci = affine.apply affine_map<(q, w, l) -> "
-		      "((q * %lld + w) * 32 + l)>(%%q, %%ws, %%l)\n"
-		      "          %%r = affine.apply affine_map<(i) -> "
+	pb_smem_rounds_text(t, 6, n->nw, nq);
+	pb_buf_printf(t, "          %%r = affine.apply affine_map<(i) -> "
 		      "(i floordiv %lld)>(%%ci)\n"
 		      "          %%c = affine.apply affine_map<(i) -> "
 		      "((i mod %lld) * %lld)>(%%ci)\n",
-		      (long long)n->nw, (long long)cpr, (long long)cpr,
-		      (long long)ce);
+		      (long long)cpr, (long long)cpr, (long long)ce);
 	if (ch % per)
 		/* the last round's threads past the tile's chunks: none */
 		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
@@ -926,12 +920,7 @@ static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_buf_printf(t, "      affine.for %%ws = 0 to %lld {\n"
-		      "      affine.parallel (%%l) = (0) to (32) {\n"
-		      "        affine.for %%q = 0 to %lld {\n"
-		      "          %%ci = affine.apply affine_map<(q, w, l) -> "
-		      "((q * %lld + w) * 32 + l)>(%%q, %%ws, %%l)\n",
-		      (long long)n->nw, (long long)nq, (long long)n->nw);
+	pb_smem_rounds_text(t, 6, n->nw, nq);
 	if (ch % per)
 		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
 			      ">= 0)>(%%ci) {\n", (long long)(ch - 1));
