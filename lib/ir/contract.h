@@ -64,6 +64,11 @@
  * work every warp needs done, such as a cooperative copy into a buffer
  * they all read after a barrier: its effect is the same either way. */
 #define PB_ATTR_SHARE "pb.share"
+/* on an affine.if pb-tile puts around a point of a partial tile: its
+ * condition is the point's lying inside the band, on the block, warp and
+ * lane counters and the point loops' (docs/pb-smem.md, "Partial
+ * tiles") */
+#define PB_ATTR_POINT "pb.point"
 /* on a block loop pb-tile mapped: the k-tile and the ring slots its cost
  * model priced for pb-smem (array<i64: KT, S>; empty: do not stage) */
 #define PB_ATTR_SMEM "pb.smem"

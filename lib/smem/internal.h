@@ -117,6 +117,12 @@ MlirBlock pb_smem_body(MlirOperation op);
 void pb_smem_remark(struct promote *p, MlirOperation op, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int pb_smem_is_pure(MlirOperation op);
+/* The trip count of affine.for "op" with constant bounds and its lower
+ * bound and step; -1 when its bounds are not constant (plan.c). */
+int64_t pb_smem_for_trip(MlirOperation op, int64_t *lb, int64_t *step);
+/* Drop the guards of partial tiles' points that staging made harmless
+ * (unguard.c). */
+int pb_smem_unguard(MlirModule m);
 
 /* The analysis (plan.c): the nest's mapped chain, its reduction loop, the
  * groups of reads to stage, their boxes and layouts, the k-tile and the

@@ -1261,3 +1261,8 @@ void pb_smem_drop_largest(struct promote *p, struct nest *n)
 	       "does not fit in shared memory with the others");
 	n->g[big] = n->g[--n->ng];
 }
+
+int64_t pb_smem_for_trip(MlirOperation op, int64_t *lb, int64_t *step)
+{
+	return for_trip(op, lb, step);
+}

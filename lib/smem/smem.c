@@ -9,7 +9,8 @@ int pb_smem_run(struct pb_ctx *ctx, MlirModule m, const struct pb_smem_opts *o)
 	if (pb_ir_get_stage(m) >= PB_STAGE_SMEM)
 		return PB_OK;
 	if (!o->no_smem &&
-	    (pb_smem_promote(ctx, m, o) || pb_smem_stage_mma(ctx, m, o) ||
+	    (pb_smem_promote(ctx, m, o) || pb_smem_unguard(m) ||
+	     pb_smem_stage_mma(ctx, m, o) ||
 	     pb_smem_stage_attention(ctx, m, o)))
 		return PB_ERR;
 	pb_ir_advance_stage(m, PB_STAGE_SMEM);

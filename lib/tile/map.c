@@ -341,8 +341,11 @@ static int points_at(struct pb_ctx *ctx, const struct pb_kernel_band *b,
 		p->i[d] = mlirOperationGetResult(op, 0);
 		op = mlirOperationGetNextInBlock(op);
 	}
-	if (pb_ir_op_is(op, "affine.if"))
+	if (pb_ir_op_is(op, "affine.if")) {
+		pb_ir_set_attr(op, PB_ATTR_POINT,
+			       mlirUnitAttrGet(mlirOperationGetContext(op)));
 		p->before = mlirBlockGetTerminator(body_of(op));
+	}
 	else if (mlirBlockEqual(blk, mlirOperationGetBlock(before)))
 		p->before = before;
 	else
