@@ -952,7 +952,7 @@ static double sm_steps(const struct pb_target *t,
 		/* a convolution (pb-smem, docs/pb-mma.md "Convolutions"):
 		   a k-tile of 16 channels stages the block's input rows
 		   with the window's halo once for all KHxKW positions, KH x
-		   (BM + KW + 6) pixels (their start aligned) copied vw at a
+		   (S BM + KW + 6) pixels (S the stride) (their start aligned) copied vw at a
 		   time (a load, its bounds and address, about 6
 		   instructions, then a shared store per element), and BN x
 		   16 x KHxKW weights (a load and a store each); per
@@ -964,7 +964,8 @@ static double sm_steps(const struct pb_target *t,
 		double kh = c->ntap > 1 ? (double)c->tap_ext[0] : 1.0;
 		double kw = (double)c->tap_ext[c->ntap - 1];
 		double vw = (double)window_copy(c);
-		double a = kh * ((double)s->bm + kw + 6.0) * 16.0 *
+		double st = (double)pb_kernel_row_stride(c);
+		double a = kh * (st * (double)s->bm + kw + 6.0) * 16.0 *
 			   (1.0 + 6.0 / vw);
 		double b = (double)s->bn * 16.0 * taps * 2.1;
 		double copy = (a + b) / (32.0 * (double)warps * taps);
