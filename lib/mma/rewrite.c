@@ -311,7 +311,6 @@ static void window_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
 static void window_mask_text(struct pb_buf *t,
 			     const struct pb_kernel_contraction *c, int i)
 {
-	int fk = (int)pb_kernel_frag_k(c->tc); /* 8 for tf32 */
 	const struct pb_kernel_access *x = &c->a;
 	int rm = -1;
 	for (int r = 0; r < x->rank; r++)
@@ -330,15 +329,14 @@ static void window_mask_text(struct pb_buf *t,
 		pb_buf_printf(t, "        %%wlo%d = arith.constant 0 : index\n",
 			      i);
 	pb_buf_printf(t, "        %%wall%d = arith.constant 16 : index\n"
-		      "        %%wkn%d = arith.constant %d : index\n"
 		      "        %%wlm%d = arith.select %%wok, %%wlo%d, %%wall%d : "
-		      "index\n", i, i, fk, i, i, i);
+		      "index\n", i, i, i, i);
 	pb_buf_printf(t, "        %%wcm%d = vector.create_mask %%wlm%d, "
-		      "%%wkn%d : vector<16x%dxi1>\n", i, i, i, fk);
+		      "%%wall%d : vector<16x16xi1>\n", i, i, i);
 	pb_buf_printf(t, "        %%wone%d = arith.constant dense<true> : "
-		      "vector<16x%dxi1>\n"
+		      "vector<16x16xi1>\n"
 		      "        %%wmask%d = arith.xori %%wcm%d, %%wone%d : "
-		      "vector<16x%dxi1>\n", i, fk, i, i, i, fk);
+		      "vector<16x16xi1>\n", i, i, i, i);
 }
 
 /* The text of the block and warp loops and the reduction on fragments. */
