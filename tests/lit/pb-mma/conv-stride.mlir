@@ -8,7 +8,8 @@
 // k7: 7x7/2, padding 3, 3 input channels (ResNet-50's stem, masked k);
 // p1: 1x1/2, no padding (ResNet-50's downsampling projection);
 // bf: 3x3/2 in bf16; f32: 3x3/2 in f32 at --precision=fp16;
-// odd: 3x3/2 over 11 columns, which the view cannot split: CUDA cores.
+// odd: 3x3/2 over 11 columns, which the view cannot split: CUDA cores;
+// f32 at --precision=tf32: a window on tf32 is not done, CUDA cores.
 // RUN: pb-tile --remarks %t/s2.mlir -o %t/s2.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
 // RUN: pb-tile --remarks %t/k7.mlir -o %t/k7.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
 // RUN: pb-tile --remarks %t/p1.mlir -o %t/p1.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
@@ -23,6 +24,7 @@
 // RUN: FileCheck --check-prefix=ONE %s < %t/p1.mma.mlir
 // RUN: FileCheck --check-prefix=F32 %s < %t/f32.mma.mlir
 // RUN: pb-tile --remarks %t/odd.mlir 2>&1 >/dev/null | FileCheck --check-prefix=ODD %s
+// RUN: pb-tile --precision=tf32 --remarks %t/f32.mlir 2>&1 >/dev/null | FileCheck --check-prefix=TF32 %s
 
 // The numbers, against the fuse-level nests (CUDA cores' order of the
 // sums). f32 at fp16 rounds the operands: within 2^-11 of each term.
@@ -42,6 +44,7 @@
 // REMBF: remark: on tensor cores: mma.sync m16n8k16 bf16 -> f32
 // NUM: output 'y': {{.*}}: ok
 // ODD: remark: not for tensor cores: a strided convolution's image columns are not its input's last dimension, of a multiple of the stride
+// TF32: remark: not for tensor cores: a convolution's window on tf32 tensor cores
 
 // The view (6, 2) of the image's 12 columns, before the block loop; the
 // window row 2h + r - 1 clamped, as at stride 1; the window column's
