@@ -23,6 +23,7 @@
 // RUN: pb-codegen --arch=sm_90 %t/s2.smem.mlir | FileCheck --check-prefix=PTX %s
 // RUN: pb-codegen --arch=sm_80 %t/k7.smem.mlir | FileCheck --check-prefix=PTX %s
 // RUN: pb-smem %t/p1.mma.mlir | pb-codegen --arch=sm_80 | FileCheck --check-prefix=PTX1 %s
+// RUN: pb-smem --no-smem %t/s2.mma.mlir | pb-codegen --arch=sm_80 | FileCheck --check-prefix=PTXG %s
 
 // The numbers, against pb-mma's warp tiles (the sums of each k-tile by
 // window position: f16 outputs may round to the neighbouring f16).
@@ -87,6 +88,11 @@
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
 // PTX: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 // PTX1: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
+// Not staged: each lane reads the view (a buffer of the launch plan at
+// the image's address), the mask per element.
+// PTXG: "kind": "view", "dtype": "f16", "shape": [2, 32, 12, 6, 2], "bytes": 18432, "base": 0
+// PTXG-NOT: ldmatrix
+// PTXG: mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32
 
 //--- s2.mlir
 #map = affine_map<(d0, d1) -> (d0 * 2 + d1 - 1)>
