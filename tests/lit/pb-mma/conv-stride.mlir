@@ -42,6 +42,25 @@
 // TILE: remark: left to pb-mma: a contraction for tensor cores
 // REM: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32
 // REMBF: remark: on tensor cores: mma.sync m16n8k16 bf16 -> f32
+// Other strides: 5x5/3 with padding 2 (24 columns: the view (8, 3)),
+// strides (2, 1) and (1, 2); at pb-mma's stage and staged in one slot.
+// RUN: pb-tile %t/k5s3.mlir | pb-mma -o %t/k5s3.mma.mlir
+// RUN: pb-tile %t/s21.mlir | pb-mma -o %t/s21.mma.mlir
+// RUN: pb-tile %t/s12.mlir | pb-mma -o %t/s12.mma.mlir
+// RUN: FileCheck --check-prefix=K5 %s < %t/k5s3.mma.mlir
+// RUN: pb-run --random=1 --output %t/r53 %t/k5s3.mlir
+// RUN: pb-run --random=1 --output %t/r21 %t/s21.mlir
+// RUN: pb-run --random=1 --output %t/r12 %t/s12.mlir
+// RUN: pb-run --random=1 --rtol=2e-3 --check %t/r53/y.npy %t/k5s3.mma.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-run --random=1 --rtol=2e-3 --check %t/r21/y.npy %t/s21.mma.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-run --random=1 --rtol=2e-3 --check %t/r12/y.npy %t/s12.mma.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=1 %t/k5s3.mma.mlir | pb-run --random=1 --rtol=2e-3 --check %t/r53/y.npy - | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=1 %t/s21.mma.mlir | pb-run --random=1 --rtol=2e-3 --check %t/r21/y.npy - | FileCheck --check-prefix=NUM %s
+// RUN: pb-smem --stages=1 %t/s12.mma.mlir | pb-run --random=1 --rtol=2e-3 --check %t/r12/y.npy - | FileCheck --check-prefix=NUM %s
+// K5-DAG: affine_map<(d0) -> ((d0 - 2) mod 3)>
+// K5-DAG: affine_map<(d0, d1) -> (d0 + (d1 - 2) floordiv 3)>
+// K5: memref.expand_shape {{.*}} output_shape [1, 16, 24, 8, 3]
+
 // NUM: output 'y': {{.*}}: ok
 // ODD: remark: not for tensor cores: a strided convolution's image columns are not its input's last dimension, of a multiple of the stride
 // TF32: remark: not for tensor cores: a convolution's window on tf32 tensor cores
@@ -503,6 +522,247 @@ module attributes {pb.stage = "fuse"} {
     call @k0_Conv_0(%arg2, %alloc) : (memref<16xf16>, memref<1x16x6x6xf32>) -> ()
     call @k1_Conv_0(%arg0, %arg1, %alloc, %arg3) : (memref<1x16x11x11xf16>, memref<16x16x3x3xf16>, memref<1x16x6x6xf32>, memref<1x16x6x6xf16>) -> ()
     memref.dealloc %alloc : memref<1x16x6x6xf32>
+    return
+  }
+}
+
+//--- k5s3.mlir
+#map = affine_map<(d0, d1) -> (d0 * 3 + d1 - 2)>
+#map1 = affine_map<(d0, d1) -> (0, d0 * 3 + d1 - 2)>
+#map2 = affine_map<(d0) -> (23, d0)>
+module attributes {pb.stage = "fuse"} {
+  func.func private @k0_Conv_0(%arg0: memref<24xf16>, %arg1: memref<1x24x8x8xf32>) attributes {pb.kernel, pb.nodes = ["Conv_0"]} {
+    affine.parallel (%arg2) = (0) to (24) {
+      %alloca = memref.alloca() : memref<f32>
+      %0 = affine.load %arg0[%arg2] : memref<24xf16>
+      %1 = arith.extf %0 : f16 to f32
+      affine.store %1, %alloca[] : memref<f32>
+      affine.for %arg3 = 0 to 8 {
+        affine.for %arg4 = 0 to 8 {
+          %2 = affine.load %alloca[] : memref<f32>
+          affine.store %2, %arg1[0, %arg2, %arg3, %arg4] : memref<1x24x8x8xf32>
+        }
+      }
+    }
+    return
+  }
+  func.func private @k1_Conv_0(%arg0: memref<1x16x24x24xf16>, %arg1: memref<24x16x5x5xf16>, %arg2: memref<1x24x8x8xf32>, %arg3: memref<1x24x8x8xf16>) attributes {pb.kernel, pb.nodes = ["Conv_0", "Relu_1"]} {
+    %c24 = arith.constant 24 : index
+    %c0 = arith.constant 0 : index
+    %cst = arith.constant 0.000000e+00 : f16
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    affine.parallel (%arg4) = (0) to (24) {
+      affine.parallel (%arg5) = (0) to (8) {
+        affine.parallel (%arg6) = (0) to (8) {
+          %alloca = memref.alloca() : memref<1xf16>
+          affine.for %arg7 = 0 to 16 {
+            affine.for %arg8 = 0 to 5 {
+              affine.for %arg9 = 0 to 5 {
+                %6 = affine.apply #map(%arg5, %arg8)
+                %7 = arith.cmpi sge, %6, %c0 : index
+                %8 = arith.cmpi slt, %6, %c24 : index
+                %9 = arith.andi %7, %8 : i1
+                %10 = affine.max #map1(%arg5, %arg8)
+                %11 = affine.min #map2(%10)
+                %12 = affine.apply #map(%arg6, %arg9)
+                %13 = arith.cmpi sge, %12, %c0 : index
+                %14 = arith.cmpi slt, %12, %c24 : index
+                %15 = arith.andi %13, %14 : i1
+                %16 = arith.andi %9, %15 : i1
+                %17 = affine.max #map1(%arg6, %arg9)
+                %18 = affine.min #map2(%17)
+                %19 = memref.load %arg0[%c0, %arg7, %11, %18] : memref<1x16x24x24xf16>
+                %20 = arith.select %16, %19, %cst : f16
+                %21 = affine.load %arg1[%arg4, %arg7, %arg8, %arg9] : memref<24x16x5x5xf16>
+                %22 = affine.load %arg2[0, %arg4, %arg5, %arg6] : memref<1x24x8x8xf32>
+                %23 = arith.extf %20 : f16 to f32
+                %24 = arith.extf %21 : f16 to f32
+                %25 = arith.mulf %23, %24 : f32
+                %26 = arith.addf %22, %25 : f32
+                affine.store %26, %arg2[0, %arg4, %arg5, %arg6] : memref<1x24x8x8xf32>
+              }
+            }
+          }
+          %0 = affine.load %arg2[0, %arg4, %arg5, %arg6] : memref<1x24x8x8xf32>
+          %1 = arith.truncf %0 : f32 to f16
+          affine.store %1, %alloca[0] : memref<1xf16>
+          %2 = affine.load %alloca[0] : memref<1xf16>
+          %3 = arith.extf %2 : f16 to f32
+          %4 = arith.maximumf %3, %cst_0 : f32
+          %5 = arith.truncf %4 : f32 to f16
+          affine.store %5, %arg3[0, %arg4, %arg5, %arg6] : memref<1x24x8x8xf16>
+        }
+      }
+    }
+    return
+  }
+  func.func @main(%arg0: memref<1x16x24x24xf16> {pb.name = "x"}, %arg1: memref<24x16x5x5xf16> {pb.name = "w"}, %arg2: memref<24xf16> {pb.name = "b"}, %arg3: memref<1x24x8x8xf16> {pb.name = "y", pb.output}) {
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<1x24x8x8xf32>
+    call @k0_Conv_0(%arg2, %alloc) : (memref<24xf16>, memref<1x24x8x8xf32>) -> ()
+    call @k1_Conv_0(%arg0, %arg1, %alloc, %arg3) : (memref<1x16x24x24xf16>, memref<24x16x5x5xf16>, memref<1x24x8x8xf32>, memref<1x24x8x8xf16>) -> ()
+    memref.dealloc %alloc : memref<1x24x8x8xf32>
+    return
+  }
+}
+
+//--- s21.mlir
+#map = affine_map<(d0, d1) -> (d0 * 2 + d1 - 1)>
+#map1 = affine_map<(d0, d1) -> (0, d0 * 2 + d1 - 1)>
+#map2 = affine_map<(d0) -> (11, d0)>
+#map3 = affine_map<(d0, d1) -> (d0 + d1 - 1)>
+#map4 = affine_map<(d0, d1) -> (0, d0 + d1 - 1)>
+module attributes {pb.stage = "fuse"} {
+  func.func private @k0_Conv_0(%arg0: memref<16xf16>, %arg1: memref<1x16x6x12xf32>) attributes {pb.kernel, pb.nodes = ["Conv_0"]} {
+    affine.parallel (%arg2) = (0) to (16) {
+      %alloca = memref.alloca() : memref<f32>
+      %0 = affine.load %arg0[%arg2] : memref<16xf16>
+      %1 = arith.extf %0 : f16 to f32
+      affine.store %1, %alloca[] : memref<f32>
+      affine.for %arg3 = 0 to 6 {
+        affine.for %arg4 = 0 to 12 {
+          %2 = affine.load %alloca[] : memref<f32>
+          affine.store %2, %arg1[0, %arg2, %arg3, %arg4] : memref<1x16x6x12xf32>
+        }
+      }
+    }
+    return
+  }
+  func.func private @k1_Conv_0(%arg0: memref<1x16x12x12xf16>, %arg1: memref<16x16x3x3xf16>, %arg2: memref<1x16x6x12xf32>, %arg3: memref<1x16x6x12xf16>) attributes {pb.kernel, pb.nodes = ["Conv_0", "Relu_1"]} {
+    %c12 = arith.constant 12 : index
+    %c0 = arith.constant 0 : index
+    %cst = arith.constant 0.000000e+00 : f16
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    affine.parallel (%arg4) = (0) to (16) {
+      affine.parallel (%arg5) = (0) to (6) {
+        affine.parallel (%arg6) = (0) to (12) {
+          %alloca = memref.alloca() : memref<1xf16>
+          affine.for %arg7 = 0 to 16 {
+            affine.for %arg8 = 0 to 3 {
+              affine.for %arg9 = 0 to 3 {
+                %6 = affine.apply #map(%arg5, %arg8)
+                %7 = arith.cmpi sge, %6, %c0 : index
+                %8 = arith.cmpi slt, %6, %c12 : index
+                %9 = arith.andi %7, %8 : i1
+                %10 = affine.max #map1(%arg5, %arg8)
+                %11 = affine.min #map2(%10)
+                %12 = affine.apply #map3(%arg6, %arg9)
+                %13 = arith.cmpi sge, %12, %c0 : index
+                %14 = arith.cmpi slt, %12, %c12 : index
+                %15 = arith.andi %13, %14 : i1
+                %16 = arith.andi %9, %15 : i1
+                %17 = affine.max #map4(%arg6, %arg9)
+                %18 = affine.min #map2(%17)
+                %19 = memref.load %arg0[%c0, %arg7, %11, %18] : memref<1x16x12x12xf16>
+                %20 = arith.select %16, %19, %cst : f16
+                %21 = affine.load %arg1[%arg4, %arg7, %arg8, %arg9] : memref<16x16x3x3xf16>
+                %22 = affine.load %arg2[0, %arg4, %arg5, %arg6] : memref<1x16x6x12xf32>
+                %23 = arith.extf %20 : f16 to f32
+                %24 = arith.extf %21 : f16 to f32
+                %25 = arith.mulf %23, %24 : f32
+                %26 = arith.addf %22, %25 : f32
+                affine.store %26, %arg2[0, %arg4, %arg5, %arg6] : memref<1x16x6x12xf32>
+              }
+            }
+          }
+          %0 = affine.load %arg2[0, %arg4, %arg5, %arg6] : memref<1x16x6x12xf32>
+          %1 = arith.truncf %0 : f32 to f16
+          affine.store %1, %alloca[0] : memref<1xf16>
+          %2 = affine.load %alloca[0] : memref<1xf16>
+          %3 = arith.extf %2 : f16 to f32
+          %4 = arith.maximumf %3, %cst_0 : f32
+          %5 = arith.truncf %4 : f32 to f16
+          affine.store %5, %arg3[0, %arg4, %arg5, %arg6] : memref<1x16x6x12xf16>
+        }
+      }
+    }
+    return
+  }
+  func.func @main(%arg0: memref<1x16x12x12xf16> {pb.name = "x"}, %arg1: memref<16x16x3x3xf16> {pb.name = "w"}, %arg2: memref<16xf16> {pb.name = "b"}, %arg3: memref<1x16x6x12xf16> {pb.name = "y", pb.output}) {
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<1x16x6x12xf32>
+    call @k0_Conv_0(%arg2, %alloc) : (memref<16xf16>, memref<1x16x6x12xf32>) -> ()
+    call @k1_Conv_0(%arg0, %arg1, %alloc, %arg3) : (memref<1x16x12x12xf16>, memref<16x16x3x3xf16>, memref<1x16x6x12xf32>, memref<1x16x6x12xf16>) -> ()
+    memref.dealloc %alloc : memref<1x16x6x12xf32>
+    return
+  }
+}
+
+//--- s12.mlir
+#map = affine_map<(d0, d1) -> (d0 + d1 - 1)>
+#map1 = affine_map<(d0, d1) -> (0, d0 + d1 - 1)>
+#map2 = affine_map<(d0) -> (11, d0)>
+#map3 = affine_map<(d0, d1) -> (d0 * 2 + d1 - 1)>
+#map4 = affine_map<(d0, d1) -> (0, d0 * 2 + d1 - 1)>
+module attributes {pb.stage = "fuse"} {
+  func.func private @k0_Conv_0(%arg0: memref<16xf16>, %arg1: memref<1x16x12x6xf32>) attributes {pb.kernel, pb.nodes = ["Conv_0"]} {
+    affine.parallel (%arg2) = (0) to (16) {
+      %alloca = memref.alloca() : memref<f32>
+      %0 = affine.load %arg0[%arg2] : memref<16xf16>
+      %1 = arith.extf %0 : f16 to f32
+      affine.store %1, %alloca[] : memref<f32>
+      affine.for %arg3 = 0 to 12 {
+        affine.for %arg4 = 0 to 6 {
+          %2 = affine.load %alloca[] : memref<f32>
+          affine.store %2, %arg1[0, %arg2, %arg3, %arg4] : memref<1x16x12x6xf32>
+        }
+      }
+    }
+    return
+  }
+  func.func private @k1_Conv_0(%arg0: memref<1x16x12x12xf16>, %arg1: memref<16x16x3x3xf16>, %arg2: memref<1x16x12x6xf32>, %arg3: memref<1x16x12x6xf16>) attributes {pb.kernel, pb.nodes = ["Conv_0", "Relu_1"]} {
+    %c12 = arith.constant 12 : index
+    %c0 = arith.constant 0 : index
+    %cst = arith.constant 0.000000e+00 : f16
+    %cst_0 = arith.constant 0.000000e+00 : f32
+    affine.parallel (%arg4) = (0) to (16) {
+      affine.parallel (%arg5) = (0) to (12) {
+        affine.parallel (%arg6) = (0) to (6) {
+          %alloca = memref.alloca() : memref<1xf16>
+          affine.for %arg7 = 0 to 16 {
+            affine.for %arg8 = 0 to 3 {
+              affine.for %arg9 = 0 to 3 {
+                %6 = affine.apply #map(%arg5, %arg8)
+                %7 = arith.cmpi sge, %6, %c0 : index
+                %8 = arith.cmpi slt, %6, %c12 : index
+                %9 = arith.andi %7, %8 : i1
+                %10 = affine.max #map1(%arg5, %arg8)
+                %11 = affine.min #map2(%10)
+                %12 = affine.apply #map3(%arg6, %arg9)
+                %13 = arith.cmpi sge, %12, %c0 : index
+                %14 = arith.cmpi slt, %12, %c12 : index
+                %15 = arith.andi %13, %14 : i1
+                %16 = arith.andi %9, %15 : i1
+                %17 = affine.max #map4(%arg6, %arg9)
+                %18 = affine.min #map2(%17)
+                %19 = memref.load %arg0[%c0, %arg7, %11, %18] : memref<1x16x12x12xf16>
+                %20 = arith.select %16, %19, %cst : f16
+                %21 = affine.load %arg1[%arg4, %arg7, %arg8, %arg9] : memref<16x16x3x3xf16>
+                %22 = affine.load %arg2[0, %arg4, %arg5, %arg6] : memref<1x16x12x6xf32>
+                %23 = arith.extf %20 : f16 to f32
+                %24 = arith.extf %21 : f16 to f32
+                %25 = arith.mulf %23, %24 : f32
+                %26 = arith.addf %22, %25 : f32
+                affine.store %26, %arg2[0, %arg4, %arg5, %arg6] : memref<1x16x12x6xf32>
+              }
+            }
+          }
+          %0 = affine.load %arg2[0, %arg4, %arg5, %arg6] : memref<1x16x12x6xf32>
+          %1 = arith.truncf %0 : f32 to f16
+          affine.store %1, %alloca[0] : memref<1xf16>
+          %2 = affine.load %alloca[0] : memref<1xf16>
+          %3 = arith.extf %2 : f16 to f32
+          %4 = arith.maximumf %3, %cst_0 : f32
+          %5 = arith.truncf %4 : f32 to f16
+          affine.store %5, %arg3[0, %arg4, %arg5, %arg6] : memref<1x16x12x6xf16>
+        }
+      }
+    }
+    return
+  }
+  func.func @main(%arg0: memref<1x16x12x12xf16> {pb.name = "x"}, %arg1: memref<16x16x3x3xf16> {pb.name = "w"}, %arg2: memref<16xf16> {pb.name = "b"}, %arg3: memref<1x16x12x6xf16> {pb.name = "y", pb.output}) {
+    %alloc = memref.alloc() {alignment = 64 : i64} : memref<1x16x12x6xf32>
+    call @k0_Conv_0(%arg2, %alloc) : (memref<16xf16>, memref<1x16x12x6xf32>) -> ()
+    call @k1_Conv_0(%arg0, %arg1, %alloc, %arg3) : (memref<1x16x12x12xf16>, memref<16x16x3x3xf16>, memref<1x16x12x6xf32>, memref<1x16x12x6xf16>) -> ()
+    memref.dealloc %alloc : memref<1x16x12x6xf32>
     return
   }
 }
