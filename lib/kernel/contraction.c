@@ -206,9 +206,9 @@ static int linear_n(MlirAffineExpr e, int n, int64_t *co, int64_t *k)
 	return 0;
 }
 
-/* One subscript of a window read: min(max(0, d + t + off), size - 1),
+/* One subscript of a window read: min(max(0, S d + t + off), size - 1),
  * the clamp pb-fuse writes for a folded pad (lib/fuse/pad.c), with "d" a
- * band dimension and "t" a window counter of "c" (stride 1) into
+ * band dimension, "S" the stride and "t" a window counter of "c" into
  * subscript "r" of "acc"; the affine.max into "*mx". */
 static int window_sub(const struct pb_kernel_contraction *c, MlirValue v,
 		      int64_t size, int r, struct pb_kernel_access *acc,
@@ -226,7 +226,7 @@ static int window_sub(const struct pb_kernel_contraction *c, MlirValue v,
 		return 0;
 	e = beside_const(*mx, &lo);
 	if (mlirAffineExprIsNull(e) || lo != 0 || !linear_n(e, 2, co, &k) ||
-	    co[0] != 1 || co[1] != 1)
+	    co[0] < 1 || co[1] != 1)
 		return 0;
 	int d = role_of(c, mlirOperationGetOperand(*mx, 0));
 	int t = role_of(c, mlirOperationGetOperand(*mx, 1));
@@ -236,6 +236,20 @@ static int window_sub(const struct pb_kernel_contraction *c, MlirValue v,
 	acc->sub[r] = d;
 	acc->tap[r] = 1 + PB_KERNEL_SUB_TAP - t;
 	acc->off[r] = k;
+	acc->str[r] = co[0];
+	return 1;
+}
+
+int64_t pb_kernel_stride(const struct pb_kernel_access *x, int r)
+{
+	return x->str[r] > 1 ? x->str[r] : 1;
+}
+
+int64_t pb_kernel_row_stride(const struct pb_kernel_contraction *c)
+{
+	for (int r = 0; r < c->a.rank; r++)
+		if (c->a.sub[r] == c->m)
+			return pb_kernel_stride(&c->a, r);
 	return 1;
 }
 
@@ -341,8 +355,9 @@ static int window_access(const struct pb_kernel_contraction *c,
 }
 
 /* An affine.load "op" of "c" whose subscripts are band dimensions,
- * window counters, constants or sums d + t + off of a band dimension and
- * a window counter (a convolution without padding) into "acc". */
+ * window counters, constants or sums S d + t + off of a band dimension
+ * times a stride S >= 1 and a window counter (a convolution without
+ * padding), or S d (a strided 1x1 convolution) into "acc". */
 static int window_load(const struct pb_kernel_contraction *c,
 		       MlirOperation op, struct pb_kernel_access *acc)
 {
@@ -368,32 +383,44 @@ static int window_load(const struct pb_kernel_contraction *c,
 				return 0;
 			continue;
 		}
-		/* d + t + off: one band dimension and one window counter
-		   among the map's dimensions, coefficients 1 */
+		/* S d + t + off: one band dimension (coefficient S >= 1)
+		   and one window counter (coefficient 1) among the map's
+		   dimensions; or S d alone, S > 1 */
 		int64_t cs[PB_KERNEL_MAXD + 8] = {0};
 		int nd = (int)mlirAffineMapGetNumDims(map), pos[2], np = 0;
 		if (nd > PB_KERNEL_MAXD + 8 || !linear_n(e, nd, cs, &k))
 			return 0;
 		for (int i = 0; i < nd; i++)
-			if (cs[i] && (np == 2 || cs[i] != 1))
+			if (cs[i] && (np == 2 || cs[i] < 1))
 				return 0;
 			else if (cs[i])
 				pos[np++] = i;
-		if (np != 2)
+		if (!np)
 			return 0;
 		int a = role_of(c, mlirOperationGetOperand(op, 1 + pos[0]));
+		if (np == 1 && a >= 0 && cs[pos[0]] > 1 && !k) {
+			acc->sub[r] = a;
+			acc->str[r] = cs[pos[0]];
+			continue;
+		}
+		if (np != 2)
+			return 0;
 		int b = role_of(c, mlirOperationGetOperand(op, 1 + pos[1]));
+		int64_t sa = cs[pos[0]], sb = cs[pos[1]];
 		if (b >= 0) {
 			int x = a;
 			a = b;
 			b = x;
+			sa = sb;
+			sb = cs[pos[0]];
 		}
-		if (a < 0 || b > PB_KERNEL_SUB_TAP ||
+		if (a < 0 || b > PB_KERNEL_SUB_TAP || sb != 1 ||
 		    b <= PB_KERNEL_SUB_TAP - c->ntap)
 			return 0;
 		acc->sub[r] = a;
 		acc->tap[r] = 1 + PB_KERNEL_SUB_TAP - b;
 		acc->off[r] = k;
+		acc->str[r] = sa;
 	}
 	return 1;
 }
@@ -413,9 +440,7 @@ static int operand_access(const struct pb_kernel_contraction *c,
 {
 	if (pb_ir_op_is(op, "arith.select"))
 		return window_access(c, op, acc);
-	if (c->ntap)
-		return window_load(c, op, acc);
-	return pb_kernel_access_of(c, op, acc);
+	return window_load(c, op, acc);
 }
 
 /* How often window counter "t" subscripts "a": as a subscript of its
@@ -457,6 +482,35 @@ static int reads_acc(const struct pb_kernel_contraction *c, MlirValue v)
 {
 	return pb_kernel_is_acc(c, def_of(v)) &&
 	       pb_ir_op_is(def_of(v), "affine.load");
+}
+
+/* Can the strides of "c" be read as pb-mma does (docs/pb-mma.md,
+ * "Strided convolutions")? Only A's subscripts by dimensions B does not
+ * use may be strided; along C's rows A is read as a view of its last
+ * dimension split in (columns / S, S), so that subscript must be A's
+ * last, of a multiple of S elements. */
+static int strided_ok(const struct pb_kernel_contraction *c, const char **why)
+{
+	MlirType mt = mlirValueGetType(c->a.mem);
+	*why = "the subscripts are not those of C[m,n] += A[m,k] * B[k,n] "
+	       "(with batch dimensions)";
+	for (int r = 0; r < c->b_.rank; r++)
+		if (pb_kernel_stride(&c->b_, r) > 1)
+			return 0;
+	for (int r = 0; r < c->a.rank; r++) {
+		int64_t st = pb_kernel_stride(&c->a, r);
+		if (st == 1)
+			continue;
+		if (c->a.sub[r] < 0 || uses(&c->b_, c->a.sub[r]))
+			return 0;
+		*why = "a strided convolution's image columns are not its "
+		       "input's last dimension, of a multiple of the stride";
+		if (c->a.sub[r] == c->m &&
+		    (r != c->a.rank - 1 || c->a.rank == PB_KERNEL_MAXR ||
+		     mlirShapedTypeGetDimSize(mt, r) % st))
+			return 0;
+	}
+	return 1;
 }
 
 /* The reduction loop body of "c": acc[] = acc[] + ext(A) * ext(B). */
@@ -560,6 +614,8 @@ static int match_update(struct pb_kernel_contraction *c, const char **why)
 	for (int r = 0; c->ntap && r < c->a.rank; r++)
 		if (c->a.tap[r] == c->ntap && c->a.sub[r] != c->m)
 			return 0;
+	if (!strided_ok(c, why))
+		return 0;
 	/* in place: C[..], no operand, subscripted by every band dimension
 	   once (and constants) */
 	struct pb_kernel_access x;
@@ -896,7 +952,7 @@ static double sm_steps(const struct pb_target *t,
 		/* a convolution (pb-smem, docs/pb-mma.md "Convolutions"):
 		   a k-tile of 16 channels stages the block's input rows
 		   with the window's halo once for all KHxKW positions, KH x
-		   (BM + KW + 6) pixels (their start aligned) copied vw at a
+		   (S BM + KW + 6) pixels (S the stride) (their start aligned) copied vw at a
 		   time (a load, its bounds and address, about 6
 		   instructions, then a shared store per element), and BN x
 		   16 x KHxKW weights (a load and a store each); per
@@ -908,7 +964,8 @@ static double sm_steps(const struct pb_target *t,
 		double kh = c->ntap > 1 ? (double)c->tap_ext[0] : 1.0;
 		double kw = (double)c->tap_ext[c->ntap - 1];
 		double vw = (double)window_copy(c);
-		double a = kh * ((double)s->bm + kw + 6.0) * 16.0 *
+		double st = (double)pb_kernel_row_stride(c);
+		double a = kh * (st * (double)s->bm + kw + 6.0) * 16.0 *
 			   (1.0 + 6.0 / vw);
 		double b = (double)s->bn * 16.0 * taps * 2.1;
 		double copy = (a + b) / (32.0 * (double)warps * taps);
@@ -1060,7 +1117,13 @@ int pb_kernel_mma_operands(struct pb_kernel_contraction *c,
 		c->tc = mlirF16TypeGet(ctx);
 	else if (p == PB_PRECISION_BF16)
 		c->tc = mlirBF16TypeGet(ctx);
-	return p != PB_PRECISION_FP32;
+	if (p == PB_PRECISION_FP32)
+		return 0;
+	/* pb-mma's window mask is 16x16, a tf32 fragment 16x8
+	   (docs/pb-mma.md, "Not done yet") */
+	*why = "a convolution's window on tf32 tensor cores (not done: "
+	       "--precision=fp16 or bf16 runs it)";
+	return !(mlirTypeIsAF32(c->tc) && c->ntap);
 }
 
 int pb_kernel_mma_candidate(MlirOperation nest, const struct pb_target *t,

@@ -227,8 +227,18 @@ struct pb_kernel_access {
 	   gives the value (op is its clamped memref.load) */
 	int tap[PB_KERNEL_MAXR];
 	int64_t off[PB_KERNEL_MAXR];
+	/* a strided convolution's input (docs/pb-mma.md, "Strided
+	   convolutions"): subscript r is str[r] times band dimension
+	   sub[r] (plus the window counter and off[r]) when str[r] > 1 */
+	int64_t str[PB_KERNEL_MAXR];
 	MlirOperation sel;
 };
+/* The stride of subscript "r" of "x" along its band dimension (1 when
+ * it moves one element a step). */
+int64_t pb_kernel_stride(const struct pb_kernel_access *x, int r);
+/* The stride of the operand A of contraction "c" along C's rows (its
+ * image columns; 1 unless a strided convolution's). */
+int64_t pb_kernel_row_stride(const struct pb_kernel_contraction *c);
 
 /* A contraction nest at the fuse level (unmapped, pb-fuse's form):
  *

@@ -29,7 +29,10 @@
 
 /* The subscript list of access "x" into "t": band dimension d is
  * "%<pre><d>" ("%<rows>"/"%<cols>" for m and n, when given), k "%k",
- * constants "%<cpre><r>" (defined by pb_mma_cst_text). */
+ * constants "%<cpre><r>" (defined by pb_mma_cst_text); a convolution's
+ * window subscripts and strided ones (A's, given "rows") are those of
+ * window_text and window_mask_text, C's rows when strided an index of
+ * A's view (columns / S, S) and the phase "%wq". */
 static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
 		      const struct pb_kernel_access *x, const char *rows,
 		      const char *cols, const char *cpre)
@@ -37,10 +40,15 @@ static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
 	for (int r = 0; r < x->rank; r++) {
 		int d = x->sub[r];
 		pb_buf_puts(t, r ? ", " : "");
+		int64_t st = pb_kernel_stride(x, r);
 		if (x->tap[r] && d == c->m && rows)
 			pb_buf_printf(t, "%%w%s", rows);
 		else if (x->tap[r])
 			pb_buf_printf(t, "%%wc%d", r);
+		else if (st > 1 && d == c->m && rows)
+			pb_buf_printf(t, "%%%s", rows);
+		else if (st > 1)
+			pb_buf_printf(t, "%%ws%d", r);
 		else if (d == PB_KERNEL_SUB_K)
 			pb_buf_puts(t, "%k");
 		else if (d <= PB_KERNEL_SUB_TAP)
@@ -53,7 +61,69 @@ static void subs_text(struct pb_buf *t, const struct pb_kernel_contraction *c,
 			pb_buf_printf(t, "%%%s", cols);
 		else
 			pb_buf_printf(t, "%%d%d", d);
+		if (st > 1 && d == c->m && rows)
+			pb_buf_puts(t, ", %wq");
 	}
+}
+
+/* Is any subscript of "x" strided? */
+static int strided(const struct pb_kernel_access *x)
+{
+	for (int r = 0; r < x->rank; r++)
+		if (pb_kernel_stride(x, r) > 1)
+			return 1;
+	return 0;
+}
+
+/* The type of A as pb-mma reads it into "t": its own, or, strided along
+ * C's rows (docs/pb-mma.md, "Strided convolutions"), the view of its
+ * last dimension W split into (W / S, S). */
+static void a_type_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
+{
+	MlirType mt = mlirValueGetType(c->a.mem);
+	int64_t st = pb_kernel_row_stride(c);
+	if (st == 1) {
+		pb_ir_type_print(mt, t);
+		return;
+	}
+	pb_buf_puts(t, "memref<");
+	for (int r = 0; r < c->a.rank; r++) {
+		int64_t n = mlirShapedTypeGetDimSize(mt, r);
+		if (r == c->a.rank - 1)
+			pb_buf_printf(t, "%lldx%lldx", (long long)(n / st),
+				      (long long)st);
+		else
+			pb_buf_printf(t, "%lldx", (long long)n);
+	}
+	pb_ir_type_print(mlirShapedTypeGetElementType(mt), t);
+	pb_buf_puts(t, ">");
+}
+
+/* The view "%Ax" of A strided along C's rows: its last dimension split
+ * in (W / S, S), so that the rows S elements apart of a window column's
+ * phase are consecutive (a_type_text). */
+static void a_view_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
+{
+	MlirType mt = mlirValueGetType(c->a.mem);
+	int64_t st = pb_kernel_row_stride(c);
+	int rank = c->a.rank;
+	pb_buf_puts(t, "  %Ax = memref.expand_shape %A [");
+	for (int r = 0; r < rank - 1; r++)
+		pb_buf_printf(t, "[%d], ", r);
+	pb_buf_printf(t, "[%d, %d]] output_shape [", rank - 1, rank);
+	for (int r = 0; r < rank; r++) {
+		int64_t n = mlirShapedTypeGetDimSize(mt, r);
+		if (r == rank - 1)
+			pb_buf_printf(t, "%lld, %lld", (long long)(n / st),
+				      (long long)st);
+		else
+			pb_buf_printf(t, "%lld, ", (long long)n);
+	}
+	pb_buf_puts(t, "] : ");
+	pb_ir_type_print(mt, t);
+	pb_buf_puts(t, " into ");
+	a_type_text(t, c);
+	pb_buf_puts(t, "\n");
 }
 
 void pb_mma_cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
@@ -178,8 +248,11 @@ void pb_mma_block_loop_text(struct pb_buf *t, const char *pre,
 
 /* The window subscripts of A (a convolution's input, docs/pb-mma.md,
  * "Convolutions") other than C's rows', which a fragment's rows share:
- * "%wc<r>", clamped into the buffer, and "%wok", whether all of them lie
- * in it (a window row above or below the image reads zeros). */
+ * "%wc<r>" (S d + t + off, S the stride), clamped into the buffer, and
+ * "%wok", whether all of them lie in it (a window row above or below the
+ * image reads zeros); a strided subscript without a window "%ws<r>"
+ * (S d); strided along C's rows, the phase "%wq" of the window's column,
+ * (t + off) mod S. */
 static void window_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
 {
 	const struct pb_kernel_access *x = &c->a;
@@ -188,15 +261,27 @@ static void window_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
 	pb_buf_puts(t, "        %wtrue = arith.constant true\n"
 		    "        %wzero = arith.constant 0 : index\n");
 	for (int r = 0; r < x->rank; r++) {
-		if (!x->tap[r] || x->sub[r] == c->m)
-			continue;
-		long long n = (long long)mlirShapedTypeGetDimSize(mt, r);
+		long long st = (long long)pb_kernel_stride(x, r);
 		long long off = (long long)x->off[r];
 		int d = x->sub[r], tp = x->tap[r] - 1;
+		if (st > 1 && d == c->m && x->tap[r])
+			pb_buf_printf(t, "        %%wq = affine.apply affine_map<"
+				      "(b) -> ((b + %lld) mod %lld)>(%%t%d)\n",
+				      off, st, tp);
+		else if (st > 1 && d == c->m)
+			pb_buf_printf(t, "        %%wq = arith.constant %lld : "
+				      "index\n", off);
+		else if (st > 1 && !x->tap[r])
+			pb_buf_printf(t, "        %%ws%d = affine.apply "
+				      "affine_map<(a) -> (a * %lld + %lld)>"
+				      "(%%d%d)\n", r, st, off, d);
+		if (!x->tap[r] || d == c->m)
+			continue;
+		long long n = (long long)mlirShapedTypeGetDimSize(mt, r);
 		pb_buf_printf(t, "        %%wv%d = affine.apply affine_map<(a, "
-			      "b) -> (a + b + %lld)>(%%d%d, %%t%d)\n"
+			      "b) -> (a * %lld + b + %lld)>(%%d%d, %%t%d)\n"
 			      "        %%wm%d = affine.max affine_map<(a, b) -> "
-			      "(0, a + b + %lld)>(%%d%d, %%t%d)\n"
+			      "(0, a * %lld + b + %lld)>(%%d%d, %%t%d)\n"
 			      "        %%wc%d = affine.min affine_map<(a) -> "
 			      "(%lld, a)>(%%wm%d)\n"
 			      "        %%wn%d = arith.constant %lld : index\n"
@@ -206,7 +291,7 @@ static void window_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
 			      "index\n"
 			      "        %%wb%d = arith.andi %%wl%d, %%wh%d : i1\n"
 			      "        %%wk%d = arith.andi %%%s, %%wb%d : i1\n",
-			      r, off, d, tp, r, off, d, tp, r, n - 1, r, r, n,
+			      r, st, off, d, tp, r, st, off, d, tp, r, n - 1, r, r, n,
 			      r, r, r, r, r, r, r, r, r, prev, r);
 		snprintf(prev, sizeof(prev), "wk%d", r);
 	}
@@ -218,6 +303,9 @@ static void window_text(struct pb_buf *t, const struct pb_kernel_contraction *c)
  * its rows from "lo" on, "lo" the first whose column of the image is not
  * left of it (the window's left part reads zeros; the right part is past
  * the buffer's end, in_bounds false), all rows off when "%wok" is false.
+ * Strided by S, row i's column of the image is S (row + j) + t + off,
+ * that is index row + j + (t + off) floordiv S of the view (columns / S,
+ * S) at phase (t + off) mod S.
  * The mask is in the vector's order (rows, k): upstream's lowering reads
  * it so for a transposing permutation map (checked on the CPU). */
 static void window_mask_text(struct pb_buf *t,
@@ -228,13 +316,15 @@ static void window_mask_text(struct pb_buf *t,
 	for (int r = 0; r < x->rank; r++)
 		if (x->sub[r] == c->m)
 			rm = r;
+	long long st = (long long)pb_kernel_stride(x, rm);
 	if (x->tap[rm])
 		pb_buf_printf(t, "        %%wrow%d = affine.apply affine_map<"
-			      "(a, b) -> (a + b + %lld)>(%%row%d, %%t%d)\n"
+			      "(a, b) -> (a + (b + %lld) floordiv %lld)>"
+			      "(%%row%d, %%t%d)\n"
 			      "        %%wlo%d = affine.max affine_map<(a) -> "
 			      "(0, -a)>(%%wrow%d)\n",
-			      i, (long long)x->off[rm], i, x->tap[rm] - 1, i,
-			      i);
+			      i, (long long)x->off[rm], st, i, x->tap[rm] - 1,
+			      i, i);
 	else
 		pb_buf_printf(t, "        %%wlo%d = arith.constant 0 : index\n",
 			      i);
@@ -260,11 +350,18 @@ static void skeleton_text(struct pb_buf *t,
 	int tf32 = mlirTypeIsAF32(c->tc);
 	int cut = tf32 || !mlirTypeEqual(c->elt, c->tc);
 	struct pb_buf ta = {0}, tb = {0}, e = {0}, tc = {0};
+	int view = pb_kernel_row_stride(c) > 1;
 	pb_ir_type_print(mlirValueGetType(c->a.mem), &ta);
 	pb_ir_type_print(mlirValueGetType(c->b_.mem), &tb);
 	pb_ir_type_print(c->elt, &e);
 	pb_ir_type_print(c->tc, &tc);
 	pb_buf_printf(t, "func.func @t(%%A: %s, %%B: %s) {\n", ta.data, tb.data);
+	if (view) {
+		a_view_text(t, c);
+		pb_buf_free(&ta);
+		ta = (struct pb_buf){0};
+		a_type_text(&ta, c);
+	}
 	int64_t tile[PB_KERNEL_MAXD];
 	for (int d = 0; d < c->b.n; d++)
 		tile[d] = d == c->m ? s->bm : d == c->n ? s->bn : 1;
@@ -295,7 +392,7 @@ static void skeleton_text(struct pb_buf *t,
 			pb_buf_printf(t, "%svector<16x8xf32>", f ? ", " : "");
 		pb_buf_puts(t, ") {\n");
 	}
-	if (c->ntap)
+	if (c->ntap || strided(&c->a))
 		window_text(t, c);
 	pb_buf_printf(t, "      %%r:%d = affine.for %%k = 0 to %lld step %d "
 		      "iter_args(", nf, (long long)pb_kernel_mma_k(c), fk);
@@ -315,8 +412,8 @@ static void skeleton_text(struct pb_buf *t,
 			      16 * i, c->m);
 		if (c->ntap)
 			window_mask_text(t, c, i);
-		pb_buf_printf(t, "        %%a%s%d = vector.transfer_read %%A[",
-			      cut ? "x" : "", i);
+		pb_buf_printf(t, "        %%a%s%d = vector.transfer_read %%A%s[",
+			      cut ? "x" : "", i, view ? "x" : "");
 		char rows[16];
 		snprintf(rows, sizeof(rows), "row%d", i);
 		subs_text(t, c, &c->a, rows, NULL, "ca");
@@ -328,7 +425,7 @@ static void skeleton_text(struct pb_buf *t,
 			      "permutation_map = ",
 			      in_bounds(masked(c, s) || c->ntap),
 			      in_bounds(masked_k(c)));
-		perm_text(t, c->a.rank, pos_of(&c->a, c->m),
+		perm_text(t, c->a.rank + view, pos_of(&c->a, c->m),
 			  pos_of(&c->a, PB_KERNEL_SUB_K));
 		pb_buf_printf(t, "} : %s, vector<16x%dx%s>\n", ta.data, fk,
 			      e.data);
@@ -760,11 +857,13 @@ int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
 	skeleton_text(&t, c, s);
 	int rc = pb_ir_instantiate(ctx, t.data, c->b.root, 2, args, loc, &out);
 	pb_buf_free(&t);
-	if (rc != PB_OK || out.n != 1) {
+	/* the block loop, after A's strided view (a_view_text) */
+	if (rc != PB_OK || out.n != 1 + (pb_kernel_row_stride(c) > 1)) {
 		pb_ir_ops_free(&out);
 		return PB_ERR;
 	}
-	MlirOperation block = out.v[0], warp = find(block, PB_MAP_WARP);
+	MlirOperation block = out.v[out.n - 1];
+	MlirOperation warp = find(block, PB_MAP_WARP);
 	MlirOperation kloop = find(block, PB_MAP_NONE);
 	pb_ir_ops_free(&out);
 	MlirBlock wb = mlirRegionGetFirstBlock(mlirOperationGetRegion(warp, 0));

@@ -89,6 +89,10 @@ struct operand {
 	int win;
 	MlirValue tap, wok;
 	int64_t woff;
+	int64_t st;	      /* >1: a strided window (pb-mma's read of the
+				 view (W / S, S) of "mem", docs/pb-mma.md):
+				 the stride S, the tile along tdim in
+				 columns of "mem" (S per row of C) */
 	int elem;	      /* copied element by element (synchronous) into
 				 a ring of [tile][k], k innermost: a window
 				 operand, or a convolution's weights whose
@@ -104,6 +108,7 @@ struct operand {
 	int tsub[MAXTAP];
 	MlirValue tbase[MAXTAP];
 	int64_t toff[MAXTAP];
+	int64_t tstr[MAXTAP];	/* the window row is tstr tbase + tap + toff */
 	int64_t halo;
 	int64_t vw;	      /* shared: the elements of one copy along the
 				 tile (a vector load when more than 1) */
@@ -161,7 +166,60 @@ static int linear(MlirAffineExpr e, int64_t *c)
 	if (mlirAffineExprIsAAdd(e))
 		return linear(mlirAffineBinaryOpExprGetLHS(e), c) &&
 		       linear(mlirAffineBinaryOpExprGetRHS(e), c);
+	if (mlirAffineExprIsAMul(e) &&
+	    mlirAffineExprIsADim(mlirAffineBinaryOpExprGetLHS(e)) &&
+	    mlirAffineExprIsAConstant(mlirAffineBinaryOpExprGetRHS(e))) {
+		intptr_t p = mlirAffineDimExprGetPosition(
+			mlirAffineBinaryOpExprGetLHS(e));
+		if (p > 1)
+			return 0;
+		c[p] += mlirAffineConstantExprGetValue(
+			mlirAffineBinaryOpExprGetRHS(e));
+		return 1;
+	}
 	return 0;
+}
+
+/* Is "e" (b + off) floordiv S, S > 1, b dimension 1? S into "*st", off
+ * into "*off". */
+static int strided_tap(MlirAffineExpr e, int64_t *st, int64_t *off)
+{
+	int64_t c[3] = {0, 0, 0};
+	if (!mlirAffineExprIsAFloorDiv(e) ||
+	    !mlirAffineExprIsAConstant(mlirAffineBinaryOpExprGetRHS(e)) ||
+	    !linear(mlirAffineBinaryOpExprGetLHS(e), c) || c[0] || c[1] != 1)
+		return 0;
+	*st = mlirAffineConstantExprGetValue(mlirAffineBinaryOpExprGetRHS(e));
+	*off = c[2];
+	return *st > 1;
+}
+
+/* Is "v" pb-mma's strided window column, an affine.apply
+ * (a + (b + off) floordiv S) of two operands (docs/pb-mma.md, "Strided
+ * convolutions")? The apply (else null), off into "*off", S into
+ * "*st". */
+static MlirOperation strided_sum(MlirValue v, int64_t *off, int64_t *st)
+{
+	MlirOperation a = def_of(v, "affine.apply");
+	if (mlirOperationIsNull(a) || mlirOperationGetNumOperands(a) != 2)
+		return (MlirOperation){NULL};
+	MlirAffineMap m = mlirAffineMapAttrGetValue(pb_ir_attr(a, "map"));
+	if (mlirAffineMapGetNumResults(m) != 1 || mlirAffineMapGetNumSymbols(m))
+		return (MlirOperation){NULL};
+	MlirAffineExpr e = mlirAffineMapGetResult(m, 0);
+	if (!mlirAffineExprIsAAdd(e))
+		return (MlirOperation){NULL};
+	for (int i = 0; i < 2; i++) {
+		MlirAffineExpr l = i ? mlirAffineBinaryOpExprGetRHS(e)
+				     : mlirAffineBinaryOpExprGetLHS(e);
+		MlirAffineExpr r = i ? mlirAffineBinaryOpExprGetLHS(e)
+				     : mlirAffineBinaryOpExprGetRHS(e);
+		if (mlirAffineExprIsADim(l) &&
+		    mlirAffineDimExprGetPosition(l) == 0 &&
+		    strided_tap(r, st, off))
+			return a;
+	}
+	return (MlirOperation){NULL};
 }
 
 /* Is "v" an affine.apply (a + b + c) of two operands? The apply (else
@@ -202,10 +260,12 @@ static int tile_index(MlirValue v, MlirValue *ops, int64_t *off)
 static int window_index(MlirOperation r, MlirValue v, MlirValue *ops,
 			int64_t *off, struct operand *o)
 {
-	int64_t woff;
+	int64_t woff, st = 1;
 	int rank = (int)mlirShapedTypeGetRank(
 		mlirValueGetType(mlirOperationGetOperand(r, 0)));
 	MlirOperation a = unit_sum(v, &woff);
+	if (mlirOperationIsNull(a))
+		a = strided_sum(v, &woff, &st);
 	if (mlirOperationIsNull(a) ||
 	    !tile_index(mlirOperationGetOperand(a, 0), ops, off))
 		return 0;
@@ -223,6 +283,7 @@ static int window_index(MlirOperation r, MlirValue v, MlirValue *ops,
 	if (mlirOperationIsNull(sel))
 		return 0;
 	o->win = 1;
+	o->st = st;
 	o->tap = mlirOperationGetOperand(a, 1);
 	o->woff = woff;
 	o->wok = mlirOperationGetOperand(sel, 0);
@@ -267,6 +328,28 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 				  &off)) ||
 	    off < 0)
 		return 0;
+	/* a strided 1x1 convolution reads the view (W / S, S) at a
+	   constant phase, its window offset */
+	MlirOperation xv = def_of(mem, "memref.expand_shape");
+	int64_t ph;
+	if (!masked && isa && !mlirOperationIsNull(xv) && td == rank - 2 &&
+	    !pb_ir_const_int(mlirOperationGetOperand(r, rank), &ph)) {
+		w.st = mlirShapedTypeGetDimSize(mt, rank - 1);
+		w.woff = ph;
+	}
+	/* a strided window reads the view (W / S, S) of a buffer: its
+	   tile is that buffer's, its last dimension the view's first two */
+	if (w.st > 1) {
+		MlirOperation x = def_of(mem, "memref.expand_shape");
+		if (mlirOperationIsNull(x) || td != rank - 2)
+			return 0;
+		mem = mlirOperationGetOperand(x, 0);
+		mt = mlirValueGetType(mem);
+		rank--;
+		if (mlirShapedTypeGetDimSize(mt, td) % w.st ||
+		    !mlirAffineMapIsIdentity(mlirMemRefTypeGetAffineMap(mt)))
+			return 0;
+	}
 	struct operand *o = NULL;
 	for (int i = 0; i < n->nop; i++)
 		if (mlirValueEqual(n->op[i].mem, mem) && n->op[i].kdim == kd &&
@@ -292,6 +375,7 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 		o->tap = w.tap;
 		o->woff = w.woff;
 		o->wok = w.wok;
+		o->st = w.st > 1 ? w.st : 1;
 		n->win |= w.win;
 		for (int d = 0; d < rank; d++)
 			o->uni[d] = mlirOperationGetOperand(r, 1 + d);
@@ -310,6 +394,7 @@ static int add_read(struct mnest *n, MlirOperation r, MlirValue k)
 	int64_t x = o->boff;
 	if (o->win != w.win ||
 	    (w.win && (!mlirValueEqual(o->tap, w.tap) || o->woff != w.woff ||
+		       o->st != (w.st > 1 ? w.st : 1) ||
 		       !mlirValueEqual(o->wok, w.wok) ||
 		       pb_ir_defined_in(w.tap, n->kloop) ||
 		       pb_ir_defined_in(w.wok, n->kloop))))
@@ -460,11 +545,11 @@ static int const_beside(MlirAffineMap m, int64_t *k, MlirAffineExpr *e)
 }
 
 /* Is "v" pb-mma's window row (docs/pb-mma.md, "Convolutions"):
- * affine.min(size - 1, affine.max(0, base + tap + off)) with "tap" the
- * counter of a window loop of "n" and "base" defined outside them? Its
- * parts into "*base", "*t", "*off". */
+ * affine.min(size - 1, affine.max(0, S base + tap + off)) with "tap" the
+ * counter of a window loop of "n", "base" defined outside them and S >= 1
+ * the stride? Its parts into "*base", "*t", "*off", "*st". */
 static int clamp_index(const struct mnest *n, MlirValue v, int64_t size,
-		       MlirValue *base, int *t, int64_t *off)
+		       MlirValue *base, int *t, int64_t *off, int64_t *st)
 {
 	MlirOperation mn = def_of(v, "affine.min");
 	MlirAffineExpr e;
@@ -478,8 +563,9 @@ static int clamp_index(const struct mnest *n, MlirValue v, int64_t size,
 	if (mlirOperationIsNull(mx) || mlirOperationGetNumOperands(mx) != 2 ||
 	    !const_beside(mlirAffineMapAttrGetValue(pb_ir_attr(mx, "map")), &k,
 			  &e) ||
-	    k != 0 || !linear(e, c) || c[0] != 1 || c[1] != 1)
+	    k != 0 || !linear(e, c) || c[0] < 1 || c[1] != 1)
 		return 0;
+	*st = c[0];
 	*base = mlirOperationGetOperand(mx, 0);
 	*t = tap_of(n, mlirOperationGetOperand(mx, 1));
 	*off = c[2];
@@ -505,13 +591,13 @@ static int shared_operand(const struct mnest *n, struct operand *x)
 	}
 	for (int d = 0; d < x->rank; d++) {
 		MlirValue v = x->uni[d], base = {NULL};
-		int64_t off = 0;
+		int64_t off = 0, st = 1;
 		if (d == x->kdim || d == x->tdim ||
 		    !pb_ir_defined_in(v, n->tloop[0]))
 			continue;
 		int t = tap_of(n, v);
 		if (t < 0 && !clamp_index(n, v, mlirShapedTypeGetDimSize(mt, d),
-					  &base, &t, &off))
+					  &base, &t, &off, &st))
 			return 0;
 		if (x->tmode[t])
 			return 0;
@@ -519,6 +605,7 @@ static int shared_operand(const struct mnest *n, struct operand *x)
 		x->tsub[t] = d;
 		x->tbase[t] = base;
 		x->toff[t] = off;
+		x->tstr[t] = st;
 	}
 	return 1;
 }
@@ -586,8 +673,17 @@ static int64_t tile_ext(const struct mnest *n, const struct operand *x)
 {
 	if (!n->shared)
 		return x->ext;
-	int64_t e = x->sh + x->ext + x->halo;
-	return (e + x->vw - 1) / x->vw * x->vw;
+	int64_t e = x->sh + x->st * x->ext + x->halo, u = x->st * x->vw;
+	return (e + u - 1) / u * u;
+}
+
+/* The pixels of one phase of the staged tile of strided window "x"
+ * (docs/pb-smem.md, "Strided convolutions"): column q of the tile is at
+ * (q mod S) PP + q floordiv S, so that the columns S apart that a window
+ * position reads are consecutive rows of the ring. */
+static int64_t phase_px(const struct mnest *n, const struct operand *x)
+{
+	return tile_ext(n, x) / x->st;
 }
 
 /* The copies of operand "x" of a nest whose window positions share a
@@ -605,7 +701,7 @@ static void shared_copies(struct operand *x)
 	x->vw = 1;
 	x->sh = 0;
 	for (int64_t v = 8; !direct && x->tdim == x->rank - 1 && v > 1; v /= 2)
-		if (last % v == 0 && x->boff % v == 0) {
+		if (last % v == 0 && (x->st * x->boff) % v == 0) {
 			x->vw = v;
 			break;
 		}
@@ -695,9 +791,10 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		const struct operand *x = &n->op[i];
 		int64_t last = mlirShapedTypeGetDimSize(mlirValueGetType(x->mem),
 							x->rank - 1);
-		if (!x->win && x->q == x->rank - 1 && last % chunk_of(x) == 0)
+		if (!x->win && x->st == 1 && x->q == x->rank - 1 &&
+		    last % chunk_of(x) == 0)
 			n->op[keep++] = *x;
-		else if (n->win) {
+		else if (n->win || x->st > 1) {
 			/* a convolution's: its window, or its weights
 			   [o][c][r][s], element by element into [tile][k] */
 			n->op[keep] = *x;
@@ -928,8 +1025,8 @@ static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		      "%lld)>(%%ci)\n"
 		      "          %%kc = affine.apply affine_map<(i) -> (i %s "
 		      "%lld)>(%%ci)\n"
-		      "          %%g = affine.apply affine_map<(a, b) -> (a + b)>"
-		      "(%%base%d, %%tp)\n"
+		      "          %%g = affine.apply affine_map<(a, b) -> "
+		      "(a + b * %lld)>(%%base%d, %%tp)\n"
 		      "          %%gk = affine.apply affine_map<(a, b) -> (a + b)>"
 		      "(%%%s, %%kc)\n"
 		      "          %%ok0 = arith.constant true\n"
@@ -937,7 +1034,8 @@ static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		      along ? "mod" : "floordiv",
 		      (long long)(along ? x->ext : n->kt),
 		      along ? "floordiv" : "mod",
-		      (long long)(along ? x->ext : n->kt), i, kt);
+		      (long long)(along ? x->ext : n->kt), (long long)x->st,
+		      i, kt);
 	const char *ok = "%ok0";
 	if (x->limit) {
 		pb_buf_printf(t, "          %%lim = arith.constant %lld : index\n"
@@ -1075,9 +1173,10 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 			int tt = rw[j];
 			long long ro = (long long)row;
 			pb_buf_printf(t, "          %%h%lld_%d = affine.apply "
-				      "affine_map<(a) -> (a + %lld)>(%%tb%d_%d)\n",
-				      ro, j, (long long)(rv[j] + x->toff[tt]), i,
-				      tt);
+				      "affine_map<(a) -> (a * %lld + %lld)>"
+				      "(%%tb%d_%d)\n", ro, j,
+				      (long long)x->tstr[tt],
+				      (long long)(rv[j] + x->toff[tt]), i, tt);
 			pb_buf_printf(t, "          %%hn%lld_%d = arith.constant %lld "
 				      ": index\n", ro, j,
 				      (long long)mlirShapedTypeGetDimSize(
@@ -1200,10 +1299,23 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 					snprintf(val, sizeof(val), "%%vz%s#%lld", id,
 						 (long long)v);
 				}
-				pb_buf_printf(t, "          %%p%s_%lld = affine.apply "
-					      "affine_map<(a) -> (a + %lld)>"
-					      "(%%tp%s)\n", id, (long long)v,
-					      (long long)(vw > 1 ? v : 0), id);
+				long long pv = (long long)(vw > 1 ? v : 0);
+				if (x->st > 1)
+					/* by phase (phase_px) */
+					pb_buf_printf(t, "          %%p%s_%lld = "
+						      "affine.apply affine_map<(a) "
+						      "-> (((a + %lld) mod %lld) * "
+						      "%lld + (a + %lld) floordiv "
+						      "%lld)>(%%tp%s)\n", id,
+						      (long long)v, pv,
+						      (long long)x->st,
+						      (long long)phase_px(n, x),
+						      pv, (long long)x->st, id);
+				else
+					pb_buf_printf(t, "          %%p%s_%lld = "
+						      "affine.apply affine_map<(a) "
+						      "-> (a + %lld)>(%%tp%s)\n",
+						      id, (long long)v, pv, id);
 				int64_t urem = v, uvs[MAXTAP];
 				for (int j = nu - 1; j >= 0; j--) {
 					uvs[j] = urem % n->text[ur[j]];
@@ -1292,20 +1404,26 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 			/* a window staged for all its positions: from the
 			   first column of the first one */
 			pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a) "
-				      "-> (a + %lld)>(%%bo%d)\n", i,
-				      (long long)(n->op[i].boff + n->op[i].woff -
-						  n->op[i].sh),
+				      "-> (a * %lld + %lld)>(%%bo%d)\n", i,
+				      (long long)n->op[i].st,
+				      (long long)(n->op[i].st * n->op[i].boff +
+						  n->op[i].woff - n->op[i].sh),
 				      i);
 		else if (n->op[i].win)
-			/* a window: shifted by the window position */
+			/* a window: shifted by the window position (columns
+			   S (origin + row) + tap + woff when strided) */
 			pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a, "
-				      "b) -> (a + b + %lld)>(%%bo%d, %%tap%d)\n",
-				      i, (long long)(n->op[i].boff + n->op[i].woff),
+				      "b) -> (a * %lld + b + %lld)>(%%bo%d, "
+				      "%%tap%d)\n", i, (long long)n->op[i].st,
+				      (long long)(n->op[i].st * n->op[i].boff +
+						  n->op[i].woff),
 				      i, i);
 		else
 			pb_buf_printf(t, "  %%base%d = affine.apply affine_map<(a) "
-				      "-> (a + %lld)>(%%bo%d)\n", i,
-				      (long long)n->op[i].boff, i);
+				      "-> (a * %lld + %lld)>(%%bo%d)\n", i,
+				      (long long)n->op[i].st,
+				      (long long)(n->op[i].st * n->op[i].boff +
+						  n->op[i].woff), i);
 	for (int i = 0; i < nacc; i++)
 		pb_buf_printf(&acct, "%svector<16x8xf32>", i ? ", " : "");
 	/* the prologue */
@@ -1405,8 +1523,12 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	pb_ir_type_print(mlirShapedTypeGetElementType(vt), &t);
 	/* all the window's positions in the ring: its dimensions at the
 	   window loops' counters, its columns shifting the tile */
+	/* the padding value, after the read's subscripts (of A's view when
+	   strided) */
+	int rr = (int)mlirShapedTypeGetRank(
+		mlirValueGetType(mlirOperationGetOperand(r, 0)));
 	MlirValue args[6 + MAXTAP] = {x->ring, slot, k, x->bops[1],
-				      mlirOperationGetOperand(r, 1 + x->rank)};
+				      mlirOperationGetOperand(r, 1 + rr)};
 	int na = 5, nd = 0, tc = -1;
 	for (int tt = 0; n->shared && tt < n->nt; tt++)
 		if (x->tmode[tt] == TAP_TILE)
@@ -1420,7 +1542,15 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 			args[na++] = tap_iv(n, tt);
 			pb_buf_printf(&t, ", %%t%d: index", nd++);
 		}
-	if (tc >= 0)
+	if (tc >= 0 && x->st > 1)
+		/* the window column's phase, its rows consecutive there */
+		pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w, c) -> "
+			      "(w + %lld + (c + %lld) floordiv %lld + ((c + %lld) "
+			      "mod %lld) * %lld)>(%%w, %%tc)\n",
+			      (long long)x->off[j], (long long)x->sh,
+			      (long long)x->st, (long long)x->sh,
+			      (long long)x->st, (long long)phase_px(n, x));
+	else if (tc >= 0)
 		pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w, c) -> "
 			      "(w + c + %lld)>(%%w, %%tc)\n",
 			      (long long)(x->off[j] + x->sh));
@@ -1463,7 +1593,7 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	pb_buf_puts(&t, "\n  return\n}\n");
 	int rc = pb_ir_instantiate(ctx, t.data, r, na, args,
 				   mlirOperationGetLocation(r), &out);
-	MlirValue mask = x->win ? mlirOperationGetOperand(r, 2 + x->rank)
+	MlirValue mask = x->win ? mlirOperationGetOperand(r, 2 + rr)
 				: (MlirValue){NULL};
 	if (rc == PB_OK) {
 		mlirValueReplaceAllUsesOfWith(
