@@ -132,23 +132,6 @@ static int split_result(const struct split *sp, MlirOperation acc, int i)
 	return k;
 }
 
-/* Can every use of the counter of "sp" be split (split_result)? */
-static int splittable(const struct split *sp)
-{
-	for (MlirOpOperand u = mlirValueGetFirstUse(sp->h);
-	     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
-		MlirOperation acc = mlirOpOperandGetOwner(u);
-		int i = mlirOpOperandGetOperandNumber(u);
-		for (int o = 0; o < mlirOperationGetNumOperands(acc); o++)
-			if (o != i && mlirValueEqual(mlirOperationGetOperand(acc, o),
-						     sp->h))
-				return 0;	/* h twice in one access */
-		if (split_result(sp, acc, i) < 0)
-			return 0;
-	}
-	return 1;
-}
-
 /* The reassociation group of the collapse_shape "op" that dimension "k"
  * of its result comes from: its dimensions of the source into "dim", the
  * number of them returned. */
@@ -200,6 +183,83 @@ static MlirValue through(const struct split *sp, MlirOperation acc, int k,
 			return none;
 	}
 	return t;
+}
+
+/* Is "op" a perfect nest of loops whose innermost body holds no region
+ * (what fusion may merge with other nests)? */
+static int perfect(MlirOperation op)
+{
+	while (pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "affine.parallel")) {
+		MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+		MlirOperation first = mlirBlockGetFirstOperation(b);
+		MlirOperation term = mlirBlockGetTerminator(b);
+		if (mlirOperationEqual(mlirOperationGetNextInBlock(first), term) &&
+		    mlirOperationGetNumRegions(first)) {
+			op = first;
+			continue;
+		}
+		for (MlirOperation w = first; !mlirOperationEqual(w, term);
+		     w = mlirOperationGetNextInBlock(w))
+			if (mlirOperationGetNumRegions(w))
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Is "v" (a memref, or a view of one) used by no operation outside "top"
+ * but views and deallocations? */
+static int private_to(MlirValue v, MlirOperation top)
+{
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation w = mlirOpOperandGetOwner(u);
+		if (pb_ir_is_inside(w, top) || pb_ir_op_is(w, "memref.dealloc"))
+			continue;
+		if (!pb_ir_op_is(w, "memref.collapse_shape") &&
+		    !pb_ir_op_is(w, "memref.expand_shape"))
+			return 0;
+		if (!private_to(mlirOperationGetResult(w, 0), top))
+			return 0;
+	}
+	return 1;
+}
+
+/* Would the split of "sp" leave the buffer of the access "acc" (re-indexed
+ * at result "k") as it was for the other nests? A perfect nest shares
+ * its loops with the nests it fuses with, so the local buffers it would
+ * view (not those it reads under the collapse_shape) must be its own; an
+ * imperfect one (a fused attention) is a kernel of its own. */
+static int keeps_fusion(const struct split *sp, MlirOperation acc, int k)
+{
+	int from[MAXR + 1];
+	MlirValue m = memref_of(acc);
+	MlirOperation root = pb_ir_value_parent(m);
+	if (!perfect(sp->top) || !mlirValueIsNull(through(sp, acc, k, from)))
+		return 1;
+	while (pb_ir_op_is(root, "memref.collapse_shape") ||
+	       pb_ir_op_is(root, "memref.expand_shape"))
+		root = pb_ir_value_parent(mlirOperationGetOperand(root, 0));
+	return !pb_ir_op_is(root, "memref.alloc") ||
+	       private_to(mlirOperationGetResult(root, 0), sp->top);
+}
+
+/* Can every use of the counter of "sp" be split (split_result)? */
+static int splittable(const struct split *sp)
+{
+	for (MlirOpOperand u = mlirValueGetFirstUse(sp->h);
+	     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation acc = mlirOpOperandGetOwner(u);
+		int i = mlirOpOperandGetOperandNumber(u);
+		for (int o = 0; o < mlirOperationGetNumOperands(acc); o++)
+			if (o != i && mlirValueEqual(mlirOperationGetOperand(acc, o),
+						     sp->h))
+				return 0;	/* h twice in one access */
+		int k = split_result(sp, acc, i);
+		if (k < 0 || !keeps_fusion(sp, acc, k))
+			return 0;
+	}
+	return 1;
 }
 
 /* A memref.expand_shape view of "m" splitting its dimension "k" into
@@ -374,10 +434,11 @@ static int try_split(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 int pb_fuse_split_merged(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			 const struct pb_poly_scop *s, MlirBlock body)
 {
+	struct pb_ir_ops views = {0};
 	int n = 0;
+	/* the views first: a split makes "s" stale */
 	for (int b = 0; b < s->nbuf; b++) {
 		MlirValue root = s->buf[b].root;
-		struct pb_ir_ops views = {0};
 		if (s->buf[b].is_arg || pb_fuse_copy_writer(s, b) < 0)
 			continue;
 		for (MlirOpOperand u = mlirValueGetFirstUse(root);
@@ -385,22 +446,22 @@ int pb_fuse_split_merged(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			if (pb_ir_op_is(mlirOpOperandGetOwner(u),
 					"memref.collapse_shape"))
 				pb_ir_ops_push(&views, mlirOpOperandGetOwner(u));
-		for (int i = 0; i < views.n; i++) {
-			MlirValue v = mlirOperationGetResult(views.v[i], 0);
-			/* each split re-aims some loads: start again */
-			for (MlirOpOperand u = mlirValueGetFirstUse(v);
-			     !mlirOpOperandIsNull(u);) {
-				if (try_split(ctx, o, body, views.v[i],
-					      mlirOpOperandGetOwner(u))) {
-					n++;
-					u = mlirValueGetFirstUse(v);
-				} else {
-					u = mlirOpOperandGetNextUse(u);
-				}
+	}
+	for (int i = 0; i < views.n; i++) {
+		MlirValue v = mlirOperationGetResult(views.v[i], 0);
+		/* a split re-aims the loads it splits: start again */
+		for (MlirOpOperand u = mlirValueGetFirstUse(v);
+		     !mlirOpOperandIsNull(u);) {
+			if (try_split(ctx, o, body, views.v[i],
+				      mlirOpOperandGetOwner(u))) {
+				n++;
+				u = mlirValueGetFirstUse(v);
+			} else {
+				u = mlirOpOperandGetNextUse(u);
 			}
 		}
-		pb_ir_ops_free(&views);
 	}
+	pb_ir_ops_free(&views);
 	if (n)
 		pb_fuse_drop_unused_reshapes(body);
 	return n;
