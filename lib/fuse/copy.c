@@ -163,18 +163,6 @@ static int is_copy(const struct pb_poly_scop *s, int c, int b, struct copy *cp)
 	return 1;
 }
 
-int pb_fuse_copy_writer(const struct pb_poly_scop *s, int b)
-{
-	struct copy cp = {.s = s, .c = -1};
-	for (int i = 0; i < s->nstmt; i++)
-		for (int k = 0; k < s->stmt[i].naccess; k++)
-			if (s->stmt[i].access[k].write &&
-			    s->stmt[i].access[k].buf == b)
-				return is_copy(s, i, b, &cp) && !cp.compute ? i
-									    : -1;
-	return -1;
-}
-
 /* Is the producer "cp" a scaled copy: its one load, maybe widened, times
  * or over a value from outside, maybe narrowed, stored (torch's
  * scaled_dot_product_attention export scales Q and K^T so)? */
@@ -266,6 +254,20 @@ static int keeps_order(const struct pb_poly_scop *s, const struct copy *cp)
 	for (int j = 0; j < b && k < a; j++)
 		k += out[j] == in[k];
 	return k == a;
+}
+
+int pb_fuse_copy_writer(const struct pb_poly_scop *s, int b)
+{
+	struct copy cp = {.s = s, .c = -1};
+	for (int i = 0; i < s->nstmt; i++)
+		for (int k = 0; k < s->stmt[i].naccess; k++)
+			if (s->stmt[i].access[k].write &&
+			    s->stmt[i].access[k].buf == b)
+				return is_copy(s, i, b, &cp) && !cp.compute &&
+					       keeps_order(s, &cp)
+					   ? i
+					   : -1;
+	return -1;
 }
 
 /* Does the load "a" of statement "st" read each element once (distinct

@@ -139,7 +139,9 @@ int pb_fuse_fold_pad(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		      const struct pb_poly_scop *s, int b);
 /* The statement of "s" that first writes buffer "b" when it is a plain
- * copy into all of "b" (what pb_fuse_fold_copy folds), else -1 (copy.c). */
+ * copy into all of "b" that keeps the order of its source or broadcasts
+ * it (one that pb_fuse_fold_copy folds whatever its readers' order),
+ * else -1 (copy.c). */
 int pb_fuse_copy_writer(const struct pb_poly_scop *s, int b);
 /* Split the loops of @main's nests ("body", lifted into "s") whose
  * counter indexes the dimension that a memref.collapse_shape of a copy's
