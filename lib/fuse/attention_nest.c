@@ -411,8 +411,8 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 	struct pb_ir_map m = {0};
 
 	for (k = 0; k < R; k++)
-		at = pb_fuse_loop(at, A->extent[k], 1, mlirOperationGetLocation(A->op),
-			  &ivs[k]);
+		at = pb_fuse_loop(at, A->extent[k], 1,
+				  mlirOperationGetLocation(A->op), &ivs[k]);
 	MlirValue mm = alloca_(at, 0, ft), ll = alloca_(at, 0, ft);
 	MlirValue acc = alloca_(at, PV->extent[R], ft), ss = alloca_(at, 0, ft);
 	store(at, t->m0, mm, 0, z);

@@ -107,12 +107,14 @@ static MlirValue memref_of(MlirOperation acc)
  * using it; -1 when the use is anything else. */
 static int split_result(const struct split *sp, MlirOperation acc, int i)
 {
-	if (!pb_ir_op_is(acc, "affine.load") && !pb_ir_op_is(acc, "affine.store"))
+	if (!pb_ir_op_is(acc, "affine.load") &&
+	    !pb_ir_op_is(acc, "affine.store"))
 		return -1;
 	int first = first_index(acc), j = i - first, k = -1;
 	MlirValue m = memref_of(acc);
 	MlirAttribute ma = pb_ir_attr(acc, "map");
-	if (j < 0 || mlirAttributeIsNull(ma) || !plain_memref(mlirValueGetType(m)) ||
+	if (j < 0 || mlirAttributeIsNull(ma) ||
+	    !plain_memref(mlirValueGetType(m)) ||
 	    pb_ir_is_inside(pb_ir_value_parent(m), sp->top))
 		return -1;
 	MlirAffineMap map = mlirAffineMapAttrGetValue(ma);
@@ -141,7 +143,8 @@ static int group(MlirOperation op, int k, int *dim)
 		mlirArrayAttrGetElement(pb_ir_attr(op, "reassociation"), k);
 	int n = mlirArrayAttrGetNumElements(grp);
 	for (int j = 0; j < n; j++)
-		dim[j] = mlirIntegerAttrGetValueInt(mlirArrayAttrGetElement(grp, j));
+		dim[j] = mlirIntegerAttrGetValueInt(
+			mlirArrayAttrGetElement(grp, j));
 	return n;
 }
 
@@ -189,11 +192,14 @@ static MlirValue through(const struct split *sp, MlirOperation acc, int k,
  * (what fusion may merge with other nests)? */
 static int perfect(MlirOperation op)
 {
-	while (pb_ir_op_is(op, "affine.for") || pb_ir_op_is(op, "affine.parallel")) {
-		MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+	while (pb_ir_op_is(op, "affine.for") ||
+	       pb_ir_op_is(op, "affine.parallel")) {
+		MlirBlock b =
+			mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
 		MlirOperation first = mlirBlockGetFirstOperation(b);
 		MlirOperation term = mlirBlockGetTerminator(b);
-		if (mlirOperationEqual(mlirOperationGetNextInBlock(first), term) &&
+		if (mlirOperationEqual(mlirOperationGetNextInBlock(first),
+				       term) &&
 		    mlirOperationGetNumRegions(first)) {
 			op = first;
 			continue;
@@ -252,8 +258,8 @@ static int splittable(const struct split *sp)
 		MlirOperation acc = mlirOpOperandGetOwner(u);
 		int i = mlirOpOperandGetOperandNumber(u);
 		for (int o = 0; o < mlirOperationGetNumOperands(acc); o++)
-			if (o != i && mlirValueEqual(mlirOperationGetOperand(acc, o),
-						     sp->h))
+			if (o != i &&
+			    mlirValueEqual(mlirOperationGetOperand(acc, o), sp->h))
 				return 0;	/* h twice in one access */
 		int k = split_result(sp, acc, i);
 		if (k < 0 || !keeps_fusion(sp, acc, k))
@@ -294,7 +300,8 @@ static MlirValue expanded(struct split *sp, MlirValue m, int k)
 		      "memref.expand_shape %%m [", ts.data);
 	for (int q = 0, d = 0; q < n; q++, d++) {
 		if (q == k) {
-			pb_buf_printf(&text, "%s[%d, %d]", q ? ", " : "", d, d + 1);
+			pb_buf_printf(&text, "%s[%d, %d]", q ? ", " : "", d,
+				      d + 1);
 			d++;
 		} else {
 			pb_buf_printf(&text, "%s[%d]", q ? ", " : "", d);
@@ -330,7 +337,8 @@ static void reindex(struct split *sp, MlirOperation acc, int i, int k)
 	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(acc, "map"));
 	MlirContext mctx = mlirAffineMapGetContext(map);
 	int first = first_index(acc), j = i - first;
-	int nd = mlirAffineMapGetNumDims(map), nr = mlirAffineMapGetNumResults(map);
+	int nd = mlirAffineMapGetNumDims(map);
+	int nr = mlirAffineMapGetNumResults(map);
 	int nops = mlirOperationGetNumOperands(acc), from[MAXR + 1], n = 0;
 	MlirAffineExpr e[MAXR + 1];
 	MlirValue mem = through(sp, acc, k, from);
@@ -358,8 +366,9 @@ static void reindex(struct split *sp, MlirOperation acc, int i, int k)
 	ops[nops] = sp->r;
 	mlirOperationSetOperands(acc, nops + 1, ops);
 	free(ops);
-	pb_ir_set_attr(acc, "map", mlirAffineMapAttrGet(
-					   mlirAffineMapGet(mctx, nd + 1, 0, n, e)));
+	pb_ir_set_attr(acc, "map",
+		       mlirAffineMapAttrGet(
+			       mlirAffineMapGet(mctx, nd + 1, 0, n, e)));
 }
 
 /* Split the loop of "sp" (splittable) into two of the same kind. */
@@ -425,7 +434,8 @@ static int try_split(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 				     "collapse_shape at loop counters, %d "
 				     "buffers viewed through an expand_shape",
 				     (long long)trip, (long long)sp.outer,
-				     (long long)sp.inner, sp.nthrough, sp.nview);
+				     (long long)sp.inner, sp.nthrough,
+				     sp.nview);
 		return 1;
 	}
 	return 0;
@@ -445,7 +455,8 @@ int pb_fuse_split_merged(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
 			if (pb_ir_op_is(mlirOpOperandGetOwner(u),
 					"memref.collapse_shape"))
-				pb_ir_ops_push(&views, mlirOpOperandGetOwner(u));
+				pb_ir_ops_push(&views,
+					       mlirOpOperandGetOwner(u));
 	}
 	for (int i = 0; i < views.n; i++) {
 		MlirValue v = mlirOperationGetResult(views.v[i], 0);
