@@ -228,22 +228,27 @@ def attention_kpm(name, heads, seq, dim, cpu):
     CASES[name][1]["keep"] = keep
 
 
-def attention_gpt2(name, heads, seq, dim, cpu):
+def attention_gpt2(name, heads, seq, dim, cpu, nano=False):
     """attention() as GPT-2's eager attention exports it with an
     attention_mask: Where(causal, scores, Constant finfo.min), then Add of
     the additive padding mask [1, 1, 1, seq] (0, or finfo.min for the
     last quarter of the keys; an initializer here). Both masks are applied
-    in the tensor cores' step (docs/pb-mma.md). PyTorch's baseline is
-    scaled_dot_product_attention with both as one boolean attn_mask."""
+    in the tensor cores' step (docs/pb-mma.md). With "nano", nanoGPT's
+    masked_fill(bias == 0, -inf) instead of the Where, its condition true
+    above the diagonal (as the export folds it): the causal mask is then
+    computed and the tiles above the diagonal skipped, the padding mask
+    still read. PyTorch's baseline is scaled_dot_product_attention with
+    both as one boolean attn_mask."""
     keep = seq - seq // 4
     fmin = np.finfo(np.float32).min
     i, j = np.indices((seq, seq))
+    cond = (j > i) if nano else (j <= i)
+    where = (["tril", "fill", "t"] if nano else ["tril", "t", "fill"])
     m = masked_attention(
-        name, heads, seq, dim, fmin,
-        [helper.make_node("Where", ["tril", "t", "fill"], ["tw"],
-                          name="Where_4"),
+        name, heads, seq, dim, -np.inf if nano else fmin,
+        [helper.make_node("Where", where, ["tw"], name="Where_4"),
          helper.make_node("Add", ["tw", "am"], ["tm"], name="Add_5")],
-        [("tril", (j <= i).reshape(1, 1, seq, seq)),
+        [("tril", cond.reshape(1, 1, seq, seq)),
          ("am", np.where(np.arange(seq) < keep, 0, fmin)
           .astype(np.float32).reshape(1, 1, 1, seq))])
     # the (query, key) pairs kept: key j <= i and j < keep
@@ -252,7 +257,6 @@ def attention_gpt2(name, heads, seq, dim, cpu):
         16 * heads * seq * dim, seq, cpu)
     CASES[name][1]["keep"] = keep
     CASES[name][1]["causal"] = True
-
 
 for s in (1024, 2048, 4096, 8192):
     matmul("gemm_%d" % s, s, s, s, s <= 1024)
@@ -293,6 +297,8 @@ sdpa("sdpa_causal_12x197x64", 12, 197, 64, True, True)
 attention_kpm("attn_kpm_12x128x64", 12, 128, 64, True)
 # GPT-2's eager attention with an attention_mask (a Where, then an Add)
 attention_gpt2("attn_gpt2_12x1024x64", 12, 1024, 64, False)
+# nanoGPT's masked_fill(bias == 0, -inf), then the same padding mask
+attention_gpt2("attn_nanopad_12x1024x64", 12, 1024, 64, False, nano=True)
 # grouped-query attention through repeat_kv (Llama-3-8B: 32 query heads,
 # 8 key/value heads, head dimension 128)
 attention_rkv("attn_gqa_rkv_32x8x1024x128", 32, 8, 1024, 128, False)

@@ -269,10 +269,12 @@ static void fold_constant_subscripts(MlirOperation ld)
 							     res)));
 }
 
-/* Mark the load "ld" of buffer "b" of "s" pb.causal when "b" is an
- * argument of the function marked so (a causal mask, ir/contract.h). */
+/* Mark the load "ld" of buffer "b" of "s" pb.causal (or pb.future) when
+ * "b" is an argument of the function marked so (a causal mask or its
+ * complement, ir/contract.h). */
 static void causal_fact(const struct pb_poly_scop *s, int b, MlirOperation ld)
 {
+	static const char *const names[] = {PB_ATTR_CAUSAL, PB_ATTR_FUTURE};
 	MlirValue root = s->buf[b].root;
 	if (!mlirValueIsABlockArgument(root))
 		return;
@@ -280,12 +282,14 @@ static void causal_fact(const struct pb_poly_scop *s, int b, MlirOperation ld)
 	MlirOperation f = mlirBlockGetParentOperation(blk);
 	if (!pb_ir_op_is(f, "func.func"))
 		return;
-	MlirAttribute c = pb_ir_func_arg_attr(
-		f, (int)mlirBlockArgumentGetArgNumber(root), PB_ATTR_CAUSAL);
-	if (mlirAttributeIsNull(c))
-		return;
-	fold_constant_subscripts(ld);
-	pb_ir_set_attr(ld, PB_ATTR_CAUSAL, c);
+	for (size_t k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		MlirAttribute c = pb_ir_func_arg_attr(
+			f, (int)mlirBlockArgumentGetArgNumber(root), names[k]);
+		if (mlirAttributeIsNull(c))
+			continue;
+		fold_constant_subscripts(ld);
+		pb_ir_set_attr(ld, names[k], c);
+	}
 }
 
 /* Map the counters of the first "n" loops of "st" to "to" in "m". */

@@ -30,6 +30,11 @@
  *                                           dimensions 1; or the (i1)
  *                                           buffer is true there and
  *                                           false beyond
+ *   pb.future   the same places             i64 c: the (i1) buffer is
+ *                                           true at [.., i, j] for
+ *                                           j > i + c and false at and
+ *                                           below, its other dimensions
+ *                                           1 (masked_fill's condition)
  *
  * Operation locations of fused ops carry "pb.op:<op>" metadata names
  * (PB_LOC_OP_PREFIX). The names are string literals so that IR templates
@@ -50,6 +55,7 @@
 #define PB_ATTR_OUTPUT "pb.output"
 #define PB_ATTR_DTYPE "pb.dtype"
 #define PB_ATTR_CAUSAL "pb.causal"
+#define PB_ATTR_FUTURE "pb.future"
 /* on a nest pb-tile leaves to pb-mma: a contraction for tensor cores */
 #define PB_ATTR_MMA "pb.mma"
 /* on an affine.for from 0 to NW inside a warp-mapped nest of NW warps:

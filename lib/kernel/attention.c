@@ -209,12 +209,14 @@ static MlirType data_type(MlirOperation ld)
 	return mlirValueGetType(mlirOperationGetResult(ld, 0));
 }
 
-/* Is the additive mask of "a" a causal one (pb.causal on its load,
- * ir/contract.h), read at [0.., query row, key]? Its offset into *c. */
-static int causal(const struct pb_kernel_attention *a, int64_t *c)
+/* Is mask "mk" of "a" read at [0.., query row, key] and marked "name"
+ * (pb.causal or pb.future, ir/contract.h)? Its offset into *c. */
+static int causal_mark(const struct pb_kernel_attention *a,
+		       const struct pb_kernel_att_mask *mk, const char *name,
+		       int64_t *c)
 {
-	const struct pb_kernel_access *m = &a->mk[0].mask;
-	MlirAttribute at = pb_ir_attr(m->op, PB_ATTR_CAUSAL);
+	const struct pb_kernel_access *m = &mk->mask;
+	MlirAttribute at = pb_ir_attr(m->op, name);
 	int r = m->rank;
 	if (mlirAttributeIsNull(at) || !mlirAttributeIsAInteger(at) || r < 2 ||
 	    m->sub[r - 1] != PB_KERNEL_ATT_J || m->sub[r - 2] != a->m)
@@ -280,17 +282,61 @@ static int match_mask(struct pb_kernel_attention *a, MlirBlock body,
 	return 1;
 }
 
-/* Is Where "mk" on a causal condition (causal()) a causal mask: does it
- * keep the scores where the condition is true, and is its other value a
- * constant no kept score comes near (-inf, or at most float16's lowest,
- * -65504: finfo.min of the model's type)? Every row keeps keys 0 .. c, so
- * exp(fill - max) is 0 in f32, as the -inf of the computed mask gives. */
-static int causal_where(const struct pb_kernel_att_mask *mk)
+/* Is mask "mk" of "a" a causal one: -inf (or what acts as -inf) for the
+ * keys past query row + c, the scores unchanged at and before? Its c
+ * into *c. An additive mask marked pb.causal; or a Where that keeps the
+ * scores where a condition marked pb.causal is true (GPT-2's tril), or
+ * where one marked pb.future is false (nanoGPT's masked_fill of
+ * `bias == 0`), whose other value is a constant no kept score comes
+ * near (-inf, or at most float16's lowest, -65504: finfo.min of the
+ * model's type). Every row keeps keys 0 .. c, so exp(fill - max) is 0
+ * in f32, as the -inf of the computed mask gives. */
+static int causal(const struct pb_kernel_attention *a,
+		  const struct pb_kernel_att_mask *mk, int64_t *c)
 {
 	double f;
-	return mk->kind == PB_KERNEL_ATT_WHERE && mk->where_true &&
-	       mlirOperationIsNull(mk->fill.op) &&
-	       float_constant(mk->fillv, &f) && f <= -65504.0;
+	if (mk->kind == PB_KERNEL_ATT_ADD)
+		return causal_mark(a, mk, PB_ATTR_CAUSAL, c);
+	if (!mlirOperationIsNull(mk->fill.op) ||
+	    !float_constant(mk->fillv, &f) || f > -65504.0)
+		return 0;
+	return mk->where_true ? causal_mark(a, mk, PB_ATTR_CAUSAL, c)
+			      : causal_mark(a, mk, PB_ATTR_FUTURE, c);
+}
+
+/* Is mask "mk" -inf or what keeps -inf: a constant -inf as a Where's
+ * other value, or an additive mask (-inf + m is -inf for every m but
+ * +inf)? */
+static int keeps_ninf(const struct pb_kernel_att_mask *mk)
+{
+	double f;
+	return mk->kind == PB_KERNEL_ATT_ADD ||
+	       (mlirOperationIsNull(mk->fill.op) &&
+		float_constant(mk->fillv, &f) && isinf(f) && f < 0);
+}
+
+/* Can the masks of "a" be computed as one causal mask (causal()) whose
+ * key tiles past the diagonal are skipped? The only mask; or, among
+ * several, one that gives -inf exactly (additive, or a Where whose
+ * other value is -inf: a finite one counts as -inf only where every
+ * row keeps a key) followed by masks that keep -inf (keeps_ninf): the
+ * scores it hides are -inf whatever the others do, the others are
+ * applied first and it last. Its index into *u, its c into *c. */
+static int causal_of(const struct pb_kernel_attention *a, int *u, int64_t *c)
+{
+	for (*u = 0; *u < a->nmask; ++*u) {
+		if (!causal(a, &a->mk[*u], c))
+			continue;
+		if (a->nmask == 1)
+			return 1;
+		if (!keeps_ninf(&a->mk[*u]))
+			return 0;
+		for (int v = *u + 1; v < a->nmask; v++)
+			if (!keeps_ninf(&a->mk[v]))
+				return 0;
+		return 1;
+	}
+	return 0;
 }
 
 /* The body of the key loop: the score's reduction (dloop) and scaling,
@@ -549,9 +595,7 @@ int pb_kernel_attention_of(MlirOperation nest, struct pb_kernel_attention *a,
 	if (!mlirTypeIsAF32(a->elt) && !mlirTypeIsAF16(a->elt) &&
 	    !mlirTypeIsABF16(a->elt))
 		goto out;
-	a->causal = a->nmask == 1 && causal(a, &a->causal_off) &&
-		    (a->mk[0].kind == PB_KERNEL_ATT_ADD ||
-		     causal_where(&a->mk[0]));
+	a->causal = causal_of(a, &a->causal_u, &a->causal_off);
 	ok = 1;
 out:
 	pb_ir_ops_free(&ops);

@@ -353,10 +353,13 @@ struct pb_kernel_attention {
 	int divide;
 	int nmask;			/* masks after the scale, in order */
 	struct pb_kernel_att_mask mk[PB_KERNEL_ATT_MAXM];
-	int causal;			/* the only mask is additive and causal: -inf
-					   for keys past query row + off, 0
-					   before (pb.causal, read at [0..,
-					   row, key]) */
+	int causal;			/* mask causal_u is causal: -inf for keys
+					   past query row + off, the scores
+					   unchanged before (pb.causal or
+					   pb.future, read at [0.., row,
+					   key]), and the others keep -inf
+					   (attention.c, causal_of) */
+	int causal_u;
 	int64_t causal_off;
 	MlirType elt;			/* Q's, K's and V's element type */
 	MlirType tc;			/* their type on tensor cores */

@@ -220,17 +220,23 @@ static void where_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 }
 
 /* The masks of "a" in order on the scores "%xq<i>_<n>" of row fragment
- * "i" and key fragment "n" (in base 2), into "%x<i>_<n>" ("%xk<i>_<n>"
- * with "keys": keys_text follows); "%xm<u>_<i>_<n>" between them. */
+ * "i" and key fragment "n" (in base 2), into "%<last><i>_<n>";
+ * "%xm<u>_<i>_<n>" between them. A causal one (computed by
+ * causal_step_text) is left out. */
 static void masks_text(struct pb_buf *t, const struct pb_kernel_attention *a,
-		       int i, int n, int mask_r, int keys)
+		       int i, int n, int mask_r, int keys, const char *last)
 {
 	char in[16] = "xq", out[16];
-	for (int u = 0; u < a->nmask; u++) {
-		if (u + 1 < a->nmask)
+	int end = a->nmask;
+	if (a->causal && a->causal_u == end - 1)
+		end--;
+	for (int u = 0; u < end; u++) {
+		if (a->causal && u == a->causal_u)
+			continue;
+		if (u + 1 < end)
 			snprintf(out, sizeof(out), "xm%d_", u);
 		else
-			snprintf(out, sizeof(out), "%s", keys ? "xk" : "x");
+			snprintf(out, sizeof(out), "%s", last);
 		if (a->mk[u].kind == PB_KERNEL_ATT_WHERE)
 			where_text(t, a, u, i, n, mask_r, keys, in, out);
 		else
@@ -308,13 +314,14 @@ static void keys_text(struct pb_buf *t, int i, int n)
  * causal step before its mask: the sums "%s<i>_<n>_<nd-1>" when the mask
  * goes before the scale ("pre": a positive scale keeps -inf, and the
  * product stays next to the softmax's subtraction, one FFMA), else the
- * scaled "%xq<i>_<n>". */
-static void causal_in(struct pb_buf *t, int pre, int i, int n, int nd)
+ * scaled "%xq<i>_<n>", or "%xo<i>_<n>" after the other masks of "a". */
+static void causal_in(struct pb_buf *t, const struct pb_kernel_attention *a,
+		      int pre, int i, int n, int nd)
 {
 	if (pre)
 		pb_buf_printf(t, "%%s%d_%d_%d", i, n, nd - 1);
 	else
-		pb_buf_printf(t, "%%xq%d_%d", i, n);
+		pb_buf_printf(t, "%%%s%d_%d", a->nmask > 1 ? "xo" : "xq", i, n);
 }
 
 /* The causal mask of "a" on the scores of row fragment "i" and key
@@ -335,7 +342,7 @@ static void causal_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		      "          %%xc%d_%d = arith.select %%cm%d_%d, ",
 		      i, n, (long long)a->causal_off, i, n, i, n, i, n, i, n,
 		      i, n, i, n, i, n, i, n, i, n);
-	causal_in(t, pre, i, n, nd);
+	causal_in(t, a, pre, i, n, nd);
 	pb_buf_puts(t, ", %ninfc : vector<16x8xi1>, vector<16x8xf32>\n");
 }
 
@@ -373,7 +380,7 @@ static void causal_step_text(struct pb_buf *t,
 			for (int n = 0; n < nf; n++) {
 				pb_buf_puts(t, i || n ? ", " : "");
 				if (e)
-					causal_in(t, pre, i, n, nd);
+					causal_in(t, a, pre, i, n, nd);
 				else
 					pb_buf_printf(t, "%%xc%d_%d", i, n);
 			}
@@ -404,8 +411,8 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			int cut, int fm, int mask_r)
 {
 	int nd = (int)((a->d + 15) / 16);
-	/* a causal mask before a positive scale (causal_in) */
-	int pre = a->scale > 0;
+	/* a causal mask (the only one) before a positive scale (causal_in) */
+	int pre = a->scale > 0 && a->nmask == 1;
 	for (int n = 0; n < s->bn / 8; n++) {
 		char jn[16];
 		snprintf(jn, sizeof(jn), "jn%d", n);
@@ -457,9 +464,11 @@ static void scores_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 				      "vector<16x8xf32>\n",
 				      a->nmask ? "xq" : keys ? "xk" : "x", i, n,
 				      i, n, nd - 1);
-			if (a->causal)
+			if (a->causal) {
+				masks_text(t, a, i, n, mask_r, keys, "xo");
 				continue;
-			masks_text(t, a, i, n, mask_r, keys);
+			}
+			masks_text(t, a, i, n, mask_r, keys, keys ? "xk" : "x");
 			if (keys)
 				keys_text(t, i, n);
 		}
@@ -693,8 +702,10 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_mma_cst_text(t, &a->k, "ck");
 	pb_mma_cst_text(t, &a->v, "cv");
 	pb_mma_cst_text(t, &a->o, "co");
-	for (int u = 0; u < a->nmask && !a->causal; u++) {
+	for (int u = 0; u < a->nmask; u++) {
 		const struct pb_kernel_att_mask *mk = &a->mk[u];
+		if (a->causal && u == a->causal_u)
+			continue;
 		char cpre[16];
 		snprintf(cpre, sizeof(cpre), "cm%d_", u);
 		pb_mma_cst_text(t, &mk->mask, cpre);
@@ -723,8 +734,9 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 			pb_buf_puts(t, "\n");
 		}
 	}
-	for (int u = 0; u < a->nmask && !a->causal; u++)
-		if (a->mk[u].kind == PB_KERNEL_ATT_ADD) {
+	for (int u = 0; u < a->nmask; u++)
+		if (a->mk[u].kind == PB_KERNEL_ATT_ADD &&
+		    !(a->causal && u == a->causal_u)) {
 			pb_buf_puts(t, "      %log2e = arith.constant "
 				    "dense<1.44269502> : vector<16x8xf32>\n");
 			break;

@@ -195,8 +195,11 @@ static int map_attention(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 			     "attention on tensor cores: mma.sync m16n8k16 %s "
 			     "-> f32 for QK^T and PV, P in registers, %lld "
 			     "query rows a block, %lld a warp, %lld keys a "
-			     "step", pb_kernel_mma_kind(a->tc),
-			     (long long)s.bm, (long long)s.wm, (long long)s.bn);
+			     "step%s", pb_kernel_mma_kind(a->tc),
+			     (long long)s.bm, (long long)s.wm, (long long)s.bn,
+			     a->causal ? "; causal: the mask computed, the key "
+					 "tiles past the diagonal skipped"
+				       : "");
 	return pb_mma_attention(ctx, a, &s);
 }
 

@@ -7,7 +7,9 @@
  * registered tril buffer). pb-import marks such a parameter pb.causal = c
  * (ir/contract.h), a fact about its values that attention kernels use to
  * skip the key tiles above the diagonal and to compute the mask instead
- * of loading it. The values are read where they lie in the model (raw or
+ * of loading it. A boolean condition the other way round, true where
+ * j > i + c (nanoGPT's `bias == 0`, constant-folded by the export, for
+ * masked_fill(cond, -inf)), is marked pb.future = c. The values are read where they lie in the model (raw or
  * typed float32, raw float16), without a copy; a weight that is not a
  * mask fails at its first element that is neither 0 nor -inf. */
 #include <math.h>
@@ -34,8 +36,8 @@ static int sign_at(const Onnx__TensorProto *p, int raw, int64_t k)
 	return f == 0 ? 0 : isinf(f) && f < 0 ? -1 : 1;
 }
 
-int pb_imp_causal(const Onnx__TensorProto *p, const struct shape *sh,
-		  int64_t *off)
+enum pb_imp_causal pb_imp_causal(const Onnx__TensorProto *p,
+				 const struct shape *sh, int64_t *off)
 {
 	int r = sh->rank;
 	if (!p || r < 2 || p->data_location ==
@@ -57,17 +59,21 @@ int pb_imp_causal(const Onnx__TensorProto *p, const struct shape *sh,
 			      (raw ? p->raw_data.len != (size_t)(4 * n)
 				   : p->n_float_data != (size_t)n))
 		return 0;
-	/* c from the first row: c + 1 zeros, then -inf */
+	/* c from the first row: c + 1 zeros (true), then -inf (false); or,
+	   for a boolean, c + 1 false then true */
+	int kept = sign_at(p, raw, 0), hid = kept ? 0 : -1;
+	if (kept && (!bool_ || kept != -1))
+		return PB_IMP_CAUSAL_NONE;
 	int64_t c = 0;
-	while (c < S && sign_at(p, raw, c) == 0)
+	while (c < S && sign_at(p, raw, c) == kept)
 		c++;
-	if (c == 0 || c == S)
-		return 0;
+	if (c == S)
+		return PB_IMP_CAUSAL_NONE;
 	c--;
 	for (int64_t i = 0; i < L; i++)
 		for (int64_t j = 0; j < S; j++)
-			if (sign_at(p, raw, i * S + j) != (j <= i + c ? 0 : -1))
-				return 0;
+			if (sign_at(p, raw, i * S + j) != (j <= i + c ? kept : hid))
+				return PB_IMP_CAUSAL_NONE;
 	*off = c;
-	return 1;
+	return kept ? PB_IMP_CAUSAL_FUTURE : PB_IMP_CAUSAL_KEPT;
 }

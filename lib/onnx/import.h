@@ -103,10 +103,17 @@ int pb_imp_nin(struct imp *s);
 struct val *pb_imp_def(struct imp *s, size_t i, enum pb_dtype dt,
 		       const struct shape *sh);
 struct pb_tensor *pb_imp_known(struct imp *s, struct val *v);
-/* Is initializer "p" of shape "sh" a causal mask, 0 at [.., i, j] for
- * j <= i + c and -inf beyond (causal.c)? 1 with c in *off, else 0. */
-int pb_imp_causal(const Onnx__TensorProto *p, const struct shape *sh,
-		  int64_t *off);
+/* What initializer "p" of shape "sh" says of the keys j of query i
+ * (causal.c): KEPT, a causal mask, 0 (true) at [.., i, j] for j <= i + c
+ * and -inf (false) beyond; FUTURE, a boolean true for j > i + c and
+ * false at and below; c in *off. */
+enum pb_imp_causal {
+	PB_IMP_CAUSAL_NONE,
+	PB_IMP_CAUSAL_KEPT,
+	PB_IMP_CAUSAL_FUTURE,
+};
+enum pb_imp_causal pb_imp_causal(const Onnx__TensorProto *p,
+				 const struct shape *sh, int64_t *off);
 const char *pb_imp_use(struct imp *s, struct val *v);
 const char *pb_imp_use_dt(struct imp *s, struct val *v);
 int pb_imp_alias(struct imp *s, size_t out, struct val *v);

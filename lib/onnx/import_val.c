@@ -287,8 +287,11 @@ static void add_param(struct imp *s, struct val *v)
 	pb_imp_str(&s->args, v->name);
 	pb_imp_dtype_attr(&s->args, v->dtype);
 	int64_t c;
-	if (pb_imp_causal(v->init, &v->sh, &c))
-		pb_buf_printf(&s->args, ", " PB_ATTR_CAUSAL " = %lld : i64",
+	enum pb_imp_causal k = pb_imp_causal(v->init, &v->sh, &c);
+	if (k != PB_IMP_CAUSAL_NONE)
+		pb_buf_printf(&s->args, ", %s = %lld : i64",
+			      k == PB_IMP_CAUSAL_KEPT ? PB_ATTR_CAUSAL
+						      : PB_ATTR_FUTURE,
 			      (long long)c);
 	pb_buf_puts(&s->args, "} loc(unknown)");
 }

@@ -14,8 +14,10 @@
  * backward branch: the instructions from the branch's target to the last
  * branch back to that target. Loops nest by containment; the hottest
  * inner loop is the innermost loop with the most loops around it (of
- * equal depth, the one with the most flops, then the longest: a staged
- * kernel's compute loop rather than its copy loop beside it), which for
+ * equal depth, the one with the most flops, a staged kernel's compute
+ * loop rather than its copy loop beside it; then the shortest, a full
+ * tile's loop rather than the same loop of a partial tile, whose points
+ * pb-codegen guards one by one and ptxas predicates), which for
  * the kernels pb and Triton generate is the reduction loop of a product
  * or the row loop of a reduction. The
  * counts are static: one per instruction of the loop body, as the issue
@@ -342,7 +344,7 @@ static void finish(struct reading *r)
 				 (L->depth == H->depth &&
 				  (L->mix.flops > H->mix.flops ||
 				   (L->mix.flops == H->mix.flops &&
-				    L->mix.total > H->mix.total)))))
+				    L->mix.total < H->mix.total)))))
 			k->hot = l;
 	}
 	free(r->labels);

@@ -134,8 +134,9 @@ struct pb_sass {
 /* Parse the nvdisasm listing "text" (with or without -c; one section
  * .text.<kernel> per function) into "s": every kernel's instructions,
  * their mix, its loops and the hottest inner loop (the deepest innermost
- * loop; of equal depth, the one with the most flops, then the most
- * instructions). Returns 0,
+ * loop; of equal depth, the one with the most flops, then the fewest
+ * instructions: a full tile's loop rather than the same loop of a
+ * partial tile, whose points are guarded one by one). Returns 0,
  * or -1 when "text" holds no instruction. */
 int pb_sass_parse(const char *text, struct pb_sass *s);
 void pb_sass_clear(struct pb_sass *s);

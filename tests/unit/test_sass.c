@@ -1,6 +1,7 @@
 /* Tests of lib/sass on hand-written text whose counts are known: an
- * nvdisasm listing of two kernels (a loop nest, tensor-core and async
- * copies, the trailing BRA-to-itself that is no loop) and a ptxas -v
+ * nvdisasm listing of four kernels (a loop nest, tensor-core and async
+ * copies, the trailing BRA-to-itself that is no loop, a copy loop beside
+ * a compute loop, a full tile's loop beside a partial tile's) and a ptxas -v
  * report. No ptxas or nvdisasm needed. */
 #include <math.h>
 #include <stdio.h>
@@ -61,7 +62,24 @@ static const char listing[] =
 	"        /*0050*/                   LDS.128 R8, [R3] ;\n"
 	"        /*0060*/                   FFMA R12, R8, R9, R12 ;\n"
 	"        /*0070*/               @P1 BRA `(.L_x_5) ;\n"
-	"        /*0080*/                   EXIT ;\n";
+	"        /*0080*/                   EXIT ;\n"
+	"\t.section\t.text.tiles_kernel,\"ax\",@progbits\n"
+	"tiles_kernel:\n"
+	".L_x_6:\n"
+	"        /*0000*/               @P1 LDS R4, [R2] ;\n"
+	"        /*0010*/               @P1 LDS R5, [R3] ;\n"
+	"        /*0020*/               @P1 FFMA R12, R4, R5, R12 ;\n"
+	"        /*0030*/               @P2 LDS R6, [R2+0x4] ;\n"
+	"        /*0040*/               @P2 LDS R7, [R3] ;\n"
+	"        /*0050*/               @P2 FFMA R13, R6, R7, R13 ;\n"
+	"        /*0060*/               @P0 BRA `(.L_x_6) ;\n"
+	".L_x_7:\n"
+	"        /*0070*/                   LDS.64 R4, [R2] ;\n"
+	"        /*0080*/                   LDS R7, [R3] ;\n"
+	"        /*0090*/                   FFMA R12, R4, R7, R12 ;\n"
+	"        /*00a0*/                   FFMA R13, R5, R7, R13 ;\n"
+	"        /*00b0*/               @P0 BRA `(.L_x_7) ;\n"
+	"        /*00c0*/                   EXIT ;\n";
 
 static const char report[] =
 	"ptxas info    : 0 bytes gmem\n"
@@ -117,8 +135,8 @@ static void test_classify(void)
 static void test_listing(void)
 {
 	struct pb_sass s;
-	check(pb_sass_parse(listing, &s) == 0 && s.n == 3, "three kernels");
-	if (s.n != 3)
+	check(pb_sass_parse(listing, &s) == 0 && s.n == 4, "four kernels");
+	if (s.n != 4)
 		return;
 	const struct pb_sass_kernel *k = pb_sass_kernel(&s, "outer_kernel");
 	check(k && k->ninst == 16, "outer_kernel: 16 instructions");
@@ -168,6 +186,12 @@ static void test_listing(void)
 		      k->loops[1].mix.total == 3 && k->loops[0].mix.total == 5,
 	      "staged_kernel: of two loops of equal depth the one with flops "
 	      "is hotter than the longer copy loop");
+	k = pb_sass_kernel(&s, "tiles_kernel");
+	check(k && k->nloops == 2 && k->hot == 1 &&
+		      k->loops[0].mix.total == 7 && k->loops[1].mix.total == 5,
+	      "tiles_kernel: of two loops of equal depth and flops (a full "
+	      "tile's and a partial tile's guarded points) the shorter is "
+	      "hotter");
 	pb_sass_clear(&s);
 	check(pb_sass_parse("no listing\n", &s) == -1 && s.n == 0,
 	      "text without instructions");

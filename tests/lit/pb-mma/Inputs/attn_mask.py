@@ -19,14 +19,20 @@ masked_fill or torch.where:
   [1, 1, LQ, LK] of gpt2 as a boolean initializer (GPT-2 without an
   attention_mask); the mask input is unused (all true);
 - addfirst: a mild additive mask [1, 1, 1, LK] (values in [-2, 0]) added
-  before the Div by sqrt(D), which scales it too.
+  before the Div by sqrt(D), which scales it too;
+- nanogpt: Where(cond, Constant -inf, scores) with cond true where key
+  j > i + LK - LQ, a boolean initializer (nanoGPT's
+  masked_fill(bias == 0, -inf), constant-folded by the export); the
+  mask input is unused (all true);
+- nanopad: the same, then Add of the additive padding mask [1, 1, 1, LK]
+  (0 where kept, -10000 where padded).
 
 With f16 after KIND, the model's data is float16 throughout (as
 model.half() exports it: the other value finfo(float16).min), the
 reference computed in float32 from the float16 inputs.
 
-usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where|gpt2|causal|addfirst
-                                          [f16]]
+usage: attn_mask.py DIR NAME LQ LK H D [add|kpm|where|gpt2|causal|addfirst|
+                                          nanogpt|nanopad [f16]]
 
 Writes DIR/NAME.onnx, its inputs q, k, v and mask as float32 and float16
 .npy (the condition as bool), and NumPy's float32 result y. The last
@@ -78,6 +84,24 @@ elif kind == "causal":
              helper.make_node("Where", ["cond", "x", "fill"], ["xm"],
                               name="Where_4")]
     x = np.where(cond, x, np.float32(fmin))
+elif kind in ("nanogpt", "nanopad"):
+    cond = (np.arange(LK)[None, :] >
+            np.arange(LQ)[:, None] + (LK - LQ)).reshape(1, 1, LQ, LK)
+    inits.append(numpy_helper.from_array(cond, "cond"))
+    mnode = [helper.make_node("Constant", [], ["ninf"], name="Constant_3",
+                              value=numpy_helper.from_array(
+                                  np.array(-np.inf, dt))),
+             helper.make_node("Where", ["cond", "ninf", "x"],
+                              ["xm" if kind == "nanogpt" else "xw"],
+                              name="Where_4")]
+    x = np.where(cond, np.float32(-np.inf), x)
+    if kind == "nanogpt":
+        mask = np.ones(ms, bool)
+    else:
+        mask = np.where(keep, 0, -10000).astype(dt).reshape(ms)
+        mnode.append(helper.make_node("Add", ["xw", "mask"], ["xm"],
+                                      name="Add_5"))
+        x = x + mask.astype(np.float32)
 elif kind == "gpt2":
     cond = (np.arange(LK)[None, :] <=
             np.arange(LQ)[:, None] + (LK - LQ)).reshape(1, 1, LQ, LK)
@@ -108,9 +132,9 @@ nodes = [helper.make_node("Transpose", ["k"], ["kt"], name="Transpose_0",
          helper.make_node("Softmax", ["xm"], ["p"], name="Softmax_4", axis=-1),
          helper.make_node("MatMul", ["p", "v"], ["y"], name="MatMul_5")]
 vi = helper.make_tensor_value_info
-mt = (TensorProto.FLOAT if kind in ("add", "gpt2", "addfirst")
-      else TensorProto.BOOL)
-if half and kind in ("add", "gpt2", "addfirst"):
+additive = ("add", "gpt2", "addfirst", "nanopad")
+mt = TensorProto.FLOAT if kind in additive else TensorProto.BOOL
+if half and kind in additive:
     mt = ft
 g = helper.make_graph(nodes, name, [vi("q", ft, qs), vi("k", ft, ks),
                                     vi("v", ft, ks), vi("mask", mt, ms)],
