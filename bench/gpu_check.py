@@ -471,8 +471,10 @@ def baselines(args, torch, row, model, meta, xs, refs, rtol, atol, repeat, dt):
             am = am & torch.ones(q.shape[-2], k.shape[-2], dtype=torch.bool,
                                  device=k.device).tril()
             causal = False
+        # grouped-query attention (repeat_kv's): fewer K/V heads
+        gqa = {"enable_gqa": True} if k.shape[-3] != q.shape[-3] else {}
         timed("lib", lambda: [F.scaled_dot_product_attention(
-            q, k, v, attn_mask=am, is_causal=causal)])
+            q, k, v, attn_mask=am, is_causal=causal, **gqa)])
         row["lib"] = "sdpa"
     del g, feeds
     torch.cuda.empty_cache()

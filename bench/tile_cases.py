@@ -143,6 +143,42 @@ def sdpa(name, heads, seq, dim, causal, cpu):
     CASES[name][1]["causal"] = bool(causal)
 
 
+def attention_rkv(name, heads, kv_heads, seq, dim, cpu):
+    """Grouped-query attention as Hugging Face's eager attention exports
+    repeat_kv: K and V of "kv_heads" heads unsqueezed, expanded to
+    [1, kv_heads, heads / kv_heads, seq, dim] and reshaped to "heads"
+    heads, then attention() (Transpose, MatMul, Mul, Softmax, MatMul).
+    pb-fuse folds the two Expand copies into the fused nest's loads
+    (docs/pb-fuse.md, "Grouped-query attention"). PyTorch's baseline is
+    scaled_dot_product_attention(enable_gqa=True)."""
+    from onnx import TensorProto
+    i64 = lambda n, v: helper.make_node(
+        "Constant", [], [n], name="Constant_" + n,
+        value=helper.make_tensor(n, TensorProto.INT64, [len(v)], v))
+    g = heads // kv_heads
+    shape, kvs = [1, heads, seq, dim], [1, kv_heads, seq, dim]
+    sc = helper.make_tensor("scale", TensorProto.FLOAT, [], [1.0 / float(np.sqrt(dim))])
+    nodes = [i64("ax", [2]), i64("es", [1, kv_heads, g, seq, dim]),
+             i64("rs", shape)]
+    for n in "kv":
+        nodes += [helper.make_node("Unsqueeze", [n, "ax"], [n + "u"],
+                                   name="Unsqueeze_" + n),
+                  helper.make_node("Expand", [n + "u", "es"], [n + "e"],
+                                   name="Expand_" + n),
+                  helper.make_node("Reshape", [n + "e", "rs"], [n + "r"],
+                                   name="Reshape_" + n)]
+    nodes += [helper.make_node("Transpose", ["kr"], ["kt"], name="Transpose_0", perm=[0, 1, 3, 2]),
+              helper.make_node("MatMul", ["q", "kt"], ["s"], name="MatMul_1"),
+              helper.make_node("Constant", [], ["c"], name="Constant_2", value=sc),
+              helper.make_node("Mul", ["s", "c"], ["t"], name="Mul_3"),
+              helper.make_node("Softmax", ["t"], ["p"], name="Softmax_4", axis=-1),
+              helper.make_node("MatMul", ["p", "vr"], ["y"], name="MatMul_5")]
+    add(name, "attention", model(name, nodes,
+        [("q", shape), ("k", kvs), ("v", kvs)], [("y", shape)], opset=17),
+        4 * heads * seq * seq * dim, 8 * (heads + kv_heads) * seq * dim, seq,
+        cpu)
+
+
 def masked_attention(name, heads, seq, dim, fill, masks, inits):
     """The model of attention() scaled by a Mul, then the nodes "masks"
     (the first reads the scaled scores "t" and Constant "fill", the last
@@ -265,6 +301,9 @@ attention_kpm("attn_kpm_12x128x64", 12, 128, 64, True)
 attention_gpt2("attn_gpt2_12x1024x64", 12, 1024, 64, False)
 # nanoGPT's masked_fill(bias == 0, -inf), then the same padding mask
 attention_gpt2("attn_nanopad_12x1024x64", 12, 1024, 64, False, nano=True)
+# grouped-query attention through repeat_kv (Llama-3-8B: 32 query heads,
+# 8 key/value heads, head dimension 128)
+attention_rkv("attn_gqa_rkv_32x8x1024x128", 32, 8, 1024, 128, False)
 
 
 # --- NumPy references (float64) ------------------------------------------
@@ -289,6 +328,11 @@ def ref_conv(x, w, b, stride, pad, group):
 def reference(m, xs):
     x = [a.astype(np.float64) for a in xs]
     node = m.graph.node[0]
+    if node.op_type == "Constant" and x[1].shape[1] != x[0].shape[1]:
+        # repeat_kv's grouped-query attention: each K/V head for a group
+        g = x[0].shape[1] // x[1].shape[1]
+        x[1], x[2] = np.repeat(x[1], g, 1), np.repeat(x[2], g, 1)
+        node = m.graph.node[-6]
     if node.op_type in ("Transpose", "Mul"):  # attention (Mul: sdpa's)
         s = x[0] @ np.swapaxes(x[1], -1, -2) / np.sqrt(x[0].shape[-1])
         init = {t.name: t for t in m.graph.initializer}

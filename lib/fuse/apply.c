@@ -1,6 +1,7 @@
 /* Applying fusion decisions to the IR: merging the nests of each group
  * under their shared loops, and contracting the buffers that became local
  * (the rules are in fusion.c's file comment). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -138,12 +139,65 @@ void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before)
 	}
 }
 
+MlirOperation pb_fuse_loop(MlirOperation at, int64_t extent, int par,
+			   MlirLocation loc, MlirValue *iv)
+{
+	char text[200];
+	if (par)
+		snprintf(text, sizeof(text),
+			 "func.func @f() {\n  affine.parallel (%%i) = (0) to "
+			 "(%lld) {\n  }\n  return\n}\n",
+			 (long long)extent);
+	else
+		snprintf(text, sizeof(text),
+			 "func.func @f() {\n  affine.for %%i = 0 to %lld {\n"
+			 "  }\n  return\n}\n",
+			 (long long)extent);
+	MlirOperation l = pb_ir_clone_from_text(
+		mlirOperationGetContext(at), text,
+		par ? "affine.parallel" : "affine.for", 0, NULL);
+	if (mlirOperationIsNull(l))
+		abort();
+	mlirOperationSetLocation(l, loc);
+	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, l);
+	MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
+	*iv = mlirBlockGetArgument(b, 0);
+	/* what is built inside gets the location of the terminator */
+	mlirOperationSetLocation(mlirBlockGetTerminator(b), loc);
+	return mlirBlockGetTerminator(b);
+}
+
+int pb_fuse_only_loads(MlirOperation op, MlirValue v)
+{
+	for (MlirOpOperand u = mlirValueGetFirstUse(v); !mlirOpOperandIsNull(u);
+	     u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation w = mlirOpOperandGetOwner(u);
+		if (pb_ir_is_inside(w, op)) {
+			if ((!pb_ir_op_is(w, "affine.load") &&
+			     !pb_ir_op_is(w, "memref.load")) ||
+			    mlirOpOperandGetOperandNumber(u))
+				return 0;
+			continue;
+		}
+		/* a view of "v" outside "op" */
+		for (intptr_t r = 0; r < mlirOperationGetNumResults(w); r++)
+			if (mlirTypeIsAMemRef(mlirValueGetType(
+				    mlirOperationGetResult(w, r))) &&
+			    !pb_fuse_only_loads(op, mlirOperationGetResult(w, r)))
+				return 0;
+	}
+	return 1;
+}
+
 int pb_fuse_unwritten(const struct pb_poly_scop *s, int from, int to, int b)
 {
 	for (int i = from; i <= to; i++) {
 		const struct pb_poly_stmt *st = &s->stmt[i];
-		if (st->kind != PB_POLY_NEST)
-			return 0;
+		if (st->kind != PB_POLY_NEST) {
+			if (!pb_fuse_only_loads(st->op, s->buf[b].root))
+				return 0;
+			continue;
+		}
 		for (int k = 0; k < st->naccess; k++)
 			if (st->access[k].write && st->access[k].buf == b)
 				return 0;

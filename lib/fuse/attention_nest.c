@@ -167,36 +167,6 @@ static void store(MlirOperation at, MlirValue v, MlirValue mem, int n,
 	make(at, "affine.store", 2 + n, ops, (MlirType){NULL}, 1, &name, &map);
 }
 
-/* A new empty loop from 0 to "extent" before "at" (an affine.parallel
- * when "par"); returns its body's terminator, *iv its counter. */
-static MlirOperation loop(MlirOperation at, int64_t extent, int par,
-			  MlirLocation loc, MlirValue *iv)
-{
-	char text[200];
-	if (par)
-		snprintf(text, sizeof(text),
-			 "func.func @f() {\n  affine.parallel (%%i) = (0) to "
-			 "(%lld) {\n  }\n  return\n}\n",
-			 (long long)extent);
-	else
-		snprintf(text, sizeof(text),
-			 "func.func @f() {\n  affine.for %%i = 0 to %lld {\n"
-			 "  }\n  return\n}\n",
-			 (long long)extent);
-	MlirOperation l = pb_ir_clone_from_text(
-		mlirOperationGetContext(at), text,
-		par ? "affine.parallel" : "affine.for", 0, NULL);
-	if (mlirOperationIsNull(l))
-		abort();
-	mlirOperationSetLocation(l, loc);
-	mlirBlockInsertOwnedOperationBefore(mlirOperationGetBlock(at), at, l);
-	MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(l, 0));
-	*iv = mlirBlockGetArgument(b, 0);
-	/* what is built inside gets the location of the terminator */
-	mlirOperationSetLocation(mlirBlockGetTerminator(b), loc);
-	return mlirBlockGetTerminator(b);
-}
-
 /* memref.alloca of "n" (0: rank 0) elements of type "t" before "at". */
 static MlirValue alloca_(MlirOperation at, int64_t n, MlirType t)
 {
@@ -445,21 +415,21 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 	struct pb_ir_map m = {0};
 
 	for (k = 0; k < R; k++)
-		at = loop(at, A->extent[k], 1, mlirOperationGetLocation(A->op),
-			  &ivs[k]);
+		at = pb_fuse_loop(at, A->extent[k], 1,
+				  mlirOperationGetLocation(A->op), &ivs[k]);
 	MlirValue mm = alloca_(at, 0, ft), ll = alloca_(at, 0, ft);
 	MlirValue acc = alloca_(at, PV->extent[R], ft), ss = alloca_(at, 0, ft);
 	store(at, t->m0, mm, 0, z);
 	store(at, t->zero, ll, 0, z);
-	MlirOperation in = loop(at, PV->extent[R], 0,
+	MlirOperation in = pb_fuse_loop(at, PV->extent[R], 0,
 				mlirOperationGetLocation(PV->op), &ev);
 	store(in, t->zero, acc, 1, ev);
 
 	/* s = sum_d x * y, as A computes it (scaled as T does) */
-	MlirOperation jb = loop(at, A->extent[R], 0,
+	MlirOperation jb = pb_fuse_loop(at, A->extent[R], 0,
 				mlirOperationGetLocation(R1->op), &jv);
 	store(jb, t->zero, ss, 0, z);
-	MlirOperation db = loop(jb, A->extent[R + 1], 0,
+	MlirOperation db = pb_fuse_loop(jb, A->extent[R + 1], 0,
 				mlirOperationGetLocation(A->op), &dv);
 	ivs[R] = jv;
 	ivs[R + 1] = dv;
@@ -558,7 +528,7 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 	/* l = l * a + p; acc[e] = acc[e] * a + p * v[e]; m = mn */
 	MlirValue lv = binop(jb, "arith.mulf", load(jb, ll, 0, z), av);
 	store(jb, binop(jb, "arith.addf", lv, pv), ll, 0, z);
-	MlirOperation eb = loop(jb, PV->extent[R], 0,
+	MlirOperation eb = pb_fuse_loop(jb, PV->extent[R], 0,
 				mlirOperationGetLocation(PV->op), &ev);
 	ivs[R] = ev;
 	ivs[R + 1] = jv;
@@ -586,7 +556,7 @@ void pb_attn_build(const struct pb_poly_scop *s, const struct pb_attn *t)
 
 	/* O[r, e] = acc[e] / l */
 	MlirValue lf = load(at, ll, 0, z);
-	MlirOperation ob = loop(at, PV->extent[R], 0,
+	MlirOperation ob = pb_fuse_loop(at, PV->extent[R], 0,
 				mlirOperationGetLocation(PV->op), &ev);
 	ivs[R] = ev;
 	map_ivs(&m, PV, R + 1, ivs);

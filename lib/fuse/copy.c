@@ -234,7 +234,9 @@ static int after_reduction(const struct pb_poly_scop *s, int c)
 }
 
 /* Does the copy keep the order of the loops between its load and its
- * store (the same elements in the same order)? */
+ * store: the same elements in the same order, or a broadcast (the load's
+ * loops those of the store with some left out, each element of the
+ * source copied along the dimensions it lacks: Expand)? */
 static int keeps_order(const struct pb_poly_scop *s, const struct copy *cp)
 {
 	const struct pb_poly_stmt *st = &s->stmt[cp->c];
@@ -248,7 +250,24 @@ static int keeps_order(const struct pb_poly_scop *s, const struct copy *cp)
 	for (int j = 0; j < m; j++)
 		if (out[j] >= 0)
 			out[b++] = out[j];
-	return a == b && !memcmp(in, out, sizeof(*in) * a);
+	int k = 0;
+	for (int j = 0; j < b && k < a; j++)
+		k += out[j] == in[k];
+	return k == a;
+}
+
+int pb_fuse_copy_writer(const struct pb_poly_scop *s, int b)
+{
+	struct copy cp = {.s = s, .c = -1};
+	for (int i = 0; i < s->nstmt; i++)
+		for (int k = 0; k < s->stmt[i].naccess; k++)
+			if (s->stmt[i].access[k].write &&
+			    s->stmt[i].access[k].buf == b)
+				return is_copy(s, i, b, &cp) && !cp.compute &&
+					       keeps_order(s, &cp)
+					   ? i
+					   : -1;
+	return -1;
 }
 
 /* Does the load "a" of statement "st" read each element once (distinct
@@ -359,6 +378,34 @@ static void rewrite(MlirOperation r, void *user)
 	pb_ir_map_free(&map);
 }
 
+/* Is "op" an affine.load without symbols in its map? */
+static int direct_load(MlirOperation op)
+{
+	return pb_ir_op_is(op, "affine.load") &&
+	       !mlirAffineMapGetNumSymbols(
+		       mlirAffineMapAttrGetValue(pb_ir_attr(op, "map")));
+}
+
+/* Append to "rd" the uses of buffer "root" inside the opaque statement
+ * "op" (a fused attention nest) and return how many, when all of them
+ * are such loads of "root" itself; -1 otherwise. */
+static int opaque_loads(MlirOperation op, MlirValue root,
+			struct pb_ir_ops *rd)
+{
+	int n = 0;
+	for (MlirOpOperand u = mlirValueGetFirstUse(root);
+	     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u)) {
+		MlirOperation w = mlirOpOperandGetOwner(u);
+		if (!pb_ir_is_inside(w, op))
+			continue;
+		if (!direct_load(w) || mlirOpOperandGetOperandNumber(u))
+			return -1;
+		pb_ir_ops_push(rd, w);
+		n++;
+	}
+	return n;
+}
+
 /* Fold the copy or producer into buffer "b" of "s" into its readers
  * (pb_fuse_fold_copy); with "any_order" a plain copy (2: or a scaled
  * one) is folded however its readers walk it (pb_fuse_fold_copy_always). */
@@ -368,7 +415,9 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	const struct pb_poly_buf *buf = &s->buf[b];
 	MlirOperation alloc = pb_ir_value_parent(buf->root);
 	struct copy cp = {.s = s, .c = -1};
-	int nread = 0, last = -1, once = 1, all_aligned = 1;
+	struct pb_ir_ops rd = {0}; /* the loads of T */
+	int nread = 0, last = -1, once = 1, all_aligned = 1, opaque = 0;
+	int done = 0;
 	double reads = 0, elems = 1;
 	if (buf->is_arg || !pb_ir_op_is(alloc, "memref.alloc") ||
 	    buf->rank > MAXR)
@@ -377,40 +426,56 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		elems *= (double)buf->shape[k];
 	for (int i = 0; i < s->nstmt; i++) {
 		const struct pb_poly_stmt *st = &s->stmt[i];
+		if (st->kind == PB_POLY_OPAQUE && cp.c >= 0) {
+			int k = opaque_loads(st->op, buf->root, &rd);
+			if (k < 0)
+				goto out;
+			if (k) {
+				nread += k;
+				last = i;
+				opaque = 1;
+			}
+			continue;
+		}
 		for (int k = 0; k < st->naccess; k++) {
 			const struct pb_poly_access *a = &st->access[k];
 			if (a->buf != b)
 				continue;
 			if (cp.c < 0 && a->write && is_copy(s, i, b, &cp))
 				continue;
-			if (cp.c < 0 || a->write || !a->direct || !a->exact ||
-			    !pb_ir_op_is(a->op, "affine.load") ||
-			    mlirAffineMapGetNumSymbols(mlirAffineMapAttrGetValue(
-				    pb_ir_attr(a->op, "map"))))
-				return 0;
+			if (cp.c < 0 || a->write || !direct_load(a->op) ||
+			    !a->direct || !a->exact)
+				goto out;
 			double it = 1;
 			for (int u = 0; u < st->depth; u++)
 				it *= (double)st->extent[u];
 			reads += it;
 			once &= reads_once(st, a);
 			all_aligned &= aligned(st, a);
+			pb_ir_ops_push(&rd, a->op);
 			nread++;
 			last = i;
 		}
 	}
 	if (cp.c < 0 || !nread || pb_fuse_num_uses(buf->root) != nread + 1)
-		return 0;
+		goto out;
+	/* an opaque reader's loads are counted, not their iterations:
+	 * only a plain copy that keeps the order folds into it */
+	once &= !opaque;
+	all_aligned &= !opaque;
 	double redundancy = reads / elems;
 	double limit = o->max_redundancy > 0 ? o->max_redundancy : 1.0;
+	if (cp.compute && opaque)
+		goto out;
 	if (any_order ? cp.compute && !(any_order == 2 && scaled(&cp))
 	    : cp.compute ? redundancy > limit || all_aligned ||
 				   after_reduction(s, cp.c)
 			 : !once && !keeps_order(s, &cp))
-		return 0;
+		goto out;
 	const struct pb_poly_stmt *c = &s->stmt[cp.c];
 	for (int k = 0; k + 1 < c->naccess; k++)
 		if (!pb_fuse_unwritten(s, cp.c + 1, last, c->access[k].buf))
-			return 0;
+			goto out;
 	if (o->remarks && any_order && cp.compute)
 		pb_remark_at(ctx, mlirOperationGetLocation(cp.st->op),
 			     "scaled copy folded into its %d reads (attention's "
@@ -427,10 +492,14 @@ static int fold(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			     "copy folded into its %d reads%s: they load its "
 			     "source",
 			     nread, any_order ? " (attention's operand)" : "");
-	pb_fuse_foreach_access(s, cp.c + 1, last, b, rewrite, &cp);
+	for (int i = 0; i < rd.n; i++)
+		rewrite(rd.v[i], &cp);
 	mlirOperationDestroy(s->stmt[cp.c].op);
 	mlirOperationDestroy(alloc);
-	return 1;
+	done = 1;
+out:
+	pb_ir_ops_free(&rd);
+	return done;
 }
 
 int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,

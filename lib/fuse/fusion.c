@@ -850,6 +850,16 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			if (n < 0 || refresh(ctx, body, &s0, n))
 				return PB_ERR;
 		}
+		/* reads of a copy through a reshape merging two of its
+		 * dimensions (repeat_kv): split the readers' loops, then
+		 * fold the copy */
+		if (!o->upstream && (f.kinds & PB_FUSE_PRODUCER)) {
+			int n = pb_fuse_split_merged(ctx, o, s0, body);
+			if (refresh(ctx, body, &s0, n) ||
+			    (n && pb_fuse_fold_each(ctx, o, &s0,
+						    pb_fuse_fold_copy) < 0))
+				return PB_ERR;
+		}
 		if (o->upstream) {
 			pb_poly_scop_free(s0);
 			s0 = NULL;

@@ -138,6 +138,21 @@ int pb_fuse_fold_pad(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
  * when folded. */
 int pb_fuse_fold_copy(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		      const struct pb_poly_scop *s, int b);
+/* The statement of "s" that first writes buffer "b" when it is a plain
+ * copy into all of "b" that keeps the order of its source or broadcasts
+ * it (one that pb_fuse_fold_copy folds whatever its readers' order),
+ * else -1 (copy.c). */
+int pb_fuse_copy_writer(const struct pb_poly_scop *s, int b);
+/* Split the loops of @main's nests ("body", lifted into "s") whose
+ * counter indexes the dimension that a memref.collapse_shape of a copy's
+ * buffer in "s" merged from two, so that they read the copy's buffer at
+ * loop counters (delinearize.c). Returns how many loops were split; "s"
+ * is stale afterwards when some were. */
+int pb_fuse_split_merged(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
+			 const struct pb_poly_scop *s, MlirBlock body);
+/* Remove the reshapes (expand_shape, collapse_shape) of "body" that
+ * nothing uses any more (views.c). */
+void pb_fuse_drop_unused_reshapes(MlirBlock body);
 /* The same for a plain permuting copy whatever order its readers read
  * it in: attention's operands (attention.c), which the tensor-core
  * mapping reads through a permutation either way. With "scaled", also a
@@ -166,8 +181,16 @@ int pb_fuse_concat_in_place(struct pb_ctx *ctx, MlirBlock body);
 /* Move the operations of the body of loop "l" but its terminator before
  * "before", with "iv" for l's counter (apply.c). */
 void pb_fuse_splice_body(MlirOperation l, MlirValue iv, MlirOperation before);
-/* Are statements "from" to "to" of "s" nests that do not write buffer
- * "b"? (apply.c) */
+/* A new empty loop from 0 to "extent" before "at" (an affine.parallel
+ * when "par") at "loc"; returns its body's terminator, *iv its counter
+ * (apply.c). */
+MlirOperation pb_fuse_loop(MlirOperation at, int64_t extent, int par,
+			   MlirLocation loc, MlirValue *iv);
+/* Does the operation "op" only load from "v" and the views of "v" made
+ * outside it (apply.c)? */
+int pb_fuse_only_loads(MlirOperation op, MlirValue v);
+/* Do statements "from" to "to" of "s" not write buffer "b": nests without
+ * a store to it, other statements with loads of it only? (apply.c) */
 int pb_fuse_unwritten(const struct pb_poly_scop *s, int from, int to, int b);
 /* The most dimensions an access may have for the folds. */
 #define PB_FUSE_MAXR 12

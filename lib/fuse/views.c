@@ -112,6 +112,12 @@ int pb_fuse_bypass_unit_reshapes(MlirBlock body)
 	pb_ir_ops_free(&acc);
 	/* reshapes left without uses go, so that the buffers they viewed
 	 * can be contracted */
+	pb_fuse_drop_unused_reshapes(body);
+	return n;
+}
+
+void pb_fuse_drop_unused_reshapes(MlirBlock body)
+{
 	for (int changed = 1; changed;) {
 		changed = 0;
 		for (MlirOperation op = mlirBlockGetFirstOperation(body);
@@ -126,5 +132,4 @@ int pb_fuse_bypass_unit_reshapes(MlirBlock body)
 			op = next;
 		}
 	}
-	return n;
 }
