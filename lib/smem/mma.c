@@ -822,12 +822,11 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_smem_rounds_text(t, 6, n->nw, nq);
-	pb_buf_printf(t, "          %%r = affine.apply affine_map<(i) -> "
-		      "(i floordiv %lld)>(%%ci)\n"
-		      "          %%c = affine.apply affine_map<(i) -> "
-		      "((i mod %lld) * %lld)>(%%ci)\n",
-		      (long long)cpr, (long long)cpr, (long long)ce);
+	static const char *const rc[] = {"r", "c"};
+	struct pb_smem_digits dg;
+	pb_smem_digits_init(&dg, 2, (int64_t[]){ep, cpr},
+			    (int64_t[]){1, ce}, per, nq);
+	pb_smem_rounds_text(t, 6, n->nw, nq, &dg, rc);
 	if (ch % per)
 		/* the last round's threads past the tile's chunks: none */
 		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
@@ -920,24 +919,24 @@ static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_smem_rounds_text(t, 6, n->nw, nq);
+	/* the digits of a unit: [k][tile] when the threads run along the
+	   tile, else [tile][k] */
+	static const char *const tk[2][2] = {{"tp", "kc"}, {"kc", "tp"}};
+	struct pb_smem_digits dg;
+	pb_smem_digits_init(&dg, 2,
+			    along ? (int64_t[]){n->kt, x->ext}
+				  : (int64_t[]){x->ext, n->kt},
+			    NULL, per, nq);
+	pb_smem_rounds_text(t, 6, n->nw, nq, &dg, tk[along]);
 	if (ch % per)
 		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
 			      ">= 0)>(%%ci) {\n", (long long)(ch - 1));
-	pb_buf_printf(t, "          %%tp = affine.apply affine_map<(i) -> (i %s "
-		      "%lld)>(%%ci)\n"
-		      "          %%kc = affine.apply affine_map<(i) -> (i %s "
-		      "%lld)>(%%ci)\n"
-		      "          %%g = affine.apply affine_map<(a, b) -> (a + b)>"
+	pb_buf_printf(t, "          %%g = affine.apply affine_map<(a, b) -> (a + b)>"
 		      "(%%base%d, %%tp)\n"
 		      "          %%gk = affine.apply affine_map<(a, b) -> (a + b)>"
 		      "(%%%s, %%kc)\n"
 		      "          %%ok0 = arith.constant true\n"
-		      "          %%z0 = arith.constant 0 : index\n",
-		      along ? "mod" : "floordiv",
-		      (long long)(along ? x->ext : n->kt),
-		      along ? "floordiv" : "mod",
-		      (long long)(along ? x->ext : n->kt), i, kt);
+		      "          %%z0 = arith.constant 0 : index\n", i, kt);
 	const char *ok = "%ok0";
 	if (x->limit) {
 		pb_buf_printf(t, "          %%lim = arith.constant %lld : index\n"
