@@ -82,6 +82,13 @@ void pb_smem_digits_round_text(struct pb_buf *t, int ind,
 			       const struct pb_smem_digits *g,
 			       const char *const *name, const char *round,
 			       const char *lin);
+/* Append to "t" the upper bound of a ring's slot loop: the slots of S
+ * "stages" that a round of the k-tile loop at "%k0" (the k-tiles of
+ * "kt" of a loop of "trip", S at a time) fills; S, or fewer in the last
+ * round when S does not divide the k-tiles. The k-tile's slot is then the
+ * slot loop's counter (promote.c, mma.c). */
+void pb_smem_slot_bound_text(struct pb_buf *t, int64_t trip, int64_t kt,
+			     int stages);
 /* The text of a cooperative copy's rounds (mma.c, attention.c), "ind"
  * spaces in: warp %ws of "nw" (a pb.share loop's form), lane %l of 32,
  * round %q of "nq", the chunk "%ci" the lane copies in that round (when

@@ -1236,6 +1236,43 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_buf_free(&vt);
 }
 
+/* Does the pipelined loop of "n" run as two loops, over rounds of S
+ * k-tiles and over the S slots (pb_smem_slot_bound_text), so that a
+ * k-tile's slot is a loop counter rather than (kk floordiv KT) mod S? */
+static int ring_loops(const struct mnest *n)
+{
+	return n->stages > 1;
+}
+
+/* The body of the pipelined loop "outer" (loop_text's) that holds a
+ * k-tile's copies and reads: the k-tile loop's, or the slot loop's with
+ * ring_loops; its k-tile origin into "*kk" and its slot into "*slot". */
+static MlirBlock pipelined_body(const struct mnest *n, MlirOperation outer,
+				MlirValue *kk, MlirValue *slot)
+{
+	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	if (!ring_loops(n)) {
+		*kk = mlirBlockGetArgument(ob, 0);
+		*slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
+		return ob;
+	}
+	MlirOperation sl = mlirBlockGetFirstOperation(ob);
+	MlirBlock sb = mlirRegionGetFirstBlock(mlirOperationGetRegion(sl, 0));
+	*slot = mlirBlockGetArgument(sb, 0);
+	*kk = mlirOperationGetResult(mlirBlockGetFirstOperation(sb), 0);
+	return sb;
+}
+
+/* Append to "t" the yield of "nacc" values "%<v><i>" of type "acct". */
+static void yield_text(struct pb_buf *t, const char *ind, const char *v,
+		       int nacc, const char *acct)
+{
+	pb_buf_printf(t, "%saffine.yield ", ind);
+	for (int i = 0; i < nacc; i++)
+		pb_buf_printf(t, "%s%s%d", i ? ", " : "", v, i);
+	pb_buf_printf(t, " : %s\n", acct);
+}
+
 /* The text of the pipelined loop: its arguments are the accumulators'
  * initial values, the global buffers, the rings, the warp loop's
  * counters, the operands' origins and other subscripts. */
@@ -1318,14 +1355,49 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		for (int i = 0; i < n->nop; i++)
 			copy_text(t, n, i, kts, sls, 1);
 	}
-	pb_buf_printf(t, "  %%o:%d = affine.for %%kk = 0 to %lld step %lld "
-		      "iter_args(", nacc, (long long)n->k, (long long)kt);
-	for (int i = 0; i < nacc; i++)
-		pb_buf_printf(t, "%s%%a%d = %%i%d", i ? ", " : "", i, i);
-	pb_buf_printf(t, ") -> (%s) {\n", acct.data);
-	pb_buf_printf(t, "    %%slot = affine.apply affine_map<(k) -> ((k "
-		      "floordiv %lld) mod %d)>(%%kk)\n", (long long)kt, s);
-	if (s > 1) {
+	int rl = ring_loops(n);
+	if (rl) {
+		/* rounds of S k-tiles, the slot a loop counter */
+		pb_buf_printf(t, "  %%o:%d = affine.for %%k0 = 0 to %lld step "
+			      "%lld iter_args(", nacc, (long long)n->k,
+			      (long long)(s * kt));
+		for (int i = 0; i < nacc; i++)
+			pb_buf_printf(t, "%s%%c%d = %%i%d", i ? ", " : "", i, i);
+		pb_buf_printf(t, ") -> (%s) {\n  %%q:%d = affine.for %%slot = 0 "
+			      "to ", acct.data, nacc);
+		pb_smem_slot_bound_text(t, n->k, kt, s);
+		pb_buf_puts(t, " iter_args(");
+		for (int i = 0; i < nacc; i++)
+			pb_buf_printf(t, "%s%%a%d = %%c%d", i ? ", " : "", i, i);
+		pb_buf_printf(t, ") -> (%s) {\n"
+			      "    %%kk = affine.apply affine_map<(a, b) -> "
+			      "(a + b * %lld)>(%%k0, %%slot)\n", acct.data,
+			      (long long)kt);
+	} else {
+		pb_buf_printf(t, "  %%o:%d = affine.for %%kk = 0 to %lld step "
+			      "%lld iter_args(", nacc, (long long)n->k,
+			      (long long)kt);
+		for (int i = 0; i < nacc; i++)
+			pb_buf_printf(t, "%s%%a%d = %%i%d", i ? ", " : "", i, i);
+		pb_buf_printf(t, ") -> (%s) {\n", acct.data);
+		pb_buf_printf(t, "    %%slot = affine.apply affine_map<(k) -> "
+			      "((k floordiv %lld) mod %d)>(%%kk)\n",
+			      (long long)kt, s);
+	}
+	if (rl) {
+		int nasync = 0;
+		for (int i = 0; i < n->nop; i++)
+			nasync += !n->op[i].elem;
+		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n"
+			      "    %%nk = affine.apply affine_map<(k) -> ((k + "
+			      "%lld) mod %lld)>(%%kk)\n"
+			      "    %%ns = affine.apply affine_map<(s) -> ((s + "
+			      "%d) mod %d)>(%%slot)\n",
+			      (s - 2) * nasync, (long long)((s - 1) * kt),
+			      (long long)n->k, s - 1, s);
+		for (int i = 0; i < n->nop; i++)
+			copy_text(t, n, i, "nk", "ns", 1);
+	} else if (s > 1) {
 		/* each operand's copy is a group of its own: the k-tiles
 		   after this one may leave (S - 2) x operands pending */
 		int nasync = 0;
@@ -1349,10 +1421,12 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	}
 	if (n->shared) {
 		/* the window loops go here (stage_shared) */
-		pb_buf_puts(t, "    affine.yield ");
-		for (int i = 0; i < nacc; i++)
-			pb_buf_printf(t, "%s%%a%d", i ? ", " : "", i);
-		pb_buf_printf(t, " : %s\n  }\n", acct.data);
+		yield_text(t, "    ", "%a", nacc, acct.data);
+		pb_buf_puts(t, "  }\n");
+		if (rl) {
+			yield_text(t, "    ", "%q#", nacc, acct.data);
+			pb_buf_puts(t, "  }\n");
+		}
 		if (s > 1)
 			pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
 		pb_buf_puts(t, "  return\n}\n");
@@ -1370,11 +1444,14 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		pb_buf_printf(t, "%s%%b%d", i ? ", " : "", i);
 	/* wgmma's k-tile unrolled (pb-codegen): its descriptors' k offsets
 	   constants, its wgmmas issued back to back */
-	pb_buf_printf(t, " : %s\n    }%s\n    affine.yield ", acct.data,
+	pb_buf_printf(t, " : %s\n    }%s\n", acct.data,
 		      n->wg ? " {pb.unroll}" : "");
-	for (int i = 0; i < nacc; i++)
-		pb_buf_printf(t, "%s%%in#%d", i ? ", " : "", i);
-	pb_buf_printf(t, " : %s\n  }\n", acct.data);
+	yield_text(t, "    ", "%in#", nacc, acct.data);
+	pb_buf_puts(t, "  }\n");
+	if (rl) {
+		yield_text(t, "    ", "%q#", nacc, acct.data);
+		pb_buf_puts(t, "  }\n");
+	}
 	if (s > 1)
 		pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
 	pb_buf_puts(t, "  return\n}\n");
@@ -1514,10 +1591,9 @@ static int stage_shared(struct pb_ctx *ctx, struct mnest *n,
 		    mlirOperationGetNumResults(out->v[i]))
 			outer = out->v[i];
 	pb_ir_ops_free(out);
-	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	MlirValue kk, slot;
+	MlirBlock ob = pipelined_body(n, outer, &kk, &slot);
 	MlirOperation oyield = mlirBlockGetTerminator(ob);
-	MlirValue slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
-	MlirValue kk = mlirBlockGetArgument(ob, 0);
 	for (int i = 0; i < nacc; i++)
 		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(top, i),
 					      mlirOperationGetResult(outer, i));
@@ -1600,13 +1676,13 @@ static int stage(struct pb_ctx *ctx, struct mnest *n)
 		    mlirOperationGetNumResults(out.v[i]))
 			outer = out.v[i];
 	pb_ir_ops_free(&out);
-	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	MlirValue kk, slot;
+	MlirBlock ob = pipelined_body(n, outer, &kk, &slot);
 	for (MlirOperation o = mlirBlockGetFirstOperation(ob);
 	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
 		if (pb_ir_op_is(o, "affine.for") &&
 		    mlirOperationGetNumResults(o))
 			inner = o;
-	MlirValue slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
 	MlirBlock ib = mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0));
 	MlirOperation kabs = mlirBlockGetFirstOperation(ib);
 	MlirOperation iyield = mlirBlockGetTerminator(ib);

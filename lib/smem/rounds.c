@@ -114,3 +114,14 @@ void pb_smem_rounds_text(struct pb_buf *t, int ind, int64_t nw, int64_t nq,
 			      ind + 4, "", (long long)nw);
 	pb_smem_digits_round_text(t, ind + 4, g, name, "%q", "%ci");
 }
+
+void pb_smem_slot_bound_text(struct pb_buf *t, int64_t trip, int64_t kt,
+			     int stages)
+{
+	if ((trip / kt) % stages == 0)
+		pb_buf_printf(t, "%d", stages);
+	else
+		pb_buf_printf(t, "min affine_map<(d0) -> (%d, (%lld - d0) "
+			      "floordiv %lld)>(%%k0)", stages, (long long)trip,
+			      (long long)kt);
+}
