@@ -1241,7 +1241,9 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
  * k-tile's slot is a loop counter rather than (kk floordiv KT) mod S? */
 static int ring_loops(const struct mnest *n)
 {
-	return n->stages > 1;
+	/* not wgmma's: its descriptors' k offsets are built from kk
+	   (tests/lit/pb-smem/stage-wgmma.mlir) */
+	return n->stages > 1 && !n->wg;
 }
 
 /* The body of the pipelined loop "outer" (loop_text's) that holds a

@@ -410,11 +410,12 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 
 /* Strip-mine the reduction loop of "n" onto the k-tile loop's counter
  * "kk": it runs 0 .. KT and its counter is kk + its own. */
-static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
+static int strip_loop(struct promote *p, struct nest *n, MlirValue kk,
+		      MlirValue slot)
 {
-	char text[160];
+	char text[256];
 	MlirBlock body = pb_smem_body(n->loop);
-	MlirValue iv = mlirBlockGetArgument(body, 0), args[2] = {kk, iv};
+	MlirValue iv = mlirBlockGetArgument(body, 0), args[3] = {kk, iv, iv};
 	struct pb_ir_ops out = {0};
 	snprintf(text, sizeof(text), "affine_map<() -> (%lld)>",
 		 (long long)n->kt);
@@ -424,18 +425,33 @@ static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
 						   text)));
 	if (n->unroll)
 		pb_ir_set_attr(n->loop, "pb.unroll", mlirUnitAttrGet(c));
-	int rc = pb_ir_instantiate(
-		p->ctx,
-		"func.func @t(%kk: index, %k: index) {\n"
-		"  %i = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%kk, %k)\n"
-		"  return\n}\n",
-		mlirBlockGetFirstOperation(body), 2, args,
-		mlirOperationGetLocation(n->loop), &out);
+	int na = 2;
+	if (mlirValueIsNull(slot)) {
+		snprintf(text, sizeof(text),
+			 "func.func @t(%%kk: index, %%k: index) {\n"
+			 "  %%i = affine.apply affine_map<(d0, d1) -> (d0 + "
+			 "d1)>(%%kk, %%k)\n  return\n}\n");
+	} else {
+		/* from the rounds' and the slots' counters (kk = k0 +
+		   slot KT), as the staged reads' k-tile origin composes,
+		   so that the two cancel once the maps compose */
+		args[0] = mlirOperationGetOperand(mlirOpResultGetOwner(kk), 0);
+		args[1] = slot;
+		na = 3;
+		snprintf(text, sizeof(text),
+			 "func.func @t(%%k0: index, %%sl: index, %%k: index) "
+			 "{\n  %%i = affine.apply affine_map<(d0, d1, d2) -> "
+			 "(d0 + d1 * %lld + d2)>(%%k0, %%sl, %%k)\n  return\n"
+			 "}\n", (long long)n->kt);
+	}
+	int rc = pb_ir_instantiate(p->ctx, text,
+				   mlirBlockGetFirstOperation(body), na, args,
+				   mlirOperationGetLocation(n->loop), &out);
 	if (rc == PB_OK) {
 		MlirOperation a = out.v[0];
 		MlirValue i = mlirOperationGetResult(a, 0);
 		mlirValueReplaceAllUsesOfWith(iv, i);
-		mlirOperationSetOperand(a, 1, iv);
+		mlirOperationSetOperand(a, na - 1, iv);
 	}
 	pb_ir_ops_free(&out);
 	return rc;
@@ -635,7 +651,7 @@ static int rewrite(struct promote *p, struct nest *n)
 				       ? mlirBlockGetArgument(lb, 0)
 				       : mlirOperationGetResult(
 						 mlirBlockGetFirstOperation(lb), 0);
-		rc = strip_loop(p, n, kk);
+		rc = strip_loop(p, n, kk, slot);
 		for (int i = 0; i < n->ng && rc == PB_OK; i++)
 			for (int a = 0; a < n->g[i].n; a++) {
 				MlirOperation op = n->l->access[n->g[i].acc[a]].op;
