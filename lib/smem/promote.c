@@ -344,7 +344,9 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 }
 
 /* Replace staged load "op" of group "g" by a load of its tile: slot
- * ((kk floordiv KT) mod S), subscripts minus the tile's offset. */
+ * "slot" (the slot loop's counter, ring_loops) or, when null,
+ * ((kk floordiv KT) mod S), subscripts minus the tile's offset at the
+ * k-tile origin "kk". */
 static MlirOperation stage_load(const struct nest *n, const struct group *g,
 				MlirOperation op, MlirValue kk, MlirValue slot)
 {
@@ -356,8 +358,8 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 	MlirAffineExpr e[MAXR + 1];
 	MlirValue ops[64 + PB_POLY_LOCAL_MAXPAR + 3];
 	MlirAffineExpr k = mlirAffineDimExprGet(c, nd + np);
-	int ns1 = !mlirValueIsNull(slot);
-	e[0] = ns1 ? mlirAffineDimExprGet(c, nd + np + 1)
+	int has_slot = !mlirValueIsNull(slot);
+	e[0] = has_slot ? mlirAffineDimExprGet(c, nd + np + 1)
 	       : n->stages > 1
 		       ? mlirAffineModExprGet(
 				 mlirAffineFloorDivExprGet(
@@ -378,7 +380,7 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 			mlirAffineMapGetResult(map, d),
 			mlirAffineMulExprGet(off, mlirAffineConstantExprGet(c, -1)));
 	}
-	MlirAffineMap nm = mlirAffineMapGet(c, nd + np + 1 + ns1, ns,
+	MlirAffineMap nm = mlirAffineMapGet(c, nd + np + 1 + has_slot, ns,
 					    1 + g->rank, e);
 	ops[nops++] = g->buf;
 	for (int i = 0; i < nd; i++)
@@ -386,7 +388,7 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 	for (int i = 0; i < np; i++)
 		ops[nops++] = n->l->par[i];
 	ops[nops++] = kk;
-	if (ns1)
+	if (has_slot)
 		ops[nops++] = slot;
 	for (int i = 0; i < ns; i++)
 		ops[nops++] = mlirOperationGetOperand(op, 1 + nd + i);
@@ -408,8 +410,9 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 	return l;
 }
 
-/* Strip-mine the reduction loop of "n" onto the k-tile loop's counter
- * "kk": it runs 0 .. KT and its counter is kk + its own. */
+/* Strip-mine the reduction loop of "n" onto the k-tile origin "kk": it
+ * runs 0 .. KT and its counter is kk + its own (with the slot loop
+ * "slot", kk is k0 + slot KT and the sum is taken from k0 and slot). */
 static int strip_loop(struct promote *p, struct nest *n, MlirValue kk,
 		      MlirValue slot)
 {
