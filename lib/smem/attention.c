@@ -406,12 +406,11 @@ static void copy_text(struct pb_buf *t, const struct anest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_smem_rounds_text(t, 2, n->nw, nq);
-	pb_buf_printf(t, "      %%r = affine.apply affine_map<(i) -> "
-		      "(i floordiv %lld)>(%%ci)\n"
-		      "      %%c = affine.apply affine_map<(i) -> "
-		      "((i mod %lld) * %lld)>(%%ci)\n",
-		      (long long)cpr, (long long)cpr, (long long)ce);
+	static const char *const rc[] = {"r", "c"};
+	struct pb_smem_digits dg;
+	pb_smem_digits_init(&dg, 2, (int64_t[]){ep, cpr},
+			    (int64_t[]){1, ce}, per, nq);
+	pb_smem_rounds_text(t, 2, n->nw, nq, &dg, rc);
 	if (ch % per)
 		pb_buf_printf(t, "      affine.if affine_set<(i) : (%lld - i >= "
 			      "0)>(%%ci) {\n", (long long)(ch - 1));

@@ -35,12 +35,6 @@ int pb_smem_promote(struct pb_ctx *ctx, MlirModule m,
 		    const struct pb_smem_opts *o);
 
 
-/* The text of a cooperative copy's rounds (mma.c, attention.c), "ind"
- * spaces in: warp %ws of "nw" (a pb.share loop's form), lane %l of 32,
- * round %q of "nq", and the chunk "%ci" the lane copies in that round;
- * the three loops are left open (rounds.c). */
-void pb_smem_rounds_text(struct pb_buf *t, int ind, int64_t nw, int64_t nq);
-
 /* Stage the operand tiles of pb-mma's warp tiles in per-warp rings of
  * workgroup memory (mma.c). */
 int pb_smem_stage_mma(struct pb_ctx *ctx, MlirModule m,
@@ -55,6 +49,54 @@ int pb_smem_stage_attention(struct pb_ctx *ctx, MlirModule m,
 #define MAXACC 32   /* accesses of one staged buffer */
 #define MAXR 8	    /* rank of a staged buffer */
 #define MAXPRIV 16  /* private buffers of a thread */
+
+/* The coordinates of a cooperative copy's units (rounds.c): unit u of
+ * the tile (numbered row-major over the extents "ext", outermost first)
+ * has digit d = (u floordiv div[d]) mod ext[d], times scale[d] (the
+ * elements of a chunk). Thread t copies units t + e * per in its rounds
+ * e; "split" when those add to t's digits without carry, so that a
+ * round's coordinates are the thread's plus constants; "lin" when the
+ * unit's number is still needed (not split, or a last round that is not
+ * full and guards it). */
+struct pb_smem_digits {
+	int n;
+	int64_t ext[MAXR], div[MAXR], scale[MAXR];
+	int64_t per, rounds;
+	int split;
+	int lin;	/* the unit's number is needed (not split, or a guard) */
+};
+
+/* The digits of "n" extents "ext", scaled by "scale" (NULL: 1), copied by
+ * "per" threads in "rounds" rounds. */
+void pb_smem_digits_init(struct pb_smem_digits *g, int n, const int64_t *ext,
+			 const int64_t *scale, int64_t per, int64_t rounds);
+/* Append to "t", "ind" spaces in, the thread's digits "%<name[d]>_t" of
+ * its number, the value "tid" (nothing unless g->split). */
+void pb_smem_digits_thread_text(struct pb_buf *t, int ind,
+				const struct pb_smem_digits *g,
+				const char *const *name, const char *tid);
+/* Append to "t" the digits "%<name[d]>" of the unit of round "round"
+ * whose number is the value "lin": the thread's digits plus the round's
+ * when g->split, else the digits of "lin". */
+void pb_smem_digits_round_text(struct pb_buf *t, int ind,
+			       const struct pb_smem_digits *g,
+			       const char *const *name, const char *round,
+			       const char *lin);
+/* Append to "t" the upper bound of a ring's slot loop: the slots of S
+ * "stages" that a round of the k-tile loop at "%k0" (the k-tiles of
+ * "kt" of a loop of "trip", S at a time) fills; S, or fewer in the last
+ * round when S does not divide the k-tiles. The k-tile's slot is then the
+ * slot loop's counter (promote.c, mma.c). */
+void pb_smem_slot_bound_text(struct pb_buf *t, int64_t trip, int64_t kt,
+			     int stages);
+/* The text of a cooperative copy's rounds (mma.c, attention.c), "ind"
+ * spaces in: warp %ws of "nw" (a pb.share loop's form), lane %l of 32,
+ * round %q of "nq", the chunk "%ci" the lane copies in that round (when
+ * g->lin) and its coordinates "%<name[d]>" of "g" (32 nw threads); the
+ * three loops are left open. */
+void pb_smem_rounds_text(struct pb_buf *t, int ind, int64_t nw, int64_t nq,
+			 const struct pb_smem_digits *g,
+			 const char *const *name);
 
 /* One staged buffer: the accesses "acc" of the model to global buffer
  * "src", a box of "size" at an offset that is affine in the model's

@@ -919,12 +919,11 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_smem_rounds_text(t, 6, n->nw, nq);
-	pb_buf_printf(t, "          %%r = affine.apply affine_map<(i) -> "
-		      "(i floordiv %lld)>(%%ci)\n"
-		      "          %%c = affine.apply affine_map<(i) -> "
-		      "((i mod %lld) * %lld)>(%%ci)\n",
-		      (long long)cpr, (long long)cpr, (long long)ce);
+	static const char *const rc[] = {"r", "c"};
+	struct pb_smem_digits dg;
+	pb_smem_digits_init(&dg, 2, (int64_t[]){ep, cpr},
+			    (int64_t[]){1, ce}, per, nq);
+	pb_smem_rounds_text(t, 6, n->nw, nq, &dg, rc);
 	if (ch % per)
 		/* the last round's threads past the tile's chunks: none */
 		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
@@ -1017,25 +1016,25 @@ static void elem_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	pb_smem_rounds_text(t, 6, n->nw, nq);
+	/* the digits of a unit: [k][tile] when the threads run along the
+	   tile, else [tile][k] */
+	static const char *const tk[2][2] = {{"tp", "kc"}, {"kc", "tp"}};
+	struct pb_smem_digits dg;
+	pb_smem_digits_init(&dg, 2,
+			    along ? (int64_t[]){n->kt, x->ext}
+				  : (int64_t[]){x->ext, n->kt},
+			    NULL, per, nq);
+	pb_smem_rounds_text(t, 6, n->nw, nq, &dg, tk[along]);
 	if (ch % per)
 		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
 			      ">= 0)>(%%ci) {\n", (long long)(ch - 1));
-	pb_buf_printf(t, "          %%tp = affine.apply affine_map<(i) -> (i %s "
-		      "%lld)>(%%ci)\n"
-		      "          %%kc = affine.apply affine_map<(i) -> (i %s "
-		      "%lld)>(%%ci)\n"
-		      "          %%g = affine.apply affine_map<(a, b) -> "
+	pb_buf_printf(t, "          %%g = affine.apply affine_map<(a, b) -> "
 		      "(a + b * %lld)>(%%base%d, %%tp)\n"
 		      "          %%gk = affine.apply affine_map<(a, b) -> (a + b)>"
 		      "(%%%s, %%kc)\n"
 		      "          %%ok0 = arith.constant true\n"
 		      "          %%z0 = arith.constant 0 : index\n",
-		      along ? "mod" : "floordiv",
-		      (long long)(along ? x->ext : n->kt),
-		      along ? "floordiv" : "mod",
-		      (long long)(along ? x->ext : n->kt), (long long)x->st,
-		      i, kt);
+		      (long long)x->st, i, kt);
 	const char *ok = "%ok0";
 	if (x->limit) {
 		pb_buf_printf(t, "          %%lim = arith.constant %lld : index\n"
@@ -1349,6 +1348,45 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	pb_buf_free(&vt);
 }
 
+/* Does the pipelined loop of "n" run as two loops, over rounds of S
+ * k-tiles and over the S slots (pb_smem_slot_bound_text), so that a
+ * k-tile's slot is a loop counter rather than (kk floordiv KT) mod S? */
+static int ring_loops(const struct mnest *n)
+{
+	/* not wgmma's: its descriptors' k offsets are built from kk
+	   (tests/lit/pb-smem/stage-wgmma.mlir) */
+	return n->stages > 1 && !n->wg;
+}
+
+/* The body of the pipelined loop "outer" (loop_text's) that holds a
+ * k-tile's copies and reads: the k-tile loop's, or the slot loop's with
+ * ring_loops; its k-tile origin into "*kk" and its slot into "*slot". */
+static MlirBlock pipelined_body(const struct mnest *n, MlirOperation outer,
+				MlirValue *kk, MlirValue *slot)
+{
+	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	if (!ring_loops(n)) {
+		*kk = mlirBlockGetArgument(ob, 0);
+		*slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
+		return ob;
+	}
+	MlirOperation sl = mlirBlockGetFirstOperation(ob);
+	MlirBlock sb = mlirRegionGetFirstBlock(mlirOperationGetRegion(sl, 0));
+	*slot = mlirBlockGetArgument(sb, 0);
+	*kk = mlirOperationGetResult(mlirBlockGetFirstOperation(sb), 0);
+	return sb;
+}
+
+/* Append to "t" the yield of "nacc" values "%<v><i>" of type "acct". */
+static void yield_text(struct pb_buf *t, const char *ind, const char *v,
+		       int nacc, const char *acct)
+{
+	pb_buf_printf(t, "%saffine.yield ", ind);
+	for (int i = 0; i < nacc; i++)
+		pb_buf_printf(t, "%s%s%d", i ? ", " : "", v, i);
+	pb_buf_printf(t, " : %s\n", acct);
+}
+
 /* The text of the pipelined loop: its arguments are the accumulators'
  * initial values, the global buffers, the rings, the warp loop's
  * counters, the operands' origins and other subscripts. */
@@ -1437,14 +1475,49 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		for (int i = 0; i < n->nop; i++)
 			copy_text(t, n, i, kts, sls, 1);
 	}
-	pb_buf_printf(t, "  %%o:%d = affine.for %%kk = 0 to %lld step %lld "
-		      "iter_args(", nacc, (long long)n->k, (long long)kt);
-	for (int i = 0; i < nacc; i++)
-		pb_buf_printf(t, "%s%%a%d = %%i%d", i ? ", " : "", i, i);
-	pb_buf_printf(t, ") -> (%s) {\n", acct.data);
-	pb_buf_printf(t, "    %%slot = affine.apply affine_map<(k) -> ((k "
-		      "floordiv %lld) mod %d)>(%%kk)\n", (long long)kt, s);
-	if (s > 1) {
+	int rl = ring_loops(n);
+	if (rl) {
+		/* rounds of S k-tiles, the slot a loop counter */
+		pb_buf_printf(t, "  %%o:%d = affine.for %%k0 = 0 to %lld step "
+			      "%lld iter_args(", nacc, (long long)n->k,
+			      (long long)(s * kt));
+		for (int i = 0; i < nacc; i++)
+			pb_buf_printf(t, "%s%%c%d = %%i%d", i ? ", " : "", i, i);
+		pb_buf_printf(t, ") -> (%s) {\n  %%q:%d = affine.for %%slot = 0 "
+			      "to ", acct.data, nacc);
+		pb_smem_slot_bound_text(t, n->k, kt, s);
+		pb_buf_puts(t, " iter_args(");
+		for (int i = 0; i < nacc; i++)
+			pb_buf_printf(t, "%s%%a%d = %%c%d", i ? ", " : "", i, i);
+		pb_buf_printf(t, ") -> (%s) {\n"
+			      "    %%kk = affine.apply affine_map<(a, b) -> "
+			      "(a + b * %lld)>(%%k0, %%slot)\n", acct.data,
+			      (long long)kt);
+	} else {
+		pb_buf_printf(t, "  %%o:%d = affine.for %%kk = 0 to %lld step "
+			      "%lld iter_args(", nacc, (long long)n->k,
+			      (long long)kt);
+		for (int i = 0; i < nacc; i++)
+			pb_buf_printf(t, "%s%%a%d = %%i%d", i ? ", " : "", i, i);
+		pb_buf_printf(t, ") -> (%s) {\n", acct.data);
+		pb_buf_printf(t, "    %%slot = affine.apply affine_map<(k) -> "
+			      "((k floordiv %lld) mod %d)>(%%kk)\n",
+			      (long long)kt, s);
+	}
+	if (rl) {
+		int nasync = 0;
+		for (int i = 0; i < n->nop; i++)
+			nasync += !n->op[i].elem;
+		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n"
+			      "    %%nk = affine.apply affine_map<(k) -> ((k + "
+			      "%lld) mod %lld)>(%%kk)\n"
+			      "    %%ns = affine.apply affine_map<(s) -> ((s + "
+			      "%d) mod %d)>(%%slot)\n",
+			      (s - 2) * nasync, (long long)((s - 1) * kt),
+			      (long long)n->k, s - 1, s);
+		for (int i = 0; i < n->nop; i++)
+			copy_text(t, n, i, "nk", "ns", 1);
+	} else if (s > 1) {
 		/* each operand's copy is a group of its own: the k-tiles
 		   after this one may leave (S - 2) x operands pending */
 		int nasync = 0;
@@ -1468,10 +1541,12 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	}
 	if (n->shared) {
 		/* the window loops go here (stage_shared) */
-		pb_buf_puts(t, "    affine.yield ");
-		for (int i = 0; i < nacc; i++)
-			pb_buf_printf(t, "%s%%a%d", i ? ", " : "", i);
-		pb_buf_printf(t, " : %s\n  }\n", acct.data);
+		yield_text(t, "    ", "%a", nacc, acct.data);
+		pb_buf_puts(t, "  }\n");
+		if (rl) {
+			yield_text(t, "    ", "%q#", nacc, acct.data);
+			pb_buf_puts(t, "  }\n");
+		}
 		if (s > 1)
 			pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
 		pb_buf_puts(t, "  return\n}\n");
@@ -1489,11 +1564,14 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 		pb_buf_printf(t, "%s%%b%d", i ? ", " : "", i);
 	/* wgmma's k-tile unrolled (pb-codegen): its descriptors' k offsets
 	   constants, its wgmmas issued back to back */
-	pb_buf_printf(t, " : %s\n    }%s\n    affine.yield ", acct.data,
+	pb_buf_printf(t, " : %s\n    }%s\n", acct.data,
 		      n->wg ? " {pb.unroll}" : "");
-	for (int i = 0; i < nacc; i++)
-		pb_buf_printf(t, "%s%%in#%d", i ? ", " : "", i);
-	pb_buf_printf(t, " : %s\n  }\n", acct.data);
+	yield_text(t, "    ", "%in#", nacc, acct.data);
+	pb_buf_puts(t, "  }\n");
+	if (rl) {
+		yield_text(t, "    ", "%q#", nacc, acct.data);
+		pb_buf_puts(t, "  }\n");
+	}
 	if (s > 1)
 		pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
 	pb_buf_puts(t, "  return\n}\n");
@@ -1645,10 +1723,9 @@ static int stage_shared(struct pb_ctx *ctx, struct mnest *n,
 		    mlirOperationGetNumResults(out->v[i]))
 			outer = out->v[i];
 	pb_ir_ops_free(out);
-	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	MlirValue kk, slot;
+	MlirBlock ob = pipelined_body(n, outer, &kk, &slot);
 	MlirOperation oyield = mlirBlockGetTerminator(ob);
-	MlirValue slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
-	MlirValue kk = mlirBlockGetArgument(ob, 0);
 	for (int i = 0; i < nacc; i++)
 		mlirValueReplaceAllUsesOfWith(mlirOperationGetResult(top, i),
 					      mlirOperationGetResult(outer, i));
@@ -1731,13 +1808,13 @@ static int stage(struct pb_ctx *ctx, struct mnest *n)
 		    mlirOperationGetNumResults(out.v[i]))
 			outer = out.v[i];
 	pb_ir_ops_free(&out);
-	MlirBlock ob = mlirRegionGetFirstBlock(mlirOperationGetRegion(outer, 0));
+	MlirValue kk, slot;
+	MlirBlock ob = pipelined_body(n, outer, &kk, &slot);
 	for (MlirOperation o = mlirBlockGetFirstOperation(ob);
 	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
 		if (pb_ir_op_is(o, "affine.for") &&
 		    mlirOperationGetNumResults(o))
 			inner = o;
-	MlirValue slot = mlirOperationGetResult(mlirBlockGetFirstOperation(ob), 0);
 	MlirBlock ib = mlirRegionGetFirstBlock(mlirOperationGetRegion(inner, 0));
 	MlirOperation kabs = mlirBlockGetFirstOperation(ib);
 	MlirOperation iyield = mlirBlockGetTerminator(ib);

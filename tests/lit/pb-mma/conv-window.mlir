@@ -80,14 +80,15 @@
 // RING: memref.store {{.*}}, %[[X]][{{.*}}] : memref<3x3x24x24xf16, #gpu.address_space<workgroup>>
 // RING: memref.load %arg2[{{.*}}] : memref<16x32x3x3xf16>
 // RING: memref.store {{.*}}, %[[W]][{{.*}}] : memref<3x3x3x16x24xf16, #gpu.address_space<workgroup>>
-// RING: affine.for %[[KK:.*]] = 0 to 32 step 16 iter_args
+// RING: affine.for %[[K0:.*]] = 0 to 32 step 48 iter_args
+// RING-NEXT: affine.for %[[SL:.*]] = 0 to min #{{.*}}(%[[K0]]) iter_args
 // RING: gpu.barrier
 // RING: affine.for %[[R:.*]] = 0 to 3 iter_args
 // RING-NEXT: affine.for %[[S:.*]] = 0 to 3 iter_args
 // RING-NOT: vector.create_mask
 // RING: affine.for %[[K:.*]] = 0 to 16 step 16 iter_args
-// RING: vector.transfer_read %[[X]][%{{.*}}, %[[R]], %{{.*}}, %[[K]]]
-// RING: vector.transfer_read %[[W]][%{{.*}}, %[[R]], %[[S]], %{{.*}}, %[[K]]]
+// RING: vector.transfer_read %[[X]][%[[SL]], %[[R]], %{{.*}}, %[[K]]]
+// RING: vector.transfer_read %[[W]][%[[SL]], %[[R]], %[[S]], %{{.*}}, %[[K]]]
 // RING: vector.contract
 // 24 columns: 8 pixels a copy (16 bytes).
 // RING8: memref.alloc() : memref<3x3x32x24xf16, #gpu.address_space<workgroup>>

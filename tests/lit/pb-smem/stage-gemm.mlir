@@ -13,6 +13,11 @@
 // RUN: pb-smem --stages=1 %t/tile.mlir | pb-run --random=1 --check %t/ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-smem --stages=2 --k-tile=8 %t/tile.mlir | pb-run --random=1 --check %t/ref/C.npy - | FileCheck --check-prefix=NUM %s
 // RUN: pb-smem --stages=4 --k-tile=4 %t/tile.mlir | pb-run --random=1 --check %t/ref/C.npy - | FileCheck --check-prefix=NUM %s
+// 3 k-tiles in 2 slots: one k-tile loop, the slot (kk floordiv 16) mod 2
+// (a slot loop would have a bound that is no constant: docs/pb-smem.md).
+// RUN: pb-smem --stages=2 %t/tile.mlir -o %t/s2.mlir
+// RUN: FileCheck --check-prefix=S2 %s < %t/s2.mlir
+// RUN: pb-run --random=1 --check %t/ref/C.npy %t/s2.mlir | FileCheck --check-prefix=NUM %s
 
 // And on the GPU side: cp.async (16 bytes for A's rows, 4 for B's
 // transposed tile), one commit per copy, a wait for all but the newest
@@ -35,6 +40,12 @@
 // REM: remark: staged argument #1: 16x32 tile per block and k-tile (reuse 32), reduction dimension innermost, padding 4, 32-bit copies, 128-bit reads, bank conflicts 1-way
 // REM: remark: 3 stages of k-tile 16 (asynchronous copies), 13824 bytes of shared memory, 64 threads
 
+// CHECK-DAG: #[[$ROW:map[0-9]*]] = affine_map<(d0) -> (d0 floordiv 4)>
+// CHECK-DAG: #[[$CHUNK:map[0-9]*]] = affine_map<(d0) -> ((d0 mod 4) * 4)>
+// CHECK-DAG: #[[$ROUND:map[0-9]*]] = affine_map<(d0, d1) -> (d0 + d1 * 16)>
+// CHECK-DAG: #[[$SAME:map[0-9]*]] = affine_map<(d0, d1) -> (d0)>
+// CHECK-DAG: #[[$NEXTK:map[0-9]*]] = affine_map<(d0) -> ((d0 + 32) mod 48)>
+// CHECK-DAG: #[[$NEXTS:map[0-9]*]] = affine_map<(d0) -> ((d0 + 2) mod 3)>
 // CHECK-LABEL: func.func private @k0_mm
 // CHECK: affine.parallel (%[[BI:.*]], %[[BJ:.*]]) = (0, 0) to (64, 32) step (32, 32) {
 // CHECK-DAG: %[[B:.*]] = memref.alloc() : memref<3x32x20xf32, #gpu.address_space<workgroup>>
@@ -45,25 +56,41 @@
 // CHECK: affine.parallel (%[[T0:.*]], %[[T1:.*]]) = (0, 0) to (4, 8) {
 // CHECK: affine.store %{{.*}}, %[[ACC]][%[[W]] floordiv 4, %[[T0]], %[[T1]], %{{.*}}, %{{.*}}]
 // CHECK: } {pb.map = "warp"}
-//      The prologue: k-tiles 0 and 1 into slots 0 and 1.
+//      The prologue: k-tiles 0 and 1 into slots 0 and 1. A's 32x16 tile
+//      is 128 chunks of 4 for 64 threads: a thread's row and chunk are
+//      taken once, its second round is 16 rows further.
+// CHECK: affine.parallel (%[[T:.*]]) = (0) to (64) {
+// CHECK-NEXT: %[[R:.*]] = affine.apply #[[$ROW]](%[[T]])
+// CHECK-NEXT: %[[C:.*]] = affine.apply #[[$CHUNK]](%[[T]])
+// CHECK-NEXT: affine.for %[[E:.*]] = 0 to 2 {
+// CHECK-NEXT: %[[RE:.*]] = affine.apply #[[$ROUND]](%[[R]], %[[E]])
+// CHECK-NEXT: %[[CE:.*]] = affine.apply #[[$SAME]](%[[C]], %[[E]])
 // CHECK: affine.vector_load %arg0[{{.*}}] : memref<64x48xf32>, vector<4xf32>
-// CHECK: affine.vector_store %{{.*}}, %[[A]][%c0{{.*}}] : {{.*}}, vector<4xf32>
+// CHECK: affine.vector_store %{{.*}}, %[[A]][%c0{{.*}}, %[[RE]], %[[CE]]] : {{.*}}, vector<4xf32>
 // CHECK: } {pb.async, pb.map = "thread"}
 // CHECK: affine.load %arg1[
 // CHECK: } {pb.async, pb.map = "thread"}
 // CHECK: } {pb.async, pb.map = "thread"}
 // CHECK: } {pb.async, pb.map = "thread"}
 //      Each k-tile: wait for its own copy, copy k-tile kk + 32 into the
-//      slot the last iteration finished with, compute from the ring.
-// CHECK: affine.for %[[KK:.*]] = 0 to 48 step 16 {
+//      slot the last iteration finished with, compute from the ring. The
+//      3 k-tiles are a multiple of the 3 slots: the k-tile loop is a loop
+//      over rounds of 3 k-tiles around one over the slots, whose counter
+//      is the slot the k-tile reads (no division).
+// CHECK: affine.for %[[K0:.*]] = 0 to 48 step 48 {
+// CHECK-NEXT: affine.for %[[SL:.*]] = 0 to 3 {
+// CHECK-NEXT: %[[KK:.*]] = affine.apply #[[$ROUND]](%[[K0]], %[[SL]])
 // CHECK-NEXT: gpu.barrier {pb.wait = 1 : i64}
+// CHECK-NEXT: affine.apply #[[$NEXTK]](%[[KK]])
+// CHECK-NEXT: affine.apply #[[$NEXTS]](%[[SL]])
 // CHECK: } {pb.async, pb.map = "thread"}
 // CHECK: } {pb.async, pb.map = "thread"}
 // CHECK: affine.for %[[K:.*]] = 0 to 16 {
-// CHECK: affine.load %[[A]][(%[[KK]] floordiv 16) mod 3,
-// CHECK: affine.load %[[B]][(%[[KK]] floordiv 16) mod 3,
+// CHECK: affine.load %[[A]][%[[SL]], {{.*}} - %[[KK]]]
+// CHECK: affine.load %[[B]][%[[SL]], {{.*}} - %[[KK]]]
 // CHECK: } {pb.unroll}
 // CHECK: } {pb.map = "warp"}
+// CHECK-NEXT: }
 // CHECK-NEXT: }
 // CHECK-NEXT: gpu.barrier
 //      The store, from the private array.
@@ -83,6 +110,12 @@
 // S1: } {pb.map = "warp"}
 // S1-NEXT: gpu.barrier
 // S1-NEXT: }
+
+// S2: affine.for %[[KK:.*]] = 0 to 48 step 16 {
+// S2-NEXT: gpu.barrier {pb.wait = 0 : i64}
+// S2-NEXT: affine.apply #{{.*}}(%[[KK]])
+// S2-NEXT: affine.apply #{{.*}}(%[[KK]])
+// S2: affine.load %{{.*}}[(%[[KK]] floordiv 16) mod 2,
 
 // JSON: "arch": "sm_90"
 // JSON: "staged": [

@@ -26,6 +26,7 @@
 // every four; each warp reads its own rows and columns, at its origin.
 // REM: remark: warp tiles staged: 2 operands, 3 stages of k-tile 32, 44544 bytes of shared memory for 4 warps
 
+// CHECK: #[[$LAST:map[0-9]*]] = affine_map<(d0) -> (3, (-d0) floordiv 32 + 2)>
 // CHECK-LABEL: func.func private @k0_gemm
 // CHECK-DAG: %[[RB:.*]] = memref.alloc() : memref<3x32x72xf16, #gpu.address_space<workgroup>>
 // CHECK-DAG: %[[RA:.*]] = memref.alloc() : memref<3x128x40xf16, #gpu.address_space<workgroup>>
@@ -39,14 +40,17 @@
 // CHECK-NEXT: } {pb.share}
 // CHECK: affine.vector_store %{{.*}}, %[[RB]][{{.*}}] : memref<3x32x72xf16, #gpu.address_space<workgroup>>, vector<8xf16>
 // CHECK: } {pb.share}
-// CHECK: affine.for %[[KK:.*]] = 0 to 64 step 32 iter_args({{.*}}) -> ({{.*}}) {
+//      Rounds of 3 k-tiles around the slots: the slot loop's counter is
+//      the slot the k-tile reads; 2 k-tiles, so one round of 2 slots.
+// CHECK: affine.for %[[K0:.*]] = 0 to 64 step 96 iter_args({{.*}}) -> ({{.*}}) {
+// CHECK-NEXT: affine.for %[[SL:.*]] = 0 to min #[[$LAST]](%[[K0]]) iter_args({{.*}}) -> ({{.*}}) {
 // CHECK: gpu.barrier {pb.wait = 2 : i64}
 // CHECK: } {pb.share}
 // CHECK: } {pb.share}
 // CHECK: affine.for %{{.*}} = 0 to 32 step 16 iter_args(
 // CHECK: %[[O:.*]] = affine.apply #{{.*}}(%[[WM]])
-// CHECK: vector.transfer_read %[[RA]][%{{.*}}, %[[O]], %{{.*}}], {{.*}} : memref<3x128x40xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
-// CHECK: vector.transfer_read %[[RB]][{{.*}} : memref<3x32x72xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
+// CHECK: vector.transfer_read %[[RA]][%[[SL]], %[[O]], %{{.*}}], {{.*}} : memref<3x128x40xf16, #gpu.address_space<workgroup>>, vector<16x16xf16>
+// CHECK: vector.transfer_read %[[RB]][%[[SL]], {{.*}} : memref<3x32x72xf16, #gpu.address_space<workgroup>>, vector<16x8xf16>
 // CHECK: vector.contract
 // CHECK: gpu.barrier {pb.wait = 0 : i64}
 // CHECK: vector.transfer_write
