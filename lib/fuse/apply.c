@@ -263,7 +263,7 @@ static void retarget(const struct pb_poly_access *a, MlirValue buf,
 		mlirAffineMapGetNumSymbols(map), m, e);
 	free(e);
 	mlirOperationSetOperand(a->op, a->write ? 1 : 0, buf);
-	pb_ir_set_attr(a->op, "map", mlirAffineMapAttrGet(nm));
+	pb_ir_set_access_map(a->op, a->write, nm);
 }
 
 int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group_out)

@@ -3,6 +3,7 @@
 #ifndef PB_IR_IR_H
 #define PB_IR_IR_H
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/IR.h"
 
 #include "core/pb.h"
@@ -163,6 +164,13 @@ int pb_ir_const_int(MlirValue v, int64_t *c);
  * (an affine.for's "lowerBoundMap", an affine.parallel's "upperBoundsMap")
  * into "v"; -1 unless the map has exactly "n" results, all constant. */
 int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v);
+
+/* Set the map of the affine access "op" (an affine.load, or an
+ * affine.store when "store") to "map" with the dimensions none of its
+ * results uses dropped, and their index operands with them, as
+ * canonicalize would (the numbering of the other dimensions kept). A map
+ * with symbols is set as it is. */
+void pb_ir_set_access_map(MlirOperation op, int store, MlirAffineMap map);
 
 /* The dimensions of "op" when it is an affine.parallel with constant
  * bounds, positive steps and no results or operands, at most "max" of
