@@ -739,6 +739,7 @@ static void free_trees(struct pb_fusion *f)
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
 	pb_fuse_traffic_free(f);
+	pb_fuse_users_free(&f->users);
 	for (int i = 0; i < f->s->nstmt; i++)
 		free(f->memo[i]);
 	free(f->memo);
