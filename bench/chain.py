@@ -19,10 +19,11 @@ than wall clock). Kinds (every op on a 64x64 float tensor):
   res      N/3 residual blocks x + Relu(MatMul(x, w)): MatMul, Relu, Add
 
 It prints two tables per kind: CPU seconds per stage and in all at each N;
-then per stage the milliseconds per op at each N, the ratio of the time
-per op at the largest N to that at the smallest, and the growth exponent b
-of a least-squares fit t = a N^b over all the sizes (1 is linear; "-" for
-a stage under 0.05 s at every size, too short to time). Exit status 1 when a stage fails.
+then per stage the milliseconds per op at each N and the growth exponent b
+from each N to the next, t = a N^b through the two times (1 is linear,
+2 quadratic; "-" where the stage takes under 0.05 s, too short to time:
+at 100 ops a stage's fixed cost, parsing and start-up, dominates, so
+the step between the two largest N is the one that tells). Exit status 1 when a stage fails.
 """
 import argparse
 import math
@@ -74,8 +75,12 @@ def chain(kind, n):
 def cpu_seconds(cmd):
     """Run "cmd"; return its CPU seconds (user + system), or None when it
     fails (its stderr is then printed)."""
-    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE)
+    try:
+        p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE)
+    except OSError as e:
+        sys.stderr.write(f'{cmd[0]}: {e.strerror}\n')
+        return None
     err = p.stderr.read()
     _, status, ru = os.wait4(p.pid, 0)
     p.returncode = os.waitstatus_to_exitcode(status)
@@ -111,7 +116,8 @@ def run(args, kind, n, tmp):
 
 
 def exponent(ns, ts):
-    """The least-squares slope of log t against log n."""
+    """The least-squares slope of log t against log n (through both
+    points when there are two)."""
     xs = [math.log(n) for n in ns]
     ys = [math.log(max(t, 1e-3)) for t in ts]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
@@ -135,18 +141,18 @@ def table(args, kind, rows):
     if len(rows) < 2:
         return
     ns = [n for n, _ in rows]
-    print('| stage | ms per op at N = ' + ', '.join(map(str, ns))
-          + f' | per-op ratio {ns[-1]}/{ns[0]} | exponent b (t ~ N^b) |')
-    print('|---|---|---|---|')
+    steps = list(zip(ns, ns[1:]))
+    print('| stage | ms per op at N = ' + ', '.join(map(str, ns)) + ' | '
+          + ' | '.join(f'b, {a} to {b}' for a, b in steps) + ' |')
+    print('|---|---|' + '---|' * len(steps))
     for s in st + ['total']:
         ts = [sum(t.values()) if s == 'total' else t[s] for _, t in rows]
-        small = max(ts) < 0.05
         print(f'| {s} | ' + ', '.join(f'{1000 * x / n:.2f}'
                                       for x, n in zip(ts, ns))
-              + ' | ' + ('-' if small else
-                         f'{ts[-1] * ns[0] / (ns[-1] * max(ts[0], 1e-3)):.2f}')
-              + ' | ' + ('-' if small else f'{exponent(ns, ts):.2f}')
-              + ' |')
+              + ' | ' + ' | '.join(
+                  '-' if max(ts[k], ts[k + 1]) < 0.05 else
+                  f'{exponent(steps[k], ts[k:k + 2]):.2f}'
+                  for k in range(len(steps))) + ' |')
     print()
 
 

@@ -288,22 +288,23 @@ void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to)
 		m->from = pb_xrealloc(m->from, m->cap, sizeof(*m->from));
 		m->to = pb_xrealloc(m->to, m->cap, sizeof(*m->to));
 	}
+	if (!mlirValueIsNull(from) && pb_ptrmap_get(&m->index, from.ptr) < 0)
+		pb_ptrmap_put(&m->index, from.ptr, m->n);
 	m->from[m->n] = from;
 	m->to[m->n++] = to;
 }
 
 MlirValue pb_ir_map_lookup(const struct pb_ir_map *m, MlirValue v)
 {
-	for (int i = 0; i < m->n; i++)
-		if (mlirValueEqual(m->from[i], v))
-			return m->to[i];
-	return (MlirValue){NULL};
+	int i = mlirValueIsNull(v) ? -1 : pb_ptrmap_get(&m->index, v.ptr);
+	return i >= 0 ? m->to[i] : (MlirValue){NULL};
 }
 
 void pb_ir_map_free(struct pb_ir_map *m)
 {
 	free(m->from);
 	free(m->to);
+	pb_ptrmap_free(&m->index);
 	m->from = m->to = NULL;
 	m->n = m->cap = 0;
 }

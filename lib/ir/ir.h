@@ -74,10 +74,14 @@ void pb_ir_collect(MlirOperation root, const char *name, struct pb_ir_ops *l);
  * a declaration), in order, appended to "l". */
 void pb_ir_block_ops(MlirBlock block, struct pb_ir_ops *l);
 
-/* A map from values to values (linear, for the small maps of outlining). */
+/* A map from values to values: "from" and "to" in the order added, and
+ * an index by value, so that a lookup costs the same in the large maps of
+ * a clone as in the small ones of outlining. A lookup gives the image
+ * first added (which its owner may overwrite in "to"). */
 struct pb_ir_map {
 	MlirValue *from, *to;
 	int n, cap;
+	struct pb_ptrmap index; /* "from" -> its first position */
 };
 void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to);
 /* The image of "v" in "m", or a null value when "v" is not mapped. */
