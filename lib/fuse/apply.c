@@ -206,13 +206,11 @@ void pb_fuse_foreach_access(const struct pb_poly_scop *s, int from, int to,
 	}
 }
 
-/* The buffer of "s" whose root is "root", or -1. */
-static int buf_of_root(const struct pb_poly_scop *s, MlirValue root)
+/* Index the buffers of "s" by root into "roots" (the first of a root). */
+static void index_roots(const struct pb_poly_scop *s, struct pb_ptrmap *roots)
 {
-	for (int i = 0; i < s->nbuf; i++)
-		if (mlirValueEqual(s->buf[i].root, root))
-			return i;
-	return -1;
+	for (int i = s->nbuf - 1; i >= 0; i--)
+		pb_ptrmap_put(roots, s->buf[i].root.ptr, i);
 }
 
 /* Does a statement marked in "dirty" access buffer "b" ("u": the users
@@ -247,11 +245,13 @@ int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 		int nnext = 0, folded = 0;
 		char *dirty = calloc((*s)->nstmt + 1, 1);
 		struct pb_fuse_users u;
+		struct pb_ptrmap roots = {0};
 		if (!dirty)
 			abort();
 		pb_fuse_users_build(&u, *s);
+		index_roots(*s, &roots);
 		for (int i = 0; i < npending; i++) {
-			int b = buf_of_root(*s, pending[i]);
+			int b = pb_ptrmap_get(&roots, pending[i].ptr);
 			if (b < 0)
 				continue;
 			if (touches(&u, b, dirty, 0))
@@ -262,6 +262,7 @@ int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 			}
 		}
 		pb_fuse_users_free(&u);
+		pb_ptrmap_free(&roots);
 		free(dirty);
 		if (!folded)
 			break;

@@ -80,6 +80,11 @@ struct pb_fuse_group {
 	int *stmt; /* in program order */
 	int n;
 	unsigned kinds;
+	/* when "priced": its outer parallelism and predicted time (fusion.c
+	 * keeps them from the try that made the group what it is) */
+	int priced;
+	int64_t par;
+	double t;
 };
 
 struct pb_fusion {
