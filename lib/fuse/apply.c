@@ -104,37 +104,43 @@ static int dim_indexed_by(const struct pb_poly_access *a, MlirValue iv)
 	return -1;
 }
 
+/* Is access "k" of "st" its first to that buffer? */
+static int first_access(const struct pb_poly_stmt *st, int k)
+{
+	for (int j = 0; j < k; j++)
+		if (st->access[j].buf == st->access[k].buf)
+			return 0;
+	return 1;
+}
+
 void pb_fuse_users_build(struct pb_fuse_users *u,
 			 const struct pb_poly_scop *s)
 {
 	u->start = calloc(s->nbuf + 2, sizeof(*u->start));
 	if (!u->start)
 		abort();
-	/* counted into start[b + 2], summed, then filled through
-	 * start[b + 1], which ends at the start of b + 1 */
-	for (int i = 0; i < s->nstmt; i++) {
-		const struct pb_poly_stmt *st = &s->stmt[i];
-		for (int k = 0; k < st->naccess; k++) {
-			int b = st->access[k].buf, first = 1;
-			for (int j = 0; j < k && first; j++)
-				first = st->access[j].buf != b;
-			u->start[b + 2] += first;
-		}
-	}
-	for (int b = 0; b < s->nbuf; b++)
-		u->start[b + 2] += u->start[b + 1];
-	u->stmt = malloc(sizeof(*u->stmt) * (u->start[s->nbuf + 1] + 1));
-	if (!u->stmt)
-		abort();
-	for (int i = 0; i < s->nstmt; i++) {
-		const struct pb_poly_stmt *st = &s->stmt[i];
-		for (int k = 0; k < st->naccess; k++) {
-			int b = st->access[k].buf, first = 1;
-			for (int j = 0; j < k && first; j++)
-				first = st->access[j].buf != b;
-			if (first)
-				u->stmt[u->start[b + 1]++] = i;
-		}
+	/* each buffer's statements counted into start[b + 2] (pass 0),
+	 * summed, then put at start[b + 1] on (pass 1), which ends at the
+	 * start of b + 1 */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < s->nstmt; i++)
+			for (int k = 0; k < s->stmt[i].naccess; k++) {
+				int b = s->stmt[i].access[k].buf;
+				if (!first_access(&s->stmt[i], k))
+					continue;
+				if (pass)
+					u->stmt[u->start[b + 1]++] = i;
+				else
+					u->start[b + 2]++;
+			}
+		if (pass)
+			break;
+		for (int b = 0; b < s->nbuf; b++)
+			u->start[b + 2] += u->start[b + 1];
+		u->stmt = malloc(sizeof(*u->stmt) *
+				 (u->start[s->nbuf + 1] + 1));
+		if (!u->stmt)
+			abort();
 	}
 }
 
