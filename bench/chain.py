@@ -11,7 +11,7 @@ time (pb-import, pb-fuse, pb-tile, pb-mma, pb-smem, pb-codegen, each on
 the previous stage's output, as bench/compile-time.sh does) and measures
 each stage's CPU seconds (user + system of the process and its threads:
 the build machines are shared, CPU seconds move less with their load
-than wall clock). Kinds (every op on a 64x64 float tensor):
+than wall clock). Kinds (64x64 float tensors but for conv):
 
   relu     N Relu nodes: one elementwise kernel holding all N
   mm       N/2 times MatMul (64x64 weight) then Relu: one kernel per pair
@@ -23,7 +23,8 @@ then per stage the milliseconds per op at each N and the growth exponent b
 from each N to the next, t = a N^b through the two times (1 is linear,
 2 quadratic; "-" where the stage takes under 0.05 s, too short to time:
 at 100 ops a stage's fixed cost, parsing and start-up, dominates, so
-the step between the two largest N is the one that tells). Exit status 1 when a stage fails.
+the step between the two largest N is the one that tells). Exit status 1
+when a stage fails.
 """
 import argparse
 import math
@@ -57,7 +58,7 @@ def chain(kind, n):
         if kind == 'relu' or (kind in ('mm', 'conv') and i % 2 == 1) \
                 or (kind == 'res' and i % 3 == 1):
             nodes.append(h.make_node('Relu', [x], [y]))
-        elif kind == 'mm' or kind == 'res' and i % 3 == 0:
+        elif kind == 'mm' or (kind == 'res' and i % 3 == 0):
             nodes.append(h.make_node('MatMul', [x, 'w'], [y]))
         elif kind == 'conv':
             nodes.append(h.make_node('Conv', [x, 'w'], [y],
