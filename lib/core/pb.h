@@ -42,6 +42,19 @@ void pb_phase(const char *tool, const char *name);
  * when memory runs out: the growable lists of the compiler treat that as
  * fatal, as isl and MLIR do. */
 void *pb_xrealloc(void *p, size_t n, size_t size);
+/* A map from pointers (an MLIR handle's ptr: operations, uniqued
+ * attributes) to non-negative ints, by open addressing (ptrmap.c): for
+ * the lookups that a scan of a list or of the IR would make quadratic. */
+struct pb_ptrmap {
+	size_t cap, n;
+	const void **key;
+	int *val;
+};
+/* Map "key" (not NULL) to "val" in "m", replacing any earlier value. */
+void pb_ptrmap_put(struct pb_ptrmap *m, const void *key, int val);
+/* The value of "key" in "m", or -1. */
+int pb_ptrmap_get(const struct pb_ptrmap *m, const void *key);
+void pb_ptrmap_free(struct pb_ptrmap *m);
 /* MlirStringCallback that appends to the pb_buf in "user". */
 void pb_buf_mlir_callback(MlirStringRef s, void *user);
 

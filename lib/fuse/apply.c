@@ -105,18 +105,67 @@ static int dim_indexed_by(const struct pb_poly_access *a, MlirValue iv)
 	return -1;
 }
 
+/* Is access "k" of "st" its first to that buffer? */
+static int first_access(const struct pb_poly_stmt *st, int k)
+{
+	for (int j = 0; j < k; j++)
+		if (st->access[j].buf == st->access[k].buf)
+			return 0;
+	return 1;
+}
+
+void pb_fuse_users_build(struct pb_fuse_users *u,
+			 const struct pb_poly_scop *s)
+{
+	u->start = calloc(s->nbuf + 2, sizeof(*u->start));
+	if (!u->start)
+		abort();
+	/* each buffer's statements counted into start[b + 2] (pass 0),
+	 * summed, then put at start[b + 1] on (pass 1), which ends at the
+	 * start of b + 1 */
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0; i < s->nstmt; i++)
+			for (int k = 0; k < s->stmt[i].naccess; k++) {
+				int b = s->stmt[i].access[k].buf;
+				if (!first_access(&s->stmt[i], k))
+					continue;
+				if (pass)
+					u->stmt[u->start[b + 1]++] = i;
+				else
+					u->start[b + 2]++;
+			}
+		if (pass)
+			break;
+		for (int b = 0; b < s->nbuf; b++)
+			u->start[b + 2] += u->start[b + 1];
+		u->stmt = malloc(sizeof(*u->stmt) *
+				 (u->start[s->nbuf + 1] + 1));
+		if (!u->stmt)
+			abort();
+	}
+}
+
+void pb_fuse_users_free(struct pb_fuse_users *u)
+{
+	free(u->start);
+	free(u->stmt);
+	u->start = u->stmt = NULL;
+}
+
 /* The accesses to buffer "b" in "f": appended to "acc" (pointers), their
  * statements to "stm"; returns the count. */
 static int accesses_of(struct pb_fusion *f, int b, struct pb_poly_access **acc,
 		       int *stm)
 {
 	int n = 0;
-	for (int i = 0; i < f->s->nstmt; i++)
+	for (int u = f->users.start[b]; u < f->users.start[b + 1]; u++) {
+		int i = f->users.stmt[u];
 		for (int k = 0; k < f->s->stmt[i].naccess; k++)
 			if (f->s->stmt[i].access[k].buf == b) {
 				acc[n] = &f->s->stmt[i].access[k];
 				stm[n++] = i;
 			}
+	}
 	return n;
 }
 
@@ -217,28 +266,25 @@ void pb_fuse_foreach_access(const struct pb_poly_scop *s, int from, int to,
 	}
 }
 
-/* The buffer of "s" whose root is "root", or -1. */
-static int buf_of_root(const struct pb_poly_scop *s, MlirValue root)
+/* Index the buffers of "s" by root into "roots" (the first of a root). */
+static void index_roots(const struct pb_poly_scop *s, struct pb_ptrmap *roots)
 {
-	for (int i = 0; i < s->nbuf; i++)
-		if (mlirValueEqual(s->buf[i].root, root))
-			return i;
-	return -1;
+	for (int i = s->nbuf - 1; i >= 0; i--)
+		pb_ptrmap_put(roots, s->buf[i].root.ptr, i);
 }
 
-/* Does a statement of "s" marked in "dirty" access buffer "b"? With
- * "mark", mark every statement that accesses "b" instead. */
-static int touches(const struct pb_poly_scop *s, int b, char *dirty, int mark)
+/* Does a statement marked in "dirty" access buffer "b" ("u": the users
+ * of the buffers)? With "mark", mark every statement that accesses "b"
+ * instead. */
+static int touches(const struct pb_fuse_users *u, int b, char *dirty,
+		   int mark)
 {
-	for (int i = 0; i < s->nstmt; i++)
-		for (int k = 0; k < s->stmt[i].naccess; k++) {
-			if (s->stmt[i].access[k].buf != b)
-				continue;
-			if (mark)
-				dirty[i] = 1;
-			else if (dirty[i])
-				return 1;
-		}
+	for (int k = u->start[b]; k < u->start[b + 1]; k++) {
+		if (mark)
+			dirty[u->stmt[k]] = 1;
+		else if (dirty[u->stmt[k]])
+			return 1;
+	}
 	return 0;
 }
 
@@ -258,27 +304,31 @@ int pb_fuse_fold_each(struct pb_ctx *ctx, const struct pb_fuse_opts *o,
 	while (npending) {
 		int nnext = 0, folded = 0;
 		char *dirty = calloc((*s)->nstmt + 1, 1);
+		struct pb_fuse_users u;
+		struct pb_ptrmap roots = {0};
 		if (!dirty)
 			abort();
+		pb_fuse_users_build(&u, *s);
+		index_roots(*s, &roots);
 		for (int i = 0; i < npending; i++) {
-			int b = buf_of_root(*s, pending[i]);
+			int b = pb_ptrmap_get(&roots, pending[i].ptr);
 			if (b < 0)
 				continue;
-			if (touches(*s, b, dirty, 0))
+			if (touches(&u, b, dirty, 0))
 				pending[nnext++] = pending[i];
 			else if (fold(ctx, o, *s, b)) {
 				folded++;
-				touches(*s, b, dirty, 1);
+				touches(&u, b, dirty, 1);
 			}
 		}
-		if (!folded) {
-			free(dirty);
+		pb_fuse_users_free(&u);
+		pb_ptrmap_free(&roots);
+		free(dirty);
+		if (!folded)
 			break;
-		}
 		n += folded;
 		npending = nnext;
 		/* only the buffers whose accesses changed are asked again */
-		free(dirty);
 		*s = pb_poly_extract_update(ctx, *s);
 		if (!*s) {
 			n = -1;
@@ -317,15 +367,17 @@ static void retarget(const struct pb_poly_access *a, MlirValue buf,
 		mlirAffineMapGetNumSymbols(map), m, e);
 	free(e);
 	mlirOperationSetOperand(a->op, a->write ? 1 : 0, buf);
-	pb_ir_set_attr(a->op, "map", mlirAffineMapAttrGet(nm));
+	pb_ir_set_access_map(a->op, a->write, nm);
 }
 
 int64_t pb_fuse_contract(struct pb_fusion *f, int b, int *group_out)
 {
 	const struct pb_poly_buf *buf = &f->s->buf[b];
 	int total = 0;
-	for (int i = 0; i < f->s->nstmt; i++)
-		total += f->s->stmt[i].naccess;
+	if (!f->users.start)
+		pb_fuse_users_build(&f->users, f->s);
+	for (int u = f->users.start[b]; u < f->users.start[b + 1]; u++)
+		total += f->s->stmt[f->users.stmt[u]].naccess;
 	struct pb_poly_access **acc = malloc(sizeof(*acc) * (total + 1));
 	int *stm = malloc(sizeof(*stm) * (total + 1));
 	char *drop = calloc(buf->rank + 1, 1);

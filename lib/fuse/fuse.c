@@ -406,15 +406,14 @@ struct outliner {
 	struct pb_ir_ops ops; /* @main's top-level operations, in order */
 	char *keep;	      /* per operation: stays in @main */
 	int nkernels;
+	struct pb_ptrmap index; /* operation -> its position in "ops" */
+	struct pb_ptrmap funcs; /* sym_name StringAttr -> 1, every function */
 };
 
 /* Position of "op" among the top-level operations of "o", or -1. */
 static int op_index(const struct outliner *o, MlirOperation op)
 {
-	for (int i = 0; i < o->ops.n; i++)
-		if (mlirOperationEqual(o->ops.v[i], op))
-			return i;
-	return -1;
+	return mlirOperationIsNull(op) ? -1 : pb_ptrmap_get(&o->index, op.ptr);
 }
 
 /* Is "v" @main's argument or a result of an operation that stays in
@@ -493,6 +492,7 @@ struct group {
 	int next, cext;
 	MlirAttribute *nodes; /* ONNX node names (StringAttr), in order */
 	int nnodes, cnodes;
+	struct pb_ptrmap seen; /* the StringAttrs in "nodes" */
 };
 
 static void group_free(struct group *g)
@@ -500,6 +500,7 @@ static void group_free(struct group *g)
 	pb_ir_ops_free(&g->members);
 	free(g->ext);
 	free(g->nodes);
+	pb_ptrmap_free(&g->seen);
 }
 
 /* Is "op" inside one of the members of "g"? */
@@ -539,19 +540,17 @@ static MlirWalkResult externals_cb(MlirOperation op, void *user)
 static void add_node(MlirStringRef name, void *user)
 {
 	struct group *g = user;
-	for (int i = 0; i < g->nnodes; i++) {
-		MlirStringRef s = mlirStringAttrGetValue(g->nodes[i]);
-		if (s.length == name.length &&
-		    !strncmp(s.data, name.data, name.length))
-			return;
-	}
+	MlirAttribute a = mlirStringAttrGet(g->mctx, name);
+	if (pb_ptrmap_get(&g->seen, a.ptr) >= 0)
+		return;
+	pb_ptrmap_put(&g->seen, a.ptr, 1);
 	if (g->nnodes == g->cnodes) {
 		g->cnodes = g->cnodes ? 2 * g->cnodes : 8;
 		g->nodes = realloc(g->nodes, g->cnodes * sizeof(*g->nodes));
 		if (!g->nodes)
 			abort();
 	}
-	g->nodes[g->nnodes++] = mlirStringAttrGet(g->mctx, name);
+	g->nodes[g->nnodes++] = a;
 }
 
 /* Walk callback: add the ONNX node names of the location of "op" to the
@@ -588,7 +587,8 @@ static void append_ident(struct pb_buf *b, MlirStringRef s, size_t max)
 
 /* Name the kernel for group "g" of outliner "o" into "b" (NUL-terminated):
  * "k<N>_<first ONNX node>", else "k<N>_<operation it was lowered from>",
- * made unique in the module. */
+ * made unique among the module's functions (o->funcs), and record it
+ * there. */
 static void kernel_name(struct outliner *o, const struct group *g,
 			struct pb_buf *b)
 {
@@ -608,8 +608,12 @@ static void kernel_name(struct outliner *o, const struct group *g,
 			pb_buf_printf(b, "_%d", suffix);
 		pb_buf_append(b, "", 1);
 		b->len--;
-		if (mlirOperationIsNull(pb_ir_lookup_func(o->m, b->data)))
+		MlirAttribute a = mlirStringAttrGet(
+			g->mctx, mlirStringRefCreate(b->data, b->len));
+		if (pb_ptrmap_get(&o->funcs, a.ptr) < 0) {
+			pb_ptrmap_put(&o->funcs, a.ptr, 1);
 			break;
+		}
 	}
 }
 
@@ -727,8 +731,16 @@ static void outline(struct outliner *o, struct group *g)
 static int outline_all(struct outliner *o)
 {
 	for (MlirOperation op = mlirBlockGetFirstOperation(o->body);
-	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+		pb_ptrmap_put(&o->index, op.ptr, o->ops.n);
 		pb_ir_ops_push(&o->ops, op);
+	}
+	for (MlirOperation op = mlirBlockGetFirstOperation(
+		     mlirModuleGetBody(o->m));
+	     !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op))
+		if (pb_ir_op_is(op, "func.func"))
+			pb_ptrmap_put(&o->funcs, pb_ir_attr(op, "sym_name").ptr,
+				      1);
 	classify(o);
 	for (int i = 0; i < o->ops.n;) {
 		if (o->keep[i]) {
@@ -935,10 +947,13 @@ int pb_fuse_run(struct pb_ctx *ctx, MlirModule m, const struct pb_fuse_opts *o)
 		pb_fuse_plan_free(&plan);
 		return rc;
 	}
-	struct outliner out = {ctx, m, main, pb_ir_entry_block(main), {0}, NULL, 0};
+	struct outliner out = {ctx, m, main, pb_ir_entry_block(main), {0}, NULL,
+			       0, {0}, {0}};
 	rc = outline_all(&out);
 	pb_ir_ops_free(&out.ops);
 	free(out.keep);
+	pb_ptrmap_free(&out.index);
+	pb_ptrmap_free(&out.funcs);
 	pb_phase("pb-fuse", "outline");
 	if (rc == PB_OK && !mlirOperationVerify(mlirModuleGetOperation(m))) {
 		pb_error(ctx, "internal: outlining produced a module that does "

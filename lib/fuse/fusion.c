@@ -408,16 +408,18 @@ static void attach(struct pb_fusion *f, int gi, int n, const int *shared,
 	add_child(f, shared[t - 1],
 		  t < f->s->stmt[n].depth ? PATH(f, n, t) : -1 - n);
 	g->stmt[g->n++] = n;
+	g->priced = 0;
 	f->group[n] = gi;
 }
 
 /* Is running "all" (n statements, with the fused paths) as one kernel
  * profitable against running its parts "a" and "b" apart, whose outer
  * parallelism and predicted times are given? Says why not under
- * --remarks. */
+ * --remarks. When it is, and "price" is not NULL, the kernel's
+ * parallelism and predicted time go to price->par and price->t. */
 static int profitable(struct pb_fusion *f, int64_t par_a, double t_a,
 		      int64_t par_b, double t_b, const int *all, int n,
-		      MlirLocation loc, int quiet)
+		      MlirLocation loc, int quiet, struct pb_fuse_group *price)
 {
 	int64_t par = parallelism(f, all, n);
 	int64_t need_a = par_a < f->min_parallel ? par_a : f->min_parallel;
@@ -433,8 +435,13 @@ static int profitable(struct pb_fusion *f, int64_t par_a, double t_a,
 		return 0;
 	}
 	double t = pb_fuse_cost(f, all, n, par);
-	if (t <= t_a + t_b)
+	if (t <= t_a + t_b) {
+		if (price) {
+			price->par = par;
+			price->t = t;
+		}
 		return 1;
+	}
 	if (f->o->remarks && !quiet)
 		pb_remark_at(f->ctx, loc,
 			     "not fused: predicted %.2f us fused (%lld parallel "
@@ -479,10 +486,16 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 				     "not fused: %s fusion is disabled",
 				     kind_names[__builtin_ctz(kind)]);
 	} else if (t && related) {
-		int64_t par_g = parallelism(f, g->stmt, g->n);
-		int64_t par_n = parallelism(f, &n, 1);
-		double t_g = pb_fuse_cost(f, g->stmt, g->n, par_g);
-		double t_n = pb_fuse_cost(f, &n, 1, par_n);
+		/* the group's price is kept from the try that grew it last:
+		 * asking again would make the greedy growth quadratic */
+		if (!g->priced) {
+			g->par = parallelism(f, g->stmt, g->n);
+			g->t = pb_fuse_cost(f, g->stmt, g->n, g->par);
+			g->priced = 1;
+		}
+		int64_t par_g = g->par, par_n = parallelism(f, &n, 1);
+		double t_g = g->t, t_n = pb_fuse_cost(f, &n, 1, par_n);
+		struct pb_fuse_group price;
 		int *all = malloc(sizeof(*all) * (g->n + 1));
 		if (!all)
 			abort();
@@ -497,7 +510,7 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 		/* n's loop t (or body) would be a new child of shared[t-1] */
 		add_child(f, shared[t - 1], t < s->depth ? own[t] : -1 - n);
 		done = profitable(f, par_g, t_g, par_n, t_n, all, g->n + 1,
-				  stmt_loc(f, n), 0);
+				  stmt_loc(f, n), 0, &price);
 		f->nchild[shared[t - 1]]--;
 		memcpy(&PATH(f, n, 0), own, sizeof(*own) * s->depth);
 		free(own);
@@ -505,6 +518,9 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 		if (done) {
 			attach(f, gi, n, shared, t);
 			g->kinds |= kind;
+			g->par = price.par;
+			g->t = price.t;
+			g->priced = 1;
 			if (f->o->remarks)
 				pb_remark_at(f->ctx, stmt_loc(f, n),
 					     "fused (%s) into the nest of S%d at "
@@ -527,6 +543,7 @@ static int new_group(struct pb_fusion *f, int i)
 	g->stmt[0] = i;
 	g->n = 1;
 	g->kinds = 0;
+	g->priced = 0;
 	f->group[i] = f->ng;
 	return f->ng++;
 }
@@ -578,7 +595,7 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 	}
 	if (ok)
 		ok = profitable(f, par_a, t_a, par_b, t_b, ga->stmt, ga->n,
-				stmt_loc(f, gb->stmt[0]), gb->n == 1);
+				stmt_loc(f, gb->stmt[0]), gb->n == 1, NULL);
 	f->logging = 0;
 	if (ok) {
 		ga->kinds = kinds;
@@ -739,6 +756,7 @@ static void free_trees(struct pb_fusion *f)
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
 	pb_fuse_traffic_free(f);
+	pb_fuse_users_free(&f->users);
 	for (int i = 0; i < f->s->nstmt; i++)
 		free(f->memo[i]);
 	free(f->memo);

@@ -66,10 +66,25 @@ struct pb_fuse_undo {
 	int node, k, old;
 };
 
+/* The statements of a scop with an access (pb_poly_stmt's "access") to
+ * each buffer: those of buffer b are stmt[start[b]] to
+ * stmt[start[b + 1] - 1], in increasing order (apply.c). */
+struct pb_fuse_users {
+	int *start, *stmt;
+};
+void pb_fuse_users_build(struct pb_fuse_users *u,
+			 const struct pb_poly_scop *s);
+void pb_fuse_users_free(struct pb_fuse_users *u);
+
 struct pb_fuse_group {
 	int *stmt; /* in program order */
 	int n;
 	unsigned kinds;
+	/* when "priced": its outer parallelism and predicted time (fusion.c
+	 * keeps them from the try that made the group what it is) */
+	int priced;
+	int64_t par;
+	double t;
 };
 
 struct pb_fusion {
@@ -100,6 +115,7 @@ struct pb_fusion {
 	struct pb_fuse_stmtbufs *stmt_bufs; /* per statement */
 	int *bmark;		   /* per buffer: seen in the set "stamp" */
 	int nopaque;		   /* OPAQUE statements */
+	struct pb_fuse_users users; /* built by the first contraction */
 	struct pb_target target;   /* the GPU the cost model predicts for */
 };
 

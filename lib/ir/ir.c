@@ -288,22 +288,23 @@ void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to)
 		m->from = pb_xrealloc(m->from, m->cap, sizeof(*m->from));
 		m->to = pb_xrealloc(m->to, m->cap, sizeof(*m->to));
 	}
+	if (!mlirValueIsNull(from) && pb_ptrmap_get(&m->index, from.ptr) < 0)
+		pb_ptrmap_put(&m->index, from.ptr, m->n);
 	m->from[m->n] = from;
 	m->to[m->n++] = to;
 }
 
 MlirValue pb_ir_map_lookup(const struct pb_ir_map *m, MlirValue v)
 {
-	for (int i = 0; i < m->n; i++)
-		if (mlirValueEqual(m->from[i], v))
-			return m->to[i];
-	return (MlirValue){NULL};
+	int i = mlirValueIsNull(v) ? -1 : pb_ptrmap_get(&m->index, v.ptr);
+	return i >= 0 ? m->to[i] : (MlirValue){NULL};
 }
 
 void pb_ir_map_free(struct pb_ir_map *m)
 {
 	free(m->from);
 	free(m->to);
+	pb_ptrmap_free(&m->index);
 	m->from = m->to = NULL;
 	m->n = m->cap = 0;
 }
@@ -720,6 +721,43 @@ int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v)
 		v[i] = mlirAffineConstantExprGetValue(e);
 	}
 	return 0;
+}
+
+void pb_ir_set_access_map(MlirOperation op, int store, MlirAffineMap map)
+{
+	MlirContext mctx = mlirAffineMapGetContext(map);
+	intptr_t nd = mlirAffineMapGetNumDims(map);
+	intptr_t nr = mlirAffineMapGetNumResults(map);
+	int first = store ? 2 : 1, n = 0;
+	MlirValue *v = malloc(sizeof(*v) * (first + nd + 1));
+	MlirAffineExpr *d = malloc(sizeof(*d) * (nd + nr + 1));
+	if (!v || !d)
+		abort();
+	for (int k = 0; k < first; k++)
+		v[n++] = mlirOperationGetOperand(op, k);
+	/* "d": each used dimension to its new number; the unused ones to 0,
+	 * which no result reads */
+	for (intptr_t k = 0; k < nd; k++) {
+		int used = 0;
+		for (intptr_t r = 0; r < nr && !used; r++)
+			used = mlirAffineExprIsFunctionOfDim(
+				mlirAffineMapGetResult(map, r), k);
+		d[k] = used ? mlirAffineDimExprGet(mctx, n - first)
+			    : mlirAffineConstantExprGet(mctx, 0);
+		if (used)
+			v[n++] = mlirOperationGetOperand(op, first + k);
+	}
+	if (n - first < nd && mlirAffineMapGetNumSymbols(map) == 0) {
+		MlirAffineMap re = mlirAffineMapGet(mctx, nd, 0, nd, d);
+		for (intptr_t r = 0; r < nr; r++)
+			d[r] = mlirAffineExprCompose(
+				mlirAffineMapGetResult(map, r), re);
+		map = mlirAffineMapGet(mctx, n - first, 0, nr, d);
+		mlirOperationSetOperands(op, n, v);
+	}
+	pb_ir_set_attr(op, "map", mlirAffineMapAttrGet(map));
+	free(v);
+	free(d);
 }
 
 int pb_ir_parallel_dims(MlirOperation op, int max, int64_t *lb,

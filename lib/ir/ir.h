@@ -3,6 +3,7 @@
 #ifndef PB_IR_IR_H
 #define PB_IR_IR_H
 
+#include "mlir-c/AffineMap.h"
 #include "mlir-c/IR.h"
 
 #include "core/pb.h"
@@ -73,10 +74,14 @@ void pb_ir_collect(MlirOperation root, const char *name, struct pb_ir_ops *l);
  * a declaration), in order, appended to "l". */
 void pb_ir_block_ops(MlirBlock block, struct pb_ir_ops *l);
 
-/* A map from values to values (linear, for the small maps of outlining). */
+/* A map from values to values: "from" and "to" in the order added, and
+ * an index by value, so that a lookup costs the same in the large maps of
+ * a clone as in the small ones of outlining. A lookup gives the image
+ * first added (which its owner may overwrite in "to"). */
 struct pb_ir_map {
 	MlirValue *from, *to;
 	int n, cap;
+	struct pb_ptrmap index; /* "from" -> its first position */
 };
 void pb_ir_map_add(struct pb_ir_map *m, MlirValue from, MlirValue to);
 /* The image of "v" in "m", or a null value when "v" is not mapped. */
@@ -163,6 +168,13 @@ int pb_ir_const_int(MlirValue v, int64_t *c);
  * (an affine.for's "lowerBoundMap", an affine.parallel's "upperBoundsMap")
  * into "v"; -1 unless the map has exactly "n" results, all constant. */
 int pb_ir_const_map(MlirOperation op, const char *name, int n, int64_t *v);
+
+/* Set the map of the affine access "op" (an affine.load, or an
+ * affine.store when "store") to "map" with the dimensions none of its
+ * results uses dropped, and their index operands with them, as
+ * canonicalize would (the numbering of the other dimensions kept). A map
+ * with symbols is set as it is. */
+void pb_ir_set_access_map(MlirOperation op, int store, MlirAffineMap map);
 
 /* The dimensions of "op" when it is an affine.parallel with constant
  * bounds, positive steps and no results or operands, at most "max" of

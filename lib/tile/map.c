@@ -128,22 +128,27 @@ static int segments(const struct pb_kernel_band *b, struct seg *s,
 	return rc ? -1 : n;
 }
 
-/* Is operation "op" inside segment "s" (or one of its operations)? */
-static int in_seg(MlirOperation op, const struct seg *s, MlirBlock body)
+/* The operations of segment "s" (the keys of "ops"). */
+static void seg_ops(const struct seg *s, struct pb_ptrmap *ops)
 {
-	MlirOperation top = pb_ir_ancestor_in(op, body);
-	if (mlirOperationIsNull(top))
-		return 0;
 	for (MlirOperation o = s->first;; o = mlirOperationGetNextInBlock(o)) {
-		if (mlirOperationEqual(o, top))
-			return 1;
+		pb_ptrmap_put(ops, o.ptr, 1);
 		if (mlirOperationEqual(o, s->last))
-			return 0;
+			return;
 	}
 }
 
+/* Is operation "op" inside the segment of "body" whose operations are
+ * "ops" (seg_ops), or one of them? */
+static int in_seg(MlirOperation op, const struct pb_ptrmap *ops,
+		  MlirBlock body)
+{
+	MlirOperation top = pb_ir_ancestor_in(op, body);
+	return !mlirOperationIsNull(top) && pb_ptrmap_get(ops, top.ptr) >= 0;
+}
+
 struct use_check {
-	const struct seg *s;
+	struct pb_ptrmap ops; /* the segment's operations (seg_ops) */
 	MlirBlock body;
 	int bad;
 };
@@ -157,7 +162,7 @@ static MlirWalkResult uses_cb(MlirOperation op, void *user)
 		for (MlirOpOperand x = mlirValueGetFirstUse(
 			     mlirOperationGetResult(op, i));
 		     !mlirOpOperandIsNull(x); x = mlirOpOperandGetNextUse(x))
-			if (!in_seg(mlirOpOperandGetOwner(x), u->s, u->body))
+			if (!in_seg(mlirOpOperandGetOwner(x), &u->ops, u->body))
 				u->bad = 1;
 	return u->bad ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }
@@ -183,13 +188,15 @@ int pb_tile_jam_ok(const struct pb_kernel_band *b)
 	for (int i = 0; i < allocas.n && ok; i++)
 		ok = alloca_ok(allocas.v[i]);
 	for (int i = 0; i < n && ok; i++) {
-		struct use_check u = {&s[i], pb_kernel_band_body(b), 0};
+		struct use_check u = {{0}, pb_kernel_band_body(b), 0};
+		seg_ops(&s[i], &u.ops);
 		for (MlirOperation o = s[i].first;;
 		     o = mlirOperationGetNextInBlock(o)) {
 			mlirOperationWalk(o, uses_cb, &u, MlirWalkPreOrder);
 			if (mlirOperationEqual(o, s[i].last))
 				break;
 		}
+		pb_ptrmap_free(&u.ops);
 		ok = !u.bad;
 		for (MlirOperation l = s[i].first; ok && s[i].loop;) {
 			for (intptr_t k = 0; k < mlirOperationGetNumOperands(l); k++)

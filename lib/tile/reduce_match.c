@@ -494,25 +494,33 @@ static int block_level(const struct pb_tile_plan *p, MlirOperation op,
 	return 1;
 }
 
-/* Is "op" a load from a buffer that nothing in "body" writes? Every
- * thread may then perform it at block level (no other band point writes
- * the buffer either: the band carries no dependence). */
-static int read_only_load(MlirOperation op, MlirBlock body)
+/* The buffers (root values) that some operation in the operation owning
+ * "body" writes, into "written" (the keys). */
+static void written_roots(MlirBlock body, struct pb_ptrmap *written)
+{
+	struct pb_ir_ops all = {0};
+	int mem, w;
+	pb_ir_collect(mlirBlockGetParentOperation(body), NULL, &all);
+	for (int i = 0; i < all.n; i++)
+		if (pb_poly_access_operand(all.v[i], &mem, &w) && w)
+			pb_ptrmap_put(written,
+				      pb_poly_root(mlirOperationGetOperand(
+							   all.v[i], mem)).ptr,
+				      1);
+	pb_ir_ops_free(&all);
+}
+
+/* Is "op" a load from a buffer that nothing in the body writes (not in
+ * "written", the body's written_roots)? Every thread may then perform it
+ * at block level (no other band point writes the buffer either: the band
+ * carries no dependence). */
+static int read_only_load(MlirOperation op, const struct pb_ptrmap *written)
 {
 	int mem, w;
 	if (!pb_poly_access_operand(op, &mem, &w) || w)
 		return 0;
 	MlirValue root = pb_poly_root(mlirOperationGetOperand(op, mem));
-	MlirOperation parent = mlirBlockGetParentOperation(body);
-	struct pb_ir_ops all = {0};
-	int ro = 1;
-	pb_ir_collect(parent, NULL, &all);
-	for (int i = 0; ro && i < all.n; i++)
-		if (pb_poly_access_operand(all.v[i], &mem, &w) && w)
-			ro = !mlirValueEqual(root, pb_poly_root(
-				mlirOperationGetOperand(all.v[i], mem)));
-	pb_ir_ops_free(&all);
-	return ro;
+	return pb_ptrmap_get(written, root.ptr) < 0;
 }
 
 /* Plan the block-level mapping of the body of "b" with "threads" threads
@@ -522,12 +530,14 @@ int pb_tile_reduce_plan(isl_ctx *ctx, const struct pb_kernel_band *b, int thread
 {
 	MlirBlock body = pb_kernel_band_body(b);
 	struct pb_ir_ops ops = {0};
+	struct pb_ptrmap written = {0};
 	int ok = 1, run = 0, dist = 0;
 	memset(p, 0, sizeof(*p));
 	if (threads < 32 || threads > 1024 || (threads & (threads - 1)) ||
 	    b->n < 1)
 		return 0;
 	pb_ir_block_ops(body, &ops);
+	written_roots(body, &written);
 	p->s = calloc(ops.n + 1, sizeof(*p->s));
 	for (int i = 0; ok && i < ops.n; i++) {
 		MlirOperation op = ops.v[i];
@@ -549,7 +559,7 @@ int pb_tile_reduce_plan(isl_ctx *ctx, const struct pb_kernel_band *b, int thread
 			p->smem += bytes;
 			continue;
 		}
-		if ((is_pure(op) || read_only_load(op, body)) &&
+		if ((is_pure(op) || read_only_load(op, &written)) &&
 		    block_level(p, op, body)) {
 			st->kind = PB_TILE_STEP_KEEP;
 			continue;
@@ -573,6 +583,7 @@ int pb_tile_reduce_plan(isl_ctx *ctx, const struct pb_kernel_band *b, int thread
 		}
 	}
 	pb_ir_ops_free(&ops);
+	pb_ptrmap_free(&written);
 	if (ok && (!dist || escapes(p, body)))
 		ok = 0;
 	if (!ok)
