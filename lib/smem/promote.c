@@ -485,14 +485,19 @@ static char *type_text(MlirType t)
 
 /* Does the k-tile loop of "n" run as two loops, over rounds of S
  * k-tiles and over the S slots, so that a k-tile's slot is a loop
- * counter rather than (kk floordiv KT) mod S? Only when S divides the
- * k-tiles: with a last round of fewer slots (pb_smem_slot_bound_text,
- * as mma.c's) the slot loop's bound is not a constant, and the fp32
- * GEMM's unrolled k-tile on sm_90 then takes 32 more instructions a
- * k-tile (bench/RESULTS.md). */
+ * counter rather than (kk floordiv KT) mod S (as mma.c's rings do)? Not
+ * for fp32 rings for now: LLVM unrolls the S slots, and the body S times
+ * over spilled where pb-tile's occupancy caps the registers
+ * (squeezenet1_1's 1x1 squeeze convolution: 48 bytes on sm_90, none with
+ * one loop). Where S divides the k-tiles (with a last round of fewer
+ * slots the slot loop's bound is no constant, and the fp32 GEMM's
+ * unrolled k-tile on sm_90 took 32 more instructions a k-tile,
+ * bench/RESULTS.md) it can return once pb-smem prices the unrolled
+ * rounds' registers. */
 static int ring_loops(const struct nest *n)
 {
-	return n->stages > 1 && (n->trip / n->kt) % n->stages == 0;
+	(void)n;
+	return 0;
 }
 
 /* The template of the k-tile loop of "n" with its copies and barriers

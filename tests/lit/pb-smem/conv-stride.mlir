@@ -58,7 +58,10 @@
 // CHECK: vector.load %arg1[{{.*}}] {alignment = 8 : i64} : memref<2x32x12x12xf16>, vector<4xf16>
 // CHECK: %[[P:.*]] = affine.apply #[[ST]](%{{.*}})
 // CHECK: memref.store %{{.*}}, %[[X]][%{{.*}}, %{{.*}}, %[[P]], %{{.*}}] : memref<3x3x40x24xf16, #gpu.address_space<workgroup>>
-// CHECK: affine.for %[[KK:.*]] = 0 to 32 step 16 iter_args
+//      The k-tiles as rounds of the ring's 3 slots around a loop over
+//      the slots (2 k-tiles: one round, its slot loop bounded by them).
+// CHECK: affine.for %[[K0:.*]] = 0 to 32 step 48 iter_args
+// CHECK-NEXT: affine.for %{{.*}} = 0 to min #{{.*}}(%[[K0]]) iter_args
 // CHECK: affine.for %[[R:.*]] = 0 to 3 iter_args
 // CHECK-NEXT: affine.for %[[S:.*]] = 0 to 3 iter_args
 // CHECK-NOT: vector.create_mask
@@ -82,7 +85,9 @@
 // ONE-DAG: #[[G:.*]] = affine_map<(d0, d1) -> (d0 + d1 * 2)>
 // ONE: memref.alloc() : memref<3x16x40xf16, #gpu.address_space<workgroup>>
 // ONE-NOT: memref.alloc() : memref<{{.*}}workgroup
-// ONE: %[[GX:.*]] = affine.apply #[[G]]
+//      (the gather's operands are values; a copy round's stride, of the
+//      same map, takes a loop counter)
+// ONE: %[[GX:.*]] = affine.apply #[[G]](%{{[0-9]+}}, %{{[0-9]+}})
 // ONE: memref.load %arg0[%{{.*}}, %{{.*}}, %{{.*}}, %[[GX]]] : memref<1x32x16x16xf16>
 
 // PTX: ldmatrix.sync.aligned.m8n8.x4.shared.b16
