@@ -219,6 +219,13 @@ static void where_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_buf_puts(t, " : vector<16x8xi1>, vector<16x8xf32>\n");
 }
 
+/* Is mask "u" of "a" the causal one, computed (causal_step_text) rather
+ * than read? */
+static int computed(const struct pb_kernel_attention *a, int u)
+{
+	return a->causal && u == a->causal_u;
+}
+
 /* The masks of "a" in order on the scores "%xq<i>_<n>" of row fragment
  * "i" and key fragment "n" (in base 2), into "%<last><i>_<n>";
  * "%xm<u>_<i>_<n>" between them. A causal one (computed by
@@ -228,10 +235,10 @@ static void masks_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 {
 	char in[16] = "xq", out[16];
 	int end = a->nmask;
-	if (a->causal && a->causal_u == end - 1)
+	if (computed(a, end - 1))
 		end--;
 	for (int u = 0; u < end; u++) {
-		if (a->causal && u == a->causal_u)
+		if (computed(a, u))
 			continue;
 		if (u + 1 < end)
 			snprintf(out, sizeof(out), "xm%d_", u);
@@ -704,7 +711,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	pb_mma_cst_text(t, &a->o, "co");
 	for (int u = 0; u < a->nmask; u++) {
 		const struct pb_kernel_att_mask *mk = &a->mk[u];
-		if (a->causal && u == a->causal_u)
+		if (computed(a, u))
 			continue;
 		char cpre[16];
 		snprintf(cpre, sizeof(cpre), "cm%d_", u);
@@ -735,8 +742,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 		}
 	}
 	for (int u = 0; u < a->nmask; u++)
-		if (a->mk[u].kind == PB_KERNEL_ATT_ADD &&
-		    !(a->causal && u == a->causal_u)) {
+		if (a->mk[u].kind == PB_KERNEL_ATT_ADD && !computed(a, u)) {
 			pb_buf_puts(t, "      %log2e = arith.constant "
 				    "dense<1.44269502> : vector<16x8xf32>\n");
 			break;

@@ -1387,6 +1387,23 @@ static void yield_text(struct pb_buf *t, const char *ind, const char *v,
 	pb_buf_printf(t, " : %s\n", acct);
 }
 
+/* The end of the pipelined loop's text: the k-tile (or slot) loop
+ * yields the accumulators "<v>0 .." and closes, then the rounds' loop
+ * when "rl", then with "s" stages a wait for every copy in flight. */
+static void loop_end_text(struct pb_buf *t, const char *v, int nacc,
+			  const char *acct, int rl, int s)
+{
+	yield_text(t, "    ", v, nacc, acct);
+	pb_buf_puts(t, "  }\n");
+	if (rl) {
+		yield_text(t, "    ", "%q#", nacc, acct);
+		pb_buf_puts(t, "  }\n");
+	}
+	if (s > 1)
+		pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
+	pb_buf_puts(t, "  return\n}\n");
+}
+
 /* The text of the pipelined loop: its arguments are the accumulators'
  * initial values, the global buffers, the rings, the warp loop's
  * counters, the operands' origins and other subscripts. */
@@ -1541,15 +1558,7 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	}
 	if (n->shared) {
 		/* the window loops go here (stage_shared) */
-		yield_text(t, "    ", "%a", nacc, acct.data);
-		pb_buf_puts(t, "  }\n");
-		if (rl) {
-			yield_text(t, "    ", "%q#", nacc, acct.data);
-			pb_buf_puts(t, "  }\n");
-		}
-		if (s > 1)
-			pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
-		pb_buf_puts(t, "  return\n}\n");
+		loop_end_text(t, "%a", nacc, acct.data, rl, s);
 		pb_buf_free(&acct);
 		return;
 	}
@@ -1566,15 +1575,7 @@ static void loop_text(struct pb_buf *t, const struct mnest *n, int nacc,
 	   constants, its wgmmas issued back to back */
 	pb_buf_printf(t, " : %s\n    }%s\n", acct.data,
 		      n->wg ? " {pb.unroll}" : "");
-	yield_text(t, "    ", "%in#", nacc, acct.data);
-	pb_buf_puts(t, "  }\n");
-	if (rl) {
-		yield_text(t, "    ", "%q#", nacc, acct.data);
-		pb_buf_puts(t, "  }\n");
-	}
-	if (s > 1)
-		pb_buf_puts(t, "  gpu.barrier {pb.wait = 0 : i64}\n");
-	pb_buf_puts(t, "  return\n}\n");
+	loop_end_text(t, "%in#", nacc, acct.data, rl, s);
 	pb_buf_free(&acct);
 }
 

@@ -57,9 +57,7 @@ int pb_smem_is_pure(MlirOperation op)
 	       pb_ir_op_is(op, "affine.min") || pb_ir_op_is(op, "affine.max");
 }
 
-/* The trip count of affine.for "op" with constant bounds and its lower
- * bound and step; -1 when its bounds are not constant. */
-static int64_t for_trip(MlirOperation op, int64_t *lb, int64_t *step)
+int64_t pb_smem_for_trip(MlirOperation op, int64_t *lb, int64_t *step)
 {
 	int64_t ub;
 	if (!pb_ir_op_is(op, "affine.for") ||
@@ -228,7 +226,7 @@ int pb_smem_find_loop(struct promote *p, struct nest *n, const char **why)
 		}
 	for (MlirOperation o = mlirBlockGetFirstOperation(body);
 	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o), i++) {
-		int64_t lb, step, trip = for_trip(o, &lb, &step);
+		int64_t lb, step, trip = pb_smem_for_trip(o, &lb, &step);
 		if (pb_ir_op_is(o, "affine.yield") || pb_smem_is_pure(o) ||
 		    pb_ir_op_is(o, "memref.alloca"))
 			continue;
@@ -289,7 +287,7 @@ static int64_t executions(const struct nest *n, MlirOperation op)
 						    iv);
 			t = k < 0 ? 1 : pb_numel(k, c);
 		} else {
-			t = for_trip(q, &lb, &step);
+			t = pb_smem_for_trip(q, &lb, &step);
 			if (t < 0)
 				t = 1;
 		}
@@ -796,7 +794,8 @@ static int point_dim(const struct nest *n, const struct group *g,
 	pb_ir_collect(n->loop, "affine.for", &loops);
 	for (int d = 0; d < g->rank && found < 0; d++) {
 		for (int q = 0; q < loops.n && found < 0; q++) {
-			int64_t lb, step, t = for_trip(loops.v[q], &lb, &step);
+			int64_t lb, step,
+				t = pb_smem_for_trip(loops.v[q], &lb, &step);
 			MlirValue iv = mlirBlockGetArgument(
 				pb_smem_body(loops.v[q]), 0);
 			int ok = t > 1 && g->size[d] % t == 0 && lb == 0 &&
@@ -1206,7 +1205,7 @@ int pb_smem_unrollable(const struct nest *n)
 	int points = 1;
 	pb_ir_collect(n->loop, "affine.for", &loops);
 	for (int i = 0; i < loops.n; i++) {
-		int64_t lb, step, t = for_trip(loops.v[i], &lb, &step);
+		int64_t lb, step, t = pb_smem_for_trip(loops.v[i], &lb, &step);
 		if (mlirOperationEqual(loops.v[i], n->loop))
 			continue;
 		work *= t < 0 ? 1024 : t;
@@ -1260,9 +1259,4 @@ void pb_smem_drop_largest(struct promote *p, struct nest *n)
 	pb_smem_remark(p, n->l->access[n->g[big].acc[0]].op, "not staged: its tile "
 	       "does not fit in shared memory with the others");
 	n->g[big] = n->g[--n->ng];
-}
-
-int64_t pb_smem_for_trip(MlirOperation op, int64_t *lb, int64_t *step)
-{
-	return for_trip(op, lb, step);
 }

@@ -279,23 +279,25 @@ static int vector_len(MlirOperation op)
 	return (int)mlirShapedTypeGetDimSize(vt, r - 1);
 }
 
-/* Is "v" a buffer the thread may read anywhere in: workgroup memory (a
- * staged tile) or an alloca (private)? */
-static int readable(MlirValue v)
+/* Is "v" a thread's private buffer (a memref.alloca)? */
+static int is_alloca(MlirValue v)
 {
-	if (pb_kernel_is_workgroup(mlirValueGetType(v)))
-		return 1;
 	return mlirValueIsAOpResult(v) &&
 	       pb_ir_op_is(mlirOpResultGetOwner(v), "memref.alloca");
+}
+
+/* Is "v" a buffer the thread may read anywhere in: workgroup memory (a
+ * staged tile) or an alloca? */
+static int readable(MlirValue v)
+{
+	return pb_kernel_is_workgroup(mlirValueGetType(v)) || is_alloca(v);
 }
 
 /* Does store "st" (operand 1 its buffer, its subscripts after it) write
  * an alloca at subscripts among which every value of "ivs" is? */
 static int point_store(MlirOperation st, const MlirValue *ivs, int n)
 {
-	MlirValue mem = mlirOperationGetOperand(st, 1);
-	if (!mlirValueIsAOpResult(mem) ||
-	    !pb_ir_op_is(mlirOpResultGetOwner(mem), "memref.alloca"))
+	if (!is_alloca(mlirOperationGetOperand(st, 1)))
 		return 0;
 	intptr_t no = mlirOperationGetNumOperands(st);
 	for (int i = 0; i < n; i++) {
