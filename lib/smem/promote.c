@@ -344,11 +344,9 @@ static void copy_text(struct pb_buf *t, const struct nest *n,
 }
 
 /* Replace staged load "op" of group "g" by a load of its tile: slot
- * "slot" (the slot loop's counter, ring_loops) or, when null,
- * ((kk floordiv KT) mod S), subscripts minus the tile's offset at the
- * k-tile origin "kk". */
+ * ((kk floordiv KT) mod S), subscripts minus the tile's offset. */
 static MlirOperation stage_load(const struct nest *n, const struct group *g,
-				MlirOperation op, MlirValue kk, MlirValue slot)
+				MlirOperation op, MlirValue kk)
 {
 	MlirAffineMap map = mlirAffineMapAttrGetValue(pb_ir_attr(op, "map"));
 	MlirContext c = mlirAffineMapGetContext(map);
@@ -356,11 +354,9 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 	int ns = (int)mlirAffineMapGetNumSymbols(map);
 	int np = n->l->np, nops = 0;
 	MlirAffineExpr e[MAXR + 1];
-	MlirValue ops[64 + PB_POLY_LOCAL_MAXPAR + 3];
+	MlirValue ops[64 + PB_POLY_LOCAL_MAXPAR + 2];
 	MlirAffineExpr k = mlirAffineDimExprGet(c, nd + np);
-	int has_slot = !mlirValueIsNull(slot);
-	e[0] = has_slot ? mlirAffineDimExprGet(c, nd + np + 1)
-	       : n->stages > 1
+	e[0] = n->stages > 1
 		       ? mlirAffineModExprGet(
 				 mlirAffineFloorDivExprGet(
 					 k, mlirAffineConstantExprGet(c, n->kt)),
@@ -380,16 +376,13 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 			mlirAffineMapGetResult(map, d),
 			mlirAffineMulExprGet(off, mlirAffineConstantExprGet(c, -1)));
 	}
-	MlirAffineMap nm = mlirAffineMapGet(c, nd + np + 1 + has_slot, ns,
-					    1 + g->rank, e);
+	MlirAffineMap nm = mlirAffineMapGet(c, nd + np + 1, ns, 1 + g->rank, e);
 	ops[nops++] = g->buf;
 	for (int i = 0; i < nd; i++)
 		ops[nops++] = mlirOperationGetOperand(op, 1 + i);
 	for (int i = 0; i < np; i++)
 		ops[nops++] = n->l->par[i];
 	ops[nops++] = kk;
-	if (has_slot)
-		ops[nops++] = slot;
 	for (int i = 0; i < ns; i++)
 		ops[nops++] = mlirOperationGetOperand(op, 1 + nd + i);
 	MlirOperationState st = mlirOperationStateGet(
@@ -410,15 +403,13 @@ static MlirOperation stage_load(const struct nest *n, const struct group *g,
 	return l;
 }
 
-/* Strip-mine the reduction loop of "n" onto the k-tile origin "kk": it
- * runs 0 .. KT and its counter is kk + its own (with the slot loop
- * "slot", kk is k0 + slot KT and the sum is taken from k0 and slot). */
-static int strip_loop(struct promote *p, struct nest *n, MlirValue kk,
-		      MlirValue slot)
+/* Strip-mine the reduction loop of "n" onto the k-tile loop's counter
+ * "kk": it runs 0 .. KT and its counter is kk + its own. */
+static int strip_loop(struct promote *p, struct nest *n, MlirValue kk)
 {
-	char text[256];
+	char text[160];
 	MlirBlock body = pb_smem_body(n->loop);
-	MlirValue iv = mlirBlockGetArgument(body, 0), args[3] = {kk, iv, iv};
+	MlirValue iv = mlirBlockGetArgument(body, 0), args[2] = {kk, iv};
 	struct pb_ir_ops out = {0};
 	snprintf(text, sizeof(text), "affine_map<() -> (%lld)>",
 		 (long long)n->kt);
@@ -428,33 +419,18 @@ static int strip_loop(struct promote *p, struct nest *n, MlirValue kk,
 						   text)));
 	if (n->unroll)
 		pb_ir_set_attr(n->loop, "pb.unroll", mlirUnitAttrGet(c));
-	int na = 2;
-	if (mlirValueIsNull(slot)) {
-		snprintf(text, sizeof(text),
-			 "func.func @t(%%kk: index, %%k: index) {\n"
-			 "  %%i = affine.apply affine_map<(d0, d1) -> (d0 + "
-			 "d1)>(%%kk, %%k)\n  return\n}\n");
-	} else {
-		/* from the rounds' and the slots' counters (kk = k0 +
-		   slot KT), as the staged reads' k-tile origin composes,
-		   so that the two cancel once the maps compose */
-		args[0] = mlirOperationGetOperand(mlirOpResultGetOwner(kk), 0);
-		args[1] = slot;
-		na = 3;
-		snprintf(text, sizeof(text),
-			 "func.func @t(%%k0: index, %%sl: index, %%k: index) "
-			 "{\n  %%i = affine.apply affine_map<(d0, d1, d2) -> "
-			 "(d0 + d1 * %lld + d2)>(%%k0, %%sl, %%k)\n  return\n"
-			 "}\n", (long long)n->kt);
-	}
-	int rc = pb_ir_instantiate(p->ctx, text,
-				   mlirBlockGetFirstOperation(body), na, args,
-				   mlirOperationGetLocation(n->loop), &out);
+	int rc = pb_ir_instantiate(
+		p->ctx,
+		"func.func @t(%kk: index, %k: index) {\n"
+		"  %i = affine.apply affine_map<(d0, d1) -> (d0 + d1)>(%kk, %k)\n"
+		"  return\n}\n",
+		mlirBlockGetFirstOperation(body), 2, args,
+		mlirOperationGetLocation(n->loop), &out);
 	if (rc == PB_OK) {
 		MlirOperation a = out.v[0];
 		MlirValue i = mlirOperationGetResult(a, 0);
 		mlirValueReplaceAllUsesOfWith(iv, i);
-		mlirOperationSetOperand(a, na - 1, iv);
+		mlirOperationSetOperand(a, 1, iv);
 	}
 	pb_ir_ops_free(&out);
 	return rc;
@@ -483,25 +459,12 @@ static char *type_text(MlirType t)
 	return b.data;
 }
 
-/* Does the k-tile loop of "n" run as two loops, over rounds of S
- * k-tiles and over the S slots, so that a k-tile's slot is a loop
- * counter rather than (kk floordiv KT) mod S (as mma.c's rings do)? Not
- * for fp32 rings for now: LLVM unrolls the S slots, and the body S times
- * over spilled where pb-tile's occupancy caps the registers
- * (squeezenet1_1's 1x1 squeeze convolution: 48 bytes on sm_90, none with
- * one loop). Where S divides the k-tiles (with a last round of fewer
- * slots the slot loop's bound is no constant, and the fp32 GEMM's
- * unrolled k-tile on sm_90 took 32 more instructions a k-tile,
- * bench/RESULTS.md) it can return once pb-smem prices the unrolled
- * rounds' registers. */
-static int ring_loops(const struct nest *n)
-{
-	(void)n;
-	return 0;
-}
-
 /* The template of the k-tile loop of "n" with its copies and barriers
- * (see the top of this file) into "t". */
+ * (see the top of this file) into "t". One loop, the slot (kk floordiv
+ * KT) mod S: split into rounds of S k-tiles around a loop over the slots
+ * (mma.c's rings), LLVM unrolls the S slots and the body S times over
+ * spilled where pb-tile's occupancy caps the registers (docs/pb-smem.md,
+ * branch idx). */
 static void loop_text(struct pb_buf *t, const struct nest *n, char **elt,
 		      char **srct, char **buft)
 {
@@ -522,29 +485,9 @@ static void loop_text(struct pb_buf *t, const struct nest *n, char **elt,
 		snprintf(sl, sizeof(sl), "%%sc%d", k);
 		copies_text(t, n, kk, sl, 1, elt, srct, buft);
 	}
-	if (ring_loops(n)) {
-		/* the slot a loop counter of its own */
-		pb_buf_printf(t, "  affine.for %%k0 = 0 to %lld step %lld {\n"
-			      "  affine.for %%sl = 0 to ",
-			      (long long)n->trip, (long long)(s * n->kt));
-		pb_smem_slot_bound_text(t, n->trip, n->kt, s);
-		pb_buf_printf(t, " {\n"
-			      "    %%kk = affine.apply affine_map<(a, b) -> (a + "
-			      "b * %lld)>(%%k0, %%sl)\n", (long long)n->kt);
-	} else
-		pb_buf_printf(t, "  affine.for %%kk = 0 to %lld step %lld {\n",
-			      (long long)n->trip, (long long)n->kt);
-	if (ring_loops(n)) {
-		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n"
-			      "    %%kn = affine.apply affine_map<(d0) -> ((d0 + "
-			      "%lld) mod %lld)>(%%kk)\n"
-			      "    %%sn = affine.apply affine_map<(d0) -> ((d0 "
-			      "+ %d) mod %d)>(%%sl)\n",
-			      s - 2, (long long)((s - 1) * n->kt),
-			      (long long)n->trip, s - 1, s);
-		copies_text(t, n, "%kn", "%sn", 1, elt, srct, buft);
-		pb_buf_puts(t, "  }\n");
-	} else if (s > 1) {
+	pb_buf_printf(t, "  affine.for %%kk = 0 to %lld step %lld {\n",
+		      (long long)n->trip, (long long)n->kt);
+	if (s > 1) {
 		pb_buf_printf(t, "    gpu.barrier {pb.wait = %d : i64}\n"
 			      "    %%kn = affine.apply affine_map<(d0) -> ((d0 + "
 			      "%lld) mod %lld)>(%%kk)\n"
@@ -636,12 +579,6 @@ static int rewrite(struct promote *p, struct nest *n)
 			loop = out.v[i];
 	if (rc == PB_OK && mlirOperationIsNull(loop))
 		rc = PB_ERR;
-	MlirValue slot = {NULL};
-	if (rc == PB_OK && ring_loops(n)) {
-		/* the slots' loop, first in the rounds' */
-		loop = mlirBlockGetFirstOperation(pb_smem_body(loop));
-		slot = mlirBlockGetArgument(pb_smem_body(loop), 0);
-	}
 	if (rc == PB_OK) {
 		MlirBlock lb = pb_smem_body(loop);
 		MlirOperation at = mlirBlockGetTerminator(lb);
@@ -655,17 +592,13 @@ static int rewrite(struct promote *p, struct nest *n)
 		}
 		mlirOperationMoveBefore(n->top, at);
 		keep_part(n, n->top, 0, priv);
-		MlirValue kk = mlirValueIsNull(slot)
-				       ? mlirBlockGetArgument(lb, 0)
-				       : mlirOperationGetResult(
-						 mlirBlockGetFirstOperation(lb), 0);
-		rc = strip_loop(p, n, kk, slot);
+		MlirValue kk = mlirBlockGetArgument(lb, 0);
+		rc = strip_loop(p, n, kk);
 		for (int i = 0; i < n->ng && rc == PB_OK; i++)
 			for (int a = 0; a < n->g[i].n; a++) {
 				MlirOperation op = n->l->access[n->g[i].acc[a]].op;
 				struct pb_smem_pad *pad = pb_smem_pad_of(n, op, 1);
-				MlirOperation nl = stage_load(n, &n->g[i], op, kk,
-							       slot);
+				MlirOperation nl = stage_load(n, &n->g[i], op, kk);
 				if (pad) {
 					pb_smem_pad_commit(
 						pad, mlirOperationGetResult(nl, 0));

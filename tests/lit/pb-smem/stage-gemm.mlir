@@ -75,7 +75,7 @@
 //      Each k-tile: wait for its own copy, copy k-tile kk + 32 into the
 //      slot the last iteration finished with, compute from the ring. An
 //      fp32 ring keeps one k-tile loop, its slot (kk floordiv 16) mod 3
-//      (lib/smem/promote.c, ring_loops).
+//      (lib/smem/promote.c, loop_text).
 // CHECK: affine.for %[[KK:.*]] = 0 to 48 step 16 {
 // CHECK-NEXT: gpu.barrier {pb.wait = 1 : i64}
 // CHECK-NEXT: affine.apply #[[$NEXTK]](%[[KK]])
