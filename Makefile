@@ -175,8 +175,10 @@ conformance-fast: all
 
 # The model zoo (docs/testing.md): torchvision models exported with seeded
 # weights (cached in ~/.cache/pb-zoo), every stage on the CPU against
-# PyTorch; not part of check (minutes).
+# PyTorch; not part of check (minutes). Installs Debian's python3-torch
+# and python3-torchvision when missing.
 zoo: all
+	@scripts/deps.sh --zoo
 	$(Q)PB_BUILD=$(abspath $(B)) PYTHON=$(PYTHON) tests/zoo/run.sh $(ZOO)
 
 # check builds first (deps installed), then runs every suite even if one fails.

@@ -5,6 +5,8 @@
 #        tileirdisasm; PyPI nvidia-cuda-tileiras) into BUILD/venv-tile
 #        (default build/), where pb-codegen --backend=tile finds them; not
 #        needed by make check (docs/tileir.md)
+#        scripts/deps.sh --zoo    also Debian's PyTorch and torchvision,
+#        which make zoo exports its models with (docs/testing.md)
 set -e
 if [ "$1" = "--tile" ]; then
 	venv="${2:-build}/venv-tile"
@@ -18,6 +20,7 @@ PKGS="gcc make pkg-config python3 python3-numpy python3-onnx
 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
 libisl-dev libjansson-dev protobuf-c-compiler libprotobuf-c-dev
 libonnx-dev libonnx-testdata librsvg2-bin"
+[ "$1" = "--zoo" ] && PKGS="$PKGS python3-torch python3-torchvision"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
