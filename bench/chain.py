@@ -14,7 +14,11 @@ the build machines are shared, CPU seconds move less with their load
 than wall clock). Kinds (64x64 float tensors but for conv):
 
   relu     N Relu nodes: one elementwise kernel holding all N
-  mm       N/2 times MatMul (64x64 weight) then Relu: one kernel per pair
+  mm       N/2 times MatMul (64x64 weight) then Relu: one kernel per pair;
+           every MatMul reads the same weight
+  mmw      mm with a weight of its own per MatMul, as a model's layers have
+           (a weight read by N ops costs upstream One-Shot Bufferize's
+           analysis O(N) per read, so mm's pb-fuse grows as N^2 there)
   conv     N/2 times Conv 3x3 (8 channels, padded) then Relu, on 1x8x8x8
   res      N/3 residual blocks x + Relu(MatMul(x, w)): MatMul, Relu, Add
 
@@ -48,6 +52,10 @@ def chain(kind, n):
     if kind in ('mm', 'res'):
         w = (rng.standard_normal((64, 64)) / 8).astype(np.float32)
         inits.append(nh.from_array(w, 'w'))
+    if kind == 'mmw':
+        for i in range(0, n, 2):
+            w = (rng.standard_normal((64, 64)) / 8).astype(np.float32)
+            inits.append(nh.from_array(w, f'w{i}'))
     if kind == 'conv':
         shape = [1, 8, 8, 8]
         w = (rng.standard_normal((8, 8, 3, 3)) / 24).astype(np.float32)
@@ -55,11 +63,13 @@ def chain(kind, n):
     x = 'x0'
     for i in range(n):
         y = f'x{i + 1}'
-        if kind == 'relu' or (kind in ('mm', 'conv') and i % 2 == 1) \
+        if kind == 'relu' or (kind in ('mm', 'mmw', 'conv') and i % 2 == 1) \
                 or (kind == 'res' and i % 3 == 1):
             nodes.append(h.make_node('Relu', [x], [y]))
         elif kind == 'mm' or (kind == 'res' and i % 3 == 0):
             nodes.append(h.make_node('MatMul', [x, 'w'], [y]))
+        elif kind == 'mmw':
+            nodes.append(h.make_node('MatMul', [x, f'w{i}'], [y]))
         elif kind == 'conv':
             nodes.append(h.make_node('Conv', [x, 'w'], [y],
                                      pads=[1, 1, 1, 1]))
@@ -163,7 +173,7 @@ def main():
     p.add_argument('--build', default=os.environ.get(
         'PB_BUILD', os.path.join(here, '..', 'build')))
     p.add_argument('--sizes', default='100,1000,5000')
-    p.add_argument('--kinds', default='relu,mm,conv,res')
+    p.add_argument('--kinds', default='relu,mm,mmw,conv,res')
     p.add_argument('--stages', default=','.join(STAGES))
     p.add_argument('--codegen-flags', default='')
     p.add_argument('--keep', help='keep every stage output under DIR')
@@ -177,7 +187,7 @@ def main():
     ok = True
     with tempfile.TemporaryDirectory() as tmp:
         for kind in args.kinds.split(','):
-            if kind not in ('relu', 'mm', 'conv', 'res'):
+            if kind not in ('relu', 'mm', 'mmw', 'conv', 'res'):
                 p.error(f"unknown kind '{kind}'")
             rows = []
             for n in map(int, args.sizes.split(',')):
