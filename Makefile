@@ -42,7 +42,12 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(CFLAGS) $(SANFLAG
 MLIR_LIBS := -L$(LLVM)/lib -Wl,--start-group -lMLIRCAPIIR -lMLIRCAPIRegisterEverything \
 	-lMLIRCAPITransforms -lMLIRCAPIExecutionEngine -lMLIRCAPITarget -lMLIRCAPIGPU \
 	-lMLIRCAPIConversion -Wl,--end-group -lMLIR -lLLVM -lstdc++ -Wl,-rpath,$(LLVM)/lib
-LIBS := $(MLIR_LIBS) $(shell pkg-config --libs isl jansson libprotobuf-c 2>/dev/null) -ldl -lm -pthread
+# isl first: libLLVM exports the isl bundled with Polly (another version,
+# built on IMath), and the dynamic linker binds each symbol to the first
+# library that has it; pb is compiled against Debian's isl headers, so
+# every isl call must reach Debian's libisl (docs/design.md, "isl").
+LIBS := $(shell pkg-config --libs isl 2>/dev/null) $(MLIR_LIBS) \
+	$(shell pkg-config --libs jansson libprotobuf-c 2>/dev/null) -ldl -lm -pthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
 # The named pipelines (pipelines/, docs/pipelines.md): shell scripts over
