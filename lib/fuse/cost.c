@@ -215,9 +215,13 @@ void pb_fuse_traffic_free(struct pb_fusion *f)
 	free(f->traffic);
 	free(f->bmark);
 	free(f->stmt_bufs);
+	free(f->gbytes);
+	free(f->gseen);
 	f->traffic = NULL;
 	f->bmark = NULL;
 	f->stmt_bufs = NULL;
+	f->gbytes = NULL;
+	f->gseen = NULL;
 }
 
 void pb_fuse_mark(struct pb_fusion *f, const int *set, int n)
@@ -280,16 +284,31 @@ static void buf_bytes(struct pb_fusion *f, int b, int64_t *bytes)
 	bytes[1] = bt->bytes[1];
 }
 
+/* The bytes buffer "b" of "f" adds to the marked set (OPAQUE of them
+ * "opaque") into "bytes": none when the buffer is private to the set. */
+static void buf_add(struct pb_fusion *f, int b, int opaque, int64_t *bytes)
+{
+	if (private_to_marked(f, b, opaque))
+		bytes[0] = bytes[1] = 0;
+	else
+		buf_bytes(f, b, bytes);
+}
+
 /* The global-memory traffic of statements "set" (n of them) of "f" run
  * as one kernel into "*read" and "*written": pb_fuse_traffic's count,
  * leaving out the buffers private to the set, summed over the buffers
- * the set touches. */
+ * the set touches. With "keep", what each buffer adds is kept for
+ * pb_fuse_cost_add (f->gbytes, f->gseen). */
 static void set_traffic(struct pb_fusion *f, const int *set, int n,
-			int64_t *read, int64_t *written)
+			int keep, int64_t *read, int64_t *written)
 {
 	int opaque = 0;
 	traffic_index(f);
 	pb_fuse_mark(f, set, n);
+	if (keep) {
+		f->gver++;
+		f->gopaque = 0;
+	}
 	*read = *written = 0;
 	for (int i = 0; i < n; i++)
 		opaque += f->s->stmt[set[i]].kind == PB_POLY_OPAQUE;
@@ -301,21 +320,24 @@ static void set_traffic(struct pb_fusion *f, const int *set, int n,
 			if (f->bmark[b] == f->stamp)
 				continue;
 			f->bmark[b] = f->stamp;
-			if (private_to_marked(f, b, opaque))
-				continue;
-			buf_bytes(f, b, bytes);
+			buf_add(f, b, opaque, bytes);
 			*read += bytes[0];
 			*written += bytes[1];
+			if (keep) {
+				f->gseen[b] = f->gver;
+				f->gbytes[b][0] = bytes[0];
+				f->gbytes[b][1] = bytes[1];
+			}
 		}
 	}
+	if (keep)
+		f->gopaque = opaque;
 }
 
-double pb_fuse_cost(struct pb_fusion *f, const int *set, int n,
-		    int64_t par)
+/* The iterations of the statements "set" (n of them) of "f". */
+static double work_of(const struct pb_fusion *f, const int *set, int n)
 {
-	const struct pb_target *t = &f->target;
 	double work = 0;
-	int64_t rd, wr;
 	for (int i = 0; i < n; i++) {
 		const struct pb_poly_stmt *s = &f->s->stmt[set[i]];
 		double it = 1;
@@ -323,7 +345,15 @@ double pb_fuse_cost(struct pb_fusion *f, const int *set, int n,
 			it *= (double)s->extent[u];
 		work += it;
 	}
-	set_traffic(f, set, n, &rd, &wr);
+	return work;
+}
+
+/* The predicted time of "work" iterations at outer parallelism "par"
+ * moving "rd" + "wr" bytes on the target of "f" (the file comment). */
+static double predict(const struct pb_fusion *f, double work, int64_t rd,
+		      int64_t wr, int64_t par)
+{
+	const struct pb_target *t = &f->target;
 	double threads = (double)par;
 	double most = (double)t->sm_count * t->max_threads_per_sm;
 	if (threads > most)
@@ -333,4 +363,88 @@ double pb_fuse_cost(struct pb_fusion *f, const int *set, int n,
 	double compute = work / threads * ITER_CYCLES / t->clock_hz;
 	double memory = (double)(rd + wr) / t->dram_bytes_per_s;
 	return t->launch_s + (compute > memory ? compute : memory);
+}
+
+double pb_fuse_cost(struct pb_fusion *f, const int *set, int n,
+		    int64_t par)
+{
+	int64_t rd, wr;
+	double work = work_of(f, set, n);
+	set_traffic(f, set, n, 0, &rd, &wr);
+	return predict(f, work, rd, wr, par);
+}
+
+void pb_fuse_cost_group(struct pb_fusion *f, struct pb_fuse_group *g)
+{
+	traffic_index(f);
+	if (!f->gbytes) {
+		f->gbytes = calloc(f->s->nbuf + 1, sizeof(*f->gbytes));
+		f->gseen = calloc(f->s->nbuf + 1, sizeof(*f->gseen));
+		if (!f->gbytes || !f->gseen)
+			abort();
+	}
+	g->work = work_of(f, g->stmt, g->n);
+	set_traffic(f, g->stmt, g->n, 1, &g->rd, &g->wr);
+	g->t = predict(f, g->work, g->rd, g->wr, g->par);
+}
+
+/* The bytes buffer "b" adds to the group of pb_fuse_cost_add with its
+ * statement (marked, OPAQUE of them "opaque") replace those it added
+ * without it in *rd and *wr; kept with "keep". Only a buffer the group
+ * counted is counted when "counted_only". */
+static void buf_again(struct pb_fusion *f, int b, int opaque, int keep,
+		      int counted_only, int64_t *rd, int64_t *wr)
+{
+	int64_t bytes[2];
+	if (f->bmark[b] == f->stamp)
+		return;
+	f->bmark[b] = f->stamp;
+	int seen = f->gseen[b] == f->gver;
+	if (counted_only && !seen)
+		return;
+	if (seen) {
+		*rd -= f->gbytes[b][0];
+		*wr -= f->gbytes[b][1];
+	}
+	buf_add(f, b, opaque, bytes);
+	*rd += bytes[0];
+	*wr += bytes[1];
+	if (keep) {
+		f->gseen[b] = f->gver;
+		f->gbytes[b][0] = bytes[0];
+		f->gbytes[b][1] = bytes[1];
+	}
+}
+
+/* A buffer the added statement "i" neither reads nor writes adds what it
+ * did: its users are the same, and so are its accesses but for one of
+ * "i" (the bytes of the buffers "i" reads or writes, and of the ones it
+ * accesses that the group counts, are counted again), unless "i" is
+ * OPAQUE (then every buffer is, as pb_fuse_cost does). */
+double pb_fuse_cost_add(struct pb_fusion *f, struct pb_fuse_group *g,
+			const int *all, int n, int64_t par, int keep)
+{
+	int i = all[n - 1];
+	const struct pb_poly_stmt *st = &f->s->stmt[i];
+	int64_t rd = g->rd, wr = g->wr;
+	double work = g->work + work_of(f, &i, 1);
+	if (st->kind == PB_POLY_OPAQUE) {
+		set_traffic(f, all, n, keep, &rd, &wr);
+	} else {
+		pb_fuse_mark(f, all, n);
+		const struct pb_fuse_stmtbufs *sb = &f->stmt_bufs[i];
+		for (int k = 0; k < sb->n; k++)
+			buf_again(f, sb->buf[k], f->gopaque, keep, 0, &rd, &wr);
+		for (int k = 0; k < st->naccess; k++)
+			buf_again(f, st->access[k].buf, f->gopaque, keep, 1,
+				  &rd, &wr);
+	}
+	double t = predict(f, work, rd, wr, par);
+	if (keep) {
+		g->work = work;
+		g->rd = rd;
+		g->wr = wr;
+		g->t = t;
+	}
+	return t;
 }

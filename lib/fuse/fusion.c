@@ -208,6 +208,50 @@ static int flows(struct pb_fusion *f, int a, int b)
 	return d && isl_map_is_empty(d) == isl_bool_false;
 }
 
+/* The dependences of kind "kind" into each statement of "f" (f->pred),
+ * indexed once from lib/poly's successors. */
+static void index_preds(struct pb_fusion *f, enum pb_poly_dep kind)
+{
+	int n = f->s->nstmt;
+	struct pb_fuse_pred *p = calloc(n + 1, sizeof(*p));
+	if (!p)
+		abort();
+	for (int pass = 0; pass < 2; pass++) {
+		for (int a = 0; a < n; a++) {
+			const struct pb_poly_succ *sc = &f->s->stmt[a].succ[kind];
+			for (int k = 0; k < sc->n; k++) {
+				struct pb_fuse_pred *q = &p[sc->dst[k]];
+				if (pass) {
+					q->src[q->n] = a;
+					q->k[q->n] = k;
+				}
+				q->n++;
+			}
+		}
+		for (int i = 0; i < n && !pass; i++) {
+			p[i].src = malloc(sizeof(int) * (p[i].n + 1));
+			p[i].k = malloc(sizeof(int) * (p[i].n + 1));
+			if (!p[i].src || !p[i].k)
+				abort();
+			p[i].n = 0;
+		}
+	}
+	f->pred[kind] = p;
+}
+
+/* Free the index of "f" of the dependences into each statement. */
+static void free_preds(struct pb_fusion *f)
+{
+	for (int kind = 0; kind < PB_POLY_NDEP; kind++) {
+		for (int i = 0; f->pred[kind] && i < f->s->nstmt; i++) {
+			free(f->pred[kind][i].src);
+			free(f->pred[kind][i].k);
+		}
+		free(f->pred[kind]);
+		f->pred[kind] = NULL;
+	}
+}
+
 /* Do statements "a" and "b" read a common buffer? */
 static int share_input(struct pb_fusion *f, int a, int b)
 {
@@ -311,14 +355,15 @@ static void reset_stmt(struct pb_fusion *f, int i)
  * carry no dependence among the statements below them and hold a single
  * loop each. Only the pairs with a dependence (lib/poly's index, from a
  * statement to one at the same or a later position in "set") are
- * asked. */
+ * asked. The loops of the chain go to "chain" when not NULL, their
+ * number to *levels, and *dep says whether a carried dependence ended
+ * it (else the shape of the tree did). */
 static int64_t parallel_chain(struct pb_fusion *f, const int *set, int n,
-			      int *chain, int *nchain)
+			      int *chain, int *levels, int *dep)
 {
 	int64_t par = 1;
 	int node = PATH(f, set[0], 0);
-	if (nchain)
-		*nchain = 0;
+	*levels = *dep = 0;
 	pb_fuse_mark(f, set, n);
 	for (int u = 0;; u++) {
 		for (int a = 0; a < n; a++) {
@@ -333,13 +378,16 @@ static int64_t parallel_chain(struct pb_fusion *f, const int *set, int n,
 					continue;
 				if (f->s->stmt[sb].depth > u &&
 				    PATH(f, sb, u) == node &&
-				    !not_carried_at(f, sa, sb, k, u))
+				    !not_carried_at(f, sa, sb, k, u)) {
+					*dep = 1;
 					return par;
+				}
 			}
 		}
 		par *= EXTENT(f, node);
 		if (chain)
-			chain[(*nchain)++] = node;
+			chain[*levels] = node;
+		++*levels;
 		if (f->nchild[node] != 1 || last_loop(f, node) < 0)
 			return par;
 		node = last_loop(f, node);
@@ -349,19 +397,62 @@ static int64_t parallel_chain(struct pb_fusion *f, const int *set, int n,
 /* The same, only the parallelism. */
 static int64_t parallelism(struct pb_fusion *f, const int *set, int n)
 {
-	return parallel_chain(f, set, n, NULL, NULL);
+	int levels, dep;
+	return parallel_chain(f, set, n, NULL, &levels, &dep);
 }
 
-/* Classify the fusion of "n" into "g" at "t" shared loops. */
-static unsigned classify(struct pb_fusion *f, const struct pb_fuse_group *g,
-			 int n, int t)
+/* parallel_chain of group "gi" of "f" (priced: its walk's levels and
+ * why it stopped) with statement "n" added (its paths set, its first
+ * unshared loop or itself a new child of its last shared loop). The
+ * walk follows the group's chain, whose loops keep their children but
+ * the one "n" joins, which now has two and ends it: so only the
+ * dependences into "n" are asked, and the group's own stop where the
+ * walk reaches it. */
+static int64_t parallel_chain_add(struct pb_fusion *f, int gi, int n,
+				  int *levels, int *dep)
 {
-	int feeds = 0, red = 0;
-	for (int k = 0; k < g->n; k++)
-		if (flows(f, g->stmt[k], n)) {
-			feeds = 1;
-			red |= reduces(f, g->stmt[k]);
+	const struct pb_fuse_group *g = &f->g[gi];
+	const struct pb_fuse_pred *p = &f->pred[PB_POLY_DEP_MEM][n];
+	int64_t par = 1;
+	int node = PATH(f, g->stmt[0], 0);
+	*levels = *dep = 0;
+	for (int u = 0;; u++) {
+		if (u == g->levels && g->dep) {
+			*dep = 1;
+			return par;
 		}
+		for (int i = 0; i < p->n && f->s->stmt[n].depth > u &&
+				PATH(f, n, u) == node; i++) {
+			int a = p->src[i];
+			if ((a != n && f->group[a] != gi) ||
+			    f->s->stmt[a].depth <= u || PATH(f, a, u) != node)
+				continue;
+			if (!not_carried_at(f, a, n, p->k[i], u)) {
+				*dep = 1;
+				return par;
+			}
+		}
+		par *= EXTENT(f, node);
+		++*levels;
+		if (f->nchild[node] != 1 || last_loop(f, node) < 0)
+			return par;
+		node = last_loop(f, node);
+	}
+}
+
+/* Classify the fusion of "n" into group "gi" at "t" shared loops. */
+static unsigned classify(struct pb_fusion *f, int gi, int n, int t)
+{
+	const struct pb_fuse_pred *p = &f->pred[PB_POLY_DEP_FLOW][n];
+	int feeds = 0, red = 0;
+	/* the statements of "g" ("n" is not one) with a flow into "n" */
+	for (int i = 0; i < p->n; i++) {
+		int m = p->src[i];
+		if (m != n && f->group[m] == gi && flows(f, m, n)) {
+			feeds = 1;
+			red |= reduces(f, m);
+		}
+	}
 	if (!feeds)
 		return PB_FUSE_SIBLING;
 	int self = reduces(f, n);
@@ -375,19 +466,24 @@ static unsigned classify(struct pb_fusion *f, const struct pb_fuse_group *g,
  * count, and every dependence from a statement below it to "n" must stay
  * within one iteration of the shared loops. Stores the shared nodes in
  * "shared" and a statement that blocks the next level in *blocker. */
-static int shareable(struct pb_fusion *f, const struct pb_fuse_group *g,
-		     int n, int *shared, int *blocker)
+static int shareable(struct pb_fusion *f, int gi, int n, int *shared,
+		     int *blocker)
 {
+	const struct pb_fuse_group *g = &f->g[gi];
 	const struct pb_poly_stmt *s = &f->s->stmt[n];
+	const struct pb_fuse_pred *p = &f->pred[PB_POLY_DEP_MEM][n];
 	int t = 0;
 	*blocker = -1;
 	for (; t < s->depth; t++) {
 		int c = t == 0 ? PATH(f, g->stmt[0], 0) : last_loop(f, shared[t - 1]);
 		if (c < 0 || EXTENT(f, c) != s->extent[t])
 			break;
-		for (int k = 0; k < g->n && *blocker < 0; k++) {
-			int m = g->stmt[k];
-			if (f->s->stmt[m].depth > t && PATH(f, m, t) == c &&
+		/* the first statement of "g" (in order, as the sources) with
+		 * a dependence into "n" */
+		for (int i = 0; i < p->n && *blocker < 0; i++) {
+			int m = p->src[i];
+			if (m != n && f->group[m] == gi &&
+			    f->s->stmt[m].depth > t && PATH(f, m, t) == c &&
 			    !zero_distance(f, m, n, t + 1))
 				*blocker = m;
 		}
@@ -412,36 +508,35 @@ static void attach(struct pb_fusion *f, int gi, int n, const int *shared,
 	f->group[n] = gi;
 }
 
-/* Is running "all" (n statements, with the fused paths) as one kernel
- * profitable against running its parts "a" and "b" apart, whose outer
- * parallelism and predicted times are given? Says why not under
- * --remarks. When it is, and "price" is not NULL, the kernel's
- * parallelism and predicted time go to price->par and price->t. */
-static int profitable(struct pb_fusion *f, int64_t par_a, double t_a,
-		      int64_t par_b, double t_b, const int *all, int n,
-		      MlirLocation loc, int quiet, struct pb_fuse_group *price)
+/* Does a fused nest of outer parallelism "par" keep enough against its
+ * parts "a" and "b" apart (outer parallelism par_a and par_b)? Says why
+ * not under --remarks unless "quiet". */
+static int parallel_enough(struct pb_fusion *f, int64_t par, int64_t par_a,
+			   int64_t par_b, MlirLocation loc, int quiet)
 {
-	int64_t par = parallelism(f, all, n);
 	int64_t need_a = par_a < f->min_parallel ? par_a : f->min_parallel;
 	int64_t need_b = par_b < f->min_parallel ? par_b : f->min_parallel;
-	if (par < need_a || par < need_b) {
-		if (f->o->remarks && !quiet)
-			pb_remark_at(f->ctx, loc,
-				     "not fused: the fused nest would have %lld "
-				     "parallel iterations, the nests have %lld "
-				     "and %lld (--min-parallelism=%ld)",
-				     (long long)par, (long long)par_a,
-				     (long long)par_b, f->min_parallel);
-		return 0;
-	}
-	double t = pb_fuse_cost(f, all, n, par);
-	if (t <= t_a + t_b) {
-		if (price) {
-			price->par = par;
-			price->t = t;
-		}
+	if (par >= need_a && par >= need_b)
 		return 1;
-	}
+	if (f->o->remarks && !quiet)
+		pb_remark_at(f->ctx, loc,
+			     "not fused: the fused nest would have %lld "
+			     "parallel iterations, the nests have %lld "
+			     "and %lld (--min-parallelism=%ld)",
+			     (long long)par, (long long)par_a,
+			     (long long)par_b, f->min_parallel);
+	return 0;
+}
+
+/* Is the fused nest (predicted time "t", outer parallelism "par") no
+ * slower than its parts "a" and "b" apart? Says why not under --remarks
+ * unless "quiet". */
+static int no_slower(struct pb_fusion *f, double t, int64_t par,
+		     int64_t par_a, double t_a, int64_t par_b, double t_b,
+		     MlirLocation loc, int quiet)
+{
+	if (t <= t_a + t_b)
+		return 1;
 	if (f->o->remarks && !quiet)
 		pb_remark_at(f->ctx, loc,
 			     "not fused: predicted %.2f us fused (%lld parallel "
@@ -450,6 +545,31 @@ static int profitable(struct pb_fusion *f, int64_t par_a, double t_a,
 			     t * 1e6, (long long)par, t_a * 1e6, t_b * 1e6,
 			     (long long)par_a, (long long)par_b, f->target.arch);
 	return 0;
+}
+
+/* Is running "all" (n statements, with the fused paths) as one kernel
+ * profitable against running its parts "a" and "b" apart, whose outer
+ * parallelism and predicted times are given? Says why not under
+ * --remarks unless "quiet". */
+static int profitable(struct pb_fusion *f, int64_t par_a, double t_a,
+		      int64_t par_b, double t_b, const int *all, int n,
+		      MlirLocation loc, int quiet)
+{
+	int64_t par = parallelism(f, all, n);
+	return parallel_enough(f, par, par_a, par_b, loc, quiet) &&
+	       no_slower(f, pb_fuse_cost(f, all, n, par), par, par_a, t_a,
+			 par_b, t_b, loc, quiet);
+}
+
+/* Price group "gi" of "f" as pb_fuse_cost does, keeping what the price
+ * of the group with one more statement starts from
+ * (parallel_chain_add, pb_fuse_cost_add). */
+static void price_group(struct pb_fusion *f, int gi)
+{
+	struct pb_fuse_group *g = &f->g[gi];
+	g->par = parallel_chain(f, g->stmt, g->n, NULL, &g->levels, &g->dep);
+	pb_fuse_cost_group(f, g);
+	g->priced = 1;
 }
 
 /* Try to fuse statement "n" into group "gi"; 1 when done. */
@@ -461,11 +581,11 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 	int blocker, done = 0, related = 0;
 	if (!shared)
 		abort();
-	int t = shareable(f, g, n, shared, &blocker);
+	int t = shareable(f, gi, n, shared, &blocker);
 	/* the last statement first: the likeliest producer */
 	for (int k = g->n - 1; k >= 0 && !related; k--)
 		related = flows(f, g->stmt[k], n) || share_input(f, g->stmt[k], n);
-	unsigned kind = t ? classify(f, g, n, t) : 0;
+	unsigned kind = t ? classify(f, gi, n, t) : 0;
 	if (t == 0 && related && f->o->remarks) {
 		if (blocker >= 0)
 			pb_remark_at(f->ctx, stmt_loc(f, n),
@@ -486,21 +606,14 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 				     "not fused: %s fusion is disabled",
 				     kind_names[__builtin_ctz(kind)]);
 	} else if (t && related) {
-		/* the group's price is kept from the try that grew it last:
-		 * asking again would make the greedy growth quadratic */
-		if (!g->priced) {
-			g->par = parallelism(f, g->stmt, g->n);
-			g->t = pb_fuse_cost(f, g->stmt, g->n, g->par);
-			g->priced = 1;
-		}
+		/* the group's price is kept from the try that grew it last,
+		 * and the price with "n" asks only about n: asking about the
+		 * whole group each time would make the greedy growth
+		 * quadratic */
+		if (!g->priced)
+			price_group(f, gi);
 		int64_t par_g = g->par, par_n = parallelism(f, &n, 1);
 		double t_g = g->t, t_n = pb_fuse_cost(f, &n, 1, par_n);
-		struct pb_fuse_group price;
-		int *all = malloc(sizeof(*all) * (g->n + 1));
-		if (!all)
-			abort();
-		memcpy(all, g->stmt, sizeof(*all) * g->n);
-		all[g->n] = n;
 		int *own = malloc(sizeof(*own) * (s->depth + 1));
 		if (!own)
 			abort();
@@ -509,17 +622,26 @@ static int try_fuse(struct pb_fusion *f, int gi, int n)
 			PATH(f, n, u) = shared[u];
 		/* n's loop t (or body) would be a new child of shared[t-1] */
 		add_child(f, shared[t - 1], t < s->depth ? own[t] : -1 - n);
-		done = profitable(f, par_g, t_g, par_n, t_n, all, g->n + 1,
-				  stmt_loc(f, n), 0, &price);
+		int levels, dep;
+		int64_t par = parallel_chain_add(f, gi, n, &levels, &dep);
+		done = parallel_enough(f, par, par_g, par_n, stmt_loc(f, n), 0);
+		/* g->stmt has room for every statement: "n" after g's */
+		g->stmt[g->n] = n;
+		double tf = done ? pb_fuse_cost_add(f, g, g->stmt, g->n + 1,
+						    par, 0) : 0;
+		done = done && no_slower(f, tf, par, par_g, t_g, par_n, t_n,
+					 stmt_loc(f, n), 0);
+		if (done)
+			pb_fuse_cost_add(f, g, g->stmt, g->n + 1, par, 1);
 		f->nchild[shared[t - 1]]--;
 		memcpy(&PATH(f, n, 0), own, sizeof(*own) * s->depth);
 		free(own);
-		free(all);
 		if (done) {
 			attach(f, gi, n, shared, t);
 			g->kinds |= kind;
-			g->par = price.par;
-			g->t = price.t;
+			g->par = par;
+			g->levels = levels;
+			g->dep = dep;
 			g->priced = 1;
 			if (f->o->remarks)
 				pb_remark_at(f->ctx, stmt_loc(f, n),
@@ -582,12 +704,12 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 	for (int k = 0; k < gb->n && ok; k++) {
 		int n = gb->stmt[k], blocker;
 		reset_stmt(f, n);
-		int t = shareable(f, ga, n, shared, &blocker);
+		int t = shareable(f, a, n, shared, &blocker);
 		if (t == 0) {
 			ok = 0;
 			break;
 		}
-		unsigned kind = classify(f, ga, n, t);
+		unsigned kind = classify(f, a, n, t);
 		ok = (kind & f->kinds) != 0;
 		kinds |= kind;
 		if (ok)
@@ -595,7 +717,7 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 	}
 	if (ok)
 		ok = profitable(f, par_a, t_a, par_b, t_b, ga->stmt, ga->n,
-				stmt_loc(f, gb->stmt[0]), gb->n == 1, NULL);
+				stmt_loc(f, gb->stmt[0]), gb->n == 1);
 	f->logging = 0;
 	if (ok) {
 		ga->kinds = kinds;
@@ -621,6 +743,8 @@ static int try_fuse_groups(struct pb_fusion *f, int a, int b)
 static void group_all(struct pb_fusion *f)
 {
 	int cur = -1;
+	index_preds(f, PB_POLY_DEP_FLOW);
+	index_preds(f, PB_POLY_DEP_MEM);
 	for (int i = 0; i < f->s->nstmt; i++) {
 		int nest = f->s->stmt[i].kind == PB_POLY_NEST;
 		if (nest && cur >= 0 && !f->o->no_fusion && try_fuse(f, cur, i))
@@ -756,6 +880,7 @@ static void free_trees(struct pb_fusion *f)
 	for (size_t i = 0; i < sizeof(arrays) / sizeof(arrays[0]); i++)
 		free(arrays[i]);
 	pb_fuse_traffic_free(f);
+	free_preds(f);
 	pb_fuse_users_free(&f->users);
 	for (int i = 0; i < f->s->nstmt; i++)
 		free(f->memo[i]);
@@ -921,7 +1046,9 @@ int pb_fuse_nests(struct pb_ctx *ctx, MlirModule m, MlirBlock body,
 			int nchain = 0;
 			if (f.s->stmt[f.g[g].stmt[0]].kind != PB_POLY_NEST)
 				continue;
-			parallel_chain(&f, f.g[g].stmt, f.g[g].n, chain, &nchain);
+			int dep;
+			parallel_chain(&f, f.g[g].stmt, f.g[g].n, chain, &nchain,
+				       &dep);
 			pb_fuse_parallelize(&f, g, chain, nchain);
 		}
 		free(chain);

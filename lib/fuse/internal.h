@@ -81,10 +81,25 @@ struct pb_fuse_group {
 	int n;
 	unsigned kinds;
 	/* when "priced": its outer parallelism and predicted time (fusion.c
-	 * keeps them from the try that made the group what it is) */
+	 * keeps them from the try that made the group what it is), with
+	 * what they came from, so that the price of the group with one more
+	 * statement asks only about that statement: the levels of its
+	 * parallel chain ("dep": the walk stopped at a carried dependence),
+	 * its iterations and bytes read and written (cost.c) */
 	int priced;
 	int64_t par;
 	double t;
+	int levels, dep;
+	double work;
+	int64_t rd, wr;
+};
+
+/* The statements with a dependence of one kind into one statement
+ * (fusion.c): "src" (n of them, increasing) and the statement's position
+ * "k" among the sinks of each. */
+struct pb_fuse_pred {
+	int n;
+	int *src, *k;
 };
 
 struct pb_fusion {
@@ -115,6 +130,13 @@ struct pb_fusion {
 	struct pb_fuse_stmtbufs *stmt_bufs; /* per statement */
 	int *bmark;		   /* per buffer: seen in the set "stamp" */
 	int nopaque;		   /* OPAQUE statements */
+	/* the bytes each buffer adds to the last group pb_fuse_cost_group
+	 * priced (gbytes[b], when gseen[b] == gver) and its OPAQUE
+	 * statements (cost.c) */
+	int64_t (*gbytes)[2];
+	int *gseen, gver, gopaque;
+	/* per statement, by pb_poly_dep: the dependences into it */
+	struct pb_fuse_pred *pred[PB_POLY_NDEP];
 	struct pb_fuse_users users; /* built by the first contraction */
 	struct pb_target target;   /* the GPU the cost model predicts for */
 };
@@ -123,6 +145,17 @@ struct pb_fusion {
  * current paths) run as one kernel whose outer parallelism is "par"
  * (cost.c). */
 double pb_fuse_cost(struct pb_fusion *f, const int *set, int n, int64_t par);
+/* pb_fuse_cost of group "g" (g->par its parallelism) into g->t, with
+ * g->work, g->rd and g->wr, keeping what each buffer adds for
+ * pb_fuse_cost_add (cost.c). */
+void pb_fuse_cost_group(struct pb_fusion *f, struct pb_fuse_group *g);
+/* pb_fuse_cost of "all" (n of them: the statements of "g", the group
+ * pb_fuse_cost_group priced last, then one more) at parallelism "par",
+ * counting again only the buffers the last statement touches. With
+ * "keep", "all" becomes g's priced set (g->work, rd, wr and t; the
+ * caller adds the statement to g). */
+double pb_fuse_cost_add(struct pb_fusion *f, struct pb_fuse_group *g,
+			const int *all, int n, int64_t par, int keep);
 /* Free what pb_fuse_cost keeps in "f" (cost.c). */
 void pb_fuse_traffic_free(struct pb_fusion *f);
 /* Mark the statements "set" (n of them) of "f" as the current set, each
