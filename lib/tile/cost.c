@@ -1324,14 +1324,17 @@ static void predict(const struct pb_target *t, const struct stats *st,
 			o.sst = s;
 			predict_one(t, st, &o);
 			/* at an equal prediction, a ring over synchronous
-			 * copies: its copies overlap the work; and slots a
-			 * power of 2 over 3 (a memory-bound nest hides the
-			 * slot's divisions in the prediction, not in the
-			 * issue slots) */
+			 * copies: its copies overlap the work; and, when the
+			 * k-tile loop is the innermost (no window inside,
+			 * where the slot's divisions would sit in the loop
+			 * around the hot one), slots a power of 2 over 3: a
+			 * memory-bound nest hides the divisions in the
+			 * prediction, not in the issue slots */
 			int tie = o.predicted_s <= best.predicted_s * 1.001;
 			if (o.predicted_s < best.predicted_s * 0.999 ||
 			    (o.sst > 1 && best.sst == 1 && tie) ||
-			    (o.sst > 1 && !(o.sst & (o.sst - 1)) &&
+			    (!st->kinner && o.sst > 1 &&
+			     !(o.sst & (o.sst - 1)) &&
 			     (best.sst & (best.sst - 1)) && tie))
 				best = o;
 		}
