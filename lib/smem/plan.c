@@ -298,6 +298,36 @@ static int64_t executions(const struct nest *n, MlirOperation op)
 	return e;
 }
 
+static int64_t sub_coef(MlirOperation op, int d, MlirValue iv);
+
+/* How many distinct reads of the thread's "op" (a read of a group of
+ * rank "rank" in the reduction loop of "n") one block issues per
+ * k-tile: executions(), less the trips of the loops inside the
+ * reduction loop (a jammed thread tile's point loops) that move none of
+ * its subscripts. Once those loops unroll, their points read the same
+ * element and LLVM keeps one load (a 1x1 convolution's input pixel is
+ * read once for all the thread's output channels). */
+static int64_t distinct_reads(const struct nest *n, MlirOperation op,
+			      int rank)
+{
+	int64_t e = executions(n, op);
+	for (MlirOperation q = mlirOperationGetParentOperation(op);
+	     !mlirOperationIsNull(q) && !mlirOperationEqual(q, n->loop);
+	     q = mlirOperationGetParentOperation(q)) {
+		int64_t lb, step, t;
+		if (!pb_ir_op_is(q, "affine.for"))
+			continue;
+		t = pb_smem_for_trip(q, &lb, &step);
+		MlirValue iv = mlirBlockGetArgument(pb_smem_body(q), 0);
+		int moves = t < 1;
+		for (int d = 0; d < rank && !moves; d++)
+			moves = sub_coef(op, d, iv) != 0;
+		if (!moves)
+			e /= t;
+	}
+	return e;
+}
+
 /* Does index value "v" depend on counter "iv" (through the operands of
  * the operations that define it)? */
 static int depends(MlirValue v, MlirValue iv, int depth)
@@ -676,7 +706,8 @@ static int64_t layout_cost(const struct nest *n, const struct group *g,
 		int deg = pb_smem_bank_degree(word, (int)lanes, ww < 1 ? 1 : ww);
 		if (deg > *degree)
 			*degree = deg;
-		cost += deg * (executions(n, n->l->access[g->acc[i]].op) /
+		cost += deg * (distinct_reads(n, n->l->access[g->acc[i]].op,
+					      g->rank) /
 				       n->threads / width + 1);
 	}
 	/* the copy: lane l stores unit l, in the order of the tile */
@@ -694,8 +725,11 @@ static int64_t layout_cost(const struct nest *n, const struct group *g,
 		}
 		word[l] = w * g->elem / 4;
 	}
+	/* a round issues its load and store and its address arithmetic
+	 * (two issue slots, as a read); a conflicting store (an
+	 * asynchronous copy's lands in the background) one more */
 	int wv = (int)(v * g->elem / 4);
-	cost += (pb_smem_bank_degree(word, 32, wv < 1 ? 1 : wv) + 1) *
+	cost += (2 + (pb_smem_bank_degree(word, 32, wv < 1 ? 1 : wv) > 1)) *
 		((units + n->threads - 1) / n->threads);
 	return cost;
 }

@@ -1105,8 +1105,15 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 		ops -= st->guard_ops;
 		/* per k-tile and thread: the barrier, the wait for and the
 		 * commit of the copies, the slot's arithmetic (about 32
-		 * issue slots, shared by the thread's points) */
-		ops += (double)(st->ktrip / c->skt) * 32.0 / (double)rt;
+		 * issue slots, shared by the thread's points); a ring of S
+		 * slots not a power of 2 takes its read and write slots,
+		 * (kk floordiv KT) mod S and (kk floordiv KT + S - 1) mod S,
+		 * by a multiply-shift division each (about 9 instructions
+		 * each, and 64-bit: the 1x1 convolution's loop in the SASS
+		 * had 71 integer instructions with 3 slots, 53 with 2 or 4) */
+		double slot = (c->sst & (c->sst - 1)) ? 18.0 : 0.0;
+		ops += (double)(st->ktrip / c->skt) * (32.0 + slot) /
+		       (double)rt;
 		for (int i = 0; i < st->nacc; i++) /* the same tile */
 			for (int j = 0; j < i && !ring[i]; j++)
 				ring[i] = ring[j] && st->acc[i].stageable &&
@@ -1262,6 +1269,7 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 	double l2 = moved / (t->dram_bytes_per_s * t->model.l2_over_dram);
 	if (l2 > memory)
 		memory = l2;
+	c->compute_s = compute;
 	c->predicted_s = t->launch_s + (compute > memory ? compute : memory);
 }
 
@@ -1296,13 +1304,15 @@ static void predict(const struct pb_target *t, const struct stats *st,
 		return;
 	struct pb_tile_choice best = *c;
 	/* the smaller rings: k-tiles down to 4, each with the slots its
-	 * k-tiles allow (at most pb-smem's), two at least where cp.async
-	 * gives a ring; one slot is pb-smem's choice only when no ring
-	 * fits */
+	 * k-tiles allow (at most pb-smem's, or 4 where cp.async gives a
+	 * ring: a power of 2 whose slot arithmetic is a mask, tried before
+	 * 2 so that at an equal prediction the deeper ring stays), two at
+	 * least where cp.async gives a ring; one slot is pb-smem's choice
+	 * only when no ring fits */
 	int async = pb_kernel_async(t);
 	for (int64_t k = kt; k >= 4; k /= 2) {
 		int64_t tiles = st->ktrip / k;
-		int top = async ? 3 : 1;
+		int top = async ? 4 : 1;
 		if (st->ktrip % k || ring_bytes(st, c, k) <= 0)
 			continue;
 		for (int s = top < tiles ? top : (int)tiles;
@@ -1314,10 +1324,18 @@ static void predict(const struct pb_target *t, const struct stats *st,
 			o.sst = s;
 			predict_one(t, st, &o);
 			/* at an equal prediction, a ring over synchronous
-			 * copies: its copies overlap the work */
+			 * copies: its copies overlap the work; and, when the
+			 * k-tile loop is the innermost (no window inside,
+			 * where the slot's divisions would sit in the loop
+			 * around the hot one), slots a power of 2 over 3: a
+			 * memory-bound nest hides the divisions in the
+			 * prediction, not in the issue slots */
+			int tie = o.predicted_s <= best.predicted_s * 1.001;
 			if (o.predicted_s < best.predicted_s * 0.999 ||
-			    (o.sst > 1 && best.sst == 1 &&
-			     o.predicted_s <= best.predicted_s * 1.001))
+			    (o.sst > 1 && best.sst == 1 && tie) ||
+			    (!st->kinner && o.sst > 1 &&
+			     !(o.sst & (o.sst - 1)) &&
+			     (best.sst & (best.sst - 1)) && tie))
 				best = o;
 		}
 	}
@@ -1369,6 +1387,13 @@ static void consider(const struct pb_target *t, const struct stats *st,
 	      c->predicted_s < best->predicted_s * 0.98)) ||
 	    (c->skt > 0 && best->skt <= 0 &&
 	     c->predicted_s <= best->predicted_s * 1.02))
+		*best = *c;
+	/* at an equal prediction (a memory-bound nest), the staged tile
+	 * that issues a tenth fewer instructions: the same bytes, fewer
+	 * of its issue slots on loads and bookkeeping */
+	else if (c->skt > 0 && best->skt > 0 &&
+		 c->predicted_s <= best->predicted_s * 1.001 &&
+		 c->compute_s < best->compute_s * 0.9)
 		*best = *c;
 }
 

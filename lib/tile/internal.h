@@ -47,6 +47,8 @@ struct pb_tile_choice {
 	int sst, sgiven;
 	/* the cost model's view (report.c) */
 	double predicted_s, occupancy, waves;
+	double compute_s;		/* of predicted_s: the issue-bound
+					   part (memory-bound nests hide it) */
 	int64_t grid, global_bytes, flops, smem;
 	int64_t staged_bytes;		/* the ring's, in smem */
 	int regs;
