@@ -270,6 +270,18 @@ int pb_mma_pack_weights(const struct pb_kernel_contraction *c,
 	*why = "its input channels are not whole 16-byte copies";
 	if (!eb || (mlirShapedTypeGetDimSize(t, perm[rank - 1]) * eb) % 16)
 		return 0;
+	/* a 1x1's weights are contiguous along k either way: stored
+	   [o][1][1][c] they are staged, which pays only where the input's
+	   image rows are whole 16-byte copies too (56x56: both operands
+	   staged); beside an input of 28, 14 or 7 columns, staged alone
+	   or beside a gather, they measured worse than read from global
+	   memory (ResNet-50: bench/RESULTS.md, 2026-12-02 wpack) */
+	MlirType at = mlirValueGetType(c->a.mem);
+	int64_t aw = mlirShapedTypeGetDimSize(at, c->a.rank - 1);
+	*why = "a 1x1 convolution whose input rows are not whole 16-byte "
+	       "copies (its weights would be staged alone)";
+	if (!c->ntap && (aw * eb) % 16)
+		return 0;
 	if (!holders_of(fn, pos, &h, why))
 		return 0;
 	MlirBlock mb = pb_ir_entry_block(h.main);

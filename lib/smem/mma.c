@@ -822,15 +822,6 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 	*why = "no operand tile is rows of whole 16-byte copies of its buffer";
 	if (!n->nop)
 		return 0;
-	/* one operand staged alone that no two warps read (one warp across
-	   its tile: a 1x1 convolution's weights in blocks one warp tall):
-	   each warp would copy, wait and read again what it loads as well
-	   by itself, so it stays in global memory */
-	*why = "the one operand tile whole 16-byte copies reach is no two "
-	       "warps'";
-	if (n->nop == 1 && !n->win &&
-	    n->bm[1 - n->op[0].wd] < 4 * n->wt[1 - n->op[0].wd])
-		return 0;
 	n->wg = wgmma_nest(t, n);
 	/* a convolution's: the window's positions inside each k-tile,
 	   one staged tile for all of them, when its rings fit; else a
