@@ -10,7 +10,11 @@
 #
 #   bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR]
 #                   [--keep DIR] [--md] [--no-triton] [--cast f16|bf16]
-#                   [--precision fp32|tf32] [--pipeline NAME]
+#                   [--precision fp32|tf32] [--pipeline NAME] [--weights]
+#
+# --weights makes the convolutions' weights and bias initializers, as in a
+# model (tile_cases.py gen --weights), so that pb-mma may store them in
+# the layout the tensor cores read (pb.perm, docs/pb-mma.md).
 #
 # --cast imports every case with pb-import --cast (the model in half
 # precision, as model.half() exports it): the GEMMs then go to tensor
@@ -31,7 +35,7 @@ root=$(cd "$here/.." && pwd)
 build=${PB_BUILD:-$root/build}
 python=${PYTHON:-/usr/bin/python3}
 venv=${PB_BENCH_VENV:-$HOME/.cache/pb-bench/venv}
-archs=sm_90,sm_80 only='' keep='' md='' triton=yes cast= precision= pipeline=
+archs=sm_90,sm_80 only='' keep='' md='' triton=yes cast= precision= pipeline= weights=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--md) md=--md ;;
@@ -42,8 +46,9 @@ while [ $# -gt 0 ]; do
 	--cast) cast=$2; shift ;;
 	--precision) precision=$2; shift ;;
 	--pipeline) pipeline=$2; shift ;;
+	--weights) weights=--weights ;;
 	--keep) keep=$2; shift ;;
-	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton] [--cast f16|bf16] [--precision fp32|tf32] [--pipeline NAME]" >&2; exit 2 ;;
+	*) echo "usage: bench/static.sh [--build DIR] [--arch A[,A...]] [--only SUBSTR] [--keep DIR] [--md] [--no-triton] [--cast f16|bf16] [--precision fp32|tf32] [--pipeline NAME] [--weights]" >&2; exit 2 ;;
 	esac
 	shift
 done
@@ -74,9 +79,9 @@ else
 	tmp=$(mktemp -d)
 	trap 'rm -rf "$tmp"' EXIT INT TERM
 fi
-names=$("$python" "$here/tile_cases.py" gen "$tmp") || exit 1
+names=$("$python" "$here/tile_cases.py" gen "$tmp" $weights) || exit 1
 ptxas=${CUDA_HOME:-/usr/local/cuda}/bin/ptxas
-echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)${cast:+ (cases cast to $cast)}${precision:+ (--precision=$precision)}${pipeline:+ (--pipeline=$pipeline)}"
+echo "static.sh: $(git -C "$root" log -1 --format='%h %s' 2>/dev/null | cut -c1-70)${cast:+ (cases cast to $cast)}${precision:+ (--precision=$precision)}${pipeline:+ (--pipeline=$pipeline)}${weights:+ (weights as initializers)}"
 echo "static.sh: $("$ptxas" --version | tail -1 | cut -c1-40); nvdisasm $("$PB_NVDISASM" --version | tail -1 | cut -c1-40)"
 bad=0
 for arch in $(echo "$archs" | tr ',' ' '); do

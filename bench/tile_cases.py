@@ -5,7 +5,10 @@ MobileNetV2 layers, softmax and LayerNorm rows, as small ONNX models whose
 operands are all graph inputs (built by gen_cases.model: no weights, a few
 hundred bytes each), with what is needed to check and rate them.
 
-usage: tile_cases.py gen DIR        -- DIR/<case>/model.onnx and meta.json
+usage: tile_cases.py gen DIR [--weights]  -- DIR/<case>/model.onnx and
+                                       meta.json (--weights: the
+                                       convolutions' weights and bias as
+                                       initializers, as in a model)
        tile_cases.py ref CASEDIR    -- CASEDIR/in_<k>.npy and ref.npy (float64
                                        NumPy reference, stored as float32)
        tile_cases.py row CASEDIR [--md]  -- one line of bench/tile.sh's table
@@ -16,7 +19,8 @@ meta.json: {"group": "gemm"|"conv"|"softmax"|"layernorm"|"attention", "flops": F
 "bytes": B (each operand read once and the result written once: the
 least DRAM traffic), "k": the reduction length of a product, "rtol",
 "atol", "cpu_check": whether bench/tile.sh runs it on the CPU (a few
-seconds at most there)}.
+seconds at most there), "weights": whether the convolution's weights and
+bias are initializers (gen --weights; ref then writes in_0.npy only)}.
 
 Inputs are normal random arrays scaled by 0.5, seeded by the case name
 (the same rule as bench/gpu_check.py uses on the GPU machine). The
@@ -31,6 +35,7 @@ import sys
 import zlib
 
 import numpy as np
+import onnx
 from onnx import helper, numpy_helper
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -314,6 +319,21 @@ def inputs(name, m):
              * 0.5).astype(np.float32) for i in m.graph.input]
 
 
+def with_weights(name, m):
+    """Convolution case "m" with its weights and bias as initializers of
+    the values inputs() gives them (so the reference is the same)."""
+    m2 = onnx.ModelProto()
+    m2.CopyFrom(m)
+    xs = inputs(name, m)
+    g = m2.graph
+    for i, x in reversed(list(enumerate(xs))):
+        if i == 0:
+            continue
+        g.initializer.append(numpy_helper.from_array(x, g.input[i].name))
+        del g.input[i]
+    return m2
+
+
 def ref_conv(x, w, b, stride, pad, group):
     x = np.pad(x, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
     f, cg, kh, kw = w.shape
@@ -500,14 +520,18 @@ def main():
     if len(sys.argv) == 2 and sys.argv[1] == "header":
         header(md)
         return 0
-    if len(sys.argv) != 3 or sys.argv[1] not in ("gen", "ref", "row"):
+    if (len(sys.argv) != 3 and sys.argv[2:] != [sys.argv[2], "--weights"]) \
+            or sys.argv[1] not in ("gen", "ref", "row"):
         print(__doc__.split("\n\n")[1], file=sys.stderr)
         return 2
     cmd, arg = sys.argv[1], sys.argv[2]
     if cmd == "gen":
-        import onnx
+        weights = "--weights" in sys.argv[3:]
         for name, (m, meta) in CASES.items():
             os.makedirs(os.path.join(arg, name), exist_ok=True)
+            if weights and meta["group"] == "conv":
+                m = with_weights(name, m)
+                meta = dict(meta, weights=True)
             onnx.save(m, os.path.join(arg, name, "model.onnx"))
             with open(os.path.join(arg, name, "meta.json"), "w") as fp:
                 json.dump(meta, fp)
@@ -517,7 +541,9 @@ def main():
         name = os.path.basename(arg.rstrip("/"))
         m = CASES[name][0]
         xs = inputs(name, m)
-        for k, x in enumerate(xs):
+        with open(os.path.join(arg, "meta.json")) as fp:
+            nin = 1 if json.load(fp).get("weights") else len(xs)
+        for k, x in enumerate(xs[:nin]):
             np.save(os.path.join(arg, "in_%d.npy" % k), x)
         np.save(os.path.join(arg, "ref.npy"), reference(m, xs).astype(np.float32))
         return 0

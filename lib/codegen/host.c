@@ -215,9 +215,28 @@ static int add_args(struct host *h, MlirOperation f)
 				return PB_ERR;
 			}
 		}
-		bind(h, v, pb_plan_add_buffer(h->p, k, n.data, i,
-					      u.data ? u.data : l.dtype,
-					      l.rank, l.shape));
+		/* a weight stored transposed (pb.perm) */
+		int perm[PB_MAX_RANK];
+		int pr = l.rank <= PB_MAX_RANK
+				 ? pb_contract_perm_of(d, l.rank, perm) : -1;
+		if (pr < 0 || (pr > 0 && k != PB_PLAN_PARAM)) {
+			pb_buf_free(&u);
+			pb_buf_free(&n);
+			pb_error_at(h->ctx, mlirOperationGetLocation(f),
+				    "argument %d of @main: %s", (int)i,
+				    pr < 0 ? "malformed " PB_ATTR_PERM
+					     " (expected array<i64> permuting "
+					     "its dimensions)"
+					   : PB_ATTR_PERM " on an argument "
+					     "that is no " PB_ATTR_PARAM);
+			return PB_ERR;
+		}
+		int id = pb_plan_add_buffer(h->p, k, n.data, i,
+					    u.data ? u.data : l.dtype, l.rank,
+					    l.shape);
+		if (pr > 0 && id >= 0)
+			pb_plan_set_perm(h->p, id, perm);
+		bind(h, v, id);
 		pb_buf_free(&u);
 		pb_buf_free(&n);
 	}

@@ -199,3 +199,34 @@ int pb_tensor_convert(struct pb_tensor *t, enum pb_dtype dt)
 	t->dtype = dt;
 	return 0;
 }
+
+int pb_tensor_transpose(struct pb_tensor *t, const int *perm)
+{
+	size_t es = pb_dtype_size(t->dtype);
+	int64_t n = pb_tensor_numel(t), dims[PB_MAX_RANK], st[PB_MAX_RANK];
+	int64_t idx[PB_MAX_RANK] = {0};
+	int r = t->rank;
+	char *out = malloc(t->nbytes ? t->nbytes : 1);
+	if (!out)
+		return -1;
+	/* the source stride of each result dimension */
+	int64_t s = 1;
+	for (int d = r - 1; d >= 0; d--) {
+		st[d] = s;
+		s *= t->dims[d];
+	}
+	for (int i = 0; i < r; i++)
+		dims[i] = t->dims[perm[i]];
+	for (int64_t k = 0; k < n; k++) {
+		int64_t src = 0;
+		for (int i = 0; i < r; i++)
+			src += idx[i] * st[perm[i]];
+		memcpy(out + k * es, (const char *)t->data + src * es, es);
+		for (int i = r - 1; i >= 0 && ++idx[i] == dims[i]; i--)
+			idx[i] = 0;
+	}
+	free(t->data);
+	t->data = out;
+	memcpy(t->dims, dims, sizeof(int64_t) * r);
+	return 0;
+}

@@ -74,5 +74,9 @@ int pb_dtype_is_half(enum pb_dtype dt);
  * float type "dt" (rounding to nearest even). Returns 0, or -1 when a
  * type is not a float type or memory runs out ("t" unchanged). */
 int pb_tensor_convert(struct pb_tensor *t, enum pb_dtype dt);
+/* Transpose "t" in place by "perm" (its rank entries, a permutation):
+ * dimension i of the result is dimension perm[i] of "t", as NumPy's
+ * transpose. Returns 0, or -1 when memory runs out ("t" unchanged). */
+int pb_tensor_transpose(struct pb_tensor *t, const int *perm);
 
 #endif

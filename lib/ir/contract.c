@@ -1,5 +1,6 @@
 /* The IR contract between pb's stages: accessors of the pb.* attributes
  * (contract.h). */
+#include <stdint.h>
 #include <string.h>
 
 #include "mlir-c/BuiltinAttributes.h"
@@ -83,4 +84,38 @@ void pb_contract_set_origin(MlirOperation op, MlirAttribute origin)
 MlirStringRef pb_contract_source(MlirModule m)
 {
 	return pb_ir_str_attr(mlirModuleGetOperation(m), PB_ATTR_SOURCE);
+}
+
+int pb_contract_perm_of(MlirAttribute dict, int rank, int *perm)
+{
+	for (int i = 0; i < rank; i++)
+		perm[i] = i;
+	if (mlirAttributeIsNull(dict) || !mlirAttributeIsADictionary(dict))
+		return 0;
+	MlirAttribute a = mlirDictionaryAttrGetElementByName(dict,
+							   pb_str(PB_ATTR_PERM));
+	if (mlirAttributeIsNull(a))
+		return 0;
+	if (!mlirAttributeIsADenseI64Array(a) ||
+	    mlirDenseArrayGetNumElements(a) != rank || rank > 64)
+		return -1;
+	uint64_t seen = 0;
+	for (int i = 0; i < rank; i++) {
+		int64_t p = mlirDenseI64ArrayGetElement(a, i);
+		if (p < 0 || p >= rank || (seen >> p & 1))
+			return -1;
+		seen |= (uint64_t)1 << p;
+		perm[i] = (int)p;
+	}
+	return 1;
+}
+
+void pb_contract_set_perm(MlirOperation func, int i, int n, const int *perm)
+{
+	int64_t v[64];
+	for (int k = 0; k < n && k < 64; k++)
+		v[k] = perm[k];
+	pb_ir_func_set_arg_attr(func, i, PB_ATTR_PERM,
+				mlirDenseI64ArrayGet(mlirOperationGetContext(func),
+						     n, v));
 }

@@ -18,6 +18,11 @@
  *                                           GPU)
  *   pb.param    argument of @main           string: ONNX initializer name
  *   pb.name     argument or result of @main string: ONNX input/output name
+ *   pb.perm     pb.param argument of @main  array<i64>: the buffer holds
+ *                                           the initializer transposed by
+ *                                           this permutation (dimension i
+ *                                           of the buffer is dimension
+ *                                           perm[i] of the initializer)
  *   pb.output   argument of @main           unit: an output buffer
  *   pb.dtype    argument or result of @main string: the ONNX element type
  *                                           ("u8", "u16", "u32", "u64")
@@ -51,6 +56,7 @@
 #define PB_ATTR_ORIGIN "pb.origin"
 #define PB_ATTR_MAP "pb.map"
 #define PB_ATTR_PARAM "pb.param"
+#define PB_ATTR_PERM "pb.perm"
 #define PB_ATTR_NAME "pb.name"
 #define PB_ATTR_OUTPUT "pb.output"
 #define PB_ATTR_DTYPE "pb.dtype"
@@ -113,6 +119,15 @@ void pb_contract_set_nodes(MlirOperation op, MlirAttribute nodes);
 /* The pb.origin of "op" (NULL-data ref when absent). */
 MlirStringRef pb_contract_origin(MlirOperation op);
 void pb_contract_set_origin(MlirOperation op, MlirAttribute origin);
+
+/* The pb.perm of the argument whose attributes are "dict" (a dictionary,
+ * or null) of rank "rank", into "perm": 1, or 0 when it has none (perm
+ * the identity), or -1 when it is malformed (not an array<i64> of
+ * "rank" entries that is a permutation of 0 .. rank - 1). */
+int pb_contract_perm_of(MlirAttribute dict, int rank, int *perm);
+/* Set the pb.perm of argument "i" of func.func "func" to the "n" entries
+ * of "perm". */
+void pb_contract_set_perm(MlirOperation func, int i, int n, const int *perm);
 
 /* The pb.source of module "m" (NULL-data ref when absent). */
 MlirStringRef pb_contract_source(MlirModule m);

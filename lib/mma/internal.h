@@ -21,6 +21,17 @@ void pb_mma_cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
 void pb_mma_block_loop_text(struct pb_buf *t, const char *pre,
 			    const struct pb_kernel_band *b, const int64_t *tile);
 
+/* Store the weights B of convolution "c" [n][window..][k] (wpack.c):
+ * when B is a weight of @main that only kernels read, ONNX's [o][c][r][s]
+ * transposed once at load (pb.perm on @main's argument), every argument
+ * it reaches retyped and every read of it permuted. 1 when done (the
+ * permutation into "perm", B's rank entries: dimension i of the new
+ * buffer is dimension perm[i] of the old; "c" must then be read again);
+ * 0 when not, with "*why" (NULL: B is no convolution's weights stored
+ * otherwise). */
+int pb_mma_pack_weights(const struct pb_kernel_contraction *c, int *perm,
+			const char **why);
+
 /* Replace attention nest "a" by its tensor-core form with tiles "s"
  * (attention.c). */
 int pb_mma_attention(struct pb_ctx *ctx, const struct pb_kernel_attention *a,

@@ -203,6 +203,40 @@ static int map_attention(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	return pb_mma_attention(ctx, a, &s);
 }
 
+/* Store the weights of convolution "c" (nest "op") in the layout the
+ * tensor cores read when they are a weight of @main (wpack.c), and read
+ * "c" again; say so with --remarks. */
+static int weights(struct pb_ctx *ctx, const struct pb_mma_opts *o,
+		   MlirOperation op, struct pb_kernel_contraction *c,
+		   enum pb_precision p)
+{
+	int perm[PB_KERNEL_MAXR];
+	const char *why;
+	MlirLocation loc = mlirOperationGetLocation(op);
+	if (!pb_mma_pack_weights(c, perm, &why)) {
+		if (o->remarks && why)
+			pb_remark_at(ctx, loc, "weights kept as stored: %s", why);
+		return PB_OK;
+	}
+	if (!pb_kernel_contraction_of(op, c, &why) ||
+	    !pb_kernel_mma_operands(c, p, &why)) {
+		pb_error_at(ctx, loc, "internal: the contraction with its "
+			    "weights permuted: %s", why);
+		return PB_ERR;
+	}
+	if (o->remarks) {
+		char s[64] = "";
+		for (int i = 0, n = 0; i < c->b_.rank; i++)
+			n += snprintf(s + n, sizeof(s) - n, "%s%d", i ? ", " : "",
+				      perm[i]);
+		pb_remark_at(ctx, loc, "weights stored [n][window][k] "
+			     "(pb.perm = [%s], applied at load): k innermost, "
+			     "copied 16 bytes at a time, read by ldmatrix "
+			     "untransposed", s);
+	}
+	return PB_OK;
+}
+
 /* Map nest "op" (number "nest" of kernel number "k"), marked pb.mma by
  * pb-tile. */
 static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
@@ -232,6 +266,8 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	const char *wwhy = NULL;
 	if (ok && (g || wgmma_tiles(t, &c, &s, &wwhy) ||
 		   pb_kernel_mma_tiles(t, &c, &s, &why))) {
+		if (weights(ctx, o, op, &c, mark_precision(mark)) != PB_OK)
+			return PB_ERR;
 		if (o->remarks && pb_target_has_wgmma(t) &&
 		    is_wgmma_shape(&s) && (g ? wgmma_fits(t, &c, &wwhy) : 1))
 			pb_remark_at(ctx, loc, "on tensor cores: wgmma "

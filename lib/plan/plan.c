@@ -88,6 +88,7 @@ void pb_plan_free(struct pb_plan *p)
 		free(b->dtype);
 		free(b->shape);
 		free(b->strides);
+		free(b->perm);
 	}
 	for (int i = 0; i < p->nlaunches; i++)
 		pb_plan_launch_free(&p->launches[i]);
@@ -126,6 +127,7 @@ static struct pb_plan_buffer *add(struct pb_plan *p, enum pb_plan_kind kind,
 	b->arg = -1;
 	b->base = -1;
 	b->arena_offset = -1;
+	b->perm = NULL;
 	b->dtype = dup(dtype);
 	b->rank = rank;
 	b->shape = calloc(rank + 1, sizeof(int64_t));
@@ -155,6 +157,16 @@ int pb_plan_add_buffer(struct pb_plan *p, enum pb_plan_kind kind,
 		s *= shape[i];
 	}
 	return b->id;
+}
+
+void pb_plan_set_perm(struct pb_plan *p, int id, const int *perm)
+{
+	struct pb_plan_buffer *b = &p->buffers[id];
+	free(b->perm);
+	b->perm = calloc(b->rank + 1, sizeof(int));
+	if (!b->perm)
+		abort();
+	memcpy(b->perm, perm, b->rank * sizeof(int));
 }
 
 int pb_plan_add_view(struct pb_plan *p, int base, const char *dtype,
@@ -272,6 +284,16 @@ static int check_buffer(const struct pb_plan *p, const struct pb_plan_buffer *b,
 		return fail(err, errlen,
 			    "buffers[%d]: bytes %lld do not match the shape", i,
 			    (long long)b->bytes);
+	if (b->perm && b->kind != PB_PLAN_PARAM)
+		return fail(err, errlen, "buffers[%d]: a %s has no 'perm'", i,
+			    pb_plan_kind_name(b->kind));
+	for (int d = 0, seen = 0; b->perm && d < b->rank; d++) {
+		if (b->perm[d] < 0 || b->perm[d] >= b->rank ||
+		    (b->rank <= 31 && (seen >> b->perm[d] & 1)))
+			return fail(err, errlen, "buffers[%d]: 'perm' is not a "
+				    "permutation of its dimensions", i);
+		seen |= b->rank <= 31 ? 1 << b->perm[d] : 0;
+	}
 	if ((b->kind == PB_PLAN_INPUT || b->kind == PB_PLAN_OUTPUT ||
 	     b->kind == PB_PLAN_PARAM) && !b->name)
 		return fail(err, errlen, "buffers[%d]: %s without a name", i,
@@ -380,6 +402,12 @@ static json_t *buffer_json(const struct pb_plan_buffer *b, int first,
 		json_object_set_new(o, "arg", json_integer(b->arg));
 	json_object_set_new(o, "dtype", json_string(b->dtype));
 	json_object_set_new(o, "shape", int_array(b->rank, b->shape));
+	if (b->perm) {
+		int64_t v[64];
+		for (int d = 0; d < b->rank && d < 64; d++)
+			v[d] = b->perm[d];
+		json_object_set_new(o, "perm", int_array(b->rank, v));
+	}
 	json_object_set_new(o, "bytes", json_integer(b->bytes));
 	if (b->arena_offset >= 0)
 		json_object_set_new(o, "arena_offset",
@@ -614,8 +642,8 @@ static int read_buffer(struct pb_plan *p, json_t *o, int i, char *err,
 {
 	enum pb_plan_kind kind;
 	int64_t id, arg = -1, bytes, base = -1, off = 0, eoff = 0, aoff = -1;
-	int rank, nstrides = -1;
-	int64_t *shape = NULL, *strides = NULL;
+	int rank, nstrides = -1, nperm = -1;
+	int64_t *shape = NULL, *strides = NULL, *perm = NULL;
 	const char *dtype = get_str(o, "dtype");
 	if (!json_is_object(o))
 		return fail(err, errlen, "buffers[%d]: not an object", i);
@@ -638,11 +666,20 @@ static int read_buffer(struct pb_plan *p, json_t *o, int i, char *err,
 		free(shape);
 		return fail(err, errlen, "buffers[%d]: malformed 'strides'", i);
 	}
+	if (json_object_get(o, "perm") &&
+	    (get_ints(o, "perm", &nperm, &perm) || nperm != rank)) {
+		free(shape);
+		free(strides);
+		free(perm);
+		return fail(err, errlen, "buffers[%d]: malformed 'perm' (an "
+			    "array of its rank)", i);
+	}
 	if (kind == PB_PLAN_VIEW &&
 	    (get_int(o, "base", &base, 1) || get_int(o, "offset", &off, 1) ||
 	     get_int(o, "elem_offset", &eoff, 1) || nstrides != rank)) {
 		free(shape);
 		free(strides);
+		free(perm);
 		return fail(err, errlen, "buffers[%d]: a view needs 'base', "
 			    "'offset', 'elem_offset' and 'strides' of its "
 			    "rank", i);
@@ -651,8 +688,18 @@ static int read_buffer(struct pb_plan *p, json_t *o, int i, char *err,
 	if (!b) {
 		free(shape);
 		free(strides);
+		free(perm);
 		return fail(err, errlen, "buffers[%d]: unknown dtype '%s'", i,
 			    dtype);
+	}
+	if (perm) {
+		b->perm = calloc(rank + 1, sizeof(int));
+		if (!b->perm)
+			abort();
+		for (int d = 0; d < rank; d++)
+			b->perm[d] = perm[d] < 0 || perm[d] > 64 ? -1
+								   : (int)perm[d];
+		free(perm);
 	}
 	b->id = id;
 	b->arg = arg;

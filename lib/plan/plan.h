@@ -49,6 +49,9 @@ struct pb_plan_buffer {
 	int64_t elem_offset;    /* views: layout offset in elements */
 	int64_t arena_offset;   /* scratch buffers of a plan with an arena:
 				   bytes from the arena's address; else -1 */
+	int *perm;              /* params: NULL, or "rank" entries: the
+				   buffer holds the initializer transposed
+				   by them (pb.perm, docs/ir-contract.md) */
 };
 
 enum pb_plan_arg_kind { PB_PLAN_ARG_BUFFER, PB_PLAN_ARG_SCALAR };
@@ -102,6 +105,9 @@ void pb_plan_launch_free(struct pb_plan_launch *l);
 int pb_plan_add_buffer(struct pb_plan *p, enum pb_plan_kind kind,
 		       const char *name, int arg, const char *dtype, int rank,
 		       const int64_t *shape);
+/* Give param buffer "id" of "p" the permutation "perm" (its rank
+ * entries): it holds its initializer transposed by it. */
+void pb_plan_set_perm(struct pb_plan *p, int id, const int *perm);
 /* Append a view of root buffer "base" with element type "dtype", shape
  * "shape", strides "strides" (rank "rank"), aligned pointer "offset" bytes
  * past the root's address and layout offset "elem_offset" elements.

@@ -142,6 +142,17 @@ static int read_arg(struct pb_ctx *ctx, MlirOperation fn, int i, MlirType t,
 	for (int d = 0; d < a->rank; d++)
 		a->dims[d] = mlirShapedTypeGetDimSize(t, d);
 	char *param = dict_str(dict, PB_ATTR_PARAM);
+	int p = pb_contract_perm_of(dict, a->rank, a->perm);
+	if (p < 0 || (p > 0 && !param)) {
+		free(param);
+		pb_error_at(ctx, loc, "argument %d of @main: %s", i,
+			    p < 0 ? "malformed " PB_ATTR_PERM " (expected "
+				    "array<i64> permuting its dimensions)"
+				  : PB_ATTR_PERM " on an argument that is no "
+				    PB_ATTR_PARAM);
+		return PB_ERR;
+	}
+	a->nperm = p > 0 ? a->rank : 0;
 	char *name = dict_str(dict, PB_ATTR_NAME);
 	if (param) {
 		a->role = PB_RUNTIME_PARAM;

@@ -733,6 +733,10 @@ int pb_runtime_plan_signature(struct pb_ctx *ctx, const struct pb_plan *p,
 						     : PB_RUNTIME_OUTPUT;
 		a->rank = b->rank;
 		memcpy(a->dims, b->shape, sizeof(int64_t) * b->rank);
+		if (b->perm) {
+			a->nperm = b->rank;
+			memcpy(a->perm, b->perm, sizeof(int) * b->rank);
+		}
 		char buf[32];
 		snprintf(buf, sizeof(buf), "arg%d", b->arg);
 		a->name = strdup(b->name ? b->name : buf);

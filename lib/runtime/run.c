@@ -378,6 +378,13 @@ int pb_runtime_bind(struct pb_ctx *ctx, const struct pb_runtime_sig *sig,
 				break;
 			}
 			rc = pb_onnx_weights_get(ctx, w, a->name, &vals[i]);
+			/* the layout the kernels read (pb.perm): the
+			   initializer transposed */
+			if (rc == PB_OK && a->nperm &&
+			    vals[i].rank == a->nperm &&
+			    pb_tensor_transpose(&vals[i], a->perm))
+				rc = pb_error_in(ctx, NULL, "out of memory "
+						 "transposing '%s'", a->name);
 			if (rc == PB_OK)
 				rc = validate(ctx, a, i, &vals[i], weights,
 					      "weight");

@@ -39,6 +39,11 @@ struct pb_runtime_arg {
 	enum pb_dtype dtype;
 	int rank;
 	int64_t dims[PB_MAX_RANK];
+	/* a weight whose buffer holds the initializer transposed (pb.perm):
+	   dimension i of the buffer is dimension perm[i] of the
+	   initializer; "nperm" 0 when it has none */
+	int nperm;
+	int perm[PB_MAX_RANK];
 };
 
 /* The signature of @main: its arguments in order. */

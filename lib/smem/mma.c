@@ -713,6 +713,21 @@ static void shared_copies(struct operand *x)
 	x->sh = w - a;
 }
 
+/* Can operand "x" of a nest whose window positions share a staged tile
+ * be copied in 16-byte chunks (copy_text): weights stored with k
+ * innermost ([o][r][s][c], pb-mma's pb.perm), whose window dimensions
+ * are the window loops' counters themselves? Its ring is then
+ * [slot][window..][tile][k], as the element copies' is. */
+static int shared_chunks(const struct mnest *n, const struct operand *x)
+{
+	if (x->win || x->st > 1 || x->q != x->kdim || x->p != x->tdim)
+		return 0;
+	for (int t = 0; t < n->nt; t++)
+		if (x->tmode[t] != TAP_DIM || !mlirValueIsNull(x->tbase[t]))
+			return 0;
+	return 1;
+}
+
 /* The padding of the rows of operand "o" in elements: 16 bytes, 32 for
  * 4-byte elements read one per lane (rows along the tile, not k). */
 static int64_t pad_of(const struct operand *o)
@@ -813,7 +828,7 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 	   ring fill per position */
 	n->shared = n->win && shared_nest(n);
 	for (int i = 0; i < n->nop; i++) {
-		n->shared &= n->op[i].elem;
+		n->shared &= n->op[i].elem || shared_chunks(n, &n->op[i]);
 		shared_copies(&n->op[i]);
 	}
 	*why = "the warps' rings do not fit the shared memory";
@@ -914,16 +929,39 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	int64_t ep = x->p == x->kdim ? n->kt : x->ext;
 	int64_t eq = x->q == x->kdim ? n->kt : x->ext;
 	int64_t ce = chunk_of(x), cpr = eq / ce, ch = ep * cpr;
-	int64_t per = 32 * n->nw, nq = (ch + per - 1) / per;
+	int64_t per = 32 * n->nw, nq;
 	struct pb_buf g = {0}, r = {0}, e = {0};
 	pb_ir_type_print(mlirValueGetType(x->mem), &g);
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), &e);
 	ring_type(&r, n, x);
-	static const char *const rc[] = {"r", "c"};
+	/* the window's positions of a shared tile (shared_chunks): digits
+	   "%t<j>" of their own before the tile's, ring [slot][t..][r][c] */
+	static const char *const rc[] = {"t0", "t1", "t2", "t3", "r", "c"};
+	int64_t ext[MAXTAP + 2], scale[MAXTAP + 2];
+	int tsub[MAXTAP], nd = 0;
+	for (int tt = 0; n->shared && tt < n->nt; tt++)
+		if (x->tmode[tt] == TAP_DIM) {
+			tsub[nd] = x->tsub[tt];
+			scale[nd] = 1;
+			ext[nd++] = n->text[tt];
+			ch *= n->text[tt];
+		}
+	ext[nd] = ep;
+	ext[nd + 1] = cpr;
+	scale[nd] = 1;
+	scale[nd + 1] = ce;
+	nq = (ch + per - 1) / per;
+	const char *names[MAXTAP + 2];
+	for (int j = 0; j < nd; j++)
+		names[j] = rc[j];
+	names[nd] = "r";
+	names[nd + 1] = "c";
+	char taps[32] = "";
+	for (int j = 0, w = 0; j < nd; j++)
+		w += snprintf(taps + w, sizeof(taps) - w, ", %%%s", rc[j]);
 	struct pb_smem_digits dg;
-	pb_smem_digits_init(&dg, 2, (int64_t[]){ep, cpr},
-			    (int64_t[]){1, ce}, per, nq);
-	pb_smem_rounds_text(t, 6, n->nw, nq, &dg, rc);
+	pb_smem_digits_init(&dg, nd + 2, ext, scale, per, nq);
+	pb_smem_rounds_text(t, 6, n->nw, nq, &dg, names);
 	if (ch % per)
 		/* the last round's threads past the tile's chunks: none */
 		pb_buf_printf(t, "          affine.if affine_set<(i) : (%lld - i "
@@ -952,10 +990,16 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	for (int d = 0; d < x->rank; d++) {
 		pb_buf_puts(t, d ? ", " : "");
 		const char *within = d == x->p ? "%r" : "%c";
+		int tj = -1;
+		for (int j = 0; j < nd; j++)
+			if (tsub[j] == d)
+				tj = j;
 		if (d == x->kdim)
 			pb_buf_printf(t, "%%%s + %s", kt, within);
 		else if (d == x->tdim)
 			pb_buf_printf(t, "%%base%d + %s", i, within);
+		else if (tj >= 0)
+			pb_buf_printf(t, "%%%s", rc[tj]);
 		else
 			pb_buf_printf(t, "%%u%d_%d", i, d);
 	}
@@ -974,16 +1018,16 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 			      "%s, vector<%lldx%s>\n", i, slot,
 			      (long long)x->sw, r.data, (long long)ce, e.data);
 	else
-		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
+		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s%s, "
 			      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot,
-			      r.data, (long long)ce, e.data);
+			      taps, r.data, (long long)ce, e.data);
 	if (x->limit || x->klimit)
 		pb_buf_printf(t, "          } else {\n"
 			      "            %%z = arith.constant dense<0.000000e+00> "
 			      ": vector<%lldx%s>\n"
-			      "            affine.vector_store %%z, %%S%d[%%%s, "
+			      "            affine.vector_store %%z, %%S%d[%%%s%s, "
 			      "%%r, %%c] : %s, vector<%lldx%s>\n          }\n",
-			      (long long)ce, e.data, i, slot, r.data,
+			      (long long)ce, e.data, i, slot, taps, r.data,
 			      (long long)ce, e.data);
 	if (ch % per)
 		pb_buf_puts(t, "          }\n");

@@ -152,9 +152,48 @@ static void test_half(void)
 	pb_tensor_clear(&t);
 }
 
+/* pb_tensor_transpose (pb.perm's binding): a [2][3][4] tensor of its
+ * element numbers transposed by each permutation, element by element
+ * against NumPy's rule (result[i] = t[j] with j[perm[d]] = i[d]). */
+static void test_transpose(void)
+{
+	static const int perms[][3] = {{0, 1, 2}, {0, 2, 1}, {1, 0, 2},
+				       {1, 2, 0}, {2, 0, 1}, {2, 1, 0}};
+	const int64_t dims[3] = {2, 3, 4}, st[3] = {12, 4, 1};
+	for (size_t k = 0; k < sizeof(perms) / sizeof(perms[0]); k++) {
+		const int *p = perms[k];
+		struct pb_tensor t = {.dtype = PB_DT_I16, .rank = 3,
+				      .dims = {2, 3, 4}, .nbytes = 48};
+		int16_t *v = malloc(48);
+		for (int i = 0; i < 24; i++)
+			v[i] = (int16_t)i;
+		t.data = v;
+		int ok = !pb_tensor_transpose(&t, p) && t.nbytes == 48;
+		for (int d = 0; ok && d < 3; d++)
+			ok = t.dims[d] == dims[p[d]];
+		int64_t i[3];
+		for (i[0] = 0; ok && i[0] < t.dims[0]; i[0]++)
+			for (i[1] = 0; i[1] < t.dims[1]; i[1]++)
+				for (i[2] = 0; i[2] < t.dims[2]; i[2]++) {
+					int64_t src = 0, dst = (i[0] * t.dims[1] +
+							       i[1]) * t.dims[2] +
+							      i[2];
+					for (int d = 0; d < 3; d++)
+						src += i[d] * st[p[d]];
+					ok &= ((int16_t *)t.data)[dst] == src;
+				}
+		char what[64];
+		snprintf(what, sizeof(what), "transpose by [%d, %d, %d]", p[0],
+			 p[1], p[2]);
+		check(ok, what);
+		pb_tensor_clear(&t);
+	}
+}
+
 int main(void)
 {
 	test_buf();
+	test_transpose();
 	test_files();
 	test_dtypes();
 	test_half();

@@ -18,6 +18,7 @@ static struct pb_plan *sample(void)
 	const char *nodes[] = {"Conv_0", "Relu_1"};
 	pb_plan_add_buffer(p, PB_PLAN_INPUT, "x", 0, "f32", 4, x);
 	pb_plan_add_buffer(p, PB_PLAN_PARAM, "conv.weight", 1, "f16", 2, w);
+	pb_plan_set_perm(p, 1, (int[]){1, 0});
 	pb_plan_add_buffer(p, PB_PLAN_OUTPUT, "y", 2, "f32", 2, y);
 	pb_plan_add_buffer(p, PB_PLAN_SCRATCH, NULL, -1, "i64", 1, flat);
 	pb_plan_add_view(p, 0, "f32", 1, flat, s1, 0, 0);
@@ -51,8 +52,12 @@ static int same(const struct pb_plan *a, const struct pb_plan *b)
 		    (x->name && strcmp(x->name, y->name)) ||
 		    strcmp(x->dtype, y->dtype) || x->rank != y->rank ||
 		    x->bytes != y->bytes || x->base != y->base ||
-		    x->offset != y->offset || x->elem_offset != y->elem_offset)
+		    x->offset != y->offset || x->elem_offset != y->elem_offset ||
+		    (!x->perm) != (!y->perm))
 			return 0;
+		for (int d = 0; x->perm && d < x->rank; d++)
+			if (x->perm[d] != y->perm[d])
+				return 0;
 		for (int d = 0; d < x->rank; d++)
 			if (x->shape[d] != y->shape[d] ||
 			    x->strides[d] != y->strides[d])
@@ -188,6 +193,17 @@ static void test_malformed(void)
 		 " [4], \"bytes\": 16, \"base\": 0, \"offset\": 0,"
 		 " \"elem_offset\": 1, \"strides\": [1]}], \"launches\": []}",
 		 "extends past its base"},
+		{"{\"version\": 1, \"buffers\": [{\"id\": 0, \"kind\": \"param\","
+		 " \"name\": \"w\", \"arg\": 0, \"dtype\": \"f32\", \"shape\":"
+		 " [2, 3], \"perm\": [1], \"bytes\": 24}], \"launches\": []}",
+		 "malformed 'perm'"},
+		{"{\"version\": 1, \"buffers\": [{\"id\": 0, \"kind\": \"param\","
+		 " \"name\": \"w\", \"arg\": 0, \"dtype\": \"f32\", \"shape\":"
+		 " [2, 3], \"perm\": [1, 1], \"bytes\": 24}], \"launches\": []}",
+		 "not a permutation"},
+		{"{\"version\": 1, \"buffers\": [{\"id\": 0, \"kind\": \"scratch\","
+		 " \"dtype\": \"f32\", \"shape\": [2, 3], \"perm\": [1, 0],"
+		 " \"bytes\": 24}], \"launches\": []}", "a scratch has no 'perm'"},
 		{"{\"version\": 1, \"buffers\": [{\"id\": 0, \"kind\": \"view\","
 		 " \"dtype\": \"f32\", \"shape\": [4], \"bytes\": 16}],"
 		 " \"launches\": []}", "a view needs 'base'"},
