@@ -39,6 +39,7 @@
 
 #include "codegen/internal.h"
 #include "ir/contract.h"
+#include "kernel/kernel.h"
 
 #define MAXF 32 /* N / 8 for N up to 256 */
 
@@ -105,12 +106,14 @@ static uint64_t desc_hi(int64_t lbo, int64_t sbo, int64_t w)
 	       (uint64_t)swizzle_mode(w) << 62;
 }
 
-/* The text of B's descriptor "%dB" of group "g" (ring "%SB" of type
- * "rt", the first B read's subscripts "%b1" ..): k innermost, [slot][n]
- * [k] like A, or n innermost, [slot][n / P][k][n mod P] in panels of P;
- * 1 when it is the latter (wgmma's transposed B). */
-static int b_desc_text(struct pb_buf *t, MlirType tb, const char *rt,
-		       int64_t wb)
+/* The text of B's descriptor "%dB" of B read "b" (ring "%SB" of type
+ * "rt", the read's subscripts "%b1" ..): k innermost, [slot][n][k] like
+ * A or [slot][k / P][n][k mod P] in panels of P along k (attention's K
+ * past 64 of d, read with k along the ring's dimension 3), or n
+ * innermost, [slot][n / P][k][n mod P] in panels of P; 1 when it is the
+ * latter (wgmma's transposed B). */
+static int b_desc_text(struct pb_buf *t, MlirOperation b, MlirType tb,
+		       const char *rt, int64_t wb)
 {
 	if (mlirShapedTypeGetRank(tb) == 3) {
 		int64_t bn = mlirShapedTypeGetDimSize(tb, 1);
@@ -130,6 +133,12 @@ static int b_desc_text(struct pb_buf *t, MlirType tb, const char *rt,
 		      "-> (((s * %lld + q) * %lld + k) * %lld + c)>("
 		      "%%b1, %%b2, %%b3, %%b4)\n", (long long)np,
 		      (long long)ktb, (long long)p);
+	if (pb_kernel_transfer_dim(b, 0) == 3) {
+		/* k-major panels: a wgmma's 16 of k within one, its n
+		   rows of W bytes as for [slot][n][k] */
+		desc_text(t, 'B', rt, wb, desc_hi(16, 8 * wb, wb));
+		return 0;
+	}
 	desc_text(t, 'B', rt, wb, desc_hi(ktb * wb, 8 * wb, wb));
 	return 1;
 }
@@ -254,7 +263,7 @@ static int lower_group(struct pb_ctx *ctx, struct group *g)
 			      (long long)kta);
 		desc_text(&t, 'A', ra.data, wa, desc_hi(16, 8 * wa, wa));
 	}
-	int trans_b = b_desc_text(&t, tb, rb_.data, wb);
+	int trans_b = b_desc_text(&t, g->b, tb, rb_.data, wb);
 	/* the accumulators: fragment j's [r][c] is register 4j + 2r + c */
 	if (!reg)
 		pb_buf_printf(&t, "  %%u = llvm.mlir.undef : %s\n", st.data);

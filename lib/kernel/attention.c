@@ -682,9 +682,11 @@ int pb_kernel_attention_wgmma(const struct pb_target *t,
 	if (!half || !mlirTypeEqual(a->elt, a->tc))
 		return 0;
 	/* K's rows (keys) of D elements in one swizzle's width (at most
-	   128 bytes), V's columns in panels of 16, 32 or 64 */
-	*why = "the head dimension is not 16, 32 or 64";
-	if (a->d != 16 && a->d != 32 && a->d != 64)
+	   128 bytes) or in panels of 64, V's columns in panels of 16, 32
+	   or 64 */
+	*why = "the head dimension is not 16, 32 or a multiple of 64 up to "
+	       "256";
+	if (a->d != 16 && a->d != 32 && (a->d % 64 || a->d > 256))
 		return 0;
 	*why = "the value dimension is not a multiple of 16 up to 256";
 	if (a->e % 16 || a->e > 256)

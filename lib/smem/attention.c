@@ -86,8 +86,9 @@ struct aop {
 					  the key (V: P.V's B [k][n]) */
 	int64_t sw;		       /* >0: wgmma's layout, rows of "sw"
 					  bytes, unpadded and swizzled */
-	int64_t panel;		       /* >0: V's columns in panels of this
-					  many (wgmma's B [k][n]) */
+	int64_t panel;		       /* >0: the tile's columns (along od) in
+					  panels of this many: V's (wgmma's
+					  B [k][n]), K's past 64 */
 	MlirValue ring;
 };
 
@@ -340,24 +341,25 @@ static int wgmma_nest(const struct pb_target *t, const struct anest *n)
 						   x->read[k], 0)))))
 				return 0;
 		if (x->eb != 2 || x->limit || x->od != x->q ||
-		    x->q != x->rank - 1 || x->oext % 16 ||
-		    (x->kmaj ? x->oext > 64 || (x->oext & (x->oext - 1))
-			     : x->oext > 256))
+		    x->q != x->rank - 1 || x->oext % 16 || x->oext > 256 ||
+		    (x->kmaj && x->oext > 64 && x->oext % 64) ||
+		    (x->kmaj && x->oext < 64 && (x->oext & (x->oext - 1))))
 			return 0;
 	}
 	return 1;
 }
 
 /* wgmma's layout of "x": K's rows of D elements (2 D bytes, the
- * swizzle's width), V's columns in panels of 64, 32 or 16 (rows of 128,
+ * swizzle's width) or, past 64, in panels of 64 (k-major, a wgmma's 16
+ * of k within one); V's columns in panels of 64, 32 or 16 (rows of 128,
  * 64 or 32 bytes). */
 static void wgmma_layout(struct aop *x)
 {
-	x->panel = x->kmaj ? 0
-		   : x->oext % 64 == 0 ? 64
-		   : x->oext % 32 == 0 ? 32
-				       : 16;
-	x->sw = (x->kmaj ? x->oext : x->panel) * x->eb;
+	x->panel = x->kmaj && x->oext <= 64 ? 0
+		   : x->oext % 64 == 0	    ? 64
+		   : x->oext % 32 == 0	    ? 32
+					    : 16;
+	x->sw = (x->panel ? x->panel : x->oext) * x->eb;
 }
 
 /* Choose the ring depth: the deepest of 3 or 2 stages that fits beside
@@ -565,16 +567,17 @@ static int ring_read(struct pb_ctx *ctx, const struct anest *n,
 		snprintf(sw, sizeof(sw), ", " PB_ATTR_SWIZZLE " = %lld : i64",
 			 (long long)x->sw);
 	if (x->panel)
-		/* V [slot][e / P][key][e mod P]: the key is the read's
-		   dimension 0 (P.V's k) */
+		/* [slot][o / P][key][o mod P]: V's read has the key along
+		   its dimension 0 (P.V's k), K's its d (QK^T's k) */
 		pb_buf_printf(&t, ") {\n  %%a = arith.constant %lld : index\n"
 			      "  %%b = arith.constant %lld : index\n"
 			      "  %%c = arith.constant %lld : index\n"
 			      "  %%v = vector.transfer_read %%S[%%s, %%b, %%a, %%c], "
 			      "%%p {in_bounds = [true, true], permutation_map = "
-			      "affine_map<(a, b, c, d) -> (c, d)>%s} : ",
+			      "affine_map<(a, b, c, d) -> (%s)>%s} : ",
 			      (long long)koff, (long long)(ooff / x->panel),
-			      (long long)(ooff % x->panel), sw);
+			      (long long)(ooff % x->panel),
+			      x->kmaj ? "d, c" : "c, d", sw);
 	else
 		pb_buf_printf(&t, ") {\n  %%a = arith.constant %lld : index\n"
 			      "  %%b = arith.constant %lld : index\n"
