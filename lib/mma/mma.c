@@ -192,10 +192,12 @@ static int map_attention(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	}
 	/* wgmma (on sm_90a) where both products fit it and the tiles are
 	   its warpgroups' (not --sizes' 32 rows a warp) */
-	const char *wwhy = "--sizes gives other than 16 rows a warp and "
-			   "64 or 128 a block";
-	int wg = pb_kernel_attention_wgmma(t, a, &wwhy) && s.wm == 16 &&
-		 s.bm % 64 == 0;
+	const char *wwhy;
+	int wg = pb_kernel_attention_wgmma(t, a, &wwhy);
+	if (wg)
+		wwhy = "--sizes gives other than 16 rows a warp and a "
+		       "multiple of 64 a block";
+	wg = wg && s.wm == 16 && s.bm % 64 == 0;
 	if (o->remarks && wg)
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
 			     "attention on tensor cores: wgmma m64n%lldk16 "
