@@ -741,11 +741,19 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 				       : 16;
 	/* on sm_90a, wgmma: a warpgroup of 4 warps, 16 rows each, owns 64
 	   rows (the accumulator of one wgmma m64nNk16); two warpgroups
-	   share each K and V tile where there are 128 rows */
+	   share each K and V tile where there are 128 rows. 128 keys a
+	   step where they divide, there are 512 or more (long loops) and
+	   d, e are at most 64 (S m64n128k16:
+	   the step's own work, its barrier, copies and rows' reductions,
+	   over twice the scores; 170 registers, one block of 8 warps an
+	   SM, as Triton's 128x64 tile of 4 warps with 32 rows each) */
 	const char *wwhy;
 	if (pb_kernel_attention_wgmma(t, a, &wwhy)) {
 		s->wm = 16;
-		s->bn = bn;
+		s->bn = a->nk % 128 == 0 && a->nk >= 512 && a->d <= 64 &&
+				a->e <= 64
+			? 128
+			: bn;
 		s->bm = rows >= 128 ? 128 : 64;
 		return 1;
 	}
