@@ -30,7 +30,15 @@
  * (smem.c); the rings are aligned to 1024 bytes (pb_codegen_arg_attrs),
  * as the swizzle's pattern repeats every 1024 bytes; every barrier of
  * the block is preceded by fence.proxy.async, which makes the threads'
- * copies visible to the tensor core's (async proxy) reads. */
+ * copies visible to the tensor core's (async proxy) reads.
+ *
+ * Attention's contracts (docs/pb-mma.md, "Attention") read B from a ring
+ * but A from registers: Q's fragments and P, the rounded scores. They
+ * group by their A value the same way and become the register-A form of
+ * wgmma.mma_async (inline assembly: NVVM's op takes A only from a
+ * descriptor), whose 4 registers are the warp's mma.sync A fragment; the
+ * tensor core reads them and the accumulators asynchronously, so a
+ * chain of them waits (wait_group 0) before others read its results. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,7 +152,8 @@ static int b_desc_text(struct pb_buf *t, MlirOperation b, MlirType tb,
 }
 
 /* The wgmma with A from registers, "%w" (of struct type "st", "nregs"
- * f32 accumulators "%v<i>"): A's fragment "%A" (16x16, the warp's 16
+ * f32 accumulators "%v<i>", PTX element type "ty", MLIR's "at"): A's
+ * fragment "%A" (16x16, the warp's 16
  * rows of the warpgroup's 64, in mma.sync's A layout, which is wgmma's:
  * PTX ISA, "Register fragments for wgmma .m64nNk16") as four 32-bit
  * registers of element pairs, B's descriptor "%dB". NVVM's

@@ -29,7 +29,12 @@
  * multiple of BN (the loop runs to NK rounded up, the last step's reads
  * masked past NK): the copies of rows past the buffer's keys store zeros,
  * what the masked reads meant, and the reads from the ring are in
- * bounds. */
+ * bounds.
+ *
+ * On sm_90a, for pb-mma's wgmma tiles (wgmma_nest), the rings take
+ * wgmma's swizzled layout instead, unpadded (wgmma_layout): K [key][d]
+ * (d past 64 in k-major panels of 64), V [e / P][key][P], every access
+ * marked pb.swizzle; pb-codegen reads them through descriptors. */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
