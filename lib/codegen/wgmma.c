@@ -30,7 +30,15 @@
  * (smem.c); the rings are aligned to 1024 bytes (pb_codegen_arg_attrs),
  * as the swizzle's pattern repeats every 1024 bytes; every barrier of
  * the block is preceded by fence.proxy.async, which makes the threads'
- * copies visible to the tensor core's (async proxy) reads. */
+ * copies visible to the tensor core's (async proxy) reads.
+ *
+ * Attention's contracts (docs/pb-mma.md, "Attention") read B from a ring
+ * but A from registers: Q's fragments and P, the rounded scores. They
+ * group by their A value the same way and become the register-A form of
+ * wgmma.mma_async (inline assembly: NVVM's op takes A only from a
+ * descriptor), whose 4 registers are the warp's mma.sync A fragment; the
+ * tensor core reads them and the accumulators asynchronously, so a
+ * chain of them waits (wait_group 0) before others read its results. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,6 +47,7 @@
 
 #include "codegen/internal.h"
 #include "ir/contract.h"
+#include "kernel/kernel.h"
 
 #define MAXF 32 /* N / 8 for N up to 256 */
 
@@ -46,7 +55,10 @@
 struct group {
 	MlirOperation c[MAXF];
 	int n;
-	MlirOperation a, b;	/* the A read, the first B read */
+	MlirOperation a, b;	/* the A read (null: A from registers), the
+				   first B read */
+	int wait;		/* A from registers: its accumulators are
+				   read by other than a wgmma after it */
 };
 
 /* The vector.transfer_read defining "v" when pb-smem marked it
@@ -102,28 +114,119 @@ static uint64_t desc_hi(int64_t lbo, int64_t sbo, int64_t w)
 	       (uint64_t)swizzle_mode(w) << 62;
 }
 
+/* The text of B's descriptor "%dB" of B read "b" (ring "%SB" of type
+ * "rt", the read's subscripts "%b1" ..): k innermost, [slot][n][k] like
+ * A or [slot][k / P][n][k mod P] in panels of P along k (attention's K
+ * past 64 of d, read with k along the ring's dimension 3), or n
+ * innermost, [slot][n / P][k][n mod P] in panels of P; 1 when it is the
+ * latter (wgmma's transposed B). */
+static int b_desc_text(struct pb_buf *t, MlirOperation b, MlirType tb,
+		       const char *rt, int64_t wb)
+{
+	if (mlirShapedTypeGetRank(tb) == 3) {
+		int64_t bn = mlirShapedTypeGetDimSize(tb, 1);
+		int64_t ktb = mlirShapedTypeGetDimSize(tb, 2);
+		pb_buf_printf(t, "  %%eB = affine.apply affine_map<(s, n, k) "
+			      "-> ((s * %lld + n) * %lld + k)>(%%b1, %%b2, "
+			      "%%b3)\n", (long long)bn, (long long)ktb);
+		desc_text(t, 'B', rt, wb, desc_hi(16, 8 * wb, wb));
+		return 0;
+	}
+	/* panels of P columns, KT rows of W bytes each; LBO the panels'
+	   stride, SBO 8 rows' */
+	int64_t np = mlirShapedTypeGetDimSize(tb, 1);
+	int64_t ktb = mlirShapedTypeGetDimSize(tb, 2);
+	int64_t p = mlirShapedTypeGetDimSize(tb, 3);
+	pb_buf_printf(t, "  %%eB = affine.apply affine_map<(s, q, k, c) "
+		      "-> (((s * %lld + q) * %lld + k) * %lld + c)>("
+		      "%%b1, %%b2, %%b3, %%b4)\n", (long long)np,
+		      (long long)ktb, (long long)p);
+	if (pb_kernel_transfer_dim(b, 0) == 3) {
+		/* k-major panels: a wgmma's 16 of k within one, its n
+		   rows of W bytes as for [slot][n][k] */
+		desc_text(t, 'B', rt, wb, desc_hi(16, 8 * wb, wb));
+		return 0;
+	}
+	desc_text(t, 'B', rt, wb, desc_hi(ktb * wb, 8 * wb, wb));
+	return 1;
+}
+
+/* The wgmma with A from registers, "%w" (of struct type "st", "nregs"
+ * f32 accumulators "%v<i>", PTX element type "ty", MLIR's "at"): A's
+ * fragment "%A" (16x16, the warp's 16
+ * rows of the warpgroup's 64, in mma.sync's A layout, which is wgmma's:
+ * PTX ISA, "Register fragments for wgmma .m64nNk16") as four 32-bit
+ * registers of element pairs, B's descriptor "%dB". NVVM's
+ * wgmma.mma_async takes A only from a descriptor, so this is the inline
+ * assembly convert-nvvm-to-llvm writes for it, with A's registers. */
+static void reg_mma_text(struct pb_buf *t, const char *ty, const char *at,
+			 int64_t n, int64_t nregs, int trans_b,
+			 const char *st)
+{
+	pb_buf_printf(t, "  %%af = builtin.unrealized_conversion_cast %%A : "
+		      "vector<16x16x%s> to vector<4x2x%s>\n", at, at);
+	for (int i = 0; i < 4; i++)
+		pb_buf_printf(t, "  %%ar%d = vector.extract %%af[%d] : "
+			      "vector<2x%s> from vector<4x2x%s>\n"
+			      "  %%ab%d = vector.bitcast %%ar%d : vector<2x%s> "
+			      "to vector<1xi32>\n"
+			      "  %%ai%d = vector.extract %%ab%d[0] : i32 from "
+			      "vector<1xi32>\n",
+			      i, i, at, at, i, i, at, i, i);
+	pb_buf_puts(t, "  %one = llvm.mlir.constant(1 : i32) : i32\n"
+		    "  nvvm.wgmma.fence.aligned\n"
+		    "  %w = llvm.inline_asm has_side_effects asm_dialect = att "
+		    "\"{\\0A.reg .pred p;\\0Asetp.ne.b32 p, $");
+	pb_buf_printf(t, "%lld, 0;\\0Awgmma.mma_async.sync.aligned.m64n%lldk16."
+		      "f32.%s.%s {", (long long)(nregs + 5), (long long)n, ty,
+		      ty);
+	for (int i = 0; i < nregs; i++)
+		pb_buf_printf(t, "%s$%d", i ? ", " : "", i);
+	pb_buf_printf(t, "}, {$%lld, $%lld, $%lld, $%lld}, $%lld, p, 1, 1, "
+		      "%d;\\0A}\\0A\", \"", (long long)nregs,
+		      (long long)nregs + 1, (long long)nregs + 2,
+		      (long long)nregs + 3, (long long)nregs + 4, trans_b);
+	for (int i = 0; i < nregs; i++)
+		pb_buf_puts(t, "=f,");
+	pb_buf_puts(t, "r,r,r,r,l,n");
+	for (int i = 0; i < nregs; i++)
+		pb_buf_printf(t, ",%d", i);
+	pb_buf_puts(t, "\" %ai0, %ai1, %ai2, %ai3, %dB, %one");
+	for (int i = 0; i < nregs; i++)
+		pb_buf_printf(t, ", %%v%d", i);
+	pb_buf_puts(t, " : (i32, i32, i32, i32, i64, i32");
+	for (int i = 0; i < nregs; i++)
+		pb_buf_puts(t, ", f32");
+	pb_buf_printf(t, ") -> %s\n", st);
+}
+
 /* Replace group "g" by one wgmma.mma_async between a fence and a
- * commit. */
+ * commit; with A from registers, the wait for it after the commit when
+ * others than wgmmas read its accumulators (g->wait). */
 static int lower_group(struct pb_ctx *ctx, struct group *g)
 {
-	MlirValue sa = mlirOperationGetOperand(g->a, 0);
+	int reg = mlirOperationIsNull(g->a);
+	MlirValue sa = reg ? mlirOperationGetOperand(g->c[0], 0)
+			   : mlirOperationGetOperand(g->a, 0);
 	MlirValue sb = mlirOperationGetOperand(g->b, 0);
 	MlirType ta = mlirValueGetType(sa), tb = mlirValueGetType(sb);
 	MlirType elt = mlirShapedTypeGetElementType(ta);
 	int rb = (int)mlirShapedTypeGetRank(tb);
-	int64_t wa = mlirIntegerAttrGetValueInt(pb_ir_attr(g->a, PB_ATTR_SWIZZLE));
 	int64_t wb = mlirIntegerAttrGetValueInt(pb_ir_attr(g->b, PB_ATTR_SWIZZLE));
-	int64_t bm = mlirShapedTypeGetDimSize(ta, 1);
-	int64_t kta = mlirShapedTypeGetDimSize(ta, 2);
 	int64_t n = 8 * g->n, nregs = n / 2;
 	struct pb_buf t = {0}, ra = {0}, rb_ = {0}, st = {0};
 	struct pb_ir_ops out = {0};
 	MlirValue args[5 + 4 + MAXF];
 	int na = 0;
-	if (mlirShapedTypeGetRank(ta) != 3 || (rb != 3 && rb != 4)) {
+	if ((!reg && mlirShapedTypeGetRank(ta) != 3) ||
+	    (reg && (mlirShapedTypeGetRank(ta) != 2 ||
+		     mlirShapedTypeGetDimSize(ta, 0) != 16 ||
+		     mlirShapedTypeGetDimSize(ta, 1) != 16)) ||
+	    (rb != 3 && rb != 4)) {
 		pb_error_at(ctx, mlirOperationGetLocation(g->c[0]),
 			    "internal: a wgmma ring that is not [slot][row][k] "
-			    "(A) or [slot][n][k], [slot][panel][k][n] (B)");
+			    "(A) or [slot][n][k], [slot][panel][k][n] (B), or "
+			    "an A from registers not 16x16");
 		return PB_ERR;
 	}
 	pb_codegen_type_str(ta, &ra);
@@ -132,55 +235,47 @@ static int lower_group(struct pb_ctx *ctx, struct group *g)
 	for (int i = 0; i < nregs; i++)
 		pb_buf_puts(&st, i ? ", f32" : "f32");
 	pb_buf_puts(&st, ")>");
-	/* A [slot][row][k], B [slot][n][k] (k innermost) or
-	   [slot][n / P][k][n mod P] (n innermost, in panels of P) */
+	/* A [slot][row][k] or a 16x16 fragment, B [slot][n][k] (k
+	   innermost) or [slot][n / P][k][n mod P] (n innermost, in panels
+	   of P) */
 	args[na++] = sa;
-	for (int i = 1; i <= 3; i++)
+	for (int i = 1; !reg && i <= 3; i++)
 		args[na++] = mlirOperationGetOperand(g->a, i);
 	args[na++] = sb;
 	for (int i = 1; i <= rb; i++)
 		args[na++] = mlirOperationGetOperand(g->b, i);
 	for (int j = 0; j < g->n; j++)
 		args[na++] = mlirOperationGetOperand(g->c[j], 2);
-	pb_buf_printf(&t, "func.func @t(%%SA: %s, %%as: index, %%ar: index, "
-		      "%%ak: index, %%SB: %s", ra.data, rb_.data);
+	if (reg)
+		pb_buf_printf(&t, "func.func @t(%%A: %s, %%SB: %s", ra.data,
+			      rb_.data);
+	else
+		pb_buf_printf(&t, "func.func @t(%%SA: %s, %%as: index, "
+			      "%%ar: index, %%ak: index, %%SB: %s", ra.data,
+			      rb_.data);
 	for (int i = 1; i <= rb; i++)
 		pb_buf_printf(&t, ", %%b%d: index", i);
 	for (int j = 0; j < g->n; j++)
 		pb_buf_printf(&t, ", %%c%d: vector<16x8xf32>", j);
 	pb_buf_puts(&t, ") {\n  %k4 = arith.constant 4 : i64\n");
-	/* A: the warpgroup's 64 rows from row r rounded down; k-major rows
-	   of W bytes, 8-row atoms SBO = 8 W apart (LBO unused: 1) */
-	pb_buf_printf(&t, "  %%eA = affine.apply affine_map<(s, r, k) -> ((s * "
-		      "%lld + (r floordiv 64) * 64) * %lld + k)>(%%as, %%ar, "
-		      "%%ak)\n", (long long)bm, (long long)kta);
-	desc_text(&t, 'A', ra.data, wa, desc_hi(16, 8 * wa, wa));
-	int trans_b;
-	if (rb == 3) {
-		/* k innermost: [slot][n][k] like A */
-		int64_t bn = mlirShapedTypeGetDimSize(tb, 1);
-		int64_t ktb = mlirShapedTypeGetDimSize(tb, 2);
-		pb_buf_printf(&t, "  %%eB = affine.apply affine_map<(s, n, k) "
-			      "-> ((s * %lld + n) * %lld + k)>(%%b1, %%b2, "
-			      "%%b3)\n", (long long)bn, (long long)ktb);
-		desc_text(&t, 'B', rb_.data, wb, desc_hi(16, 8 * wb, wb));
-		trans_b = 0;
-	} else {
-		/* n innermost: panels of P columns, KT rows of W bytes each;
-		   LBO the panels' stride, SBO 8 rows' */
-		int64_t np = mlirShapedTypeGetDimSize(tb, 1);
-		int64_t ktb = mlirShapedTypeGetDimSize(tb, 2);
-		int64_t p = mlirShapedTypeGetDimSize(tb, 3);
-		pb_buf_printf(&t, "  %%eB = affine.apply affine_map<(s, q, k, c) "
-			      "-> (((s * %lld + q) * %lld + k) * %lld + c)>("
-			      "%%b1, %%b2, %%b3, %%b4)\n", (long long)np,
-			      (long long)ktb, (long long)p);
-		desc_text(&t, 'B', rb_.data, wb,
-			  desc_hi(ktb * wb, 8 * wb, wb));
-		trans_b = 1;
+	if (!reg) {
+		/* A: the warpgroup's 64 rows from row r rounded down to 64;
+		   k-major rows of W bytes, 8-row atoms SBO = 8 W apart (LBO
+		   unused: 1) */
+		int64_t wa = mlirIntegerAttrGetValueInt(
+			pb_ir_attr(g->a, PB_ATTR_SWIZZLE));
+		int64_t bm = mlirShapedTypeGetDimSize(ta, 1);
+		int64_t kta = mlirShapedTypeGetDimSize(ta, 2);
+		pb_buf_printf(&t, "  %%eA = affine.apply affine_map<(s, r, k) "
+			      "-> ((s * %lld + (r floordiv 64) * 64) * %lld + "
+			      "k)>(%%as, %%ar, %%ak)\n", (long long)bm,
+			      (long long)kta);
+		desc_text(&t, 'A', ra.data, wa, desc_hi(16, 8 * wa, wa));
 	}
+	int trans_b = b_desc_text(&t, g->b, tb, rb_.data, wb);
 	/* the accumulators: fragment j's [r][c] is register 4j + 2r + c */
-	pb_buf_printf(&t, "  %%u = llvm.mlir.undef : %s\n", st.data);
+	if (!reg)
+		pb_buf_printf(&t, "  %%u = llvm.mlir.undef : %s\n", st.data);
 	for (int j = 0; j < g->n; j++) {
 		pb_buf_printf(&t, "  %%f%d = builtin.unrealized_conversion_cast "
 			      "%%c%d : vector<16x8xf32> to vector<2x2xf32>\n",
@@ -190,6 +285,8 @@ static int lower_group(struct pb_ctx *ctx, struct group *g)
 			pb_buf_printf(&t, "  %%v%d = vector.extract %%f%d[%d, %d] "
 				      ": f32 from vector<2x2xf32>\n", i, j,
 				      e / 2, e % 2);
+			if (reg)
+				continue;
 			if (i)
 				pb_buf_printf(&t, "  %%u%d = llvm.insertvalue %%v%d, "
 					      "%%u%d[%d] : %s\n", i, i, i - 1,
@@ -199,15 +296,21 @@ static int lower_group(struct pb_ctx *ctx, struct group *g)
 					      "%%u[0] : %s\n", st.data);
 		}
 	}
-	pb_buf_puts(&t, "  nvvm.wgmma.fence.aligned\n");
 	const char *ty = mlirTypeIsABF16(elt) ? "bf16" : "f16";
-	pb_buf_printf(&t, "  %%w = nvvm.wgmma.mma_async %%dA, %%dB, %%u%lld, "
-		      "#nvvm.shape<m = 64, n = %lld, k = 16>, D [<f32>, "
-		      "<one>], A [<%s>, <one>, <row>], B [<%s>, <one>, <%s>] "
-		      ": %s -> %s\n",
-		      (long long)(nregs - 1), (long long)n, ty, ty, trans_b ? "row" : "col", st.data,
-		      st.data);
+	if (reg) {
+		reg_mma_text(&t, ty, ty, n, nregs, trans_b, st.data);
+	} else {
+		pb_buf_puts(&t, "  nvvm.wgmma.fence.aligned\n");
+		pb_buf_printf(&t, "  %%w = nvvm.wgmma.mma_async %%dA, %%dB, "
+			      "%%u%lld, #nvvm.shape<m = 64, n = %lld, k = 16>, "
+			      "D [<f32>, <one>], A [<%s>, <one>, <row>], B "
+			      "[<%s>, <one>, <%s>] : %s -> %s\n",
+			      (long long)(nregs - 1), (long long)n, ty, ty,
+			      trans_b ? "row" : "col", st.data, st.data);
+	}
 	pb_buf_puts(&t, "  nvvm.wgmma.commit.group.sync.aligned\n");
+	if (g->wait)
+		pb_buf_puts(&t, "  nvvm.wgmma.wait.group.sync.aligned 0\n");
 	for (int j = 0; j < g->n; j++) {
 		for (int e = 0; e < 4; e++)
 			pb_buf_printf(&t, "  %%o%d = llvm.extractvalue %%w[%d] : "
@@ -267,9 +370,10 @@ static int group_of(struct pb_ctx *ctx, MlirOperation c, struct group *g)
 	MlirValue a = mlirOperationGetOperand(c, 0);
 	memset(g, 0, sizeof(*g));
 	g->a = swizzled_read(a);
-	if (mlirOperationIsNull(g->a))
-		return 0;
 	g->b = swizzled_read(mlirOperationGetOperand(c, 1));
+	/* A from registers (attention's Q and P) with B from a ring */
+	if (mlirOperationIsNull(g->a) && mlirOperationIsNull(g->b))
+		return 0;
 	for (MlirOperation o = c; !mlirOperationIsNull(o);
 	     o = mlirOperationGetNextInBlock(o)) {
 		if (!pb_ir_op_is(o, "vector.contract") ||
@@ -289,6 +393,16 @@ bad:
 		    "internal: the contractions of a wgmma ring's read are "
 		    "not one wgmma m64nNk16 (N up to 256)");
 	return -1;
+}
+
+/* Is "op" a contract of one of groups "gs[0 .. ng-1]"? */
+static int in_group(const struct group *gs, int ng, MlirOperation op)
+{
+	for (int k = 0; k < ng; k++)
+		for (int j = 0; j < gs[k].n; j++)
+			if (mlirOperationEqual(gs[k].c[j], op))
+				return 1;
+	return 0;
 }
 
 /* Destroy "op" when its results have no uses. */
@@ -319,6 +433,16 @@ int pb_codegen_wgmma(struct pb_ctx *ctx, MlirOperation launch)
 		else if (r > 0)
 			ng++;
 	}
+	/* A from registers: wait for a wgmma whose accumulators others
+	   than the next wgmmas read (attention's scores, its output
+	   rescaled in the next step) */
+	for (int k = 0; k < ng; k++)
+		for (int j = 0; j < gs[k].n && mlirOperationIsNull(gs[k].a); j++)
+			for (MlirOpOperand u = mlirValueGetFirstUse(
+				     mlirOperationGetResult(gs[k].c[j], 0));
+			     !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+				gs[k].wait |= !in_group(gs, ng,
+							mlirOpOperandGetOwner(u));
 	/* the outermost loop of the wgmmas: the epilogue after it reads
 	   their accumulators */
 	MlirOperation outer = {NULL};
@@ -336,7 +460,7 @@ int pb_codegen_wgmma(struct pb_ctx *ctx, MlirOperation launch)
 			mlirOperationDestroy(gs[k].c[j]);
 			drop_unused(b);
 		}
-		if (rc == PB_OK)
+		if (rc == PB_OK && !mlirOperationIsNull(gs[k].a))
 			drop_unused(gs[k].a);
 	}
 	free(gs);

@@ -32,6 +32,7 @@
 
 #include "ir/contract.h"
 #include "kernel/kernel.h"
+#include "target/target.h"
 
 static const char not_attention[] = "not an attention nest";
 
@@ -669,6 +670,38 @@ static int attention_regs(const struct pb_kernel_attention *a,
 	return (int)(s->wm / 16 * (4 * nf + 4 * ne + 4 * nd) + 48);
 }
 
+int pb_kernel_attention_wgmma(const struct pb_target *t,
+			      const struct pb_kernel_attention *a,
+			      const char **why)
+{
+	int half = mlirTypeIsAF16(a->elt) || mlirTypeIsABF16(a->elt);
+	*why = "the target has no wgmma (sm_90a)";
+	if (!pb_target_has_wgmma(t))
+		return 0;
+	*why = "wgmma takes f16 or bf16 operands from shared memory";
+	if (!half || !mlirTypeEqual(a->elt, a->tc))
+		return 0;
+	/* K's rows (keys) of D elements in one swizzle's width (at most
+	   128 bytes) or in panels of 64, V's columns in panels of 16, 32
+	   or 64 */
+	*why = "the head dimension is not 16, 32 or a multiple of 64 up to "
+	       "256";
+	if (a->d != 16 && a->d != 32 && (a->d % 64 || a->d > 256))
+		return 0;
+	*why = "the value dimension is not a multiple of 16 up to 256";
+	if (a->e % 16 || a->e > 256)
+		return 0;
+	*why = "K or V is not stored with the head or value dimension "
+	       "innermost";
+	if (a->k.sub[a->k.rank - 1] != PB_KERNEL_ATT_D ||
+	    a->v.sub[a->v.rank - 1] != PB_KERNEL_ATT_E ||
+	    extent_along(&a->k, PB_KERNEL_ATT_D) != a->d ||
+	    extent_along(&a->v, PB_KERNEL_ATT_E) != a->e)
+		return 0;
+	*why = "fewer than 64 query rows";
+	return a->b.extent[a->m] >= 64;
+}
+
 int pb_kernel_attention_tiles(const struct pb_target *t,
 			      const struct pb_kernel_attention *a,
 			      struct pb_kernel_attention_tiles *s,
@@ -706,6 +739,24 @@ int pb_kernel_attention_tiles(const struct pb_target *t,
 		     : a->nk % 64 == 0 ? 64
 		     : a->nk % 32 == 0 ? 32
 				       : 16;
+	/* on sm_90a, wgmma: a warpgroup of 4 warps, 16 rows each, owns 64
+	   rows (the accumulator of one wgmma m64nNk16); two warpgroups
+	   share each K and V tile where there are 128 rows. 128 keys a
+	   step where they divide, there are 512 or more (long loops) and
+	   d, e are at most 64 (S m64n128k16:
+	   the step's own work, its barrier, copies and rows' reductions,
+	   over twice the scores; 170 registers, one block of 8 warps an
+	   SM, as Triton's 128x64 tile of 4 warps with 32 rows each) */
+	const char *wwhy;
+	if (pb_kernel_attention_wgmma(t, a, &wwhy)) {
+		s->wm = 16;
+		s->bn = a->nk % 128 == 0 && a->nk >= 512 && a->d <= 64 &&
+				a->e <= 64
+			? 128
+			: bn;
+		s->bm = rows >= 128 ? 128 : 64;
+		return 1;
+	}
 	/* 16 or 32 query rows a warp (one or two row fragments: the
 	   second doubles the mma each K and V fragment feeds), 2 or 4 warps
 	   a block, not more rows than there are: the least predicted time

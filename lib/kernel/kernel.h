@@ -387,6 +387,11 @@ int pb_kernel_attention_operands(struct pb_kernel_attention *a,
 struct pb_kernel_attention_tiles {
 	int64_t bm, wm, bn;
 };
+/* Can both products of "a" go to wgmma on "t" (docs/pb-mma.md,
+ * "Attention"): 1, else 0 with "*why". */
+int pb_kernel_attention_wgmma(const struct pb_target *t,
+			      const struct pb_kernel_attention *a,
+			      const char **why);
 int pb_kernel_attention_tiles(const struct pb_target *t,
 			      const struct pb_kernel_attention *a,
 			      struct pb_kernel_attention_tiles *s,

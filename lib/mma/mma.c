@@ -190,16 +190,38 @@ static int map_attention(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 				     "attention on CUDA cores: %s", why);
 		return PB_OK;
 	}
-	if (o->remarks)
+	/* wgmma (on sm_90a) where both products fit it and the tiles are
+	   its warpgroups' (not --sizes' 32 rows a warp) */
+	const char *wwhy;
+	int wg = pb_kernel_attention_wgmma(t, a, &wwhy);
+	if (wg)
+		wwhy = "--sizes gives other than 16 rows a warp and a "
+		       "multiple of 64 a block";
+	wg = wg && s.wm == 16 && s.bm % 64 == 0;
+	if (o->remarks && wg)
+		pb_remark_at(ctx, mlirOperationGetLocation(op),
+			     "attention on tensor cores: wgmma m64n%lldk16 "
+			     "(QK^T, K from shared memory) and m64n%lldk16 (PV, "
+			     "P from registers) %s -> f32, %lld query rows a "
+			     "block, %lld warpgroup(s) of 4 warps, %lld keys a "
+			     "step%s", (long long)s.bn, (long long)a->e,
+			     pb_kernel_mma_kind(a->tc), (long long)s.bm,
+			     (long long)(s.bm / 64), (long long)s.bn,
+			     a->causal ? "; causal: the mask computed, the key "
+					 "tiles past the diagonal skipped"
+				       : "");
+	else if (o->remarks)
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
 			     "attention on tensor cores: mma.sync m16n8k16 %s "
 			     "-> f32 for QK^T and PV, P in registers, %lld "
 			     "query rows a block, %lld a warp, %lld keys a "
-			     "step%s", pb_kernel_mma_kind(a->tc),
+			     "step%s%s%s", pb_kernel_mma_kind(a->tc),
 			     (long long)s.bm, (long long)s.wm, (long long)s.bn,
 			     a->causal ? "; causal: the mask computed, the key "
 					 "tiles past the diagonal skipped"
-				       : "");
+				       : "",
+			     pb_target_has_wgmma(t) ? "; not wgmma: " : "",
+			     pb_target_has_wgmma(t) ? wwhy : "");
 	return pb_mma_attention(ctx, a, &s);
 }
 

@@ -29,7 +29,12 @@
  * multiple of BN (the loop runs to NK rounded up, the last step's reads
  * masked past NK): the copies of rows past the buffer's keys store zeros,
  * what the masked reads meant, and the reads from the ring are in
- * bounds. */
+ * bounds.
+ *
+ * On sm_90a, for pb-mma's wgmma tiles (wgmma_nest), the rings take
+ * wgmma's swizzled layout instead, unpadded (wgmma_layout): K [key][d]
+ * (d past 64 in k-major panels of 64), V [e / P][key][P], every access
+ * marked pb.swizzle; pb-codegen reads them through descriptors. */
 #include <string.h>
 
 #include "mlir-c/AffineExpr.h"
@@ -81,14 +86,23 @@ struct aop {
 					  which the last step overruns
 					  (keys not a multiple of BN) */
 	int64_t eb;		       /* bytes per element */
+	int kmaj;		       /* read with od the contraction's k
+					  (K: S = QK^T's B [n][k]), else
+					  the key (V: P.V's B [k][n]) */
+	int64_t sw;		       /* >0: wgmma's layout, rows of "sw"
+					  bytes, unpadded and swizzled */
+	int64_t panel;		       /* >0: the tile's columns (along od) in
+					  panels of this many: V's (wgmma's
+					  B [k][n]), K's past 64 */
 	MlirValue ring;
 };
 
 struct anest {
 	MlirOperation block, warp, jloop;
-	int64_t nk, bn, nw, stages, bytes;
+	int64_t nk, bn, nw, wstep, stages, bytes;
 	struct aop op[2];
 	int nop;
+	int wg;		/* the rings in wgmma's layout (wgmma_nest) */
 };
 
 /* The constant index "v" into "*c". */
@@ -205,6 +219,7 @@ static int add_read(struct anest *n, MlirOperation r, MlirValue j)
 		o->p = kd < od ? kd : od;
 		o->q = kd < od ? od : kd;
 		o->eb = mlirFloatTypeGetWidth(mlirShapedTypeGetElementType(mt)) / 8;
+		o->kmaj = ov == 0;
 		for (int x = 0; x < rank; x++)
 			o->uni[x] = mlirOperationGetOperand(r, 1 + x);
 	}
@@ -279,6 +294,7 @@ static int find(MlirOperation block, struct anest *n)
 	n->nk = ub;
 	n->bn = mlirIntegerAttrGetValueInt(pb_ir_attr(n->jloop, "step"));
 	n->nw = wct;
+	n->wstep = wst;
 	MlirBlock jb = mlirRegionGetFirstBlock(mlirOperationGetRegion(n->jloop, 0));
 	MlirValue j = mlirBlockGetArgument(jb, 0);
 	for (MlirOperation o = mlirBlockGetFirstOperation(jb);
@@ -308,7 +324,47 @@ static int64_t slot_elems(const struct anest *n, const struct aop *o)
 {
 	int64_t ep, eq;
 	extents(n, o, &ep, &eq);
-	return ep * (eq + chunk_of(o));
+	return ep * (eq + (o->sw ? 0 : chunk_of(o)));
+}
+
+/* Do K and V of "n" take wgmma on "t" (docs/pb-smem.md, "Attention"):
+ * pb-mma's wgmma tiles (16 query rows a warp, warpgroups of 4 warps),
+ * 16-bit K and V read whole (nothing past D or E) with the keys as
+ * their rows, K's D in one swizzle's width (16, 32 or 64 elements), V's
+ * E a multiple of 16? */
+static int wgmma_nest(const struct pb_target *t, const struct anest *n)
+{
+	if (!pb_target_has_wgmma(t) || n->wstep != 16 || n->nw % 4 ||
+	    n->nop != 2 || n->op[0].kmaj == n->op[1].kmaj)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		const struct aop *x = &n->op[i];
+		MlirType e = mlirShapedTypeGetElementType(mlirValueGetType(x->mem));
+		for (int k = 0; k < x->n; k++)
+			if (!mlirTypeEqual(e, mlirShapedTypeGetElementType(
+					   mlirValueGetType(mlirOperationGetResult(
+						   x->read[k], 0)))))
+				return 0;
+		if (x->eb != 2 || x->limit || x->od != x->q ||
+		    x->q != x->rank - 1 || x->oext % 16 || x->oext > 256 ||
+		    (x->kmaj && x->oext > 64 && x->oext % 64) ||
+		    (x->kmaj && x->oext < 64 && (x->oext & (x->oext - 1))))
+			return 0;
+	}
+	return 1;
+}
+
+/* wgmma's layout of "x": K's rows of D elements (2 D bytes, the
+ * swizzle's width) or, past 64, in panels of 64 (k-major, a wgmma's 16
+ * of k within one); V's columns in panels of 64, 32 or 16 (rows of 128,
+ * 64 or 32 bytes). */
+static void wgmma_layout(struct aop *x)
+{
+	x->panel = x->kmaj && x->oext <= 64 ? 0
+		   : x->oext % 64 == 0	    ? 64
+		   : x->oext % 32 == 0	    ? 32
+					    : 16;
+	x->sw = (x->panel ? x->panel : x->oext) * x->eb;
 }
 
 /* Choose the ring depth: the deepest of 3 or 2 stages that fits beside
@@ -360,8 +416,14 @@ static void ring_type(struct pb_buf *t, const struct anest *n,
 {
 	int64_t ep, eq;
 	extents(n, x, &ep, &eq);
-	pb_buf_printf(t, "memref<%lldx%lldx%lldx", (long long)n->stages,
-		      (long long)ep, (long long)(eq + chunk_of(x)));
+	if (x->panel)
+		pb_buf_printf(t, "memref<%lldx%lldx%lldx%lldx",
+			      (long long)n->stages, (long long)(eq / x->panel),
+			      (long long)ep, (long long)x->panel);
+	else
+		pb_buf_printf(t, "memref<%lldx%lldx%lldx", (long long)n->stages,
+			      (long long)ep,
+			      (long long)(eq + (x->sw ? 0 : chunk_of(x))));
 	pb_ir_type_print(mlirShapedTypeGetElementType(mlirValueGetType(x->mem)), t);
 	pb_buf_puts(t, ", #gpu.address_space<workgroup>>");
 }
@@ -441,18 +503,29 @@ static void copy_text(struct pb_buf *t, const struct anest *n, int i,
 		else
 			pb_buf_printf(t, "%%u%d_%d", i, d);
 	}
+	/* wgmma's rings: V's panels, the copies swizzled (pb.swizzle); a
+	   row of zeros past the keys is all zeros however swizzled */
+	char at[96], sw[64] = "";
+	if (x->panel)
+		snprintf(at, sizeof(at), "%%%s, %%c floordiv %lld, %%r, %%c mod "
+			 "%lld", slot, (long long)x->panel, (long long)x->panel);
+	else
+		snprintf(at, sizeof(at), "%%%s, %%r, %%c", slot);
+	if (x->sw)
+		snprintf(sw, sizeof(sw), " {" PB_ATTR_SWIZZLE " = %lld : i64}",
+			 (long long)x->sw);
 	pb_buf_printf(t, "] : %s, vector<%lldx%s>\n"
-		      "      affine.vector_store %%v, %%S%d[%%%s, %%r, %%c] : "
+		      "      affine.vector_store %%v, %%S%d[%s]%s : "
 		      "%s, vector<%lldx%s>\n",
-		      g.data, (long long)ce, e.data, i, slot, r.data,
+		      g.data, (long long)ce, e.data, i, at, sw, r.data,
 		      (long long)ce, e.data);
 	if (guard)
 		pb_buf_printf(t, "      } else {\n"
 			      "        %%z = arith.constant dense<0.000000e+00> "
 			      ": vector<%lldx%s>\n"
-			      "        affine.vector_store %%z, %%S%d[%%%s, %%r, "
-			      "%%c] : %s, vector<%lldx%s>\n      }\n",
-			      (long long)ce, e.data, i, slot, r.data,
+			      "        affine.vector_store %%z, %%S%d[%s] : %s, "
+			      "vector<%lldx%s>\n      }\n",
+			      (long long)ce, e.data, i, at, r.data,
 			      (long long)ce, e.data);
 	if (ch % per)
 		pb_buf_puts(t, "      }\n");
@@ -494,13 +567,30 @@ static int ring_read(struct pb_ctx *ctx, const struct anest *n,
 	ring_type(&t, n, x);
 	pb_buf_puts(&t, ", %s: index, %p: ");
 	pb_ir_type_print(mlirShapedTypeGetElementType(vt), &t);
-	pb_buf_printf(&t, ") {\n  %%a = arith.constant %lld : index\n"
-		      "  %%b = arith.constant %lld : index\n"
-		      "  %%v = vector.transfer_read %%S[%%s, %%a, %%b], %%p "
-		      "{in_bounds = [true, true], permutation_map = "
-		      "affine_map<(a, b, c) -> (%s, %s)>} : ",
-		      (long long)at[0], (long long)at[1], v0 == 1 ? "b" : "c",
-		      v0 == 1 ? "c" : "b");
+	char sw[64] = "";
+	if (x->sw)
+		snprintf(sw, sizeof(sw), ", " PB_ATTR_SWIZZLE " = %lld : i64",
+			 (long long)x->sw);
+	if (x->panel)
+		/* [slot][o / P][key][o mod P]: V's read has the key along
+		   its dimension 0 (P.V's k), K's its d (QK^T's k) */
+		pb_buf_printf(&t, ") {\n  %%a = arith.constant %lld : index\n"
+			      "  %%b = arith.constant %lld : index\n"
+			      "  %%c = arith.constant %lld : index\n"
+			      "  %%v = vector.transfer_read %%S[%%s, %%b, %%a, %%c], "
+			      "%%p {in_bounds = [true, true], permutation_map = "
+			      "affine_map<(a, b, c, d) -> (%s)>%s} : ",
+			      (long long)koff, (long long)(ooff / x->panel),
+			      (long long)(ooff % x->panel),
+			      x->kmaj ? "d, c" : "c, d", sw);
+	else
+		pb_buf_printf(&t, ") {\n  %%a = arith.constant %lld : index\n"
+			      "  %%b = arith.constant %lld : index\n"
+			      "  %%v = vector.transfer_read %%S[%%s, %%a, %%b], %%p "
+			      "{in_bounds = [true, true], permutation_map = "
+			      "affine_map<(a, b, c) -> (%s, %s)>%s} : ",
+			      (long long)at[0], (long long)at[1],
+			      v0 == 1 ? "b" : "c", v0 == 1 ? "c" : "b", sw);
 	ring_type(&t, n, x);
 	pb_buf_puts(&t, ", ");
 	pb_ir_type_print(vt, &t);
@@ -617,6 +707,9 @@ int pb_smem_stage_attention(struct pb_ctx *ctx, MlirModule m,
 		    !find(blocks.v[i], &n))
 			continue;
 		MlirLocation loc = mlirOperationGetLocation(blocks.v[i]);
+		n.wg = wgmma_nest(t, &n);
+		for (int k = 0; n.wg && k < n.nop; k++)
+			wgmma_layout(&n.op[k]);
 		if (!plan(t, o, &n, pb_kernel_workgroup_bytes(blocks.v[i]),
 			  &why)) {
 			if (o->remarks)
@@ -627,9 +720,10 @@ int pb_smem_stage_attention(struct pb_ctx *ctx, MlirModule m,
 		if (o->remarks)
 			pb_remark_at(ctx, loc, "attention tiles staged: K and "
 				     "V, %lld keys a step, %lld stages, %lld "
-				     "bytes of shared memory for %lld warps",
+				     "bytes of shared memory for %lld warps%s",
 				     (long long)n.bn, (long long)n.stages,
-				     (long long)n.bytes, (long long)n.nw);
+				     (long long)n.bytes, (long long)n.nw,
+				     n.wg ? ", in wgmma's swizzled layout" : "");
 		rc = stage(ctx, &n);
 	}
 	pb_ir_ops_free(&blocks);
