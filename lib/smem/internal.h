@@ -142,6 +142,10 @@ struct nest {
 	int ndropped;	/* groups size_groups left out, and why */
 	MlirOperation dropped[MAXG];
 	const char *why[MAXG];
+	/* the groups' boxes computed so far (plan.c): shared by the
+	   nest's copies, made by pb_smem_collect_groups, freed with
+	   pb_smem_box_memo_free */
+	struct pb_smem_box_memo *memo;
 };
 
 struct promote {
@@ -172,6 +176,7 @@ int pb_smem_unguard(MlirModule m);
 int pb_smem_find_chain(MlirOperation top, struct nest *n);
 int pb_smem_find_loop(struct promote *p, struct nest *n, const char **why);
 void pb_smem_collect_groups(struct promote *p, struct nest *n);
+void pb_smem_box_memo_free(struct pb_smem_box_memo *m);
 int pb_smem_plan(struct promote *p, struct nest *n);
 int pb_smem_fits(struct promote *p, struct nest *n);
 void pb_smem_drop_largest(struct promote *p, struct nest *n);

@@ -403,10 +403,96 @@ static __isl_give isl_aff *single_aff(__isl_take isl_pw_aff *pa)
 	return a;
 }
 
+/* A box group_box computed: for the accesses "acc" of a group of rank
+ * "rank" at k-tile "kt", whether it exists ("ok") and its sizes and
+ * offset. */
+struct box_memo_entry {
+	int64_t kt;
+	int n, rank, ok;
+	int acc[MAXACC];
+	int64_t size[MAXR], cst[MAXR];
+	int64_t coef[MAXR][PB_POLY_LOCAL_MAXPAR + 1];
+};
+
+/* The boxes of one nest's groups (its access model n->l and mapped
+ * chain do not change while it is planned): the ring search asks for
+ * every group's box at each k-tile and slot count it tries, and
+ * pb_smem_fits and pb_smem_drop_largest ask again, but the box depends
+ * only on the group's accesses and the k-tile. */
+struct pb_smem_box_memo {
+	int n, cap;
+	struct box_memo_entry *e;
+};
+
+void pb_smem_box_memo_free(struct pb_smem_box_memo *m)
+{
+	if (!m)
+		return;
+	free(m->e);
+	free(m);
+}
+
+/* The entry of "m" for group "g" at k-tile "kt", or NULL. */
+static struct box_memo_entry *box_memo_find(struct pb_smem_box_memo *m,
+					    const struct group *g, int64_t kt)
+{
+	for (int i = 0; m && i < m->n; i++) {
+		struct box_memo_entry *e = &m->e[i];
+		if (e->kt == kt && e->n == g->n && e->rank == g->rank &&
+		    !memcmp(e->acc, g->acc, g->n * sizeof(g->acc[0])))
+			return e;
+	}
+	return NULL;
+}
+
+/* Remember in "m" the box "ok" of group "g" at k-tile "kt". */
+static void box_memo_add(struct pb_smem_box_memo *m, const struct group *g,
+			 int64_t kt, int ok)
+{
+	if (!m)
+		return;
+	if (m->n == m->cap) {
+		m->cap = m->cap ? 2 * m->cap : 16;
+		m->e = pb_xrealloc(m->e, m->cap, sizeof(*m->e));
+	}
+	struct box_memo_entry *e = &m->e[m->n++];
+	memset(e, 0, sizeof(*e));
+	e->kt = kt;
+	e->n = g->n;
+	e->rank = g->rank;
+	e->ok = ok;
+	memcpy(e->acc, g->acc, g->n * sizeof(g->acc[0]));
+	for (int d = 0; ok && d < g->rank; d++) {
+		e->size[d] = g->size[d];
+		e->cst[d] = g->cst[d];
+		memcpy(e->coef[d], g->coef[d], sizeof(g->coef[d]));
+	}
+}
+
 /* The box of group "g" of "n" per block and k-tile into "g": sizes and
  * the offset as coefficients of the parameters and the k-tile origin.
- * 0 when there is no such box. */
+ * 0 when there is no such box (what is left in "g" is then not used).
+ * Each group's box at each k-tile is computed once per nest (n->memo). */
+static int box_of(struct nest *n, struct group *g);
+
 static int group_box(struct nest *n, struct group *g)
+{
+	struct box_memo_entry *e = box_memo_find(n->memo, g, n->kt);
+	if (e) {
+		for (int d = 0; e->ok && d < g->rank; d++) {
+			g->size[d] = e->size[d];
+			g->cst[d] = e->cst[d];
+			memcpy(g->coef[d], e->coef[d], sizeof(g->coef[d]));
+		}
+		return e->ok;
+	}
+	int ok = box_of(n, g);
+	box_memo_add(n->memo, g, n->kt, ok);
+	return ok;
+}
+
+/* group_box's computation. */
+static int box_of(struct nest *n, struct group *g)
 {
 	int64_t tile[PB_POLY_LOCAL_MAXDIM];
 	isl_aff *off[MAXR] = {NULL};
@@ -965,6 +1051,9 @@ void pb_smem_collect_groups(struct promote *p, struct nest *n)
 {
 	struct pb_poly_local *l = n->l;
 	n->ng = 0;
+	pb_smem_box_memo_free(n->memo);
+	n->memo = pb_xrealloc(NULL, 1, sizeof(*n->memo));
+	memset(n->memo, 0, sizeof(*n->memo));
 	for (int a = 0; a < l->naccess; a++) {
 		struct pb_poly_laccess *acc = &l->access[a];
 		MlirValue root = l->root[acc->root];

@@ -794,6 +794,7 @@ done:
 		if (!mlirOperationIsNull(n.pads[i].virt))
 			pb_smem_pad_drop(&n.pads[i]);
 	free(n.pads);
+	pb_smem_box_memo_free(n.memo);
 	pb_poly_local_free(n.l);
 	return rc;
 }
