@@ -81,10 +81,14 @@ static void test_compare(struct pb_ctx *ctx)
 
 /* A signature of two f32 [4] inputs, one i64 [2] input and an output. */
 static struct pb_runtime_arg sig_args[] = {
-	{"a", PB_RUNTIME_INPUT, PB_DT_F32, 1, {4}},
-	{"b", PB_RUNTIME_INPUT, PB_DT_F32, 1, {4}},
-	{"n", PB_RUNTIME_INPUT, PB_DT_I64, 1, {2}},
-	{"y", PB_RUNTIME_OUTPUT, PB_DT_F16, 2, {2, 2}},
+	{.name = "a", .role = PB_RUNTIME_INPUT, .dtype = PB_DT_F32, .rank = 1,
+	 .dims = {4}},
+	{.name = "b", .role = PB_RUNTIME_INPUT, .dtype = PB_DT_F32, .rank = 1,
+	 .dims = {4}},
+	{.name = "n", .role = PB_RUNTIME_INPUT, .dtype = PB_DT_I64, .rank = 1,
+	 .dims = {2}},
+	{.name = "y", .role = PB_RUNTIME_OUTPUT, .dtype = PB_DT_F16, .rank = 2,
+	 .dims = {2, 2}},
 };
 
 static void clear(struct pb_tensor *v, int n)
