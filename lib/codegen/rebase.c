@@ -179,16 +179,7 @@ static void rebase_kernel(struct pb_plan *p, MlirOperation f,
 	if (!changed)
 		return;
 	/* the function type follows the arguments */
-	MlirType ft = mlirTypeAttrGetValue(pb_ir_attr(f, "function_type"));
-	intptr_t nres = mlirFunctionTypeGetNumResults(ft);
-	MlirType in[nargs > 0 ? nargs : 1], res[nres > 0 ? nres : 1];
-	for (int i = 0; i < nargs; i++)
-		in[i] = mlirValueGetType(mlirBlockGetArgument(entry, i));
-	for (intptr_t i = 0; i < nres; i++)
-		res[i] = mlirFunctionTypeGetResult(ft, i);
-	pb_ir_set_attr(f, "function_type",
-		       mlirTypeAttrGet(mlirFunctionTypeGet(
-			       mlirOperationGetContext(f), nargs, in, nres, res)));
+	pb_ir_func_retype(f);
 }
 
 void pb_codegen_rebase(MlirModule m, struct pb_plan *p)

@@ -382,6 +382,22 @@ MlirBlock pb_ir_entry_block(MlirOperation op)
 	return mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
 }
 
+void pb_ir_func_retype(MlirOperation fn)
+{
+	MlirBlock b = pb_ir_entry_block(fn);
+	MlirType ft = mlirTypeAttrGetValue(pb_ir_attr(fn, "function_type"));
+	intptr_t n = mlirBlockGetNumArguments(b);
+	intptr_t nr = mlirFunctionTypeGetNumResults(ft);
+	MlirType in[n > 0 ? n : 1], res[nr > 0 ? nr : 1];
+	for (intptr_t i = 0; i < n; i++)
+		in[i] = mlirValueGetType(mlirBlockGetArgument(b, i));
+	for (intptr_t i = 0; i < nr; i++)
+		res[i] = mlirFunctionTypeGetResult(ft, i);
+	pb_ir_set_attr(fn, "function_type",
+		       mlirTypeAttrGet(mlirFunctionTypeGet(
+			       mlirOperationGetContext(fn), n, in, nr, res)));
+}
+
 MlirStringRef pb_ir_op_short_name(MlirOperation op)
 {
 	MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));

@@ -177,23 +177,6 @@ static int only_loaded(MlirValue v)
 	return 1;
 }
 
-/* Set the function_type of "fn" from its entry block's arguments. */
-static void retype(MlirOperation fn)
-{
-	MlirBlock b = pb_ir_entry_block(fn);
-	MlirType ft = mlirTypeAttrGetValue(pb_ir_attr(fn, "function_type"));
-	intptr_t n = mlirBlockGetNumArguments(b);
-	intptr_t nr = mlirFunctionTypeGetNumResults(ft);
-	MlirType in[n > 0 ? n : 1], res[nr > 0 ? nr : 1];
-	for (intptr_t i = 0; i < n; i++)
-		in[i] = mlirValueGetType(mlirBlockGetArgument(b, i));
-	for (intptr_t i = 0; i < nr; i++)
-		res[i] = mlirFunctionTypeGetResult(ft, i);
-	pb_ir_set_attr(fn, "function_type",
-		       mlirTypeAttrGet(mlirFunctionTypeGet(
-			       mlirOperationGetContext(fn), n, in, nr, res)));
-}
-
 /* Give every affine.load of "v" the map whose result i is result
  * perm[i] of its own, and "v" type "t". */
 static void permute_reads(MlirValue v, MlirType t, int rank, const int *perm)
@@ -306,12 +289,12 @@ int pb_mma_pack_weights(const struct pb_kernel_contraction *c,
 		permute_reads(mlirBlockGetArgument(pb_ir_entry_block(h.kfn[i]),
 						   h.kpos[i]),
 			      nt, rank, perm);
-		retype(h.kfn[i]);
+		pb_ir_func_retype(h.kfn[i]);
 	}
 	for (int i = 0; i < h.nm; i++) {
 		mlirValueSetType(mlirBlockGetArgument(mb, h.marg[i]), nt);
 		pb_contract_set_perm(h.main, h.marg[i], rank, perm);
 	}
-	retype(h.main);
+	pb_ir_func_retype(h.main);
 	return 1;
 }
