@@ -386,7 +386,7 @@ void pb_ir_func_retype(MlirOperation fn)
 {
 	MlirBlock b = pb_ir_entry_block(fn);
 	MlirType ft = mlirTypeAttrGetValue(pb_ir_attr(fn, "function_type"));
-	intptr_t n = mlirBlockGetNumArguments(b);
+	intptr_t n = mlirFunctionTypeGetNumInputs(ft);
 	intptr_t nr = mlirFunctionTypeGetNumResults(ft);
 	MlirType in[n > 0 ? n : 1], res[nr > 0 ? nr : 1];
 	for (intptr_t i = 0; i < n; i++)

@@ -107,8 +107,9 @@ int pb_ir_defined_in(MlirValue v, MlirOperation op);
 int pb_ir_is_inside(MlirOperation op, MlirOperation ancestor);
 /* The entry block of the first region of "op" (func.func's body). */
 MlirBlock pb_ir_entry_block(MlirOperation op);
-/* Set the inputs of func.func "fn"'s function_type to its entry block's
- * argument types (after they were retyped), keeping its results. */
+/* Set the inputs of func.func "fn"'s function_type to the types of its
+ * entry block's first arguments (after they were retyped; a lowering may
+ * have added arguments past the type's), keeping its results. */
 void pb_ir_func_retype(MlirOperation fn);
 /* The name of "op" without its dialect prefix ("matmul" for
  * "linalg.matmul"), as a reference into the context. */
