@@ -107,14 +107,6 @@ static void move_module(MlirOperation from, MlirBlock to, struct symtab *t)
 	}
 }
 
-/* The func.func around "op", or a null operation. */
-static MlirOperation parent_func(MlirOperation op)
-{
-	while (!mlirOperationIsNull(op) && !pb_ir_op_is(op, "func.func"))
-		op = mlirOperationGetParentOperation(op);
-	return op;
-}
-
 /* Point launch "l" at the merged module, whose symbols "t" holds, and
  * record where it came from on it and on its kernel. */
 static void retarget(MlirOperation l, const struct symtab *t)
@@ -129,7 +121,7 @@ static void retarget(MlirOperation l, const struct symtab *t)
 	if (!mlirOperationIsNull(kernel) && !pb_ir_op_is(kernel, "gpu.func"))
 		kernel = (MlirOperation){NULL};
 	pb_ir_set_attr(l, "kernel", ref);
-	MlirOperation f = parent_func(l);
+	MlirOperation f = pb_ir_parent_func(l);
 	if (mlirOperationIsNull(f))
 		return;
 	MlirAttribute origin = mlirStringAttrGet(mctx, pb_ir_str_attr(f, "sym_name"));

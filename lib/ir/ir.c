@@ -215,7 +215,7 @@ MlirStringRef pb_ir_str_attr(MlirOperation op, const char *name)
 	return mlirStringAttrGetValue(a);
 }
 
-MlirOperation pb_ir_lookup_func(MlirModule m, const char *name)
+MlirOperation pb_ir_lookup_func_ref(MlirModule m, MlirStringRef name)
 {
 	MlirBlock body = mlirModuleGetBody(m);
 	for (MlirOperation op = mlirBlockGetFirstOperation(body);
@@ -223,11 +223,22 @@ MlirOperation pb_ir_lookup_func(MlirModule m, const char *name)
 		if (!pb_ir_op_is(op, "func.func"))
 			continue;
 		MlirStringRef s = pb_ir_str_attr(op, "sym_name");
-		if (s.data && s.length == strlen(name) &&
-		    !strncmp(s.data, name, s.length))
+		if (s.data && mlirStringRefEqual(s, name))
 			return op;
 	}
 	return (MlirOperation){NULL};
+}
+
+MlirOperation pb_ir_lookup_func(MlirModule m, const char *name)
+{
+	return pb_ir_lookup_func_ref(m, mlirStringRefCreateFromCString(name));
+}
+
+MlirOperation pb_ir_parent_func(MlirOperation op)
+{
+	while (!mlirOperationIsNull(op) && !pb_ir_op_is(op, "func.func"))
+		op = mlirOperationGetParentOperation(op);
+	return op;
 }
 
 /* Generic helpers for transformations. */

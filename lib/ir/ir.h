@@ -55,6 +55,10 @@ MlirStringRef pb_ir_str_attr(MlirOperation op, const char *name);
 
 /* Find the func.func named "name" in "m" (null op when absent). */
 MlirOperation pb_ir_lookup_func(MlirModule m, const char *name);
+/* The same for a name that is a string reference (a symbol's). */
+MlirOperation pb_ir_lookup_func_ref(MlirModule m, MlirStringRef name);
+/* The func.func around "op" (possibly "op" itself), null when none. */
+MlirOperation pb_ir_parent_func(MlirOperation op);
 
 
 

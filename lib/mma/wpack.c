@@ -37,27 +37,13 @@ struct holders {
 	int kpos[MAXUSE];
 };
 
-/* The func.func around "op", null when none. */
-static MlirOperation func_of(MlirOperation op)
-{
-	while (!mlirOperationIsNull(op) && !pb_ir_op_is(op, "func.func"))
-		op = mlirOperationGetParentOperation(op);
-	return op;
-}
-
 /* The func.func named "name" (a symbol reference's value) in the module
- * body around "fn", null when none. */
+ * around "fn". */
 static MlirOperation func_named(MlirOperation fn, MlirStringRef name)
 {
-	MlirBlock b = mlirOperationGetBlock(fn);
-	for (MlirOperation o = mlirBlockGetFirstOperation(b);
-	     !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
-		MlirStringRef s = pb_ir_str_attr(o, "sym_name");
-		if (pb_ir_op_is(o, "func.func") && s.data &&
-		    mlirStringRefEqual(s, name))
-			return o;
-	}
-	return (MlirOperation){NULL};
+	return pb_ir_lookup_func_ref(
+		mlirModuleFromOperation(mlirOperationGetParentOperation(fn)),
+		name);
 }
 
 /* The callee of func.call "call". */
@@ -66,7 +52,8 @@ static MlirOperation callee_of(MlirOperation call)
 	MlirAttribute a = pb_ir_attr(call, "callee");
 	if (mlirAttributeIsNull(a) || !mlirAttributeIsAFlatSymbolRef(a))
 		return (MlirOperation){NULL};
-	return func_named(func_of(call), mlirFlatSymbolRefAttrGetValue(a));
+	return func_named(pb_ir_parent_func(call),
+			  mlirFlatSymbolRefAttrGetValue(a));
 }
 
 /* Is "v" argument "*pos" of the entry block of "fn"? */
@@ -231,7 +218,7 @@ int pb_mma_pack_weights(const struct pb_kernel_contraction *c,
 {
 	const struct pb_kernel_access *b = &c->b_;
 	MlirType t = mlirValueGetType(b->mem);
-	MlirOperation fn = func_of(b->op);
+	MlirOperation fn = pb_ir_parent_func(b->op);
 	struct holders h;
 	int pos, rank = b->rank, ident = 1;
 	*why = NULL;
