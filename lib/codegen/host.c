@@ -425,15 +425,11 @@ static int call_launch(struct host *h, MlirOperation op, MlirOperation f)
 static int do_call(struct host *h, MlirOperation op)
 {
 	MlirAttribute callee = pb_ir_attr(op, "callee");
-	MlirStringRef name = mlirSymbolRefAttrGetLeafReference(callee);
-	struct pb_buf n = {0};
-	pb_buf_append(&n, name.data, name.length);
 	MlirOperation parent = mlirOperationGetParentOperation(op);
 	while (!pb_ir_op_is(parent, "builtin.module"))
 		parent = mlirOperationGetParentOperation(parent);
-	MlirOperation f = pb_ir_lookup_func(mlirModuleFromOperation(parent),
-					    n.data);
-	pb_buf_free(&n);
+	MlirOperation f = pb_ir_lookup_func_ref(mlirModuleFromOperation(parent),
+			mlirSymbolRefAttrGetLeafReference(callee));
 	if (mlirOperationIsNull(f) || h->depth > 32 ||
 	    mlirOperationGetNumResults(op) ||
 	    mlirRegionIsNull(mlirOperationGetRegion(f, 0)))
