@@ -48,8 +48,13 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 /* Can "c" go to wgmma on "t" (docs/pb-mma.md, "wgmma on sm_90a"): f16
  * or bf16 operands in memory (not f32 ones rounded in registers), A
  * stored with k innermost and B with k or n innermost, so that pb-smem's
- * swizzled rings hold them as wgmma reads them, C's rows, columns and K
- * whole tiles (no masked copies)? "*why" when not. */
+ * swizzled rings hold them as wgmma reads them, K whole k steps? C's
+ * rows need not be whole warpgroups, nor its columns whole blocks where
+ * B is stored with k innermost: the last block's rows (columns) past C's
+ * are whole rows of zeros in the staged tile (pb-smem's guarded copies),
+ * whatever the swizzle, and their stores are guarded. Columns of B
+ * stored [k][n] are chunks of its swizzled rows: they stay whole blocks
+ * of 64. "*why" when not. */
 static int wgmma_fits(const struct pb_target *t,
 		      const struct pb_kernel_contraction *c, const char **why)
 {
@@ -68,9 +73,19 @@ static int wgmma_fits(const struct pb_target *t,
 	    (b->sub[b->rank - 1] != PB_KERNEL_SUB_K &&
 	     b->sub[b->rank - 1] != c->n))
 		return 0;
-	*why = "C's rows not a multiple of 64, its columns of 64 or K of 16";
-	return c->b.extent[c->m] % 64 == 0 && c->b.extent[c->n] % 64 == 0 &&
-	       c->k % 16 == 0;
+	*why = "K not a multiple of 16";
+	if (c->k % 16)
+		return 0;
+	*why = "C's columns not a multiple of 64 with B stored [k][n]";
+	return b->sub[b->rank - 1] == PB_KERNEL_SUB_K ||
+	       c->b.extent[c->n] % 64 == 0;
+}
+
+/* Does a block tile of "bm" x "bn" cover C of "em" x "en": whole blocks
+ * where C's rows (columns) are whole warpgroups, else masked ones? */
+static int covers(int64_t em, int64_t en, int64_t bm, int64_t bn)
+{
+	return (em % 64 || em % bm == 0) && (en % 64 || en % bn == 0);
 }
 
 /* The tiles of "c" for wgmma into "s": warpgroups of 4 warps, each warp
@@ -78,7 +93,8 @@ static int wgmma_fits(const struct pb_target *t,
  * warpgroup hold the 64xN accumulator of one wgmma m64nNk16, in the
  * layout of mma.sync's fragments): the first of two warpgroups of
  * 128x128, one of 64x128 and one of 64x64 whose blocks fill three
- * quarters of the SMs, else the smallest that divides C. Two
+ * quarters of the SMs, else the smallest that covers C (divides it, or
+ * masks its rows or columns where they are not multiples of 64). Two
  * warpgroups share each B tile (half the copies and shared memory per
  * flop of 64x128) and, with the opt-in shared memory, take pb-smem's
  * rings of k-tiles of 64 in 4 stages (128 KiB; in the 48 KiB of static
@@ -98,14 +114,15 @@ static int wgmma_tiles(const struct pb_target *t,
 		if (d != c->m && d != c->n)
 			rest *= c->b.extent[d];
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		if (em % cand[i].bm || en % cand[i].bn)
+		int64_t nb = rest * ((em + cand[i].bm - 1) / cand[i].bm) *
+			     ((en + cand[i].bn - 1) / cand[i].bn);
+		if (!covers(em, en, cand[i].bm, cand[i].bn))
 			continue;
 		best = (int)i;
-		if (4 * rest * (em / cand[i].bm) * (en / cand[i].bn) >=
-		    3 * t->sm_count)
+		if (4 * nb >= 3 * t->sm_count)
 			break;
 	}
-	*why = "no wgmma block tile divides C";
+	*why = "no wgmma block tile covers C";
 	if (best < 0)
 		return 0;
 	*s = cand[best];

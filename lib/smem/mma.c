@@ -758,8 +758,12 @@ static int64_t slot_elems(const struct mnest *n, const struct operand *o,
 /* Do the warp tiles of "n" take wgmma on "t" (docs/pb-smem.md, "wgmma
  * on sm_90a"): pb-mma's wgmma shape (warp tiles of 16 rows by the
  * block's columns, warpgroups of 4 warps over 64 rows), two 16-bit
- * operands staged whole (no masked rows), A stored with k innermost? B
- * may be stored either way. */
+ * operands, A stored with k innermost? B may be stored either way. An
+ * operand may overrun its buffer along its tile dimension (C's last
+ * rows or columns: the copies guarded, zeros past the end) where that
+ * dimension is the ring's outer one, k innermost: the zeros are then
+ * whole rows of the ring, which the swizzle (a permutation of each
+ * row's chunks) leaves zeros; not along k. */
 static int wgmma_nest(const struct pb_target *t, const struct mnest *n)
 {
 	if (!pb_target_has_wgmma(t) || n->fk != 16 || n->nop != 2 || n->win ||
@@ -768,7 +772,8 @@ static int wgmma_nest(const struct pb_target *t, const struct mnest *n)
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		const struct operand *x = &n->op[i];
-		if (x->eb != 2 || x->limit || x->klimit || x->wd != !x->isa ||
+		if (x->eb != 2 || x->klimit || x->wd != !x->isa ||
+		    (x->limit && x->q != x->kdim) ||
 		    (x->isa && x->q != x->kdim))
 			return 0;
 	}
