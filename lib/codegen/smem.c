@@ -264,6 +264,54 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 	return PB_OK;
 }
 
+/* Replace "store" of a value computed in the copy loop (the zeros of a
+ * guarded copy past its buffer's end) to a wgmma ring (pb.swizzle) by a
+ * store at the swizzled address the chunk it stands for would have
+ * (async_copy). */
+static int swizzled_store(struct pb_ctx *ctx, MlirOperation store)
+{
+	MlirValue args[2 + 16];
+	MlirValue v = mlirOperationGetOperand(store, 0);
+	MlirValue dst = mlirOperationGetOperand(store, 1);
+	MlirType vt = mlirValueGetType(v);
+	int no = indices(store, 2, args + 2, 16);
+	struct pb_buf t = {0};
+	if (no < 2 || !mlirTypeIsAVector(vt))
+		return no < 0 ? PB_ERR : PB_OK;
+	int64_t w = mlirIntegerAttrGetValueInt(pb_ir_attr(store,
+							   PB_ATTR_SWIZZLE));
+	MlirType et = mlirShapedTypeGetElementType(vt);
+	int64_t eb = mlirTypeIsAFloat(et) ? mlirFloatTypeGetWidth(et) / 8 : 2;
+	args[0] = v;
+	args[1] = dst;
+	pb_buf_puts(&t, "func.func @t(%v: ");
+	pb_codegen_type_str(vt, &t);
+	pb_buf_puts(&t, ", %d: ");
+	pb_codegen_type_str(mlirValueGetType(dst), &t);
+	for (int i = 0; i < no; i++)
+		pb_buf_printf(&t, ", %%j%d: index", i);
+	pb_buf_printf(&t, ") {\n  %%x = affine.apply affine_map<(r) -> (((r "
+		      "* %lld) floordiv 128) mod %lld * %lld)>(%%j%d)\n"
+		      "  %%sw = arith.xori %%j%d, %%x : index\n"
+		      "  vector.store %%v, %%d[", (long long)w,
+		      (long long)(w / 16), (long long)(16 / eb), no - 2,
+		      no - 1);
+	for (int i = 0; i < no - 1; i++)
+		pb_buf_printf(&t, "%%j%d, ", i);
+	pb_buf_puts(&t, "%sw] : ");
+	pb_codegen_type_str(mlirValueGetType(dst), &t);
+	pb_buf_puts(&t, ", ");
+	pb_codegen_type_str(vt, &t);
+	pb_buf_puts(&t, "\n  return\n}\n");
+	int rc = pb_ir_instantiate(ctx, t.data, store, 2 + no, args,
+				   mlirOperationGetLocation(store), NULL);
+	pb_buf_free(&t);
+	if (rc)
+		return rc;
+	mlirOperationDestroy(store);
+	return PB_OK;
+}
+
 /* Insert the NVVM operation "text" (no operands) before "before". */
 static int nvvm_op(struct pb_ctx *ctx, const char *text, MlirOperation before)
 {
@@ -293,8 +341,11 @@ static int async_loop(struct pb_ctx *ctx, MlirOperation loop)
 		if ((!pb_ir_op_is(l, "affine.load") &&
 		     !pb_ir_op_is(l, "affine.vector_load")) ||
 		    pb_kernel_is_workgroup(mlirValueGetType(
-			    mlirOperationGetOperand(l, 0))))
+			    mlirOperationGetOperand(l, 0)))) {
+			if (!mlirAttributeIsNull(pb_ir_attr(s, PB_ATTR_SWIZZLE)))
+				rc = swizzled_store(ctx, s);
 			continue;
+		}
 		int64_t bytes = copy_bytes(l);
 		if (bytes != 4 && bytes != 8 && bytes != 16)
 			continue; /* cp.async copies 4, 8 or 16 bytes */

@@ -5,7 +5,9 @@
 // RUN: FileCheck --check-prefix=STG %s < %t/rows.s.mlir
 // RUN: pb-mma --arch=sm_90a --remarks %t/nk.mlir -o %t/nk.mma.mlir 2>&1 | FileCheck --check-prefix=NK %s
 // RUN: pb-smem --arch=sm_90a --remarks %t/nk.mma.mlir -o %t/nk.s.mlir 2>&1 | FileCheck --check-prefix=SREM %s
-// RUN: pb-mma --arch=sm_90a --remarks %t/kn.mlir -o /dev/null 2>&1 | FileCheck --check-prefix=KN %s
+// RUN: pb-mma --arch=sm_90a --remarks %t/kn.mlir -o %t/kn.mma.mlir 2>&1 | FileCheck --check-prefix=KN %s
+// RUN: pb-smem --arch=sm_90a --remarks %t/kn.mma.mlir -o %t/kn.s.mlir 2>&1 | FileCheck --check-prefix=SREM %s
+// RUN: FileCheck --check-prefix=KNS %s < %t/kn.s.mlir
 
 // The numbers on the CPU: pb-mma's and pb-smem's outputs against the
 // nests they came from.
@@ -15,6 +17,9 @@
 // RUN: pb-run --random=1 --output %t/refnk %t/nk.mlir
 // RUN: pb-run --random=1 --check %t/refnk/C.npy %t/nk.mma.mlir | FileCheck --check-prefix=NUM %s
 // RUN: pb-run --random=1 --check %t/refnk/C.npy %t/nk.s.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-run --random=1 --output %t/refkn %t/kn.mlir
+// RUN: pb-run --random=1 --check %t/refkn/C.npy %t/kn.mma.mlir | FileCheck --check-prefix=NUM %s
+// RUN: pb-run --random=1 --check %t/refkn/C.npy %t/kn.s.mlir | FileCheck --check-prefix=NUM %s
 
 // The wgmmas, the guarded stores, assembled.
 // RUN: pb-codegen --arch=sm_90a %t/rows.s.mlir -o %t/rows.ptx
@@ -23,6 +28,9 @@
 // RUN: FileCheck --check-prefix=PTX %s < %t/nk.ptx
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t/rows.ptx -o %t/rows.cubin %}
 // RUN: %if ptxas %{ ptxas -arch=sm_90a %t/nk.ptx -o %t/nk.cubin %}
+// RUN: pb-codegen --arch=sm_90a %t/kn.s.mlir -o %t/kn.ptx
+// RUN: FileCheck --check-prefix=KNPTX %s < %t/kn.ptx
+// RUN: %if ptxas %{ ptxas -arch=sm_90a %t/kn.ptx -o %t/kn.cubin %}
 
 // wgmma with masked tiles (docs/pb-mma.md, "wgmma on sm_90a"): C's 200
 // rows are not whole warpgroups, so the last block of 64 rows holds 8
@@ -43,11 +51,22 @@
 // PTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 
 // B stored [n][k] (x @ w.T): its 72 columns masked alike, the rows of
-// B's ring past 72 zeros. B stored [k][n] keeps mma.sync's tiles when
-// its columns are not whole blocks of 64: they are chunks of the
-// swizzled rows of its ring.
+// B's ring past 72 zeros. B stored [k][n]: the columns past 72 are
+// chunks of the swizzled rows of B's panel, so their zeros are stored
+// swizzled (pb.swizzle on the guarded copy's else branch too), at the
+// address pb-codegen gives the chunk's cp.async: one address for both
+// (B's copies follow A's in the prologue).
 // NK: remark: on tensor cores: wgmma m64n64k16 f16 -> f32, block tile 64x64, 1 warpgroup(s) of 4 warps (warp tile 16x64)
-// KN: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, {{.*}}; not wgmma: C's columns not a multiple of 64 with B stored [k][n]
+// KN: remark: on tensor cores: wgmma m64n64k16 f16 -> f32, block tile 64x64, 1 warpgroup(s) of 4 warps (warp tile 16x64)
+// KNS: affine.vector_load %{{.*}} : memref<64x72xf16>, vector<8xf16>
+// KNS-NEXT: affine.vector_store %{{.*}}, %[[R:.*]][%[[S:.*]], %[[C:.*]] floordiv 64, %[[ROW:.*]], %[[C]] mod 64] {pb.swizzle = 128 : i64} : memref<{{[0-9]+}}x1x{{[0-9]+}}x64xf16
+// KNS-NEXT: } else {
+// KNS-NEXT: arith.constant dense<0.000000e+00>
+// KNS-NEXT: affine.vector_store %{{.*}}, %[[R]][%[[S]], %[[C]] floordiv 64, %[[ROW]], %[[C]] mod 64] {pb.swizzle = 128 : i64}
+// KNPTX: cp.async.commit_group
+// KNPTX: cp.async.cg.shared.global [%rd[[A:[0-9]+]]], [%rd{{[0-9]+}}], 16;
+// KNPTX: st.shared.v4.b32 [%rd[[A]]], {0, 0, 0, 0};
+// KNPTX: wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16
 
 // NUM: ok
 
