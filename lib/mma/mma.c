@@ -149,7 +149,9 @@ static void transpose(struct pb_kernel_contraction *c)
  * stored [o][1][1][c] (pb.perm) reads them (A the image's rows, B the
  * weights), C transposed takes wgmma: its rows the output channels (A
  * the weights), its columns the pixels (B the image, n innermost:
- * wgmma's transposed B). 1 with "*tr" set when "c" was transposed. */
+ * wgmma's transposed B); not a strided one (pb-mma reads its input
+ * through a view that only A takes). 1 with "*tr" set when "c" was
+ * transposed. */
 static int wgmma_oriented(const struct pb_target *t,
 			  struct pb_kernel_contraction *c,
 			  struct pb_kernel_mma_tiles *s, int *tr,
@@ -160,9 +162,17 @@ static int wgmma_oriented(const struct pb_target *t,
 	*tr = 0;
 	if (wgmma_tiles(t, c, s, why))
 		return 1;
-	if (!pb_target_has_wgmma(t) ||
+	if (!pb_target_has_wgmma(t) || c->ntap ||
 	    c->a.sub[c->a.rank - 1] == PB_KERNEL_SUB_K)
 		return 0;
+	/* a strided 1x1's input is read through a view of A (C's rows S
+	   apart), which pb-mma builds for A only */
+	for (int r = 0; r < c->a.rank; r++)
+		if (pb_kernel_stride(&c->a, r) > 1)
+			return 0;
+	for (int r = 0; r < c->b_.rank; r++)
+		if (pb_kernel_stride(&c->b_, r) > 1)
+			return 0;
 	transpose(&ct);
 	if (!wgmma_tiles(t, &ct, s, &twhy))
 		return 0;
