@@ -322,8 +322,8 @@ static int weights(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 				      perm[i]);
 		pb_remark_at(ctx, loc, "weights stored [n][window][k] "
 			     "(pb.perm = [%s], applied at load): k innermost, "
-			     "copied 16 bytes at a time, read by ldmatrix "
-			     "untransposed", s);
+			     "copied 16 bytes at a time, read untransposed "
+			     "(ldmatrix, or wgmma's descriptor)", s);
 	}
 	return PB_OK;
 }
