@@ -197,22 +197,34 @@ static int64_t copy_bytes(MlirOperation op)
 	return bits % 8 ? 0 : elements(op) * (bits / 8);
 }
 
-/* Replace the copy "store" (of the value of "load", global to
- * workgroup memory) by a cp.async. */
-static int async_copy(struct pb_ctx *ctx, MlirOperation load,
-		      MlirOperation store)
+static void print_to_buf(MlirStringRef s, void *user)
 {
-	MlirValue args[2 + 2 * 16];
+	pb_buf_printf(user, "%.*s", (int)s.length, s.data);
+}
+
+/* Replace the copy "store" (of the value of "load", global to
+ * workgroup memory) by a cp.async; with "guard" (not null), the
+ * affine.if around them whose else branch stores zeros instead, by one
+ * that copies nothing and fills the chunk with zeros (src-size 0, zfill)
+ * where the guard's condition is false. */
+static int async_copy(struct pb_ctx *ctx, MlirOperation load,
+		      MlirOperation store, MlirOperation guard)
+{
+	MlirValue args[2 + 2 * 16 + 16];
 	MlirValue src = mlirOperationGetOperand(load, 0);
 	MlirValue dst = mlirOperationGetOperand(store, 1);
 	int ni = indices(load, 1, args + 1, 16);
 	int no = ni < 0 ? -1 : indices(store, 2, args + 2 + ni, 16);
+	int ng = mlirOperationIsNull(guard)
+			 ? 0 : (int)mlirOperationGetNumOperands(guard);
 	struct pb_buf t = {0};
 	struct pb_ir_ops out = {0};
-	if (no < 0)
+	if (no < 0 || ng > 16)
 		return PB_ERR;
 	args[0] = src;
 	args[1 + ni] = dst;
+	for (int i = 0; i < ng; i++)
+		args[2 + ni + no + i] = mlirOperationGetOperand(guard, i);
 	pb_buf_puts(&t, "func.func @t(%s: ");
 	pb_codegen_type_str(mlirValueGetType(src), &t);
 	for (int i = 0; i < ni; i++)
@@ -221,7 +233,28 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 	pb_codegen_type_str(mlirValueGetType(dst), &t);
 	for (int i = 0; i < no; i++)
 		pb_buf_printf(&t, ", %%j%d: index", i);
+	for (int i = 0; i < ng; i++)
+		pb_buf_printf(&t, ", %%g%d: index", i);
 	pb_buf_puts(&t, ") {\n");
+	if (ng) {
+		/* the guard's condition as a value: the chunk's bytes to
+		   read, the whole chunk or none */
+		pb_buf_puts(&t, "  %ok = affine.if ");
+		mlirAttributePrint(pb_ir_attr(guard, "condition"),
+				   print_to_buf, &t);
+		pb_buf_puts(&t, "(");
+		for (int i = 0; i < ng; i++)
+			pb_buf_printf(&t, "%s%%g%d", i ? ", " : "", i);
+		pb_buf_printf(&t, ") -> i1 {\n"
+			      "    %%y = arith.constant true\n"
+			      "    affine.yield %%y : i1\n  } else {\n"
+			      "    %%n = arith.constant false\n"
+			      "    affine.yield %%n : i1\n  }\n"
+			      "  %%all = arith.constant %lld : index\n"
+			      "  %%none = arith.constant 0 : index\n"
+			      "  %%ne = arith.select %%ok, %%all, %%none : index\n",
+			      (long long)elements(load));
+	}
 	MlirAttribute sw = pb_ir_attr(store, PB_ATTR_SWIZZLE);
 	if (!mlirAttributeIsNull(sw) && no >= 2) {
 		/* a wgmma ring (lib/ir/contract.h): 16-byte chunk c of row r
@@ -245,13 +278,14 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 			pb_buf_printf(&t, "%s%%j%d", i ? ", " : "", i);
 	/* 16-byte copies bypass L1 (cp.async.cg): the tile is reused from
 	   shared memory, not from L1 */
-	pb_buf_printf(&t, "], %lld%s : ", (long long)elements(load),
+	pb_buf_printf(&t, "], %lld%s%s : ", (long long)elements(load),
+		      ng ? ", %ne" : "",
 		      copy_bytes(load) == 16 ? " {bypassL1}" : "");
 	pb_codegen_type_str(mlirValueGetType(src), &t);
 	pb_buf_puts(&t, " to ");
 	pb_codegen_type_str(mlirValueGetType(dst), &t);
 	pb_buf_puts(&t, "\n  return\n}\n");
-	int rc = pb_ir_instantiate(ctx, t.data, store, 2 + ni + no, args,
+	int rc = pb_ir_instantiate(ctx, t.data, store, 2 + ni + no + ng, args,
 				   mlirOperationGetLocation(store), &out);
 	pb_buf_free(&t);
 	pb_ir_ops_free(&out);
@@ -261,6 +295,120 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 	if (mlirOpOperandIsNull(
 		    mlirValueGetFirstUse(mlirOperationGetResult(load, 0))))
 		mlirOperationDestroy(load);
+	if (ng)
+		mlirOperationDestroy(guard);
+	return PB_OK;
+}
+
+/* Is "op" pb-smem's guarded copy of a chunk (copy_text): an affine.if
+ * whose then branch stores to workgroup memory what it loads from
+ * global memory, 4, 8 or 16 bytes, and whose else branch stores a
+ * constant (zeros) at the same place? The load and the store into
+ * "load", "store". */
+static int guarded_copy(MlirOperation op, MlirOperation *load,
+			MlirOperation *store)
+{
+	if (!pb_ir_op_is(op, "affine.if") || mlirOperationGetNumResults(op) ||
+	    mlirOperationGetNumRegions(op) != 2)
+		return 0;
+	MlirBlock tb = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+	MlirBlock eb = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 1));
+	if (mlirBlockIsNull(tb) || mlirBlockIsNull(eb))
+		return 0;
+	MlirOperation l = mlirBlockGetFirstOperation(tb);
+	MlirOperation s = mlirOperationGetNextInBlock(l);
+	MlirOperation zs = mlirBlockGetFirstOperation(eb);
+	/* the zeros' constant, in the branch or hoisted before it */
+	if (pb_ir_op_is(zs, "arith.constant"))
+		zs = mlirOperationGetNextInBlock(zs);
+	if (mlirOperationIsNull(s) || mlirOperationIsNull(zs) ||
+	    !pb_ir_op_is(l, "affine.vector_load") ||
+	    !pb_ir_op_is(s, "affine.vector_store") ||
+	    !pb_ir_op_is(zs, "affine.vector_store") ||
+	    !pb_ir_op_is(mlirOperationGetNextInBlock(s), "affine.yield") ||
+	    !pb_ir_op_is(mlirOperationGetNextInBlock(zs), "affine.yield") ||
+	    !mlirValueEqual(mlirOperationGetOperand(s, 0),
+			    mlirOperationGetResult(l, 0)) ||
+	    !mlirValueIsAOpResult(mlirOperationGetOperand(zs, 0)) ||
+	    !pb_ir_op_is(mlirOpResultGetOwner(mlirOperationGetOperand(zs, 0)),
+			 "arith.constant") ||
+	    !pb_kernel_is_workgroup(mlirValueGetType(
+		    mlirOperationGetOperand(s, 1))) ||
+	    pb_kernel_is_workgroup(mlirValueGetType(
+		    mlirOperationGetOperand(l, 0))))
+		return 0;
+	/* zeros, which the copy's zero fill writes */
+	MlirAttribute zv = pb_ir_attr(mlirOpResultGetOwner(
+					      mlirOperationGetOperand(zs, 0)),
+				      "value");
+	if (!mlirAttributeIsADenseElements(zv) ||
+	    !mlirDenseElementsAttrIsSplat(zv) ||
+	    !mlirAttributeIsAFloat(mlirDenseElementsAttrGetSplatValue(zv)) ||
+	    mlirFloatAttrGetValueDouble(
+		    mlirDenseElementsAttrGetSplatValue(zv)) != 0.0)
+		return 0;
+	/* the same place: the same memref, map and operands */
+	intptr_t n = mlirOperationGetNumOperands(s);
+	if (mlirOperationGetNumOperands(zs) != n ||
+	    !mlirAttributeEqual(pb_ir_attr(s, "map"), pb_ir_attr(zs, "map")))
+		return 0;
+	for (intptr_t i = 1; i < n; i++)
+		if (!mlirValueEqual(mlirOperationGetOperand(s, i),
+				    mlirOperationGetOperand(zs, i)))
+			return 0;
+	int64_t bytes = copy_bytes(l);
+	if (bytes != 4 && bytes != 8 && bytes != 16)
+		return 0;
+	*load = l;
+	*store = s;
+	return 1;
+}
+
+/* Replace "store" of a value computed in the copy loop (the zeros of a
+ * guarded copy past its buffer's end) to a wgmma ring (pb.swizzle) by a
+ * store at the swizzled address the chunk it stands for would have
+ * (async_copy). */
+static int swizzled_store(struct pb_ctx *ctx, MlirOperation store)
+{
+	MlirValue args[2 + 16];
+	MlirValue v = mlirOperationGetOperand(store, 0);
+	MlirValue dst = mlirOperationGetOperand(store, 1);
+	MlirType vt = mlirValueGetType(v);
+	int no = indices(store, 2, args + 2, 16);
+	struct pb_buf t = {0};
+	if (no < 2 || !mlirTypeIsAVector(vt))
+		return no < 0 ? PB_ERR : PB_OK;
+	int64_t w = mlirIntegerAttrGetValueInt(pb_ir_attr(store,
+							   PB_ATTR_SWIZZLE));
+	MlirType et = mlirShapedTypeGetElementType(vt);
+	int64_t eb = mlirTypeIsAFloat(et) ? mlirFloatTypeGetWidth(et) / 8 : 2;
+	args[0] = v;
+	args[1] = dst;
+	pb_buf_puts(&t, "func.func @t(%v: ");
+	pb_codegen_type_str(vt, &t);
+	pb_buf_puts(&t, ", %d: ");
+	pb_codegen_type_str(mlirValueGetType(dst), &t);
+	for (int i = 0; i < no; i++)
+		pb_buf_printf(&t, ", %%j%d: index", i);
+	pb_buf_printf(&t, ") {\n  %%x = affine.apply affine_map<(r) -> (((r "
+		      "* %lld) floordiv 128) mod %lld * %lld)>(%%j%d)\n"
+		      "  %%sw = arith.xori %%j%d, %%x : index\n"
+		      "  vector.store %%v, %%d[", (long long)w,
+		      (long long)(w / 16), (long long)(16 / eb), no - 2,
+		      no - 1);
+	for (int i = 0; i < no - 1; i++)
+		pb_buf_printf(&t, "%%j%d, ", i);
+	pb_buf_puts(&t, "%sw] : ");
+	pb_codegen_type_str(mlirValueGetType(dst), &t);
+	pb_buf_puts(&t, ", ");
+	pb_codegen_type_str(vt, &t);
+	pb_buf_puts(&t, "\n  return\n}\n");
+	int rc = pb_ir_instantiate(ctx, t.data, store, 2 + no, args,
+				   mlirOperationGetLocation(store), NULL);
+	pb_buf_free(&t);
+	if (rc)
+		return rc;
+	mlirOperationDestroy(store);
 	return PB_OK;
 }
 
@@ -273,11 +421,25 @@ static int nvvm_op(struct pb_ctx *ctx, const char *text, MlirOperation before)
 				 mlirOperationGetLocation(before), NULL);
 }
 
-/* Lower the asynchronous copy loop "loop". */
+/* Lower the asynchronous copy loop "loop". A guarded copy (zeros past
+ * the buffer's end) becomes one cp.async that zero-fills (src-size 0)
+ * where the guard is false, without a branch. */
 static int async_loop(struct pb_ctx *ctx, MlirOperation loop)
 {
-	struct pb_ir_ops st = {0};
+	struct pb_ir_ops st = {0}, ifs = {0};
 	int rc = PB_OK;
+	pb_ir_collect(loop, "affine.if", &ifs);
+	for (int i = 0; i < ifs.n && rc == PB_OK; i++) {
+		MlirOperation l, s;
+		if (!guarded_copy(ifs.v[i], &l, &s))
+			continue;
+		mlirOperationMoveBefore(l, ifs.v[i]);
+		mlirOperationMoveBefore(s, ifs.v[i]);
+		rc = async_copy(ctx, l, s, ifs.v[i]);
+	}
+	pb_ir_ops_free(&ifs);
+	if (rc != PB_OK)
+		return rc;
 	pb_ir_collect(loop, NULL, &st);
 	for (int i = 0; i < st.n && rc == PB_OK; i++) {
 		MlirOperation s = st.v[i];
@@ -293,12 +455,15 @@ static int async_loop(struct pb_ctx *ctx, MlirOperation loop)
 		if ((!pb_ir_op_is(l, "affine.load") &&
 		     !pb_ir_op_is(l, "affine.vector_load")) ||
 		    pb_kernel_is_workgroup(mlirValueGetType(
-			    mlirOperationGetOperand(l, 0))))
+			    mlirOperationGetOperand(l, 0)))) {
+			if (!mlirAttributeIsNull(pb_ir_attr(s, PB_ATTR_SWIZZLE)))
+				rc = swizzled_store(ctx, s);
 			continue;
+		}
 		int64_t bytes = copy_bytes(l);
 		if (bytes != 4 && bytes != 8 && bytes != 16)
 			continue; /* cp.async copies 4, 8 or 16 bytes */
-		rc = async_copy(ctx, l, s);
+		rc = async_copy(ctx, l, s, (MlirOperation){NULL});
 	}
 	pb_ir_ops_free(&st);
 	mlirOperationRemoveAttributeByName(

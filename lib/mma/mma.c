@@ -48,8 +48,13 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 /* Can "c" go to wgmma on "t" (docs/pb-mma.md, "wgmma on sm_90a"): f16
  * or bf16 operands in memory (not f32 ones rounded in registers), A
  * stored with k innermost and B with k or n innermost, so that pb-smem's
- * swizzled rings hold them as wgmma reads them, C's rows, columns and K
- * whole tiles (no masked copies)? "*why" when not. */
+ * swizzled rings hold them as wgmma reads them, K whole k steps? C's
+ * rows need not be whole warpgroups, nor its columns whole blocks: the
+ * last block's rows (columns) past C's are zeros in the staged tiles
+ * (pb-smem's guarded copies: whole rows of A's ring, or of B's stored
+ * with k innermost; chunks of B's rows stored [k][n], swizzled like the
+ * chunks they stand for), and their stores are guarded. "*why" when
+ * not. */
 static int wgmma_fits(const struct pb_target *t,
 		      const struct pb_kernel_contraction *c, const char **why)
 {
@@ -68,9 +73,17 @@ static int wgmma_fits(const struct pb_target *t,
 	    (b->sub[b->rank - 1] != PB_KERNEL_SUB_K &&
 	     b->sub[b->rank - 1] != c->n))
 		return 0;
-	*why = "C's rows not a multiple of 64, its columns of 64 or K of 16";
-	return c->b.extent[c->m] % 64 == 0 && c->b.extent[c->n] % 64 == 0 &&
-	       c->k % 16 == 0;
+	*why = "K not a multiple of 16";
+	return c->k % 16 == 0;
+}
+
+/* Does a block tile of "bm" x "bn" cover C of "em" x "en": whole blocks
+ * where C's rows (columns) are whole warpgroups, else masked ones, less
+ * than 64 rows (columns) of them past C? */
+static int covers(int64_t em, int64_t en, int64_t bm, int64_t bn)
+{
+	return (em % 64 ? bm < em + 64 : em % bm == 0) &&
+	       (en % 64 ? bn < en + 64 : en % bn == 0);
 }
 
 /* The tiles of "c" for wgmma into "s": warpgroups of 4 warps, each warp
@@ -78,7 +91,8 @@ static int wgmma_fits(const struct pb_target *t,
  * warpgroup hold the 64xN accumulator of one wgmma m64nNk16, in the
  * layout of mma.sync's fragments): the first of two warpgroups of
  * 128x128, one of 64x128 and one of 64x64 whose blocks fill three
- * quarters of the SMs, else the smallest that divides C. Two
+ * quarters of the SMs, else the smallest that covers C (divides it, or
+ * masks its rows or columns where they are not multiples of 64). Two
  * warpgroups share each B tile (half the copies and shared memory per
  * flop of 64x128) and, with the opt-in shared memory, take pb-smem's
  * rings of k-tiles of 64 in 4 stages (128 KiB; in the 48 KiB of static
@@ -98,17 +112,72 @@ static int wgmma_tiles(const struct pb_target *t,
 		if (d != c->m && d != c->n)
 			rest *= c->b.extent[d];
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		if (em % cand[i].bm || en % cand[i].bn)
+		int64_t nb = rest * ((em + cand[i].bm - 1) / cand[i].bm) *
+			     ((en + cand[i].bn - 1) / cand[i].bn);
+		if (!covers(em, en, cand[i].bm, cand[i].bn))
 			continue;
 		best = (int)i;
-		if (4 * rest * (em / cand[i].bm) * (en / cand[i].bn) >=
-		    3 * t->sm_count)
+		if (4 * nb >= 3 * t->sm_count)
 			break;
 	}
-	*why = "no wgmma block tile divides C";
+	*why = "no wgmma block tile covers C";
 	if (best < 0)
 		return 0;
 	*s = cand[best];
+	return 1;
+}
+
+/* Exchange the roles of the operands of "c": C transposed, its rows
+ * what were its columns (B's n) and its columns its rows (A's m), A the
+ * operand that was B. pb-mma's tiles of the exchanged contraction write
+ * C through the same subscripts, so the nest computes the same. */
+static void transpose(struct pb_kernel_contraction *c)
+{
+	struct pb_kernel_access x = c->a;
+	int d = c->m;
+	c->a = c->b_;
+	c->b_ = x;
+	c->m = c->n;
+	c->n = d;
+}
+
+/* The tiles of "c" for wgmma into "s", in the orientation its operands'
+ * storage gives (docs/pb-mma.md, "wgmma on sm_90a"): wgmma reads A with
+ * k innermost only (a 16-bit A [k][m] has no transposed descriptor
+ * form pb-smem stages), B either way; so where A is stored [k][m] and B
+ * with k innermost, as a 1x1 convolution in NCHW with its weights
+ * stored [o][1][1][c] (pb.perm) reads them (A the image's rows, B the
+ * weights), C transposed takes wgmma: its rows the output channels (A
+ * the weights), its columns the pixels (B the image, n innermost:
+ * wgmma's transposed B); not a strided one (pb-mma reads its input
+ * through a view that only A takes). 1 with "*tr" set when "c" was
+ * transposed. */
+static int wgmma_oriented(const struct pb_target *t,
+			  struct pb_kernel_contraction *c,
+			  struct pb_kernel_mma_tiles *s, int *tr,
+			  const char **why)
+{
+	struct pb_kernel_contraction ct = *c;
+	const char *twhy;
+	*tr = 0;
+	if (wgmma_tiles(t, c, s, why))
+		return 1;
+	if (!pb_target_has_wgmma(t) || c->ntap ||
+	    c->a.sub[c->a.rank - 1] == PB_KERNEL_SUB_K)
+		return 0;
+	/* a strided 1x1's input is read through a view of A (C's rows S
+	   apart), which pb-mma builds for A only */
+	for (int r = 0; r < c->a.rank; r++)
+		if (pb_kernel_stride(&c->a, r) > 1)
+			return 0;
+	for (int r = 0; r < c->b_.rank; r++)
+		if (pb_kernel_stride(&c->b_, r) > 1)
+			return 0;
+	transpose(&ct);
+	if (!wgmma_tiles(t, &ct, s, &twhy))
+		return 0;
+	*c = ct;
+	*tr = 1;
 	return 1;
 }
 
@@ -253,8 +322,8 @@ static int weights(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 				      perm[i]);
 		pb_remark_at(ctx, loc, "weights stored [n][window][k] "
 			     "(pb.perm = [%s], applied at load): k innermost, "
-			     "copied 16 bytes at a time, read by ldmatrix "
-			     "untransposed", s);
+			     "copied 16 bytes at a time, read untransposed "
+			     "(ldmatrix, or wgmma's descriptor)", s);
 	}
 	return PB_OK;
 }
@@ -285,21 +354,30 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	}
 	if (ok && (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
 		return PB_ERR;
+	/* a convolution's weights stored as the tensor cores read them
+	   first: wgmma's orientation depends on their layout */
+	if (ok && weights(ctx, o, op, &c, mark_precision(mark)) != PB_OK)
+		return PB_ERR;
 	const char *wwhy = NULL;
-	if (ok && (g || wgmma_tiles(t, &c, &s, &wwhy) ||
+	int tr = 0;
+	if (ok && (g || wgmma_oriented(t, &c, &s, &tr, &wwhy) ||
 		   pb_kernel_mma_tiles(t, &c, &s, &why))) {
-		if (weights(ctx, o, op, &c, mark_precision(mark)) != PB_OK)
-			return PB_ERR;
 		if (o->remarks && pb_target_has_wgmma(t) &&
 		    is_wgmma_shape(&s) && (g ? wgmma_fits(t, &c, &wwhy) : 1))
 			pb_remark_at(ctx, loc, "on tensor cores: wgmma "
 				     "m64n%lldk16 %s -> f32, block tile "
 				     "%lldx%lld, %lld warpgroup(s) of 4 warps "
-				     "(warp tile %lldx%lld)",
+				     "(warp tile %lldx%lld)%s",
 				     (long long)s.wn, pb_kernel_mma_kind(c.tc),
 				     (long long)s.bm, (long long)s.bn,
 				     (long long)(s.bm / 64), (long long)s.wm,
-				     (long long)s.wn);
+				     (long long)s.wn,
+				     tr ? "; C transposed: A stored [k][m] "
+					  "and B with k innermost, so B's "
+					  "rows (a 1x1 convolution's output "
+					  "channels) are C's rows and A's (its "
+					  "pixels) C's columns"
+					: "");
 		else if (o->remarks)
 			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
 				     "m16n8k%lld %s -> f32, block tile "

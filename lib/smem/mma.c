@@ -758,8 +758,10 @@ static int64_t slot_elems(const struct mnest *n, const struct operand *o,
 /* Do the warp tiles of "n" take wgmma on "t" (docs/pb-smem.md, "wgmma
  * on sm_90a"): pb-mma's wgmma shape (warp tiles of 16 rows by the
  * block's columns, warpgroups of 4 warps over 64 rows), two 16-bit
- * operands staged whole (no masked rows), A stored with k innermost? B
- * may be stored either way. */
+ * operands, A stored with k innermost? B may be stored either way. An
+ * operand may overrun its buffer along its tile dimension (C's last
+ * rows or columns: the copies guarded, zeros past the end, stored
+ * swizzled like the chunks they stand for); not along k. */
 static int wgmma_nest(const struct pb_target *t, const struct mnest *n)
 {
 	if (!pb_target_has_wgmma(t) || n->fk != 16 || n->nop != 2 || n->win ||
@@ -768,7 +770,7 @@ static int wgmma_nest(const struct pb_target *t, const struct mnest *n)
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		const struct operand *x = &n->op[i];
-		if (x->eb != 2 || x->limit || x->klimit || x->wd != !x->isa ||
+		if (x->eb != 2 || x->klimit || x->wd != !x->isa ||
 		    (x->isa && x->q != x->kdim))
 			return 0;
 	}
@@ -1021,7 +1023,31 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s%s, "
 			      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot,
 			      taps, r.data, (long long)ce, e.data);
-	if (x->limit || x->klimit)
+	/* zeros past the buffer's end, where the chunk would have gone:
+	   in wgmma's rings swizzled alike (pb.swizzle), as the zeros of
+	   C's last columns are chunks of rows that hold C's others (B
+	   stored [k][n]) */
+	if ((x->limit || x->klimit) && x->panel)
+		pb_buf_printf(t, "          } else {\n"
+			      "            %%z = arith.constant dense<0.000000e+00> "
+			      ": vector<%lldx%s>\n"
+			      "            affine.vector_store %%z, %%S%d[%%%s, "
+			      "%%c floordiv %lld, %%r, %%c mod %lld] "
+			      "{" PB_ATTR_SWIZZLE " = %lld : i64} : %s, "
+			      "vector<%lldx%s>\n          }\n",
+			      (long long)ce, e.data, i, slot,
+			      (long long)x->panel, (long long)x->panel,
+			      (long long)x->sw, r.data, (long long)ce, e.data);
+	else if ((x->limit || x->klimit) && x->sw)
+		pb_buf_printf(t, "          } else {\n"
+			      "            %%z = arith.constant dense<0.000000e+00> "
+			      ": vector<%lldx%s>\n"
+			      "            affine.vector_store %%z, %%S%d[%%%s, "
+			      "%%r, %%c] {" PB_ATTR_SWIZZLE " = %lld : i64} : "
+			      "%s, vector<%lldx%s>\n          }\n",
+			      (long long)ce, e.data, i, slot, (long long)x->sw,
+			      r.data, (long long)ce, e.data);
+	else if (x->limit || x->klimit)
 		pb_buf_printf(t, "          } else {\n"
 			      "            %%z = arith.constant dense<0.000000e+00> "
 			      ": vector<%lldx%s>\n"

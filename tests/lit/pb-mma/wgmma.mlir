@@ -27,9 +27,11 @@
 // OUT-NOT: vector.contract
 // OUT: } {pb.map = "warp"}
 
-// What does not go to wgmma keeps mma.sync's tiles, and says why: C's
-// rows not whole warpgroups (96), f32 operands rounded in registers.
-// M96: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, {{.*}}; not wgmma: C's rows not a multiple of 64, its columns of 64 or K of 16
+// C's rows not whole warpgroups (96) take wgmma's tiles with the last
+// block's rows masked (tests/lit/pb-mma/wgmma-masked.mlir). What does
+// not go to wgmma keeps mma.sync's tiles, and says why: f32 operands
+// rounded in registers.
+// M96: remark: on tensor cores: wgmma m64n64k16 f16 -> f32, block tile 64x64, 1 warpgroup(s) of 4 warps (warp tile 16x64)
 // F32: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, {{.*}}; not wgmma: wgmma takes f16 or bf16 operands from shared memory
 // SM90: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile {{[0-9]+x[0-9]+}}, warp tile {{[0-9]+x[0-9]+}} ({{[0-9]+}} warps){{$}}
 
