@@ -849,6 +849,38 @@ static double window_share(const struct acc *a, const struct pb_tile_choice *c,
 	return 1;
 }
 
+/* The reads of staged access "a" that one shared load serves for the
+ * consecutive points of a jammed thread tile of "c": pb-smem stores the
+ * dimension a thread's point loop walks by one innermost and reads it up
+ * to 16 bytes at a time once the loop unrolls (lib/smem/plan.c,
+ * point_dim: a convolution's weights over the R output channels of a
+ * thread that owns its block's channels, "block[1, ...]"). The points
+ * are consecutive when the thread owns the whole tile along the band
+ * dimension or its tile there is contiguous; the subscript they move
+ * must move with nothing else (no other band dimension, no window loop,
+ * not the reduction). 1 when none. */
+static double point_vec(const struct acc *a, const struct pb_tile_choice *c)
+{
+	for (int d = 0; d < c->n; d++) {
+		int64_t r = c->tile[d] / c->block[d];
+		if (r < 2 || (c->block[d] != 1 && !((c->contig >> d) & 1)))
+			continue;
+		for (int i = 0; i < a->rank; i++) {
+			int alone = a->coef[i][d] == 1 && a->wtrip[i] == 0 &&
+				    a->kcoef[i] == 0;
+			for (int e = 0; e < c->n && alone; e++)
+				alone = e == d || a->coef[i][e] == 0;
+			if (!alone)
+				continue;
+			int64_t p = 16 / a->elem;
+			while (p > 1 && r % p)
+				p /= 2;
+			return (double)p;
+		}
+	}
+	return 1;
+}
+
 /* Is access "a" the same as an earlier one of "st" (same buffer, same
  * box and coefficients)? Loads and stores of one element count once. */
 static int repeated(const struct stats *st, int i)
@@ -1121,6 +1153,7 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 							 st->acc[j].mem);
 	}
 	double lds = 0; /* shared-memory wavefronts per point */
+	double ldsn = 0; /* shared-memory loads per point */
 	for (int i = 0; i < st->nacc; i++) {
 		const struct acc *a = &st->acc[i];
 		double shared = 1;
@@ -1150,14 +1183,20 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 		double vec = 1;
 		if (ring[i] && !st->kinner && c->skt % (16 / a->elem) == 0)
 			vec = 16.0 / a->elem;
+		/* or, where it is not, along the thread's points */
+		else if (ring[i] && c->mode == PB_TILE_TILE && c->jam &&
+			 !c->linear)
+			vec = point_vec(a, c);
 		double w = a->weight * (full / (shared * vec) +
 					(1.0 - full));
 		ops -= a->weight - w;
 		mem -= ring[i] ? a->weight : a->weight - w;
 		/* a shared-memory read takes the pipe one wavefront per
 		 * 32-bit word of a lane (a warp-wide broadcast: one) */
-		if (ring[i])
+		if (ring[i]) {
 			lds += w * (lanes ? vec : 1);
+			ldsn += w;
+		}
 	}
 	/* a warp's access to more than 4 sectors (128 bytes) takes one
 	 * more pass of the load/store unit per 4 sectors */
@@ -1270,6 +1309,8 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 	if (l2 > memory)
 		memory = l2;
 	c->compute_s = compute;
+	c->memory_s = memory;
+	c->lds_per_fma = st->flops > 0 ? ldsn / (st->flops / 2.0) : 0;
 	c->predicted_s = t->launch_s + (compute > memory ? compute : memory);
 }
 
