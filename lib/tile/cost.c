@@ -849,38 +849,6 @@ static double window_share(const struct acc *a, const struct pb_tile_choice *c,
 	return 1;
 }
 
-/* The reads of staged access "a" that one shared load serves for the
- * consecutive points of a jammed thread tile of "c": pb-smem stores the
- * dimension a thread's point loop walks by one innermost and reads it up
- * to 16 bytes at a time once the loop unrolls (lib/smem/plan.c,
- * point_dim: a convolution's weights over the R output channels of a
- * thread that owns its block's channels, "block[1, ...]"). The points
- * are consecutive when the thread owns the whole tile along the band
- * dimension or its tile there is contiguous; the subscript they move
- * must move with nothing else (no other band dimension, no window loop,
- * not the reduction). 1 when none. */
-static double point_vec(const struct acc *a, const struct pb_tile_choice *c)
-{
-	for (int d = 0; d < c->n; d++) {
-		int64_t r = c->tile[d] / c->block[d];
-		if (r < 2 || (c->block[d] != 1 && !((c->contig >> d) & 1)))
-			continue;
-		for (int i = 0; i < a->rank; i++) {
-			int alone = a->coef[i][d] == 1 && a->wtrip[i] == 0 &&
-				    a->kcoef[i] == 0;
-			for (int e = 0; e < c->n && alone; e++)
-				alone = e == d || a->coef[i][e] == 0;
-			if (!alone)
-				continue;
-			int64_t p = 16 / a->elem;
-			while (p > 1 && r % p)
-				p /= 2;
-			return (double)p;
-		}
-	}
-	return 1;
-}
-
 /* Is access "a" the same as an earlier one of "st" (same buffer, same
  * box and coefficients)? Loads and stores of one element count once. */
 static int repeated(const struct stats *st, int i)
@@ -1183,10 +1151,7 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 		double vec = 1;
 		if (ring[i] && !st->kinner && c->skt % (16 / a->elem) == 0)
 			vec = 16.0 / a->elem;
-		/* or, where it is not, along the thread's points */
-		else if (ring[i] && c->mode == PB_TILE_TILE && c->jam &&
-			 !c->linear)
-			vec = point_vec(a, c);
+
 		double w = a->weight * (full / (shared * vec) +
 					(1.0 - full));
 		ops -= a->weight - w;
