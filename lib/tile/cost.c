@@ -1492,6 +1492,39 @@ static const int64_t rs[] = {2, 4, 8};
 static const int64_t cs[] = {2, 4, 7, 8, 14};
 #define NCS (sizeof(cs) / sizeof(*cs))
 
+/* The candidates of "nt" threads, "x" on the innermost dimension and
+ * "y" on the one outside it (tiles(), second pass): a contiguous thread
+ * tile of the innermost dimension alone, with a tile of 2, 4 or 8 on
+ * one other dimension or on two; and thread tiles of 2, 4 or 8 on two
+ * dimensions. */
+static void split(const struct pb_target *t, const struct stats *st,
+		  int64_t nt, int64_t x, int64_t y, struct pb_tile_choice *best)
+{
+	int n = st->b->n;
+	unsigned in = 1u << (n - 1);
+	for (unsigned k = 0; k < NCS; k++) {
+		candidate3(t, st, nt, x, y, n - 1, cs[k], -1, 1, -1, 1, in,
+			   best);
+		for (int da = 0; da < n - 1; da++)
+			for (unsigned a = 0; a < NRS; a++) {
+				candidate3(t, st, nt, x, y, da, rs[a], n - 1,
+					   cs[k], -1, 1, in, best);
+				for (int db = da + 1; db < n - 1; db++)
+					for (unsigned c = 0; c < NRS; c++)
+						candidate3(t, st, nt, x, y, da,
+							   rs[a], db, rs[c],
+							   n - 1, cs[k], in,
+							   best);
+			}
+	}
+	for (int da = 0; da < n; da++)
+		for (unsigned a = 0; a < NRS; a++)
+			for (int db = da + 1; db < n; db++)
+				for (unsigned c = 0; c < NRS; c++)
+					candidate3(t, st, nt, x, y, da, rs[a],
+						   db, rs[c], -1, 1, 0, best);
+}
+
 /* The tile candidates: 256, 128, 512, 64 or 32 threads per block with any
  * power of 2 of them on the innermost dimension, and, when the body jams,
  * thread tiles of 2, 4 or 8 on one or two dimensions (on a conv's output
@@ -1548,42 +1581,8 @@ static void tiles(const struct pb_target *t, const struct stats *st,
 		return;
 	for (unsigned i = 0; i < NNTS; i++)
 		for (int64_t x = 1; x <= nts[i]; x *= 2)
-			for (int64_t y = 1; x * y <= nts[i]; y *= 2) {
-				for (unsigned k = 0; k < NCS; k++) {
-					candidate3(t, st, nts[i], x, y, n - 1,
-						   cs[k], -1, 1, -1, 1, in, best);
-					for (int da = 0; da < n - 1; da++)
-						for (unsigned a = 0; a < NRS; a++) {
-							candidate3(t, st, nts[i], x, y,
-								   da, rs[a], n - 1,
-								   cs[k], -1, 1, in,
-								   best);
-							for (int db = da + 1;
-							     db < n - 1; db++)
-								for (unsigned c = 0;
-								     c < NRS; c++)
-									candidate3(
-										t, st,
-										nts[i],
-										x, y, da,
-										rs[a], db,
-										rs[c],
-										n - 1,
-										cs[k], in,
-										best);
-						}
-				}
-				for (int da = 0; da < n; da++)
-					for (unsigned a = 0; a < NRS; a++)
-						for (int db = da + 1; db < n; db++)
-							for (unsigned c = 0; c < NRS;
-							     c++)
-								candidate3(t, st, nts[i],
-									   x, y, da,
-									   rs[a], db,
-									   rs[c], -1, 1,
-									   0, best);
-			}
+			for (int64_t y = 1; x * y <= nts[i]; y *= 2)
+				split(t, st, nts[i], x, y, best);
 }
 
 void pb_tile_choose(const struct pb_target *t, const struct pb_kernel_band *b,
