@@ -1121,6 +1121,7 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 							 st->acc[j].mem);
 	}
 	double lds = 0; /* shared-memory wavefronts per point */
+	double ldsn = 0; /* shared-memory loads per point */
 	for (int i = 0; i < st->nacc; i++) {
 		const struct acc *a = &st->acc[i];
 		double shared = 1;
@@ -1150,14 +1151,17 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 		double vec = 1;
 		if (ring[i] && !st->kinner && c->skt % (16 / a->elem) == 0)
 			vec = 16.0 / a->elem;
+
 		double w = a->weight * (full / (shared * vec) +
 					(1.0 - full));
 		ops -= a->weight - w;
 		mem -= ring[i] ? a->weight : a->weight - w;
 		/* a shared-memory read takes the pipe one wavefront per
 		 * 32-bit word of a lane (a warp-wide broadcast: one) */
-		if (ring[i])
+		if (ring[i]) {
 			lds += w * (lanes ? vec : 1);
+			ldsn += w;
+		}
 	}
 	/* a warp's access to more than 4 sectors (128 bytes) takes one
 	 * more pass of the load/store unit per 4 sectors */
@@ -1270,6 +1274,8 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 	if (l2 > memory)
 		memory = l2;
 	c->compute_s = compute;
+	c->memory_s = memory;
+	c->lds_per_fma = st->flops > 0 ? ldsn / (st->flops / 2.0) : 0;
 	c->predicted_s = t->launch_s + (compute > memory ? compute : memory);
 }
 
@@ -1398,11 +1404,13 @@ static void consider(const struct pb_target *t, const struct stats *st,
 }
 
 /* One candidate: "nt" threads per block spread from the innermost
- * dimension outwards with "x" threads on the innermost, thread tiles "ra"
- * on dimension "da" and "rb" on "db" (-1: none). */
+ * dimension outwards with "x" threads on the innermost and, when "y" is
+ * positive, "y" on the one outside it (the rest outwards from there;
+ * otherwise as many as its extent takes), thread tiles "r[d]" per
+ * dimension (NULL: none), contiguous along the dimensions of "contig". */
 static void candidate(const struct pb_target *t, const struct stats *st,
-		      int64_t nt, int64_t x, int da, int64_t ra, int db,
-		      int64_t rb, unsigned contig, struct pb_tile_choice *best)
+		      int64_t nt, int64_t x, int64_t y, const int64_t *r,
+		      unsigned contig, struct pb_tile_choice *best)
 {
 	const struct pb_kernel_band *b = st->b;
 	struct pb_tile_choice c;
@@ -1413,22 +1421,40 @@ static void candidate(const struct pb_target *t, const struct stats *st,
 	c.n = n;
 	if (x > pb_tile_pow2ceil(b->extent[n - 1]))
 		return;
+	if (y > 0 && (n < 3 || y > pb_tile_pow2ceil(b->extent[n - 2]) ||
+		      x * y > nt))
+		return;
 	for (int d = n - 1; d >= 0; d--) {
-		int64_t want =
-			d == n - 1 ? x : pb_tile_pow2ceil(b->extent[d]);
+		int64_t want = d == n - 1 ? x
+			     : d == n - 2 && y > 0 ? y
+			     : pb_tile_pow2ceil(b->extent[d]);
 		int64_t bd = want < left ? want : left;
-		int64_t r = d == da ? ra : d == db ? rb : 1;
+		int64_t rd = r ? r[d] : 1;
 		c.block[d] = bd;
 		left /= bd;
-		c.tile[d] = bd * r;
-		if (r > 1 && c.tile[d] > b->extent[d])
+		c.tile[d] = bd * rd;
+		c.jam |= rd > 1;
+		if (rd > 1 && c.tile[d] > b->extent[d])
 			return; /* a thread tile past the whole dimension */
 	}
 	if (left > 1 && nt > 32)
 		return; /* fewer points than threads: one warp at most */
-	c.jam = ra > 1 || rb > 1;
 	c.contig = contig;
 	consider(t, st, &c, best);
+}
+
+/* The candidate of "nt" threads ("x" on the innermost dimension, "y"
+ * outside it when positive) with thread tiles "ra" on dimension "da",
+ * "rb" on "db" and "rc" on "dc" (-1: none). */
+static void candidate3(const struct pb_target *t, const struct stats *st,
+		       int64_t nt, int64_t x, int64_t y, int da, int64_t ra,
+		       int db, int64_t rb, int dc, int64_t rc, unsigned contig,
+		       struct pb_tile_choice *best)
+{
+	int64_t r[PB_TILE_MAXD];
+	for (int d = 0; d < st->b->n; d++)
+		r[d] = d == da ? ra : d == db ? rb : d == dc ? rc : 1;
+	candidate(t, st, nt, x, y, r, contig, best);
 }
 
 /* The linear candidates of a band of two or more dimensions: "nt"
@@ -1456,50 +1482,107 @@ static void linear(const struct pb_target *t, const struct stats *st,
 	}
 }
 
+/* 256 first: among equal predictions, the common block size wins */
+static const int64_t nts[] = {256, 128, 512, 64, 32};
+#define NNTS (sizeof(nts) / sizeof(*nts))
+static const int64_t rs[] = {2, 4, 8};
+#define NRS (sizeof(rs) / sizeof(*rs))
+/* contiguous thread tiles on the innermost dimension: also 7 and 14
+ * (ResNet's 56, 28, 14 and 7 maps) */
+static const int64_t cs[] = {2, 4, 7, 8, 14};
+#define NCS (sizeof(cs) / sizeof(*cs))
+
+/* The candidates of "nt" threads, "x" on the innermost dimension and
+ * "y" on the one outside it (tiles(), second pass): a contiguous thread
+ * tile of the innermost dimension alone, with a tile of 2, 4 or 8 on
+ * one other dimension or on two; and thread tiles of 2, 4 or 8 on two
+ * dimensions. */
+static void split(const struct pb_target *t, const struct stats *st,
+		  int64_t nt, int64_t x, int64_t y, struct pb_tile_choice *best)
+{
+	int n = st->b->n;
+	unsigned in = 1u << (n - 1);
+	for (unsigned k = 0; k < NCS; k++) {
+		candidate3(t, st, nt, x, y, n - 1, cs[k], -1, 1, -1, 1, in,
+			   best);
+		for (int da = 0; da < n - 1; da++)
+			for (unsigned a = 0; a < NRS; a++) {
+				candidate3(t, st, nt, x, y, da, rs[a], n - 1,
+					   cs[k], -1, 1, in, best);
+				for (int db = da + 1; db < n - 1; db++)
+					for (unsigned c = 0; c < NRS; c++)
+						candidate3(t, st, nt, x, y, da,
+							   rs[a], db, rs[c],
+							   n - 1, cs[k], in,
+							   best);
+			}
+	}
+	for (int da = 0; da < n; da++)
+		for (unsigned a = 0; a < NRS; a++)
+			for (int db = da + 1; db < n; db++)
+				for (unsigned c = 0; c < NRS; c++)
+					candidate3(t, st, nt, x, y, da, rs[a],
+						   db, rs[c], -1, 1, 0, best);
+}
+
 /* The tile candidates: 256, 128, 512, 64 or 32 threads per block with any
  * power of 2 of them on the innermost dimension, and, when the body jams,
  * thread tiles of 2, 4 or 8 on one or two dimensions (on a conv's output
- * channels they share the input's loads, on its width the weights'). */
+ * channels they share the input's loads, on its width the weights').
+ *
+ * Then, for bands of three or more dimensions whose body jams and whose
+ * reduction loop holds no other loop (a 1x1 convolution: per k step a
+ * point reads one weight and one pixel, so a thread's operands are
+ * reused only across its own points), the shapes that reuse them from
+ * registers along all of the convolution's output dimensions at once: the threads split between the innermost
+ * dimension and the one outside it in every way (a conv's rows and
+ * channels both get threads, "block[2, 4, 4]"), and contiguous thread
+ * tiles of the innermost dimension with tiles of 2, 4 or 8 on two other
+ * dimensions (8 output channels x 2 rows x 2 columns: per input channel
+ * two 128-bit reads of weights and two 64-bit reads of pixels for 32
+ * FMAs). They come after the shapes above, so they win only where
+ * predicted faster. */
 static void tiles(const struct pb_target *t, const struct stats *st,
 		  struct pb_tile_choice *best)
 {
-	/* 256 first: among equal predictions, the common block size wins */
-	static const int64_t nts[] = {256, 128, 512, 64, 32};
-	static const int64_t rs[] = {2, 4, 8};
-	/* contiguous thread tiles on the innermost dimension: also 7 and
-	 * 14 (ResNet's 56, 28, 14 and 7 maps) */
-	static const int64_t cs[] = {2, 4, 7, 8, 14};
 	int n = st->b->n;
-	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
+	unsigned in = 1u << (n - 1);
+	for (unsigned i = 0; i < NNTS; i++)
 		linear(t, st, nts[i], best);
-	for (unsigned i = 0; i < sizeof(nts) / sizeof(*nts); i++)
+	for (unsigned i = 0; i < NNTS; i++)
 		for (int64_t x = 1; x <= nts[i]; x *= 2) {
-			candidate(t, st, nts[i], x, -1, 1, -1, 1, 0, best);
+			candidate(t, st, nts[i], x, 0, NULL, 0, best);
 			if (!st->jammable)
 				continue;
 			for (int da = 0; da < n; da++)
-				for (unsigned a = 0; a < 3; a++) {
-					candidate(t, st, nts[i], x, da, rs[a], -1,
-						  1, 0, best);
+				for (unsigned a = 0; a < NRS; a++) {
+					candidate3(t, st, nts[i], x, 0, da, rs[a],
+						   -1, 1, -1, 1, 0, best);
 					for (int db = da + 1; db < n; db++)
-						for (unsigned c = 0; c < 3; c++)
-							candidate(t, st, nts[i], x,
-								  da, rs[a], db,
-								  rs[c], 0, best);
+						for (unsigned c = 0; c < NRS; c++)
+							candidate3(t, st, nts[i], x, 0,
+								   da, rs[a], db,
+								   rs[c], -1, 1, 0,
+								   best);
 				}
 			/* a contiguous tile of the innermost dimension, with
 			 * or without a tile of another */
-			for (unsigned k = 0; k < sizeof(cs) / sizeof(*cs); k++) {
-				unsigned in = 1u << (n - 1);
-				candidate(t, st, nts[i], x, n - 1, cs[k], -1, 1,
-					  in, best);
+			for (unsigned k = 0; k < NCS; k++) {
+				candidate3(t, st, nts[i], x, 0, n - 1, cs[k], -1,
+					   1, -1, 1, in, best);
 				for (int da = 0; da < n - 1; da++)
-					for (unsigned a = 0; a < 3; a++)
-						candidate(t, st, nts[i], x, da,
-							  rs[a], n - 1, cs[k],
-							  in, best);
+					for (unsigned a = 0; a < NRS; a++)
+						candidate3(t, st, nts[i], x, 0, da,
+							   rs[a], n - 1, cs[k], -1,
+							   1, in, best);
 			}
 		}
+	if (n < 3 || !st->jammable || st->kinner)
+		return;
+	for (unsigned i = 0; i < NNTS; i++)
+		for (int64_t x = 1; x <= nts[i]; x *= 2)
+			for (int64_t y = 1; x * y <= nts[i]; y *= 2)
+				split(t, st, nts[i], x, y, best);
 }
 
 void pb_tile_choose(const struct pb_target *t, const struct pb_kernel_band *b,

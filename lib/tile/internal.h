@@ -49,6 +49,11 @@ struct pb_tile_choice {
 	double predicted_s, occupancy, waves;
 	double compute_s;		/* of predicted_s: the issue-bound
 					   part (memory-bound nests hide it) */
+	double memory_s;		/* of predicted_s: the bytes' part */
+	double lds_per_fma;		/* TILE, staged: the shared loads a
+					   point issues per FMA once its
+					   thread tile's points share them
+					   (why a tile won, --remarks) */
 	int64_t grid, global_bytes, flops, smem;
 	int64_t staged_bytes;		/* the ring's, in smem */
 	int regs;

@@ -77,6 +77,10 @@ void pb_tile_report_add(struct pb_tile_report *r, MlirOperation func, int k,
 	pb_kernel_summary_json(r->t, &sum, o);
 	json_object_set_new(o, "global_bytes", json_integer(c->global_bytes));
 	json_object_set_new(o, "flops", json_integer(c->flops));
+	json_object_set_new(o, "compute_s", json_real(c->compute_s));
+	json_object_set_new(o, "memory_s", json_real(c->memory_s));
+	if (c->lds_per_fma > 0)
+		json_object_set_new(o, "lds_per_fma", json_real(c->lds_per_fma));
 	json_object_set_new(o, "intensity",
 			    json_real(c->global_bytes
 					      ? (double)c->flops / c->global_bytes

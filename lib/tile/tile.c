@@ -199,13 +199,21 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_tile_opts *o,
 	}
 	if (o->remarks) {
 		struct pb_buf s = {0};
+		char lds[64] = "";
+		/* why it won: the operands its thread tile's points share */
+		if (c.lds_per_fma > 0)
+			snprintf(lds, sizeof(lds),
+				 ", %.3g shared loads per FMA", c.lds_per_fma);
 		pb_tile_sizes_print(&s, k, nest, &c);
 		pb_remark_at(ctx, mlirOperationGetLocation(op),
 			     "mapped as { %s }: %lld blocks of %lld threads, "
-			     "occupancy %.2f, %.3g waves, predicted %.3g us",
+			     "occupancy %.2f, %.3g waves, predicted %.3g us "
+			     "(%s-bound%s)",
 			     s.data, (long long)c.grid,
 			     (long long)pb_tile_threads(&c), c.occupancy,
-			     c.waves, c.predicted_s * 1e6);
+			     c.waves, c.predicted_s * 1e6,
+			     c.compute_s >= c.memory_s ? "issue" : "memory",
+			     lds);
 		pb_buf_free(&s);
 	}
 	pb_tile_sizes_print(dump, k, nest, &c);
