@@ -9,7 +9,7 @@
 // RUN: pb-tile --remarks %t/p1.mlir -o %t/p1.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
 // RUN: pb-tile --remarks %t/p0.mlir -o %t/p0.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
 // RUN: pb-tile --remarks %t/k7.mlir -o %t/k7.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
-// RUN: pb-mma --remarks %t/p1.tile.mlir -o %t/p1.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
+// RUN: pb-mma --remarks --sizes='{ kernel[1] -> mma[16, 16, 16, 8, 1] }' %t/p1.tile.mlir -o %t/p1.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
 // RUN: pb-mma --remarks %t/p0.tile.mlir -o %t/p0.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
 // RUN: pb-mma --remarks %t/k7.tile.mlir -o %t/k7.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
 // RUN: FileCheck %s < %t/p1.mma.mlir
