@@ -1005,7 +1005,10 @@ static double sm_steps(const struct pb_target *t,
 		double a = (kh + (double)(bh - 1)) *
 			   (st * (double)s->bm + kw + 6.0) * 16.0 *
 			   (1.0 + 6.0 / vw);
-		double b = (double)s->bn * 16.0 * taps * 2.1;
+		/* weights stored k innermost (pb-mma's pb.perm) are
+		   16-byte copies, about 2.4 instructions each */
+		int kin = c->b_.sub[c->b_.rank - 1] == PB_KERNEL_SUB_K;
+		double b = (double)s->bn * 16.0 * taps * (kin ? 0.3 : 2.1);
 		double copy = (a + b) / (32.0 * (double)warps * taps);
 		eff = mma / (mma + 1.5 * (double)(fm + fn) + copy + 40.0 / taps);
 	}
@@ -1131,6 +1134,13 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 		   24-wide blocks of a convolution's 64 channels measured
 		   3x the instructions their model gives) */
 		if (c->ntap && xt.bn % 24 == 0 && en % 24)
+			continue;
+		/* a stride-1 window's warp tile at most 4 fragments: its
+		   KHxKW positions unrolled over 8 (32x32) took 206
+		   registers on ResNet-50's 56x56 layer, which tile_regs
+		   does not see */
+		if (c->ntap && pb_kernel_row_stride(c) == 1 &&
+		    (xt.wm / PB_KERNEL_FRAG_M) * (xt.wn / PB_KERNEL_FRAG_N) > 4)
 			continue;
 		if (xt.bh > 1 && (eh % xt.bh || pb_kernel_mma_warps(x) > 16 ||
 				  window_ring_bytes(c, x) > t->smem_per_block))

@@ -303,10 +303,16 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	}
 	if (ok && (g = given(ctx, sz, k, nest, &c, &s, loc)) < 0)
 		return PB_ERR;
+	/* a convolution's weights in the layout the kernel reads before
+	   its tiles: the cost model prices their copies by the layout */
+	if (ok && c.ntap && weights(ctx, o, op, &c, mark_precision(mark)) !=
+				    PB_OK)
+		return PB_ERR;
 	const char *wwhy = NULL;
 	if (ok && (g || wgmma_tiles(t, &c, &s, &wwhy) ||
 		   pb_kernel_mma_tiles(t, &c, &s, &why))) {
-		if (weights(ctx, o, op, &c, mark_precision(mark)) != PB_OK)
+		if (!c.ntap &&
+		    weights(ctx, o, op, &c, mark_precision(mark)) != PB_OK)
 			return PB_ERR;
 		if (o->remarks && pb_target_has_wgmma(t) &&
 		    is_wgmma_shape(&s) && (g ? wgmma_fits(t, &c, &wwhy) : 1))
