@@ -941,19 +941,22 @@ int64_t pb_kernel_mma_warps(const struct pb_kernel_mma_tiles *s)
 	return (s->bh > 1 ? s->bh : 1) * (s->bm / s->wm) * (s->bn / s->wn);
 }
 
+static int64_t elt_bytes(MlirValue mem);
+
 /* The bytes of pb-smem's rings of a convolution's block of tiles "s"
  * staged for all the window's positions in one slot of a k-tile of 16
  * (docs/pb-smem.md, "Convolutions"): the input's KH + bh - 1 rows of
- * BM + KW - 1 pixels (and up to 7 before them, for alignment) and
- * the weights' KH x KW x BN rows, each of 16 channels and 8 of
- * padding, 2 bytes an element. */
+ * BM + KW - 1 pixels (up to 7 before them and 7 after, for the
+ * alignment of its copies) and the weights' KH x KW x BN rows, each of
+ * 16 channels and 16 bytes of padding. */
 static int64_t window_ring_bytes(const struct pb_kernel_contraction *c,
 				 const struct pb_kernel_mma_tiles *s)
 {
 	int64_t kh = c->tap_ext[0], kw = c->tap_ext[1];
 	int64_t bh = s->bh > 1 ? s->bh : 1;
-	return 2 * 24 * ((kh + bh - 1) * (s->bm + kw + 7) +
-			 pb_kernel_taps(c) * s->bn);
+	int64_t row = 16 * elt_bytes(c->a.mem) + 16;
+	return row * ((kh + bh - 1) * (s->bm + kw + 14) +
+		      pb_kernel_taps(c) * s->bn);
 }
 
 /* The product of "c" on "t" with tiles "s": its blocks' grid, a block's
