@@ -922,6 +922,43 @@ static int64_t window_copy(const struct pb_kernel_contraction *c)
 	return 1;
 }
 
+int pb_kernel_window_rows(const struct pb_kernel_contraction *c)
+{
+	const struct pb_kernel_access *x = &c->a;
+	if (c->ntap != 2)
+		return -1;
+	for (int r = 0; r < x->rank; r++) {
+		int d = x->sub[r];
+		if (x->tap[r] == 1 && d >= 0 && d != c->m && d != c->n &&
+		    pb_kernel_stride(x, r) == 1 && !uses(&c->b_, d))
+			return d;
+	}
+	return -1;
+}
+
+int64_t pb_kernel_mma_warps(const struct pb_kernel_mma_tiles *s)
+{
+	return (s->bh > 1 ? s->bh : 1) * (s->bm / s->wm) * (s->bn / s->wn);
+}
+
+static int64_t elt_bytes(MlirValue mem);
+
+/* The bytes of pb-smem's rings of a convolution's block of tiles "s"
+ * staged for all the window's positions in one slot of a k-tile of 16
+ * (docs/pb-smem.md, "Convolutions"): the input's KH + bh - 1 rows of
+ * BM + KW - 1 pixels (up to 7 before them and 7 after, for the
+ * alignment of its copies) and the weights' KH x KW x BN rows, each of
+ * 16 channels and 16 bytes of padding. */
+static int64_t window_ring_bytes(const struct pb_kernel_contraction *c,
+				 const struct pb_kernel_mma_tiles *s)
+{
+	int64_t kh = c->tap_ext[0], kw = c->tap_ext[1];
+	int64_t bh = s->bh > 1 ? s->bh : 1;
+	int64_t row = 16 * elt_bytes(c->a.mem) + 16;
+	return row * ((kh + bh - 1) * (s->bm + kw + 14) +
+		      pb_kernel_taps(c) * s->bn);
+}
+
 /* The product of "c" on "t" with tiles "s": its blocks' grid, a block's
  * resources and its occupancy into "sum"; returned, the mma steps of one
  * SM: the blocks it runs one after another (ceil(blocks / SMs)) times a
@@ -935,9 +972,10 @@ static double sm_steps(const struct pb_target *t,
 {
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n];
 	int64_t fm = s->wm / PB_KERNEL_FRAG_M, fn = s->wn / PB_KERNEL_FRAG_N;
-	int64_t warps = (s->bm / s->wm) * (s->bn / s->wn);
+	int64_t warps = pb_kernel_mma_warps(s);
+	int64_t bh = s->bh > 1 ? s->bh : 1;
 	pb_kernel_summary_init(sum);
-	sum->grid = batch_points(c) * ((em + s->bm - 1) / s->bm) *
+	sum->grid = batch_points(c) / bh * ((em + s->bm - 1) / s->bm) *
 		    ((en + s->bn - 1) / s->bn);
 	sum->res.threads = (int)(32 * warps);
 	sum->res.regs = tile_regs(fm, fn);
@@ -951,8 +989,10 @@ static double sm_steps(const struct pb_target *t,
 	if (c->ntap) {
 		/* a convolution (pb-smem, docs/pb-mma.md "Convolutions"):
 		   a k-tile of 16 channels stages the block's input rows
-		   with the window's halo once for all KHxKW positions, KH x
-		   (S BM + KW + 6) pixels (S the stride) (their start aligned) copied vw at a
+		   with the window's halo once for all KHxKW positions,
+		   (KH + bh - 1) x (S BM + KW + 6) pixels (S the stride,
+		   bh the block's image rows: the window's rows shared by
+		   theirs) (their start aligned) copied vw at a
 		   time (a load, its bounds and address, about 6
 		   instructions, then a shared store per element), and BN x
 		   16 x KHxKW weights (a load and a store each); per
@@ -965,14 +1005,34 @@ static double sm_steps(const struct pb_target *t,
 		double kw = (double)c->tap_ext[c->ntap - 1];
 		double vw = (double)window_copy(c);
 		double st = (double)pb_kernel_row_stride(c);
-		double a = kh * (st * (double)s->bm + kw + 6.0) * 16.0 *
+		double a = (kh + (double)(bh - 1)) *
+			   (st * (double)s->bm + kw + 6.0) * 16.0 *
 			   (1.0 + 6.0 / vw);
-		double b = (double)s->bn * 16.0 * taps * 2.1;
+		/* weights stored k innermost (pb-mma's pb.perm) are
+		   16-byte copies, about 2.4 instructions each */
+		int kin = c->b_.sub[c->b_.rank - 1] == PB_KERNEL_SUB_K;
+		double b = (double)s->bn * 16.0 * taps * (kin ? 0.3 : 2.1);
 		double copy = (a + b) / (32.0 * (double)warps * taps);
 		eff = mma / (mma + 1.5 * (double)(fm + fn) + copy + 40.0 / taps);
 	}
 	double steps = (double)per_sm * (double)(fm * fn * warps) / eff;
-	if (resident < 8)
+	/* latency: 8 resident warps hide it. A stride-1 convolution's,
+	   by the SM's 4 schedulers: each needs a warp (a tensor core
+	   per scheduler), and 4 independent mma in flight to cover an
+	   mma's latency (about 4 issues of the tensor pipe), from its
+	   warps' fragments: 4 warps of 4 fragments, 2 of 8 (idle
+	   schedulers), 16 of 1. (Strided windows keep the plain rule:
+	   their copies' cost, by phase, is not priced well enough for
+	   the larger tiles this favours.) */
+	if (c->ntap && pb_kernel_row_stride(c) == 1) {
+		double per = (double)resident / 4.0;
+		if (per < 1.0) {
+			steps *= 1.0 / per;
+			per = 1.0;
+		}
+		if (per * (double)(fm * fn) < 4.0)
+			steps *= 4.0 / (per * (double)(fm * fn));
+	} else if (resident < 8)
 		steps *= 8.0 / (double)resident;
 	return steps;
 }
@@ -1026,14 +1086,20 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 			struct pb_kernel_mma_tiles *s, const char **why)
 {
 	static const struct pb_kernel_mma_tiles cand[] = {
-		{128, 128, 64, 64}, {128, 64, 64, 32}, {64, 64, 32, 32},
-		{64, 32, 32, 16},   {32, 32, 16, 16},  {16, 16, 16, 8},
-		{16, 8, 16, 8},
+		{128, 128, 64, 64, 1}, {128, 64, 64, 32, 1}, {64, 64, 32, 32, 1},
+		{64, 32, 32, 16, 1},   {32, 32, 16, 16, 1},  {16, 16, 16, 8, 1},
+		{16, 8, 16, 8, 1},
 		/* C's columns a multiple of 24, not 16 (MobileNetV2's 24
 		   and 96 channels, 144 = 6 x 24): three fragments wide */
-		{128, 96, 64, 48},  {64, 48, 32, 24},  {64, 24, 32, 24},
-		{32, 24, 16, 24},
+		{128, 96, 64, 48, 1},  {64, 48, 32, 24, 1},  {64, 24, 32, 24, 1},
+		{32, 24, 16, 24, 1},
+		/* for blocks of several image rows only (a row of warps
+		   each along the image's columns, so one fragment of
+		   them on a 7 or 14 wide image): wider rows of warps */
+		{16, 64, 16, 32, 1}, {16, 32, 16, 16, 1}, {16, 64, 16, 16, 1},
+		{16, 128, 16, 32, 1},
 	};
+	const size_t nrows_only = 4;
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n];
 	double best_cost = 0;
 	int64_t best_area = 0;
@@ -1049,10 +1115,39 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 	    (k_extent(&c->a) != c->k || k_extent(&c->b_) != c->k))
 		return 0;
 	*why = "no tile fits C's rows and columns";
+	/* a convolution's blocks may cover several image rows (bh, a
+	   divisor of the image's rows) when its image is at most two
+	   fragments wide (28, 14, 7 columns: wider ones give blocks of
+	   64 pixels along a row): more mma for each staged weight and
+	   the window's rows shared by the block's (docs/pb-mma.md,
+	   "Blocks of several image rows"), where the window's rings
+	   still fit a slot of the static shared memory */
+	int hd = em <= 2 * PB_KERNEL_FRAG_M ? pb_kernel_window_rows(c) : -1;
+	int64_t eh = hd >= 0 ? c->b.extent[hd] : 1;
+	size_t ncand = sizeof(cand) / sizeof(cand[0]);
 	/* the least predicted time: the fewest mma steps per SM */
-	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
-		const struct pb_kernel_mma_tiles *x = &cand[i];
+	for (size_t ci = 0; ci < ncand * 16; ci++) {
+		struct pb_kernel_mma_tiles xt = cand[ci % ncand];
+		const struct pb_kernel_mma_tiles *x = &xt;
 		struct pb_kernel_summary sum;
+		xt.bh = (int64_t)(ci / ncand) + 1;
+		if (xt.bh == 1 && ci % ncand >= ncand - nrows_only)
+			continue;
+		/* three fragments wide only for columns of 24s (masked
+		   24-wide blocks of a convolution's 64 channels measured
+		   3x the instructions their model gives) */
+		if (c->ntap && xt.bn % 24 == 0 && en % 24)
+			continue;
+		/* a stride-1 window's warp tile at most 4 fragments: its
+		   KHxKW positions unrolled over 8 (32x32) took 206
+		   registers on ResNet-50's 56x56 layer, which tile_regs
+		   does not see */
+		if (c->ntap && pb_kernel_row_stride(c) == 1 &&
+		    (xt.wm / PB_KERNEL_FRAG_M) * (xt.wn / PB_KERNEL_FRAG_N) > 4)
+			continue;
+		if (xt.bh > 1 && (eh % xt.bh || pb_kernel_mma_warps(x) > 16 ||
+				  window_ring_bytes(c, x) > t->smem_per_block))
+			continue;
 		/* C's rows and columns need not fill the last block: its
 		   fragments are masked (docs/pb-mma.md), but a block tile
 		   larger than C rounded up to fragments is only waste */
@@ -1069,15 +1164,13 @@ int pb_kernel_mma_tiles(const struct pb_target *t,
 			       ((en + x->bn - 1) / x->bn * x->bn);
 		if (best < 0 || cost < best_cost ||
 		    (cost == best_cost && area < best_area)) {
-			best = (int)i;
+			best = 1;
+			*s = xt;
 			best_cost = cost;
 			best_area = area;
 		}
 	}
-	if (best < 0)
-		return 0;
-	*s = cand[best];
-	return 1;
+	return best > 0;
 }
 
 int64_t pb_kernel_frag_k(MlirType elt)

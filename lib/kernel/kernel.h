@@ -317,10 +317,21 @@ int pb_kernel_access_parse(MlirOperation op,
 			   const void *user, struct pb_kernel_access *acc);
 
 /* The warp-tile mapping of a contraction: block tile bm x bn (of C's
- * rows and columns), warp tile wm x wn. */
+ * rows and columns), warp tile wm x wn. A convolution's block may also
+ * cover "bh" > 1 image rows (its window rows' band dimension,
+ * pb_kernel_window_rows): bh rows of warps, each warp's tile at one
+ * image row (docs/pb-mma.md, "Blocks of several image rows"); 0 or 1:
+ * one row. */
 struct pb_kernel_mma_tiles {
 	int64_t bm, bn, wm, wn;
+	int64_t bh;
 };
+/* The band dimension of the image rows of convolution "c" that a block
+ * may cover several of (pb_kernel_mma_tiles.bh): the one a stride-1
+ * window's rows move in A, not C's rows nor used by B; -1 if none. */
+int pb_kernel_window_rows(const struct pb_kernel_contraction *c);
+/* The warps of a block of tiles "s". */
+int64_t pb_kernel_mma_warps(const struct pb_kernel_mma_tiles *s);
 /* Choose the tiles of "c" on "t"; 0 when no tile fits its shape (with
  * "*why"). */
 int pb_kernel_mma_tiles(const struct pb_target *t,

@@ -653,7 +653,7 @@ static void nest_text(struct pb_buf *t, const struct pb_kernel_attention *a,
 	int64_t tile[PB_KERNEL_MAXD];
 	for (int d = 0; d < a->b.n; d++)
 		tile[d] = d == a->m ? s->bm : 1;
-	pb_mma_block_loop_text(t, "b", &a->b, tile);
+	pb_mma_block_loop_text(t, "b", &a->b, tile, -1);
 	pb_buf_printf(t, "    affine.parallel (%%w) = (0) to (%lld) step "
 		      "(%lld) {\n", (long long)s->bm, (long long)s->wm);
 	pb_buf_printf(t, "      %%pad = arith.constant 0.000000e+00 : %s\n"

@@ -15,11 +15,13 @@ int pb_mma_rewrite(struct pb_ctx *ctx, const struct pb_kernel_contraction *c,
 void pb_mma_cst_text(struct pb_buf *t, const struct pb_kernel_access *x,
 		     const char *cpre);
 
-/* The text of the block loop over band "b" (counters "%<pre><d>"): from
- * 0 by "tile[d]" to the extent rounded up to it, then " {" (rewrite.c;
- * its closing brace and pb.map are the caller's). */
+/* The text of the block loop over band "b" (counters "%<pre><d>", but
+ * "%<pre>h" for dimension "alt" when not -1): from 0 by "tile[d]" to the
+ * extent rounded up to it, then " {" (rewrite.c; its closing brace and
+ * pb.map are the caller's). */
 void pb_mma_block_loop_text(struct pb_buf *t, const char *pre,
-			    const struct pb_kernel_band *b, const int64_t *tile);
+			    const struct pb_kernel_band *b, const int64_t *tile,
+			    int alt);
 
 /* Store the weights B of convolution "c" [n][window..][k] (wpack.c):
  * when B is a weight of @main that only kernels read, ONNX's [o][c][r][s]

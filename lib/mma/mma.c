@@ -30,14 +30,19 @@ static int given(struct pb_ctx *ctx, struct pb_kernel_sizes *sz, int k,
 	s->bn = v[1];
 	s->wm = v[2];
 	s->wn = v[3];
-	if (n != 4 || s->wm <= 0 || s->wn <= 0 ||
+	s->bh = n == 5 ? v[4] : 0;
+	int hd = pb_kernel_window_rows(c);
+	if ((n != 4 && n != 5) || s->wm <= 0 || s->wn <= 0 ||
 	    s->wm % PB_KERNEL_FRAG_M || s->wn % PB_KERNEL_FRAG_N ||
 	    s->bm % s->wm || s->bn % s->wn ||
-	    (s->bm / s->wm) * (s->bn / s->wn) > 32) {
+	    (n == 5 && (s->bh < 1 ||
+			(s->bh > 1 && (hd < 0 || c->b.extent[hd] % s->bh)))) ||
+	    pb_kernel_mma_warps(s) > 32) {
 		pb_error_at(ctx, loc, "--sizes: kernel[%d] -> mma[BM, BN, WM, "
-			    "WN] takes 4 sizes: warp tiles of multiples of "
-			    "16x8 that divide the block tile, at most 32 warps "
-			    "(C is %lldx%lld)",
+			    "WN(, BH)] takes 4 sizes, or 5 for a convolution: "
+			    "warp tiles of multiples of 16x8 that divide the "
+			    "block tile, BH image rows a block that divide "
+			    "the image's, at most 32 warps (C is %lldx%lld)",
 			    k, (long long)c->b.extent[c->m],
 			    (long long)c->b.extent[c->n]);
 		return -1;
@@ -103,7 +108,7 @@ static int wgmma_tiles(const struct pb_target *t,
 		       struct pb_kernel_mma_tiles *s, const char **why)
 {
 	static const struct pb_kernel_mma_tiles cand[] = {
-		{128, 128, 16, 128}, {64, 128, 16, 128}, {64, 64, 16, 64}};
+		{128, 128, 16, 128, 1}, {64, 128, 16, 128, 1}, {64, 64, 16, 64, 1}};
 	int64_t em = c->b.extent[c->m], en = c->b.extent[c->n], rest = 1;
 	int best = -1;
 	if (!wgmma_fits(t, c, why))
@@ -328,6 +333,19 @@ static int weights(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 	return PB_OK;
 }
 
+/* The remark's words for the image rows of a block of "s" (a static
+ * buffer: one remark at a time). */
+static const char *rows_text(const struct pb_kernel_mma_tiles *s)
+{
+	static char b[128];
+	b[0] = 0;
+	if (s->bh > 1)
+		snprintf(b, sizeof(b), " on %lld image rows (a row of warps "
+			 "each, the window's rows staged once for them)",
+			 (long long)s->bh);
+	return b;
+}
+
 /* Map nest "op" (number "nest" of kernel number "k"), marked pb.mma by
  * pb-tile. */
 static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
@@ -381,13 +399,13 @@ static int map_nest(struct pb_ctx *ctx, const struct pb_mma_opts *o,
 		else if (o->remarks)
 			pb_remark_at(ctx, loc, "on tensor cores: mma.sync "
 				     "m16n8k%lld %s -> f32, block tile "
-				     "%lldx%lld, warp tile %lldx%lld (%lld "
+				     "%lldx%lld%s, warp tile %lldx%lld (%lld "
 				     "warps)%s%s",
 				     (long long)pb_kernel_frag_k(c.tc),
 				     pb_kernel_mma_kind(c.tc), (long long)s.bm,
-				     (long long)s.bn, (long long)s.wm,
-				     (long long)s.wn,
-				     (long long)(s.bm / s.wm * (s.bn / s.wn)),
+				     (long long)s.bn, rows_text(&s),
+				     (long long)s.wm, (long long)s.wn,
+				     (long long)pb_kernel_mma_warps(&s),
 				     pb_target_has_wgmma(t) && wwhy
 					     ? "; not wgmma: " : "",
 				     pb_target_has_wgmma(t) && wwhy ? wwhy : "");

@@ -228,11 +228,15 @@ static void trunc_text(struct pb_buf *t, const char *v, int i, int rows,
 }
 
 void pb_mma_block_loop_text(struct pb_buf *t, const char *pre,
-			    const struct pb_kernel_band *b, const int64_t *tile)
+			    const struct pb_kernel_band *b, const int64_t *tile,
+			    int alt)
 {
 	pb_buf_puts(t, "  affine.parallel (");
 	for (int d = 0; d < b->n; d++)
-		pb_buf_printf(t, "%s%%%s%d", d ? ", " : "", pre, d);
+		if (d == alt)
+			pb_buf_printf(t, "%s%%%sh", d ? ", " : "", pre);
+		else
+			pb_buf_printf(t, "%s%%%s%d", d ? ", " : "", pre, d);
 	pb_buf_puts(t, ") = (");
 	for (int d = 0; d < b->n; d++)
 		pb_buf_printf(t, "%s0", d ? ", " : "");
@@ -339,6 +343,14 @@ static void window_mask_text(struct pb_buf *t,
 		      "vector<16x16xi1>\n", i, i, i, i);
 }
 
+/* The band dimension of the image rows a block of "s" covers several of
+ * (docs/pb-mma.md, "Blocks of several image rows"), -1 when one. */
+static int rows_dim(const struct pb_kernel_contraction *c,
+		    const struct pb_kernel_mma_tiles *s)
+{
+	return s->bh > 1 ? pb_kernel_window_rows(c) : -1;
+}
+
 /* The text of the block and warp loops and the reduction on fragments. */
 static void skeleton_text(struct pb_buf *t,
 			  const struct pb_kernel_contraction *c,
@@ -363,13 +375,27 @@ static void skeleton_text(struct pb_buf *t,
 		a_type_text(&ta, c);
 	}
 	int64_t tile[PB_KERNEL_MAXD];
+	int hd = rows_dim(c, s);
 	for (int d = 0; d < c->b.n; d++)
 		tile[d] = d == c->m ? s->bm : d == c->n ? s->bn : 1;
-	pb_mma_block_loop_text(t, "d", &c->b, tile);
-	pb_buf_printf(t, "    affine.parallel (%%wm, %%wn) = (0, 0) to "
-		      "(%lld, %lld) step (%lld, %lld) {\n",
-		      (long long)s->bm, (long long)s->bn, (long long)s->wm,
-		      (long long)s->wn);
+	if (hd >= 0)
+		tile[hd] = s->bh;
+	pb_mma_block_loop_text(t, "d", &c->b, tile, hd);
+	if (hd >= 0)
+		/* bh image rows a block: a row of warps each, the warp's
+		   row "%d<h>" the block's "%dh" + its own */
+		pb_buf_printf(t, "    affine.parallel (%%wh, %%wm, %%wn) = (0, "
+			      "0, 0) to (%lld, %lld, %lld) step (1, %lld, "
+			      "%lld) {\n      %%d%d = affine.apply affine_map<"
+			      "(a, b) -> (a + b)>(%%dh, %%wh)\n",
+			      (long long)s->bh, (long long)s->bm,
+			      (long long)s->bn, (long long)s->wm,
+			      (long long)s->wn, hd);
+	else
+		pb_buf_printf(t, "    affine.parallel (%%wm, %%wn) = (0, 0) to "
+			      "(%lld, %lld) step (%lld, %lld) {\n",
+			      (long long)s->bm, (long long)s->bn,
+			      (long long)s->wm, (long long)s->wn);
 	pb_buf_printf(t, "      %%z = arith.constant dense<0.000000e+00> : "
 		      "vector<16x8xf32>\n      %%pad = arith.constant %s : "
 		      "%s\n", zero_of(c->elt), e.data);
@@ -815,14 +841,16 @@ static void frag_init(struct frag *f, struct pb_ctx *ctx,
 	f->masked = masked(c, s);
 	f->masked_cols = masked_cols(c, s);
 	/* C's rows and columns: the block's origin + the warp's + the
-	   fragment's offset */
-	int dim[2] = {c->m, c->n}, off[2] = {16 * i, 8 * j};
+	   fragment's offset; several image rows a block: the image row
+	   the block's + the warp's */
+	int hd = rows_dim(c, s), w0 = hd >= 0;
+	int dim[3] = {c->m, c->n, hd}, off[3] = {16 * i, 8 * j, 0};
 	for (int d = 0; d < c->b.n; d++)
 		f->sub[d] = mlirBlockGetArgument(bb, d);
-	for (int r = 0; r < 2; r++) {
+	for (int r = 0; r < 2 + w0; r++) {
 		char text[200];
 		MlirValue ab[2] = {mlirBlockGetArgument(bb, dim[r]),
-				   mlirBlockGetArgument(wb, r)};
+				   mlirBlockGetArgument(wb, r < 2 ? r + w0 : 0)};
 		snprintf(text, sizeof(text),
 			 "func.func @t(%%a: index, %%b: index) {\n"
 			 "  %%r = affine.apply affine_map<(a, b) -> "

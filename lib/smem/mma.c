@@ -109,6 +109,9 @@ struct operand {
 	MlirValue tbase[MAXTAP];
 	int64_t toff[MAXTAP];
 	int64_t tstr[MAXTAP];	/* the window row is tstr tbase + tap + toff */
+	int twarp[MAXTAP];	/* tbase is the block's row + the warp's
+				   (mnest.hw > 1): the ring holds the
+				   block's hw rows' window rows, hw - 1 more */
 	int64_t halo;
 	int64_t vw;	      /* shared: the elements of one copy along the
 				 tile (a vector load when more than 1) */
@@ -136,6 +139,11 @@ struct mnest {
 	int shared;	/* one staged tile of each operand serves all the
 			   window's positions of a k-tile: the window loops
 			   move into the k-tile loop (shared_nest) */
+	/* a convolution's block of several image rows (pb-mma's warp
+	   loop (%wh, %wm, %wn), docs/pb-mma.md): "hw" rows of warps, the
+	   row's counter "hiv"; hw 1 otherwise */
+	int64_t hw;
+	MlirValue hiv;
 };
 
 /* The operation named "name" defining "v", else null. */
@@ -468,17 +476,27 @@ static int find(MlirOperation block, struct mnest *n, const char **why)
 		n->text[n->nt++] = te;
 		n->kloop = in;
 	}
-	int64_t lb, ub, wlb[2], wst[2], wct[2];
-	MlirValue wiv[2];
+	int64_t lb, ub, wlb[3], wst[3], wct[3];
+	MlirValue wv[3], *wiv = wv;
 	int64_t step = mlirIntegerAttrGetValueInt(pb_ir_attr(n->kloop, "step"));
+	int nwd = pb_ir_parallel_dims(n->warp, 3, wlb, wst, wct, wv);
 	if (pb_ir_const_map(n->kloop, "lowerBoundMap", 1, &lb) ||
 	    pb_ir_const_map(n->kloop, "upperBoundMap", 1, &ub) || lb != 0 ||
-	    (step != 16 && step != 8) ||
-	    pb_ir_parallel_dims(n->warp, 2, wlb, wst, wct, wiv) != 2)
+	    (step != 16 && step != 8) || nwd < 2 ||
+	    (nwd == 3 && (!n->nt || wst[0] != 1)))
 		return 0;
 	n->k = ub;
 	n->fk = step;
-	n->nw = wct[0] * wct[1];
+	n->hw = 1;
+	if (nwd == 3) {
+		/* several image rows a block: the rows of warps first */
+		n->hw = wct[0];
+		n->hiv = wv[0];
+		wst[0] = wst[1], wct[0] = wct[1];
+		wst[1] = wst[2], wct[1] = wct[2];
+		wiv = wv + 1;
+	}
+	n->nw = n->hw * wct[0] * wct[1];
 	for (int d = 0; d < 2; d++) {
 		n->wt[d] = wst[d];
 		n->bm[d] = wst[d] * wct[d];
@@ -603,6 +621,19 @@ static int shared_operand(const struct mnest *n, struct operand *x)
 			return 0;
 		x->tmode[t] = TAP_DIM;
 		x->tsub[t] = d;
+		x->twarp[t] = 0;
+		/* a block of several image rows: the window row of the
+		   block's row + the warp's (an affine.apply (a + b)) */
+		MlirOperation hs;
+		int64_t hoff;
+		if (n->hw > 1 && !mlirValueIsNull(base) &&
+		    !mlirOperationIsNull(hs = unit_sum(base, &hoff)) &&
+		    !hoff && st == 1 &&
+		    mlirValueEqual(mlirOperationGetOperand(hs, 1), n->hiv) &&
+		    !pb_ir_defined_in(mlirOperationGetOperand(hs, 0), n->warp)) {
+			base = mlirOperationGetOperand(hs, 0);
+			x->twarp[t] = 1;
+		}
 		x->tbase[t] = base;
 		x->toff[t] = off;
 		x->tstr[t] = st;
@@ -629,6 +660,19 @@ static int shared_nest(struct mnest *n)
 {
 	if (!n->nt || n->nt > 2)
 		return 0;
+	/* several image rows a block: the input's window rows at the
+	   warp's row, nothing else of the warp's row */
+	if (n->hw > 1) {
+		int rows = 0;
+		for (int i = 0; i < n->nop; i++) {
+			if (!shared_operand(n, &n->op[i]))
+				return 0;
+			for (int t = 0; t < n->nt; t++)
+				rows += n->op[i].twarp[t];
+		}
+		if (rows != 1)
+			return 0;
+	}
 	for (int t = 0; t < n->nt; t++) {
 		MlirOperation next = t + 1 < n->nt ? n->tloop[t + 1] : n->kloop;
 		MlirBlock b = mlirRegionGetFirstBlock(
@@ -645,6 +689,15 @@ static int shared_nest(struct mnest *n)
 	return 1;
 }
 
+/* The extent of the ring dimension window loop "t" gives operand "x":
+ * the loop's, and with a block of several image rows whose window rows
+ * it holds, the rows' hw - 1 more. */
+static int64_t row_ext(const struct mnest *n, const struct operand *x,
+		       int t)
+{
+	return n->text[t] + (x->twarp[t] ? n->hw - 1 : 0);
+}
+
 /* The ring dimensions of operand "x" that window loops give it
  * (TAP_DIM), their extents into "ext"; their number. */
 static int tap_dims(const struct mnest *n, const struct operand *x,
@@ -653,7 +706,7 @@ static int tap_dims(const struct mnest *n, const struct operand *x,
 	int nd = 0;
 	for (int t = 0; n->shared && t < n->nt; t++)
 		if (x->tmode[t] == TAP_DIM)
-			ext[nd++] = n->text[t];
+			ext[nd++] = row_ext(n, x, t);
 	return nd;
 }
 
@@ -833,6 +886,12 @@ static int plan(const struct pb_target *t, const struct pb_smem_opts *o,
 		n->shared &= n->op[i].elem || shared_chunks(n, &n->op[i]);
 		shared_copies(&n->op[i]);
 	}
+	/* several image rows a block: their warps read different rows
+	   of the input, which only the window's shared tile holds */
+	*why = "a block of several image rows needs the window's shared "
+	       "tile, which does not fit";
+	if (n->hw > 1 && !n->shared)
+		return 0;
 	*why = "the warps' rings do not fit the shared memory";
 retry:
 	/* wgmma: k-tiles of 64 in 4, 3 or 2 stages within the static
@@ -871,7 +930,7 @@ retry:
 			return 1;
 		}
 	}
-	if (n->shared) {
+	if (n->shared && n->hw == 1) {
 		n->shared = 0;
 		goto retry;
 	}
@@ -1183,10 +1242,12 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	int64_t threads = 32 * n->nw, jn = threads / n->kt;
 	int rw[MAXTAP], nr = 0, ur[MAXTAP], nu = 0;
 	int64_t nrows = 1, unr = 1;
+	int64_t rext[MAXTAP];
 	for (int tt = 0; tt < n->nt; tt++)
 		if (x->tmode[tt] == TAP_DIM && !mlirValueIsNull(x->tbase[tt])) {
+			rext[nr] = row_ext(n, x, tt);
 			rw[nr++] = tt;
-			nrows *= n->text[tt];
+			nrows *= rext[nr - 1];
 		} else if (x->tmode[tt] == TAP_DIM) {
 			ur[nu++] = tt;
 			unr *= n->text[tt];
@@ -1224,8 +1285,8 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 				      "%lld : index\n", (long long)v,
 				      x->tsub[ur[j]], (long long)v);
 	for (int j = 0; j < nr; j++)
-		for (int64_t v = 0; v < n->text[rw[j]]; v++)
-			if (!j || v >= n->text[rw[j - 1]])
+		for (int64_t v = 0; v < rext[j]; v++)
+			if (!j || v >= rext[j - 1])
 				pb_buf_printf(t, "          %%kr%lld = arith.constant "
 					      "%lld : index\n", (long long)v,
 					      (long long)v);
@@ -1233,8 +1294,8 @@ static void tap_copy_text(struct pb_buf *t, const struct mnest *n, int i,
 		/* the window rows' values, their subscripts and bounds */
 		int64_t rv[MAXTAP], rem = row;
 		for (int j = nr - 1; j >= 0; j--) {
-			rv[j] = rem % n->text[rw[j]];
-			rem /= n->text[rw[j]];
+			rv[j] = rem % rext[j];
+			rem /= rext[j];
 		}
 		pb_buf_printf(t, "          %%okr%lld_0 = arith.constant true\n",
 			      (long long)row);
@@ -1676,9 +1737,9 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	   strided) */
 	int rr = (int)mlirShapedTypeGetRank(
 		mlirValueGetType(mlirOperationGetOperand(r, 0)));
-	MlirValue args[6 + MAXTAP] = {x->ring, slot, k, x->bops[1],
-				      mlirOperationGetOperand(r, 1 + rr)};
-	int na = 5, nd = 0, tc = -1;
+	MlirValue args[6 + 2 * MAXTAP] = {x->ring, slot, k, x->bops[1],
+					  mlirOperationGetOperand(r, 1 + rr)};
+	int na = 5, nd = 0, tc = -1, hd = -1;
 	for (int tt = 0; n->shared && tt < n->nt; tt++)
 		if (x->tmode[tt] == TAP_TILE)
 			tc = tt;
@@ -1687,7 +1748,16 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 		pb_buf_puts(&t, ", %tc: index");
 	}
 	for (int tt = 0; n->shared && tt < n->nt; tt++)
-		if (x->tmode[tt] == TAP_DIM) {
+		if (x->tmode[tt] == TAP_DIM && x->twarp[tt]) {
+			/* the window row of the warp's image row: the
+			   ring's row tap + the warp's */
+			args[na++] = tap_iv(n, tt);
+			args[na++] = n->hiv;
+			hd = nd;
+			pb_buf_printf(&t, ", %%t%dt: index, %%t%dh: index", nd,
+				      nd);
+			nd++;
+		} else if (x->tmode[tt] == TAP_DIM) {
 			args[na++] = tap_iv(n, tt);
 			pb_buf_printf(&t, ", %%t%d: index", nd++);
 		}
@@ -1706,6 +1776,9 @@ static int ring_read(struct pb_ctx *ctx, const struct mnest *n, int i, int j,
 	else
 		pb_buf_printf(&t, ") {\n  %%o = affine.apply affine_map<(w) -> "
 			      "(w + %lld)>(%%w)\n", (long long)x->off[j]);
+	if (hd >= 0)
+		pb_buf_printf(&t, "  %%t%d = affine.apply affine_map<(a, b) -> "
+			      "(a + b)>(%%t%dt, %%t%dh)\n", hd, hd, hd);
 	if (nd) {
 		/* [slot][window..][tile][k] */
 		pb_buf_puts(&t, "  %v = vector.transfer_read %S[%s");

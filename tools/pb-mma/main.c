@@ -10,7 +10,8 @@ static const struct pb_opt options[] = {
 	{"sizes", PB_OPT_STR, &opts.sizes, "MAP",
 	 "tiles per kernel, an isl union map as pb-tile's --sizes: '{ "
 	 "kernel[0] -> mma[128, 128, 64, 64] }' (block rows, block columns, "
-	 "warp rows, warp columns of C)"},
+	 "warp rows, warp columns of C; a convolution's fifth: its image "
+	 "rows a block)"},
 	{"remarks", PB_OPT_FLAG, &opts.remarks, NULL,
 	 "say why each contraction is or is not put on tensor cores"},
 	{NULL, 0, NULL, NULL, NULL},

@@ -34,7 +34,7 @@
 // RUN: not pb-mma --sizes='{ kernel[1] -> mma[16, 8, 16, 4] }' %t/tile.mlir -o %t/bad.mlir 2>&1 | FileCheck --check-prefix=SZERR %s
 // RUN: not test -e %t/bad.mlir
 // SZ: remark: on tensor cores: mma.sync m16n8k16 f16 -> f32, block tile 32x16, warp tile 16x8 (4 warps)
-// SZERR: error: --sizes: kernel[1] -> mma[BM, BN, WM, WN] takes 4 sizes: warp tiles of multiples of 16x8 that divide the block tile, at most 32 warps (C is 16x24)
+// SZERR: error: --sizes: kernel[1] -> mma[BM, BN, WM, WN(, BH)] takes 4 sizes, or 5 for a convolution: warp tiles of multiples of 16x8 that divide the block tile, BH image rows a block that divide the image's, at most 32 warps (C is 16x24)
 
 // On the GPU side every contraction is mma.sync m16n8k16 with f32
 // accumulation: f16 through nvgpu, bf16 through NVVM's op.

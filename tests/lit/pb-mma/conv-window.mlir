@@ -6,18 +6,21 @@
 // p0: 3x3, no padding, 24 input channels (K = 24 per window position:
 // a masked k step); k7: 7x7, padding 3, 3 input channels (the stem's K);
 // p8: 3x3, padding 1, 24 columns (the staged rows copied 8 at a time).
+// p1, p8 and k7 keep one image row a block (the fifth size of --sizes,
+// 1): the rings below are that mapping's; tests/lit/pb-mma/conv-rows.test
+// has blocks of several image rows.
 // RUN: pb-tile --remarks %t/p1.mlir -o %t/p1.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
 // RUN: pb-tile --remarks %t/p0.mlir -o %t/p0.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
 // RUN: pb-tile --remarks %t/k7.mlir -o %t/k7.tile.mlir 2>&1 | FileCheck --check-prefix=TILE %s
-// RUN: pb-mma --remarks %t/p1.tile.mlir -o %t/p1.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
+// RUN: pb-mma --remarks --sizes='{ kernel[1] -> mma[16, 16, 16, 8, 1] }' %t/p1.tile.mlir -o %t/p1.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
 // RUN: pb-mma --remarks %t/p0.tile.mlir -o %t/p0.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
-// RUN: pb-mma --remarks %t/k7.tile.mlir -o %t/k7.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
+// RUN: pb-mma --remarks --sizes='{ kernel[1] -> mma[16, 16, 16, 8, 1] }' %t/k7.tile.mlir -o %t/k7.mma.mlir 2>&1 | FileCheck --check-prefix=REM %s
 // RUN: FileCheck %s < %t/p1.mma.mlir
 // RUN: pb-smem --remarks %t/p1.mma.mlir -o %t/p1.smem.mlir 2>&1 | FileCheck --check-prefix=SMEM %s
 // RUN: FileCheck --check-prefix=RING %s < %t/p1.smem.mlir
 // RUN: pb-codegen --arch=sm_80 %t/p1.smem.mlir | FileCheck --check-prefix=PTX %s
 // RUN: pb-smem --no-smem %t/p1.mma.mlir | pb-codegen --arch=sm_80 | FileCheck --check-prefix=PTX-G %s
-// RUN: pb-tile %t/p8.mlir | pb-mma -o %t/p8.mma.mlir
+// RUN: pb-tile %t/p8.mlir | pb-mma --sizes='{ kernel[1] -> mma[16, 16, 16, 8, 1] }' -o %t/p8.mma.mlir
 // RUN: pb-smem %t/p8.mma.mlir | FileCheck --check-prefix=RING8 %s
 // RUN: pb-smem --remarks %t/k7.mma.mlir -o %t/k7.smem.mlir 2>&1 | FileCheck --check-prefix=SMEM7 %s
 // RUN: pb-smem --stages=3 --remarks %t/k7.mma.mlir 2>&1 >/dev/null | FileCheck --check-prefix=REM7 %s
