@@ -94,7 +94,7 @@ case $1 in
 esac
 PKGS="gcc make pkg-config python3 python3-numpy python3-onnx python3-pip
 libmlir-22-dev mlir-22-tools llvm-22-dev llvm-22-tools
-libisl-dev libjansson-dev protobuf-c-compiler libprotobuf-c-dev
+libisl-dev libjansson-dev libjemalloc-dev protobuf-c-compiler libprotobuf-c-dev
 libonnx-dev libonnx-testdata librsvg2-bin"
 [ "$1" = "--zoo" ] && PKGS="$PKGS python3-torch python3-torchvision"
 need $PKGS
