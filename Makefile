@@ -36,19 +36,51 @@ endif
 
 WERROR := $(if $(CI),-Werror,)
 CFLAGS  ?= -O2 -g
+# isl: pb's own build (ISL=imath, the default), isl 0.25 with IMath and
+# 32-bit small integers, built once by scripts/deps.sh --isl into
+# ISL_PREFIX and linked statically, its symbols kept out of the
+# executables' dynamic symbol table (libLLVM.so exports the isl bundled
+# with Polly, another build: each keeps its own calls); or ISL=system,
+# Debian's libisl (GMP integers, slower), linked before libLLVM so that
+# the dynamic linker binds pb's isl calls to it (docs/design.md, "isl").
+ISL ?= imath
+ISL_PREFIX ?= $(HOME)/.cache/pb-deps/isl-0.25-imath32
+ifeq ($(ISL),system)
+ISL_CFLAGS := $(shell pkg-config --cflags isl 2>/dev/null)
+ISL_LIBS := $(shell pkg-config --libs isl 2>/dev/null)
+ISL_LIB :=
+else ifeq ($(ISL),imath)
+ISL_CFLAGS := -I$(ISL_PREFIX)/include
+ISL_LIB := $(ISL_PREFIX)/lib/libisl.a
+ISL_LIBS := -Wl,--exclude-libs,libisl.a $(ISL_LIB)
+else
+$(error ISL=$(ISL): imath (pb's own isl build) or system (Debian's libisl))
+endif
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra $(WERROR) $(CFLAGS) $(SANFLAGS) \
-	-MMD -MP -Ilib -I$(B)/gen -I$(LLVM)/include \
-	$(shell pkg-config --cflags isl jansson libprotobuf-c 2>/dev/null)
+	-MMD -MP -Ilib -I$(B)/gen $(ISL_CFLAGS) -I$(LLVM)/include \
+	$(shell pkg-config --cflags jansson libprotobuf-c 2>/dev/null)
 MLIR_LIBS := -L$(LLVM)/lib -Wl,--start-group -lMLIRCAPIIR -lMLIRCAPIRegisterEverything \
 	-lMLIRCAPITransforms -lMLIRCAPIExecutionEngine -lMLIRCAPITarget -lMLIRCAPIGPU \
 	-lMLIRCAPIConversion -Wl,--end-group -lMLIR -lLLVM -lstdc++ -Wl,-rpath,$(LLVM)/lib
-# isl first: libLLVM exports the isl bundled with Polly (another version,
-# built on IMath), and the dynamic linker binds each symbol to the first
-# library that has it; pb is compiled against Debian's isl headers, so
-# every isl call must reach Debian's libisl (docs/design.md, "isl").
-LIBS := $(shell pkg-config --libs isl 2>/dev/null) $(MLIR_LIBS) \
+LIBS := $(ISL_LIBS) $(MLIR_LIBS) \
 	$(shell pkg-config --libs jansson libprotobuf-c 2>/dev/null) -ldl -lm -pthread
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
+# The tools allocate with jemalloc (MALLOC=jemalloc, the default), first in
+# their library list so that it serves every library's malloc (MLIR's and
+# LLVM's, isl's): 5-10% less CPU than glibc's malloc in pb-fuse and
+# pb-codegen, whose threads no longer share glibc's arenas
+# (bench/RESULTS.md, session 12 ctime8). MALLOC=libc keeps glibc's;
+# sanitized builds always do (AddressSanitizer has its own).
+MALLOC ?= jemalloc
+ifeq ($(SANITIZE),1)
+MALLOC_LIBS :=
+else ifeq ($(MALLOC),jemalloc)
+MALLOC_LIBS := -Wl,--push-state,--no-as-needed -ljemalloc -Wl,--pop-state
+else ifeq ($(MALLOC),libc)
+MALLOC_LIBS :=
+else
+$(error MALLOC=$(MALLOC): jemalloc or libc)
+endif
 
 # The named pipelines (pipelines/, docs/pipelines.md): shell scripts over
 # the tools, run by pb-run and pb-prof --pipeline.
@@ -104,22 +136,29 @@ $(B)/obj/gen/target/builtin.o: $(GEN_TARGETS)
 	@echo "  CC    $@"
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
-$(B)/obj/%.o: %.c | $(GEN_HDR)
+$(B)/obj/%.o: %.c | $(GEN_HDR) $(ISL_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  CC    $<"
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# pb's isl, built once per ISL_PREFIX (a minute or two; the sources come
+# from PyPI): scripts/deps.sh --isl.
+ifneq ($(ISL_LIB),)
+$(ISL_LIB):
+	@scripts/deps.sh --isl $(ISL_PREFIX)
+endif
 
 $(B)/lib/libpb.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	@echo "  AR    $@"
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(B)/bin/%: $(B)/obj/tools/%/main.o $(B)/lib/libpb.a
+$(B)/bin/%: $(B)/obj/tools/%/main.o $(B)/lib/libpb.a $(ISL_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
-	$(Q)$(CC) $(LDFLAGS_ALL) $< $(B)/lib/libpb.a $(LIBS) -o $@
+	$(Q)$(CC) $(LDFLAGS_ALL) $(MALLOC_LIBS) $< $(B)/lib/libpb.a $(LIBS) -o $@
 
-$(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/lib/libpb.a
+$(B)/tests/%: $(B)/obj/tests/unit/%.o $(B)/lib/libpb.a $(ISL_LIB)
 	@mkdir -p $(dir $@)
 	@echo "  LD    $@"
 	$(Q)$(CC) $(LDFLAGS_ALL) $< $(B)/lib/libpb.a $(LIBS) -o $@

@@ -5,6 +5,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#ifndef PB_NO_MLIR
+#include <isl/version.h>
+#endif
+
 #include "driver/driver.h"
 #include "target/target.h"
 
@@ -293,7 +297,13 @@ int pb_main(const struct pb_tool *t, int argc, char **argv)
 		return flush_stdout(t);
 	}
 	if (c.version) {
+#ifdef PB_NO_MLIR
 		printf("%s (pb) %s\n", t->name, PB_VERSION);
+#else
+		/* the isl this tool runs (docs/design.md, "isl"); isl_version
+		   ends in a newline */
+		printf("%s (pb) %s, %s", t->name, PB_VERSION, isl_version());
+#endif
 		return flush_stdout(t);
 	}
 
