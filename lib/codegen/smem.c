@@ -197,9 +197,17 @@ static int64_t copy_bytes(MlirOperation op)
 	return bits % 8 ? 0 : elements(op) * (bits / 8);
 }
 
-static void print_to_buf(MlirStringRef s, void *user)
+/* Append to "t" the swizzled last index %sw of a store to a wgmma ring
+ * (lib/ir/contract.h) of rows of "w" bytes, elements of "eb" bytes, at
+ * indices %j0 .. %j<no-1>: 16-byte chunk c of row r is stored at chunk
+ * c xor ((r W / 128) mod (W / 16)). */
+static void swizzle_text(struct pb_buf *t, int64_t w, int64_t eb, int no)
 {
-	pb_buf_printf(user, "%.*s", (int)s.length, s.data);
+	pb_buf_printf(t, "  %%x = affine.apply affine_map<(r) -> (((r "
+		      "* %lld) floordiv 128) mod %lld * %lld)>(%%j%d)\n"
+		      "  %%sw = arith.xori %%j%d, %%x : index\n",
+		      (long long)w, (long long)(w / 16),
+		      (long long)(16 / eb), no - 2, no - 1);
 }
 
 /* Replace the copy "store" (of the value of "load", global to
@@ -241,7 +249,7 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 		   read, the whole chunk or none */
 		pb_buf_puts(&t, "  %ok = affine.if ");
 		mlirAttributePrint(pb_ir_attr(guard, "condition"),
-				   print_to_buf, &t);
+				   pb_buf_mlir_callback, &t);
 		pb_buf_puts(&t, "(");
 		for (int i = 0; i < ng; i++)
 			pb_buf_printf(&t, "%s%%g%d", i ? ", " : "", i);
@@ -257,15 +265,9 @@ static int async_copy(struct pb_ctx *ctx, MlirOperation load,
 	}
 	MlirAttribute sw = pb_ir_attr(store, PB_ATTR_SWIZZLE);
 	if (!mlirAttributeIsNull(sw) && no >= 2) {
-		/* a wgmma ring (lib/ir/contract.h): 16-byte chunk c of row r
-		   of W bytes at chunk c xor ((r W / 128) mod (W / 16)) */
-		int64_t w = mlirIntegerAttrGetValueInt(sw);
-		int64_t eb = copy_bytes(load) / elements(load);
-		pb_buf_printf(&t, "  %%x = affine.apply affine_map<(r) -> (((r "
-			      "* %lld) floordiv 128) mod %lld * %lld)>(%%j%d)\n"
-			      "  %%sw = arith.xori %%j%d, %%x : index\n",
-			      (long long)w, (long long)(w / 16),
-			      (long long)(16 / eb), no - 2, no - 1);
+		/* a wgmma ring */
+		swizzle_text(&t, mlirIntegerAttrGetValueInt(sw),
+			     copy_bytes(load) / elements(load), no);
 	}
 	pb_buf_puts(&t, "  %c = nvgpu.device_async_copy %s[");
 	for (int i = 0; i < ni; i++)
@@ -390,12 +392,9 @@ static int swizzled_store(struct pb_ctx *ctx, MlirOperation store)
 	pb_codegen_type_str(mlirValueGetType(dst), &t);
 	for (int i = 0; i < no; i++)
 		pb_buf_printf(&t, ", %%j%d: index", i);
-	pb_buf_printf(&t, ") {\n  %%x = affine.apply affine_map<(r) -> (((r "
-		      "* %lld) floordiv 128) mod %lld * %lld)>(%%j%d)\n"
-		      "  %%sw = arith.xori %%j%d, %%x : index\n"
-		      "  vector.store %%v, %%d[", (long long)w,
-		      (long long)(w / 16), (long long)(16 / eb), no - 2,
-		      no - 1);
+	pb_buf_puts(&t, ") {\n");
+	swizzle_text(&t, w, eb, no);
+	pb_buf_puts(&t, "  vector.store %v, %d[");
 	for (int i = 0; i < no - 1; i++)
 		pb_buf_printf(&t, "%%j%d, ", i);
 	pb_buf_puts(&t, "%sw] : ");
