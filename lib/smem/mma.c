@@ -964,6 +964,31 @@ static void ring_type(struct pb_buf *t, const struct mnest *n,
 	pb_buf_puts(t, ", #gpu.address_space<workgroup>>");
 }
 
+/* The text of the store of "val" (a vector of "ce" elements of type
+ * "e") into operand "x"'s ring %S<i> of type "r" at chunk (%r, %c) of
+ * slot "slot" (window positions "taps"): wgmma's rings swizzled
+ * (pb.swizzle), in panels of "x->panel" elements where B is stored
+ * [k][n]. */
+static void chunk_store_text(struct pb_buf *t, const struct operand *x,
+			     int i, const char *val, const char *slot,
+			     const char *taps, const struct pb_buf *r,
+			     int64_t ce, const struct pb_buf *e)
+{
+	pb_buf_printf(t, "affine.vector_store %%%s, %%S%d[%%%s", val, i, slot);
+	if (x->panel)
+		pb_buf_printf(t, ", %%c floordiv %lld, %%r, %%c mod %lld] "
+			      "{" PB_ATTR_SWIZZLE " = %lld : i64}",
+			      (long long)x->panel, (long long)x->panel,
+			      (long long)x->sw);
+	else if (x->sw)
+		pb_buf_printf(t, ", %%r, %%c] {" PB_ATTR_SWIZZLE
+			      " = %lld : i64}", (long long)x->sw);
+	else
+		pb_buf_printf(t, "%s, %%r, %%c]", taps);
+	pb_buf_printf(t, " : %s, vector<%lldx%s>\n", r->data, (long long)ce,
+		      e->data);
+}
+
 /* The copy of operand "i" at k-tile origin "%<kt>" into slot "%<slot>":
  * 16-byte chunks, row-major over the block's tile, shared by its warps.
  * The loop over the warps is pb.share: on the GPU warp w runs iteration
@@ -1066,54 +1091,20 @@ static void copy_text(struct pb_buf *t, const struct mnest *n, int i,
 	}
 	pb_buf_printf(t, "] : %s, vector<%lldx%s>\n", g.data, (long long)ce,
 		      e.data);
-	if (x->panel)
-		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
-			      "%%c floordiv %lld, %%r, %%c mod %lld] "
-			      "{" PB_ATTR_SWIZZLE " = %lld : i64} : %s, "
-			      "vector<%lldx%s>\n", i, slot,
-			      (long long)x->panel, (long long)x->panel,
-			      (long long)x->sw, r.data, (long long)ce, e.data);
-	else if (x->sw)
-		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s, "
-			      "%%r, %%c] {" PB_ATTR_SWIZZLE " = %lld : i64} : "
-			      "%s, vector<%lldx%s>\n", i, slot,
-			      (long long)x->sw, r.data, (long long)ce, e.data);
-	else
-		pb_buf_printf(t, "          affine.vector_store %%v, %%S%d[%%%s%s, "
-			      "%%r, %%c] : %s, vector<%lldx%s>\n", i, slot,
-			      taps, r.data, (long long)ce, e.data);
+	pb_buf_puts(t, "          ");
+	chunk_store_text(t, x, i, "v", slot, taps, &r, ce, &e);
 	/* zeros past the buffer's end, where the chunk would have gone:
 	   in wgmma's rings swizzled alike (pb.swizzle), as the zeros of
 	   C's last columns are chunks of rows that hold C's others (B
 	   stored [k][n]) */
-	if ((x->limit || x->klimit) && x->panel)
+	if (x->limit || x->klimit) {
 		pb_buf_printf(t, "          } else {\n"
 			      "            %%z = arith.constant dense<0.000000e+00> "
-			      ": vector<%lldx%s>\n"
-			      "            affine.vector_store %%z, %%S%d[%%%s, "
-			      "%%c floordiv %lld, %%r, %%c mod %lld] "
-			      "{" PB_ATTR_SWIZZLE " = %lld : i64} : %s, "
-			      "vector<%lldx%s>\n          }\n",
-			      (long long)ce, e.data, i, slot,
-			      (long long)x->panel, (long long)x->panel,
-			      (long long)x->sw, r.data, (long long)ce, e.data);
-	else if ((x->limit || x->klimit) && x->sw)
-		pb_buf_printf(t, "          } else {\n"
-			      "            %%z = arith.constant dense<0.000000e+00> "
-			      ": vector<%lldx%s>\n"
-			      "            affine.vector_store %%z, %%S%d[%%%s, "
-			      "%%r, %%c] {" PB_ATTR_SWIZZLE " = %lld : i64} : "
-			      "%s, vector<%lldx%s>\n          }\n",
-			      (long long)ce, e.data, i, slot, (long long)x->sw,
-			      r.data, (long long)ce, e.data);
-	else if (x->limit || x->klimit)
-		pb_buf_printf(t, "          } else {\n"
-			      "            %%z = arith.constant dense<0.000000e+00> "
-			      ": vector<%lldx%s>\n"
-			      "            affine.vector_store %%z, %%S%d[%%%s%s, "
-			      "%%r, %%c] : %s, vector<%lldx%s>\n          }\n",
-			      (long long)ce, e.data, i, slot, taps, r.data,
+			      ": vector<%lldx%s>\n            ",
 			      (long long)ce, e.data);
+		chunk_store_text(t, x, i, "z", slot, taps, &r, ce, &e);
+		pb_buf_puts(t, "          }\n");
+	}
 	if (ch % per)
 		pb_buf_puts(t, "          }\n");
 	pb_buf_printf(t, "        }\n      } {" PB_ATTR_MAP " = \"thread\"%s}\n"
