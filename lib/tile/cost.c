@@ -1151,7 +1151,6 @@ static void predict_one(const struct pb_target *t, const struct stats *st,
 		double vec = 1;
 		if (ring[i] && !st->kinner && c->skt % (16 / a->elem) == 0)
 			vec = 16.0 / a->elem;
-
 		double w = a->weight * (full / (shared * vec) +
 					(1.0 - full));
 		ops -= a->weight - w;
